@@ -1,0 +1,57 @@
+"""spyglass: fast, bounded, read-only glob, grep and read_file tools for LLM coding agents.
+
+    >>> from spyglass import Workspace
+    >>> Workspace(".").grep("fn main", glob="*.rs").total_matches
+"""
+
+from __future__ import annotations
+
+from ._core import __version__
+from ._core import truncate_middle as _truncate_middle
+from .errors import (
+    DeniedError,
+    EngineError,
+    InvalidArgumentError,
+    IsADirectoryPathError,
+    NotADirectoryPathError,
+    OutsideRootError,
+    PathNotFoundError,
+    PatternError,
+    SpecialFileError,
+    SpyglassError,
+    UnreadableError,
+)
+from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
+
+
+def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -> str:
+    """Keeps the first `head_ratio` of `max_chars` and the rest from the end, cutting the middle.
+
+    The inserted note says how many characters were cut, of how many, and how to see them.
+    Counts characters, never splits one, O(n).
+
+        >>> len(truncate_middle("x" * 20_000)) <= 8000
+        True
+    """
+    return _truncate_middle(text, max_chars, head_ratio)[0]
+
+
+__all__ = [
+    "__version__",
+    "Workspace",
+    "DEFAULT_EXCLUDE_DIRS",
+    "DEFAULT_DENY_GLOBS",
+    "to_dict",
+    "truncate_middle",
+    "SpyglassError",
+    "PathNotFoundError",
+    "OutsideRootError",
+    "DeniedError",
+    "IsADirectoryPathError",
+    "NotADirectoryPathError",
+    "SpecialFileError",
+    "PatternError",
+    "InvalidArgumentError",
+    "UnreadableError",
+    "EngineError",
+]

@@ -1,0 +1,195 @@
+"""Type stubs of the Rust extension `spyglass._core` (hand-maintained; tests/test_stub.py checks names)."""
+
+from typing import final
+
+__version__: str
+DEFAULT_EXCLUDE_DIRS: list[str]
+DEFAULT_DENY_GLOBS: list[str]
+
+@final
+class SkipCounts:
+    """What a walk or search passed over, by reason."""
+
+    @property
+    def ignored(self) -> int: ...
+    @property
+    def binary(self) -> int: ...
+    @property
+    def denied(self) -> int: ...
+    @property
+    def unreadable(self) -> int: ...
+    @property
+    def special(self) -> int: ...
+    @property
+    def too_large(self) -> int: ...
+    @property
+    def outside_root(self) -> int: ...
+
+@final
+class GlobResult:
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def paths(self) -> list[str]:
+        """This page of matching files, relative to the root, `/`-separated."""
+    @property
+    def total(self) -> int:
+        """Exact number of matching files across all pages."""
+    @property
+    def offset(self) -> int: ...
+    @property
+    def withheld(self) -> int:
+        """Matching files after this page; the next page starts at `offset + len(paths)`."""
+    @property
+    def files_in_scope(self) -> int | None:
+        """Files the searched directory holds, counted when nothing matched."""
+    @property
+    def anywhere_pattern(self) -> str | None:
+        """For a slash-free pattern that found little: the `**/` form that would find more."""
+    @property
+    def anywhere_total(self) -> int | None: ...
+    @property
+    def searched(self) -> str:
+        """The searched directory relative to the root ("" for the root)."""
+    @property
+    def skipped(self) -> SkipCounts: ...
+    @property
+    def incomplete(self) -> bool:
+        """True when the time budget ran out: totals cover only what was walked."""
+    @property
+    def elapsed_ms(self) -> float: ...
+
+@final
+class GrepLine:
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def text(self) -> str:
+        """The line without its terminator, cut to 120 characters (a window around a late match)."""
+    @property
+    def is_match(self) -> bool:
+        """False for a context line."""
+    @property
+    def cut(self) -> bool: ...
+
+@final
+class FileCount:
+    @property
+    def path(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+
+@final
+class GrepResult:
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def output_mode(self) -> str: ...
+    @property
+    def lines(self) -> list[GrepLine]:
+        """Content mode: this page's matches with context lines, by path then line."""
+    @property
+    def matches(self) -> list[GrepLine]:
+        """The matching lines of `lines` (context left out)."""
+    @property
+    def files(self) -> list[FileCount]:
+        """files_with_matches and count modes: this page of files."""
+    @property
+    def total_matches(self) -> int:
+        """Exact number of matching lines."""
+    @property
+    def total_files(self) -> int:
+        """Exact number of files with a match."""
+    @property
+    def offset(self) -> int: ...
+    @property
+    def withheld(self) -> int:
+        """Entries (matches, or files in the file modes) after this page."""
+    @property
+    def files_searched(self) -> int: ...
+    @property
+    def skipped(self) -> SkipCounts: ...
+    @property
+    def incomplete(self) -> bool: ...
+    @property
+    def elapsed_ms(self) -> float: ...
+
+@final
+class ReadLine:
+    @property
+    def number(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def cut_from(self) -> int | None:
+        """The line's full length in characters when it was cut to 500."""
+
+@final
+class ReadResult:
+    @property
+    def path(self) -> str: ...
+    @property
+    def kind(self) -> str:
+        """"text", "empty" or "binary"."""
+    @property
+    def binary_type(self) -> str | None: ...
+    @property
+    def size_bytes(self) -> int: ...
+    @property
+    def lines(self) -> list[ReadLine]: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def total_lines(self) -> int: ...
+    @property
+    def total_lines_estimated(self) -> bool: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def encoding(self) -> str:
+        """"utf-8", "utf-8-bom", "utf-16le", "utf-16be" or "utf-8-lossy"."""
+    @property
+    def line_ending(self) -> str:
+        """"LF", "CRLF", "mixed", "CR" or "none"."""
+
+@final
+class Engine:
+    def __init__(
+        self,
+        root: str,
+        /,
+        *,
+        exclude_dirs: list[str],
+        deny: list[str],
+        time_budget: float,
+        threads: int,
+        respect_ignore_files: bool,
+    ) -> None: ...
+    @property
+    def root(self) -> str: ...
+    def glob(
+        self, pattern: str, /, *, path: str | None, limit: int | None, offset: int, sort: str
+    ) -> GlobResult: ...
+    def grep(
+        self,
+        pattern: str,
+        /,
+        *,
+        path: str | None,
+        glob: str | None,
+        literal: bool,
+        case_insensitive: bool,
+        context: int,
+        multiline: bool,
+        output_mode: str,
+        limit: int | None,
+        offset: int,
+    ) -> GrepResult: ...
+    def read_file(self, path: str, /, *, offset: int, limit: int) -> ReadResult: ...
+
+def truncate_middle(
+    text: str, /, max_chars: int = 8000, head_ratio: float = 0.6
+) -> tuple[str, int, int]:
+    """Returns (text, characters cut, characters in the original)."""

@@ -1,0 +1,172 @@
+"""`Workspace`: the typed Python API over the Rust engine, for embedding.
+
+    >>> ws = Workspace("/path/to/repo")
+    >>> ws.grep("TODO", glob="*.py").total_matches
+    12
+
+Every method releases the GIL while it walks, searches or reads, so threads scale. Invalid input
+raises a :mod:`spyglass.errors` class (a bad regex is a ``PatternError``, also a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from . import _core
+from .errors import InvalidArgumentError
+
+__all__ = ["Workspace", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
+
+DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
+DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
+
+GlobResult = _core.GlobResult
+GrepResult = _core.GrepResult
+ReadResult = _core.ReadResult
+
+
+def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
+
+
+def _path_arg(path: str | os.PathLike[str] | None) -> str | None:
+    return None if path is None else os.fspath(path)
+
+
+class Workspace:
+    """One root directory and its policy; `glob`, `grep` and `read_file` never leave it.
+
+    Args:
+        root: the directory every path is relative to.
+        exclude_dirs: directory names skipped at any depth (default: .git, .hg, .svn,
+            node_modules, dist, __pycache__).
+        deny: globs of files never listed, searched or read (default: .env, .env.*, *.pem,
+            *.key, id_rsa*, id_ed25519*, .netrc, .git-credentials).
+        time_budget: seconds one walk or search may take before it returns a partial result
+            marked incomplete (default 10).
+        threads: worker threads; 0 means one per core.
+        respect_ignore_files: honour .gitignore (inside git repositories), .ignore and
+            .spyglassignore (default True).
+    """
+
+    __slots__ = ("_engine",)
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        exclude_dirs: Iterable[str] = DEFAULT_EXCLUDE_DIRS,
+        deny: Iterable[str] = DEFAULT_DENY_GLOBS,
+        time_budget: float = 10.0,
+        threads: int = 0,
+        respect_ignore_files: bool = True,
+    ) -> None:
+        _check_int("threads", threads, 0)
+        self._engine = _core.Engine(
+            os.fspath(root),
+            exclude_dirs=[str(d) for d in exclude_dirs],
+            deny=[str(g) for g in deny],
+            time_budget=float(time_budget),
+            threads=threads,
+            respect_ignore_files=bool(respect_ignore_files),
+        )
+
+    @property
+    def root(self) -> str:
+        """The canonical absolute root directory."""
+        return self._engine.root
+
+    def glob(
+        self,
+        pattern: str,
+        path: str | os.PathLike[str] | None = None,
+        limit: int | None = 200,
+        offset: int = 0,
+        sort: Literal["path", "mtime"] = "path",
+    ) -> GlobResult:
+        """Files under `path` matching `pattern` (``**/*.py``, ``src/*.{c,h}``), one page.
+
+        ``limit=None`` returns every match. The result states the exact total and what was withheld.
+        """
+        _check_int("limit", limit, 1, allow_none=True)
+        _check_int("offset", offset, 0)
+        return self._engine.glob(
+            pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort
+        )
+
+    def grep(
+        self,
+        pattern: str,
+        path: str | os.PathLike[str] | None = None,
+        glob: str | None = None,
+        literal: bool = False,
+        case_insensitive: bool = False,
+        context: int = 0,
+        multiline: bool = False,
+        output_mode: Literal["content", "files_with_matches", "count"] = "content",
+        limit: int | None = 50,
+        offset: int = 0,
+    ) -> GrepResult:
+        """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
+
+        ``limit=None`` returns every match. Totals are exact; lines are cut to 120 characters.
+        """
+        _check_int("context", context, 0)
+        _check_int("limit", limit, 1, allow_none=True)
+        _check_int("offset", offset, 0)
+        return self._engine.grep(
+            pattern,
+            path=_path_arg(path),
+            glob=glob,
+            literal=bool(literal),
+            case_insensitive=bool(case_insensitive),
+            context=context,
+            multiline=bool(multiline),
+            output_mode=output_mode,
+            limit=limit,
+            offset=offset,
+        )
+
+    def read_file(
+        self, path: str | os.PathLike[str], offset: int = 1, limit: int = 400
+    ) -> ReadResult:
+        """Lines `offset` .. `offset + limit - 1` of one file, numbered, with the file's line total."""
+        _check_int("offset", offset, 1)
+        _check_int("limit", limit, 1)
+        return self._engine.read_file(os.fspath(path), offset=offset, limit=limit)
+
+    def __repr__(self) -> str:
+        return f"Workspace({self.root!r})"
+
+
+_FIELDS: dict[str, tuple[str, ...]] = {
+    "GlobResult": ("pattern", "paths", "total", "offset", "withheld", "files_in_scope",
+                   "anywhere_pattern", "anywhere_total", "searched", "skipped", "incomplete",
+                   "elapsed_ms"),
+    "GrepResult": ("pattern", "output_mode", "lines", "files", "total_matches", "total_files",
+                   "offset", "withheld", "files_searched", "skipped", "incomplete", "elapsed_ms"),
+    "GrepLine": ("path", "line", "text", "is_match", "cut"),
+    "FileCount": ("path", "count"),
+    "ReadResult": ("path", "kind", "binary_type", "size_bytes", "lines", "offset", "total_lines",
+                   "total_lines_estimated", "next_offset", "encoding", "line_ending"),
+    "ReadLine": ("number", "text", "cut_from"),
+    "SkipCounts": ("ignored", "binary", "denied", "unreadable", "special", "too_large",
+                   "outside_root"),
+}
+
+
+def to_dict(value: Any) -> Any:
+    """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
+    fields = _FIELDS.get(type(value).__name__)
+    if fields is not None:
+        return {name: to_dict(getattr(value, name)) for name in fields}
+    if isinstance(value, (list, tuple)):
+        return [to_dict(v) for v in value]
+    return value

@@ -1,0 +1,172 @@
+//! The one error type of the engine.
+//!
+//! Every message is a sentence written for a model that will read it and try again: it says what
+//! was wrong and what to do instead. Expected outcomes (no match, binary file, offset past the end)
+//! are data in the result types, never errors.
+
+use std::fmt;
+use std::io;
+
+/// Why a tool call could not run.
+#[derive(Debug)]
+pub enum CoreError {
+    /// The path does not exist. `suggestions` holds close names (relative to the root).
+    NotFound {
+        /// The path as the caller wrote it.
+        path: String,
+        /// Existing paths with similar names, best first.
+        suggestions: Vec<String>,
+    },
+    /// The resolved path lies outside the workspace root (through `..`, an absolute path or a symlink).
+    OutsideRoot {
+        /// The path as the caller wrote it.
+        path: String,
+    },
+    /// A deny rule (secrets policy) covers the path.
+    Denied {
+        /// The path relative to the root.
+        path: String,
+        /// The deny glob that matched.
+        rule: String,
+    },
+    /// A file was expected but the path is a directory.
+    IsADirectory {
+        /// The path relative to the root.
+        path: String,
+    },
+    /// A directory was expected but the path is a file.
+    NotADirectory {
+        /// The path relative to the root.
+        path: String,
+    },
+    /// A FIFO, socket or device: never opened, because reading it could block forever.
+    SpecialFile {
+        /// The path relative to the root.
+        path: String,
+        /// "FIFO", "socket", "character device" or "block device".
+        kind: &'static str,
+    },
+    /// A regex or glob that does not compile.
+    InvalidPattern {
+        /// The pattern as given.
+        pattern: String,
+        /// The compiler's explanation, plus a hint.
+        message: String,
+    },
+    /// An argument outside its range or otherwise unusable.
+    InvalidArgument {
+        /// A full sentence.
+        message: String,
+    },
+    /// The operating system refused access.
+    PermissionDenied {
+        /// The path relative to the root.
+        path: String,
+    },
+    /// Any other I/O failure.
+    Io {
+        /// The path relative to the root, or empty.
+        path: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+impl CoreError {
+    /// A short stable name for the kind of error ("not_found", "outside_root", ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CoreError::NotFound { .. } => "not_found",
+            CoreError::OutsideRoot { .. } => "outside_root",
+            CoreError::Denied { .. } => "denied",
+            CoreError::IsADirectory { .. } => "is_a_directory",
+            CoreError::NotADirectory { .. } => "not_a_directory",
+            CoreError::SpecialFile { .. } => "special_file",
+            CoreError::InvalidPattern { .. } => "invalid_pattern",
+            CoreError::InvalidArgument { .. } => "invalid_argument",
+            CoreError::PermissionDenied { .. } => "permission_denied",
+            CoreError::Io { .. } => "io",
+        }
+    }
+
+    /// Maps an I/O error on `path` to the fitting variant.
+    pub fn from_io(path: &str, error: io::Error) -> CoreError {
+        match error.kind() {
+            io::ErrorKind::NotFound => CoreError::NotFound {
+                path: path.to_string(),
+                suggestions: Vec::new(),
+            },
+            io::ErrorKind::PermissionDenied => CoreError::PermissionDenied {
+                path: path.to_string(),
+            },
+            _ => CoreError::Io {
+                path: path.to_string(),
+                source: error,
+            },
+        }
+    }
+}
+
+impl fmt::Display for CoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CoreError::NotFound { path, suggestions } => {
+                write!(f, "{path} does not exist.")?;
+                if suggestions.is_empty() {
+                    write!(f, " Use glob to find the file's real path.")
+                } else {
+                    write!(f, " Did you mean: {}?", suggestions.join(", "))
+                }
+            }
+            CoreError::OutsideRoot { path } => write!(
+                f,
+                "{path} is outside the workspace root; only files inside it can be read. \
+                 Use a path relative to the root, without '..'."
+            ),
+            CoreError::Denied { path, rule } => write!(
+                f,
+                "{path} is denied by the workspace policy (rule '{rule}'): it may hold secrets, \
+                 so it cannot be listed, searched or read. Do not try other ways to read it."
+            ),
+            CoreError::IsADirectory { path } => write!(
+                f,
+                "{path} is a directory, not a file. To see what it holds, call glob with \
+                 path=\"{path}\" and pattern=\"*\" (or \"**/*\" for every depth)."
+            ),
+            CoreError::NotADirectory { path } => write!(
+                f,
+                "{path} is a file, not a directory. Pass a directory as path, or read the file \
+                 with read_file."
+            ),
+            CoreError::SpecialFile { path, kind } => write!(
+                f,
+                "{path} is a {kind}, not a regular file; it is never opened because reading it \
+                 could block forever."
+            ),
+            CoreError::InvalidPattern { pattern, message } => {
+                write!(f, "invalid pattern {pattern:?}: {message}")
+            }
+            CoreError::InvalidArgument { message } => f.write_str(message),
+            CoreError::PermissionDenied { path } => write!(
+                f,
+                "{path} cannot be read: the operating system denied permission."
+            ),
+            CoreError::Io { path, source } => {
+                if path.is_empty() {
+                    write!(f, "I/O error: {source}")
+                } else {
+                    write!(f, "I/O error on {path}: {source}")
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for CoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CoreError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! spyglass-core: the engine behind spyglass's read-only tools for LLM coding agents.
+//!
+//! Three bounded operations on one [`workspace::Workspace`] root:
+//! - [`walk::glob`]: ignore-aware parallel listing filtered by a glob (default 200 entries shown);
+//! - [`grep::grep`]: regex search over the same file set (default 50 matches, lines cut to 120 chars);
+//! - [`read::read_file`]: a numbered line range of one file (default 400 lines, lines cut to 500 chars),
+//!   with memory bounded by what is shown.
+//!
+//! plus [`truncate::truncate_middle`] for any text. Every result is deterministic, states exact
+//! totals and what was withheld, and counts what was skipped by reason. Nothing here knows about
+//! language models; the Python layer turns results into model-facing text.
+//!
+//! ```no_run
+//! use spyglass_core::workspace::{Workspace, WorkspaceOptions};
+//! use spyglass_core::walk::{glob, GlobOptions};
+//!
+//! let ws = Workspace::new(".", WorkspaceOptions::default())?;
+//! let out = glob(&ws, &GlobOptions { pattern: "**/*.rs".into(), ..GlobOptions::default() })?;
+//! assert!(out.paths.len() as u64 <= out.total);
+//! # Ok::<(), spyglass_core::error::CoreError>(())
+//! ```
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod grep;
+pub mod read;
+pub mod truncate;
+pub mod walk;
+pub mod workspace;
+
+#[cfg(feature = "python")]
+mod python;

@@ -1,0 +1,569 @@
+//! The PyO3 bindings: the only file that knows Python exists.
+//!
+//! Each method converts its arguments to owned Rust values, runs the engine inside one
+//! `py.detach` (the GIL is released for all file work), then builds Python objects. Engine errors
+//! and panics become the exception classes of `spyglass.errors`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+use crate::error::CoreError;
+use crate::grep::{self, GrepOptions, OutputMode};
+use crate::read::{self, ContentKind, ReadOptions};
+use crate::truncate;
+use crate::walk::{self, GlobOptions, SortOrder};
+use crate::workspace::{SkipCounts, Workspace, WorkspaceOptions};
+
+/// Raises the `spyglass.errors` class that fits the engine error.
+fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
+    let class_name = match &error {
+        CoreError::NotFound { .. } => "PathNotFoundError",
+        CoreError::OutsideRoot { .. } => "OutsideRootError",
+        CoreError::Denied { .. } => "DeniedError",
+        CoreError::IsADirectory { .. } => "IsADirectoryPathError",
+        CoreError::NotADirectory { .. } => "NotADirectoryPathError",
+        CoreError::SpecialFile { .. } => "SpecialFileError",
+        CoreError::InvalidPattern { .. } => "PatternError",
+        CoreError::InvalidArgument { .. } => "InvalidArgumentError",
+        CoreError::PermissionDenied { .. } => "UnreadableError",
+        CoreError::Io { .. } => "EngineError",
+    };
+    raise(py, class_name, error.to_string())
+}
+
+fn raise(py: Python<'_>, class_name: &str, message: String) -> PyErr {
+    let class = py
+        .import("spyglass.errors")
+        .and_then(|module| module.getattr(class_name))
+        .and_then(|class| class.cast_into::<PyType>().map_err(PyErr::from));
+    match class {
+        Ok(class) => PyErr::from_type(class, message),
+        Err(import_error) => import_error,
+    }
+}
+
+/// Runs `work` with the GIL released, turning engine errors and panics into Python exceptions.
+fn run_detached<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> Result<T, CoreError> + Send,
+{
+    match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(to_pyerr(py, error)),
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(raise(
+                py,
+                "EngineError",
+                format!(
+                    "internal error in the spyglass engine ({detail}); this is a bug. Try a narrower request."
+                ),
+            ))
+        }
+    }
+}
+
+/// What a walk or search passed over, by reason.
+#[pyclass(frozen, get_all, module = "spyglass._core", name = "SkipCounts")]
+#[derive(Clone)]
+pub struct PySkipCounts {
+    ignored: u64,
+    binary: u64,
+    denied: u64,
+    unreadable: u64,
+    special: u64,
+    too_large: u64,
+    outside_root: u64,
+}
+
+impl From<SkipCounts> for PySkipCounts {
+    fn from(s: SkipCounts) -> Self {
+        PySkipCounts {
+            ignored: s.ignored,
+            binary: s.binary,
+            denied: s.denied,
+            unreadable: s.unreadable,
+            special: s.special,
+            too_large: s.too_large,
+            outside_root: s.outside_root,
+        }
+    }
+}
+
+#[pymethods]
+impl PySkipCounts {
+    fn __repr__(&self) -> String {
+        format!(
+            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, outside_root={})",
+            self.ignored,
+            self.binary,
+            self.denied,
+            self.unreadable,
+            self.special,
+            self.too_large,
+            self.outside_root
+        )
+    }
+}
+
+/// Result of `Engine.glob`.
+#[pyclass(frozen, get_all, module = "spyglass._core")]
+pub struct GlobResult {
+    pattern: String,
+    paths: Vec<String>,
+    total: u64,
+    offset: u64,
+    withheld: u64,
+    files_in_scope: Option<u64>,
+    anywhere_pattern: Option<String>,
+    anywhere_total: Option<u64>,
+    searched: String,
+    skipped: Py<PySkipCounts>,
+    incomplete: bool,
+    elapsed_ms: f64,
+}
+
+#[pymethods]
+impl GlobResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "GlobResult(pattern={:?}, shown={}, total={}, offset={}, withheld={}, incomplete={})",
+            self.pattern,
+            self.paths.len(),
+            self.total,
+            self.offset,
+            self.withheld,
+            self.incomplete
+        )
+    }
+}
+
+/// One shown line of a grep result.
+#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[derive(Clone)]
+pub struct GrepLine {
+    path: String,
+    line: u64,
+    text: String,
+    is_match: bool,
+    cut: bool,
+}
+
+#[pymethods]
+impl GrepLine {
+    fn __repr__(&self) -> String {
+        let sep = if self.is_match { ':' } else { '-' };
+        format!(
+            "GrepLine({}{sep}{}{sep}{:?})",
+            self.path, self.line, self.text
+        )
+    }
+}
+
+/// A file and its number of matching lines.
+#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[derive(Clone)]
+pub struct FileCount {
+    path: String,
+    count: u64,
+}
+
+#[pymethods]
+impl FileCount {
+    fn __repr__(&self) -> String {
+        format!("FileCount({:?}, {})", self.path, self.count)
+    }
+}
+
+/// Result of `Engine.grep`.
+#[pyclass(frozen, get_all, module = "spyglass._core")]
+pub struct GrepResult {
+    pattern: String,
+    output_mode: String,
+    lines: Vec<Py<GrepLine>>,
+    files: Vec<Py<FileCount>>,
+    total_matches: u64,
+    total_files: u64,
+    offset: u64,
+    withheld: u64,
+    files_searched: u64,
+    skipped: Py<PySkipCounts>,
+    incomplete: bool,
+    elapsed_ms: f64,
+}
+
+#[pymethods]
+impl GrepResult {
+    /// The matching lines of the page (context lines left out).
+    #[getter]
+    fn matches(&self, py: Python<'_>) -> Vec<Py<GrepLine>> {
+        self.lines
+            .iter()
+            .filter(|l| l.get().is_match)
+            .map(|l| l.clone_ref(py))
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "GrepResult(pattern={:?}, mode={}, total_matches={}, total_files={}, withheld={}, incomplete={})",
+            self.pattern,
+            self.output_mode,
+            self.total_matches,
+            self.total_files,
+            self.withheld,
+            self.incomplete
+        )
+    }
+}
+
+/// One shown line of a read.
+#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[derive(Clone)]
+pub struct ReadLine {
+    number: u64,
+    text: String,
+    cut_from: Option<u64>,
+}
+
+#[pymethods]
+impl ReadLine {
+    fn __repr__(&self) -> String {
+        format!("ReadLine({}, {:?})", self.number, self.text)
+    }
+}
+
+/// Result of `Engine.read_file`.
+#[pyclass(frozen, get_all, module = "spyglass._core")]
+pub struct ReadResult {
+    path: String,
+    kind: String,
+    binary_type: Option<String>,
+    size_bytes: u64,
+    lines: Vec<Py<ReadLine>>,
+    offset: u64,
+    total_lines: u64,
+    total_lines_estimated: bool,
+    next_offset: Option<u64>,
+    encoding: String,
+    line_ending: String,
+}
+
+#[pymethods]
+impl ReadResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "ReadResult(path={:?}, kind={}, offset={}, shown={}, total_lines={}, next_offset={:?})",
+            self.path,
+            self.kind,
+            self.offset,
+            self.lines.len(),
+            self.total_lines,
+            self.next_offset
+        )
+    }
+}
+
+/// One workspace root with its policy; all methods release the GIL.
+#[pyclass(frozen, module = "spyglass._core")]
+pub struct Engine {
+    workspace: Arc<Workspace>,
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files))]
+    fn new(
+        py: Python<'_>,
+        root: String,
+        exclude_dirs: Vec<String>,
+        deny: Vec<String>,
+        time_budget: f64,
+        threads: usize,
+        respect_ignore_files: bool,
+    ) -> PyResult<Self> {
+        if !(time_budget.is_finite() && time_budget > 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "time_budget must be a positive number of seconds, got {time_budget}"
+            )));
+        }
+        let options = WorkspaceOptions {
+            exclude_dirs,
+            deny_globs: deny,
+            time_budget: Duration::from_secs_f64(time_budget),
+            threads,
+            respect_ignore_files,
+        };
+        let workspace = run_detached(py, move || Workspace::new(&root, options))?;
+        Ok(Engine {
+            workspace: Arc::new(workspace),
+        })
+    }
+
+    /// The canonical root directory.
+    #[getter]
+    fn root(&self) -> String {
+        self.workspace.root().display().to_string()
+    }
+
+    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort))]
+    fn glob(
+        &self,
+        py: Python<'_>,
+        pattern: String,
+        path: Option<String>,
+        limit: Option<usize>,
+        offset: usize,
+        sort: &str,
+    ) -> PyResult<GlobResult> {
+        let sort = match sort {
+            "path" => SortOrder::Path,
+            "mtime" | "modified" => SortOrder::Modified,
+            other => {
+                return Err(raise(
+                    py,
+                    "InvalidArgumentError",
+                    format!("sort must be \"path\" or \"mtime\", not {other:?}"),
+                ));
+            }
+        };
+        let options = GlobOptions {
+            pattern: pattern.clone(),
+            path,
+            limit,
+            offset,
+            sort,
+        };
+        let workspace = Arc::clone(&self.workspace);
+        let out = run_detached(py, move || walk::glob(&workspace, &options))?;
+        let (anywhere_pattern, anywhere_total) = match out.anywhere_hint {
+            Some((p, n)) => (Some(p), Some(n)),
+            None => (None, None),
+        };
+        Ok(GlobResult {
+            pattern,
+            paths: out.paths,
+            total: out.total,
+            offset: out.offset,
+            withheld: out.withheld,
+            files_in_scope: out.files_in_scope,
+            anywhere_pattern,
+            anywhere_total,
+            searched: out.searched,
+            skipped: Py::new(py, PySkipCounts::from(out.skipped))?,
+            incomplete: out.incomplete,
+            elapsed_ms: out.elapsed_ms,
+        })
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the grep tool's keyword arguments"
+    )]
+    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset))]
+    fn grep(
+        &self,
+        py: Python<'_>,
+        pattern: String,
+        path: Option<String>,
+        glob: Option<String>,
+        literal: bool,
+        case_insensitive: bool,
+        context: usize,
+        multiline: bool,
+        output_mode: &str,
+        limit: Option<usize>,
+        offset: usize,
+    ) -> PyResult<GrepResult> {
+        let mode = match output_mode {
+            "content" => OutputMode::Content,
+            "files_with_matches" => OutputMode::FilesWithMatches,
+            "count" => OutputMode::Count,
+            other => {
+                return Err(raise(
+                    py,
+                    "InvalidArgumentError",
+                    format!(
+                        "output_mode must be \"content\", \"files_with_matches\" or \"count\", not {other:?}"
+                    ),
+                ));
+            }
+        };
+        let options = GrepOptions {
+            pattern: pattern.clone(),
+            path,
+            glob,
+            literal,
+            case_insensitive,
+            context,
+            multiline,
+            output_mode: mode,
+            limit,
+            offset,
+            ..GrepOptions::default()
+        };
+        let workspace = Arc::clone(&self.workspace);
+        let out = run_detached(py, move || grep::grep(&workspace, &options))?;
+        let lines = out
+            .lines
+            .into_iter()
+            .map(|l| {
+                Py::new(
+                    py,
+                    GrepLine {
+                        path: l.path,
+                        line: l.line,
+                        text: l.text,
+                        is_match: l.is_match,
+                        cut: l.cut,
+                    },
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let files = out
+            .files
+            .into_iter()
+            .map(|f| {
+                Py::new(
+                    py,
+                    FileCount {
+                        path: f.path,
+                        count: f.count,
+                    },
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(GrepResult {
+            pattern,
+            output_mode: output_mode.to_string(),
+            lines,
+            files,
+            total_matches: out.total_matches,
+            total_files: out.total_files,
+            offset: out.offset,
+            withheld: out.withheld,
+            files_searched: out.files_searched,
+            skipped: Py::new(py, PySkipCounts::from(out.skipped))?,
+            incomplete: out.incomplete,
+            elapsed_ms: out.elapsed_ms,
+        })
+    }
+
+    #[pyo3(signature = (path, /, *, offset, limit))]
+    fn read_file(
+        &self,
+        py: Python<'_>,
+        path: String,
+        offset: u64,
+        limit: usize,
+    ) -> PyResult<ReadResult> {
+        let options = ReadOptions {
+            path,
+            offset,
+            limit,
+            ..ReadOptions::default()
+        };
+        let workspace = Arc::clone(&self.workspace);
+        let out = run_detached(py, move || read::read_file(&workspace, &options))?;
+        let lines = out
+            .lines
+            .into_iter()
+            .map(|l| {
+                Py::new(
+                    py,
+                    ReadLine {
+                        number: l.number,
+                        text: l.text,
+                        cut_from: l.cut_from,
+                    },
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let kind = match out.kind {
+            ContentKind::Text => "text",
+            ContentKind::Empty => "empty",
+            ContentKind::Binary => "binary",
+        };
+        Ok(ReadResult {
+            path: out.path,
+            kind: kind.to_string(),
+            binary_type: out.binary_type,
+            size_bytes: out.size_bytes,
+            lines,
+            offset: out.offset,
+            total_lines: out.total_lines,
+            total_lines_estimated: out.total_lines_estimated,
+            next_offset: out.next_offset,
+            encoding: out.encoding,
+            line_ending: out.line_ending,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Engine({:?})", self.workspace.root().display().to_string())
+    }
+}
+
+/// Middle truncation; returns `(text, cut_chars, total_chars)`.
+#[pyfunction]
+#[pyo3(signature = (text, /, max_chars = truncate::DEFAULT_MAX_CHARS, head_ratio = truncate::DEFAULT_HEAD_RATIO))]
+fn truncate_middle(
+    py: Python<'_>,
+    text: &str,
+    max_chars: usize,
+    head_ratio: f64,
+) -> PyResult<(String, usize, usize)> {
+    if !(0.0..=1.0).contains(&head_ratio) {
+        return Err(raise(
+            py,
+            "InvalidArgumentError",
+            format!("head_ratio must lie between 0 and 1, got {head_ratio}"),
+        ));
+    }
+    let text = text.to_owned();
+    let out = run_detached(py, move || {
+        Ok(truncate::truncate_middle(&text, max_chars, head_ratio))
+    })?;
+    Ok((out.text, out.cut_chars, out.total_chars))
+}
+
+#[pymodule(gil_used = false)]
+#[pyo3(name = "_core")]
+fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "DEFAULT_EXCLUDE_DIRS",
+        crate::workspace::DEFAULT_EXCLUDE_DIRS
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+    )?;
+    m.add(
+        "DEFAULT_DENY_GLOBS",
+        crate::workspace::DEFAULT_DENY_GLOBS
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+    )?;
+    m.add_class::<Engine>()?;
+    m.add_class::<GlobResult>()?;
+    m.add_class::<GrepResult>()?;
+    m.add_class::<GrepLine>()?;
+    m.add_class::<FileCount>()?;
+    m.add_class::<ReadResult>()?;
+    m.add_class::<ReadLine>()?;
+    m.add_class::<PySkipCounts>()?;
+    m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,457 @@
+//! The workspace: one root directory, the path boundary around it, the deny policy and the time
+//! budget that every tool shares.
+//!
+//! A requested path is resolved (symlinks included) and must stay inside the root. The check is
+//! component-wise, so a sibling `/repo-old` is not inside `/repo`; string checks for `..` are not
+//! the criterion.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::error::CoreError;
+
+/// Directories skipped by every walk unless the embedding application changes the list.
+pub const DEFAULT_EXCLUDE_DIRS: &[&str] =
+    &[".git", ".hg", ".svn", "node_modules", "dist", "__pycache__"];
+
+/// Files that are never listed, searched or read (secrets), unless the application changes the list.
+pub const DEFAULT_DENY_GLOBS: &[&str] = &[
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".git-credentials",
+];
+
+/// Default time budget of one walk or search: 10 seconds.
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(10);
+
+/// Name of spyglass's own ignore file (gitignore syntax, read after the others, may re-include).
+pub const SPYGLASS_IGNORE_FILENAME: &str = ".spyglassignore";
+
+/// How a workspace behaves. `Default` gives the documented defaults.
+#[derive(Clone, Debug)]
+pub struct WorkspaceOptions {
+    /// Directory names skipped at any depth (default [`DEFAULT_EXCLUDE_DIRS`]).
+    pub exclude_dirs: Vec<String>,
+    /// Deny globs (default [`DEFAULT_DENY_GLOBS`]). A slash-free glob matches any path component
+    /// (a file or a directory name at any depth); a glob with a slash matches the relative path.
+    pub deny_globs: Vec<String>,
+    /// Time budget of one walk or search (default 10 s).
+    pub time_budget: Duration,
+    /// Worker threads for walking and searching; 0 means one per core.
+    pub threads: usize,
+    /// Whether ignore files (`.gitignore` in a git repository, `.ignore`, `.spyglassignore`) apply
+    /// (default true).
+    pub respect_ignore_files: bool,
+}
+
+impl Default for WorkspaceOptions {
+    fn default() -> Self {
+        WorkspaceOptions {
+            exclude_dirs: DEFAULT_EXCLUDE_DIRS.iter().map(|s| s.to_string()).collect(),
+            deny_globs: DEFAULT_DENY_GLOBS.iter().map(|s| s.to_string()).collect(),
+            time_budget: DEFAULT_TIME_BUDGET,
+            threads: 0,
+            respect_ignore_files: true,
+        }
+    }
+}
+
+/// What a walk or search passed over, by reason, so "nothing found" can be told apart from
+/// "nothing looked at".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SkipCounts {
+    /// Entries hidden by ignore rules or the skip set of directories (a pruned directory counts once).
+    pub ignored: u64,
+    /// Files with a NUL byte (not searched).
+    pub binary: u64,
+    /// Files or directories covered by a deny rule.
+    pub denied: u64,
+    /// Entries that could not be read (permissions, vanished, I/O errors).
+    pub unreadable: u64,
+    /// FIFOs, sockets and devices (never opened).
+    pub special: u64,
+    /// Files over the size limit of a search.
+    pub too_large: u64,
+    /// Symlinks that resolve outside the root (not followed).
+    pub outside_root: u64,
+}
+
+impl SkipCounts {
+    /// Adds another count into this one.
+    pub fn add(&mut self, other: &SkipCounts) {
+        self.ignored += other.ignored;
+        self.binary += other.binary;
+        self.denied += other.denied;
+        self.unreadable += other.unreadable;
+        self.special += other.special;
+        self.too_large += other.too_large;
+        self.outside_root += other.outside_root;
+    }
+}
+
+/// A point in time after which a walk or search stops and returns what it has, marked incomplete.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    start: Instant,
+    budget: Duration,
+}
+
+impl Deadline {
+    /// Starts the clock now.
+    pub fn start(budget: Duration) -> Deadline {
+        Deadline {
+            start: Instant::now(),
+            budget,
+        }
+    }
+
+    /// True once the budget is spent.
+    pub fn expired(&self) -> bool {
+        self.start.elapsed() >= self.budget
+    }
+
+    /// Time since the start.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+/// A path that passed the boundary check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedPath {
+    /// The canonical absolute path (symlinks resolved).
+    pub absolute: PathBuf,
+    /// The path relative to the root, `/`-separated; empty for the root itself.
+    pub relative: String,
+}
+
+/// One root directory with its options. Cheap to share between threads (`Sync`).
+#[derive(Debug)]
+pub struct Workspace {
+    root: PathBuf,
+    options: WorkspaceOptions,
+    deny_names: GlobSet,
+    deny_paths: GlobSet,
+    deny_name_rules: Vec<String>,
+    deny_path_rules: Vec<String>,
+}
+
+impl Workspace {
+    /// Opens a workspace on `root`, which must be an existing directory.
+    pub fn new(root: impl AsRef<Path>, options: WorkspaceOptions) -> Result<Workspace, CoreError> {
+        let given = root.as_ref();
+        let shown = given.display().to_string();
+        let root = std::fs::canonicalize(given).map_err(|e| CoreError::from_io(&shown, e))?;
+        if !root.is_dir() {
+            return Err(CoreError::NotADirectory { path: shown });
+        }
+        let mut names = GlobSetBuilder::new();
+        let mut paths = GlobSetBuilder::new();
+        let mut deny_name_rules = Vec::new();
+        let mut deny_path_rules = Vec::new();
+        for rule in &options.deny_globs {
+            let trimmed = rule.trim_matches('/');
+            let glob = GlobBuilder::new(trimmed)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| CoreError::InvalidPattern {
+                    pattern: rule.clone(),
+                    message: format!(
+                        "{}; deny rules use glob syntax such as '*.pem' or 'secrets/**'",
+                        e.kind()
+                    ),
+                })?;
+            if trimmed.contains('/') {
+                paths.add(glob);
+                deny_path_rules.push(rule.clone());
+            } else {
+                names.add(glob);
+                deny_name_rules.push(rule.clone());
+            }
+        }
+        let build = |b: GlobSetBuilder| {
+            b.build().map_err(|e| CoreError::InvalidPattern {
+                pattern: options.deny_globs.join(", "),
+                message: e.to_string(),
+            })
+        };
+        Ok(Workspace {
+            root,
+            deny_names: build(names)?,
+            deny_paths: build(paths)?,
+            deny_name_rules,
+            deny_path_rules,
+            options,
+        })
+    }
+
+    /// The canonical root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The options this workspace was opened with.
+    pub fn options(&self) -> &WorkspaceOptions {
+        &self.options
+    }
+
+    /// A deadline starting now with the workspace's time budget.
+    pub fn deadline(&self) -> Deadline {
+        Deadline::start(self.options.time_budget)
+    }
+
+    /// True when `name` is one of the skipped directory names.
+    pub fn is_excluded_dir(&self, name: &str) -> bool {
+        self.options.exclude_dirs.iter().any(|d| d == name)
+    }
+
+    /// The deny rule covering `relative` (a `/`-separated path relative to the root), if any.
+    pub fn denied_by(&self, relative: &str) -> Option<&str> {
+        if relative.is_empty() {
+            return None;
+        }
+        for component in relative.split('/') {
+            if let Some(i) = self.deny_names.matches(component).first() {
+                return Some(&self.deny_name_rules[*i]);
+            }
+        }
+        if !self.deny_paths.is_empty() {
+            let mut end = 0;
+            // Every prefix: a rule like `secrets/**` or `config/prod` covers what lies below it.
+            loop {
+                let next = relative[end..]
+                    .find('/')
+                    .map(|i| end + i)
+                    .unwrap_or(relative.len());
+                if let Some(i) = self.deny_paths.matches(&relative[..next]).first() {
+                    return Some(&self.deny_path_rules[*i]);
+                }
+                if next == relative.len() {
+                    break;
+                }
+                end = next + 1;
+            }
+        }
+        None
+    }
+
+    /// The deny check for a walk: is the entry named `name` at `relative` denied?
+    /// Faster than [`Workspace::denied_by`] because ancestors were already checked.
+    pub fn is_denied_entry(&self, relative: &str, name: &str) -> bool {
+        self.deny_names.is_match(name)
+            || (!self.deny_paths.is_empty() && self.deny_paths.is_match(relative))
+    }
+
+    /// `absolute` relative to the root, `/`-separated, or `None` when it lies outside.
+    pub fn relative(&self, absolute: &Path) -> Option<String> {
+        let rest = absolute.strip_prefix(&self.root).ok()?;
+        let mut out = String::new();
+        for component in rest.components() {
+            if let Component::Normal(part) = component {
+                if !out.is_empty() {
+                    out.push('/');
+                }
+                out.push_str(&part.to_string_lossy());
+            }
+        }
+        Some(out)
+    }
+
+    /// True when `absolute` (already canonical) is the root or lies below it. Component-wise,
+    /// so `/repo-old` is not inside `/repo`.
+    pub fn contains(&self, absolute: &Path) -> bool {
+        absolute.starts_with(&self.root)
+    }
+
+    /// Resolves a path the caller gave (relative to the root, or absolute) and checks the
+    /// boundary and the deny rules. The path need not exist: a missing path inside the root
+    /// gives `NotFound`, a missing path outside gives `OutsideRoot`.
+    pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, CoreError> {
+        if requested.contains('\0') {
+            return Err(CoreError::InvalidArgument {
+                message: "the path contains a NUL character; pass a plain relative path such as \"src/main.rs\".".into(),
+            });
+        }
+        let trimmed = requested.trim();
+        let joined = if trimmed.is_empty() || trimmed == "." {
+            self.root.clone()
+        } else if Path::new(trimmed).is_absolute() {
+            PathBuf::from(trimmed)
+        } else {
+            self.root.join(trimmed)
+        };
+        let shown = if trimmed.is_empty() { "." } else { trimmed };
+        let absolute = match std::fs::canonicalize(&joined) {
+            Ok(path) => path,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                // Decide outside/inside for a missing path from its nearest existing ancestor.
+                let probable = resolve_missing(&joined);
+                if !self.contains(&probable) {
+                    return Err(CoreError::OutsideRoot {
+                        path: shown.to_string(),
+                    });
+                }
+                let relative = self.relative(&probable).unwrap_or_default();
+                if let Some(rule) = self.denied_by(&relative) {
+                    return Err(CoreError::Denied {
+                        path: relative,
+                        rule: rule.to_string(),
+                    });
+                }
+                return Err(CoreError::NotFound {
+                    path: shown.to_string(),
+                    suggestions: Vec::new(),
+                });
+            }
+            Err(error) => return Err(CoreError::from_io(shown, error)),
+        };
+        if !self.contains(&absolute) {
+            return Err(CoreError::OutsideRoot {
+                path: shown.to_string(),
+            });
+        }
+        let relative = self.relative(&absolute).unwrap_or_default();
+        // Both the name the caller used and the file it resolves to must pass the deny rules,
+        // so a link named `notes.txt` pointing at `.env` is refused too.
+        if let Some(rule) = self.denied_by(&relative) {
+            return Err(CoreError::Denied {
+                path: relative,
+                rule: rule.to_string(),
+            });
+        }
+        if let Some(lexical) = self.relative(&normalize_lexically(&joined))
+            && let Some(rule) = self.denied_by(&lexical)
+        {
+            return Err(CoreError::Denied {
+                path: lexical,
+                rule: rule.to_string(),
+            });
+        }
+        Ok(ResolvedPath { absolute, relative })
+    }
+}
+
+/// Removes `.` and folds `..` without touching the file system.
+fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Where a missing path would be: its longest existing ancestor canonicalized (symlinks resolved),
+/// with the missing rest applied lexically.
+fn resolve_missing(path: &Path) -> PathBuf {
+    let normalized = normalize_lexically(path);
+    let mut existing = normalized.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(existing) {
+            let mut out = canonical;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return normalized,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace(dir: &Path) -> Workspace {
+        Workspace::new(dir, WorkspaceOptions::default()).expect("workspace opens")
+    }
+
+    #[test]
+    fn sibling_sharing_prefix_is_outside() {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let root = parent.path().join("repo");
+        let sibling = parent.path().join("repo-old");
+        std::fs::create_dir_all(&root).expect("mkdir");
+        std::fs::create_dir_all(&sibling).expect("mkdir");
+        std::fs::write(sibling.join("a.txt"), "x").expect("write");
+        let ws = workspace(&root);
+        let err = ws.resolve("../repo-old/a.txt").expect_err("outside");
+        assert_eq!(err.kind(), "outside_root");
+        let err = ws
+            .resolve(&sibling.join("a.txt").display().to_string())
+            .expect_err("outside");
+        assert_eq!(err.kind(), "outside_root");
+    }
+
+    #[test]
+    fn missing_paths_inside_and_outside() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = workspace(dir.path());
+        assert_eq!(
+            ws.resolve("nope/x.rs").expect_err("missing").kind(),
+            "not_found"
+        );
+        assert_eq!(
+            ws.resolve("../../nope").expect_err("outside").kind(),
+            "outside_root"
+        );
+        assert_eq!(
+            ws.resolve("a/../../nope").expect_err("outside").kind(),
+            "outside_root"
+        );
+    }
+
+    #[test]
+    fn deny_rules_cover_names_and_links() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(".env"), "SECRET=1").expect("write");
+        std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
+        std::fs::write(dir.path().join("cfg/server.pem"), "x").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join(".env"), dir.path().join("notes.txt"))
+            .expect("link");
+        let ws = workspace(dir.path());
+        assert_eq!(ws.resolve(".env").expect_err("denied").kind(), "denied");
+        assert_eq!(
+            ws.resolve("cfg/server.pem").expect_err("denied").kind(),
+            "denied"
+        );
+        #[cfg(unix)]
+        assert_eq!(
+            ws.resolve("notes.txt").expect_err("denied").kind(),
+            "denied"
+        );
+        assert_eq!(ws.denied_by("a/.env.local"), Some(".env.*"));
+        assert_eq!(ws.denied_by("src/main.rs"), None);
+    }
+
+    #[test]
+    fn absolute_path_inside_root_is_accepted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        std::fs::write(dir.path().join("src/lib.rs"), "x").expect("write");
+        let ws = workspace(dir.path());
+        let abs = dir.path().join("src/lib.rs").display().to_string();
+        assert_eq!(ws.resolve(&abs).expect("inside").relative, "src/lib.rs");
+        assert_eq!(ws.resolve("").expect("root").relative, "");
+    }
+}
