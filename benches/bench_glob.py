@@ -1,0 +1,45 @@
+"""glob `**/*.c` (200 shown + exact total) against fd -g, rg --files -g, python-ripgrep,
+ripgrep-rs and os.walk + fnmatch, on the same file set (expected: rg --files's count)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Corpus, expected
+
+from spyglass import Workspace
+from spyglass import bench as sb
+
+TOOLS = ["spyglass", "fd", "rg", "python-ripgrep", "ripgrep-rs", "python"]
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_glob(benchmark, tree: Corpus, tool: str) -> None:
+    root, pattern = tree.root, tree.glob
+    name = pattern.rsplit("/", 1)[-1]
+    hidden = True
+    if tool == "spyglass":
+        ws = Workspace(root)
+
+        def run() -> int:
+            res = ws.glob(pattern, limit=200)
+            assert len(res.paths) == min(200, res.total)
+            assert res.paths == sorted(res.paths)
+            return res.total
+    elif tool == "fd":
+        if sb.fd_binary() is None:
+            pytest.skip("fd not installed: apt-get install fd-find")
+        run = lambda: sb.fd_count(root, name)  # noqa: E731
+    elif tool == "rg":
+        run = lambda: sb.rg_files_count(root, name)  # noqa: E731
+    elif tool in ("python-ripgrep", "ripgrep-rs"):
+        mod = pytest.importorskip(tool.replace("-", "_"))
+        hidden = sb.lib_has_hidden(mod)
+        run = lambda: sb.rg_lib_files(mod, root, name, hidden)  # noqa: E731
+    else:
+        run = lambda: sb.py_glob(root, pattern)  # noqa: E731
+    want = expected((root, "files", name, hidden), lambda: sb.rg_files_count(root, name, hidden))
+    assert want > 0
+    assert run() == want
+    benchmark.group = f"glob [{tree.name}] {pattern}"
+    benchmark.extra_info["tool"] = tool
+    assert benchmark(run) == want
