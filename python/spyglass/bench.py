@@ -59,7 +59,8 @@ DENY_GLOBS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".ne
 
 # Tokens the generators plant, so a case knows its answer's shape before any tool runs.
 RARE_LITERAL = "quixotic_flux_capacitor"
-COMMON_REGEX = r"\breturn\s+\w+\("
+# ~14,000 matching lines in the 100,000-file monorepo, ~45 in the small repository.
+COMMON_REGEX = r"FIXME: \w+ \w+ may overflow (cache|queue|buffer|token)\b"
 NO_MATCH = "zyzzyva_not_present_anywhere_7"
 
 
@@ -105,7 +106,7 @@ _WORDS = ("alpha beta gamma delta epsilon value index count buffer record handle
 
 
 def _body(rng: random.Random, lang: str, n_lines: int) -> list[str]:
-    """Plausible source lines; about one line in eight is a ``return f(...)`` (COMMON_REGEX)."""
+    """Plausible source lines: ``return f(...)``, ``TODO``/``FIXME`` comments (COMMON_REGEX)."""
     out: list[str] = []
     w = _WORDS
     for i in range(n_lines):
@@ -449,13 +450,15 @@ def py_walk(root: str) -> Iterator[tuple[str, str]]:
             rel = f"{rel_dir}/{d}" if rel_dir else d
             if d in SKIP_DIRS or rules.ignored(rel, True):
                 continue
-            if os.path.islink(os.path.join(dirpath, d)):
+            if os.path.islink(os.path.join(dirpath, d)):  # not followed, as rg and fd do
                 continue
             keep.append(d)
         dirnames[:] = keep
         for f in sorted(filenames):
             rel = f"{rel_dir}/{f}" if rel_dir else f
             if any(fnmatch.fnmatchcase(f, g) for g in DENY_GLOBS) or rules.ignored(rel, False):
+                continue
+            if os.path.islink(os.path.join(dirpath, f)):  # rg and fd skip links unless -L
                 continue
             yield rel, os.path.join(dirpath, f)
 
