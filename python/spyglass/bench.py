@@ -6,7 +6,8 @@
 
 Every case first checks that each tool found the same answer (the same total of matching lines or
 files), then times it. Figures are medians of `--repeat` runs, page cache warm (one untimed run
-first), and every figure is also shown as a ratio to `rg`, the reference. spyglass is timed
+first), the tools of a case timed round-robin so that outside load falls on all alike; every
+figure is also shown as a ratio to `rg`, the reference. spyglass is timed
 in-process through the Python API (the way an agent pays for a call); `rg`, `fd` and
 `tail | head` are timed as whole subprocesses started from Python.
 
@@ -295,9 +296,11 @@ def fd_binary() -> str | None:
     return shutil.which("fdfind") or shutil.which("fd")
 
 
-def same_set_rg_args(hidden: bool = True) -> list[str]:
+def same_set_rg_args(hidden: bool = True, follow: bool = True) -> list[str]:
     """Flags that make rg search exactly spyglass's default file set (hidden files in, skip set out)."""
-    args = ["--hidden"] if hidden else []
+    # -L: spyglass follows symlinks that stay inside the root (the kernel has some, e.g.
+    # scripts/dtc/include-prefixes/*); rg and fd must follow them too to see the same files.
+    args = (["--follow"] if follow else []) + (["--hidden"] if hidden else [])
     for d in SKIP_DIRS:
         args += ["-g", f"!{d}/"]
     for g in DENY_GLOBS:
@@ -306,7 +309,7 @@ def same_set_rg_args(hidden: bool = True) -> list[str]:
 
 
 def same_set_fd_args() -> list[str]:
-    args = ["--hidden", "--type", "f"]
+    args = ["--follow", "--hidden", "--type", "f"]
     for d in SKIP_DIRS:
         args += ["--exclude", d]
     for g in DENY_GLOBS:
@@ -314,13 +317,16 @@ def same_set_fd_args() -> list[str]:
     return args
 
 
-def rg_count(root: str, pattern: str, literal: bool = False, hidden: bool = True) -> int:
+def rg_count(root: str, pattern: str, literal: bool = False, hidden: bool = True,
+             follow: bool = True) -> int:
     """Matching lines in spyglass's file set, by ``rg -c`` (the expected answer of a grep case).
 
-    ``hidden=False`` leaves hidden files out, for a peer that cannot search them."""
+    ``hidden=False`` / ``follow=False`` leave hidden files / symlinks out, for a peer that
+    cannot search them (python-ripgrep, ripgrep-rs and the pure-Python reference)."""
     rg = rg_binary()
     assert rg, "rg not found"
-    cmd = [rg, "-c", "--no-messages", *same_set_rg_args(hidden)] + (["-F"] if literal else [])
+    cmd = [rg, "-c", "--no-messages", *same_set_rg_args(hidden, follow)]
+    cmd += ["-F"] if literal else []
     out = subprocess.run([*cmd, "-e", pattern, "."], cwd=root, capture_output=True, check=False)
     total = 0
     for line in out.stdout.splitlines():
@@ -347,9 +353,10 @@ def fd_count(root: str, glob: str) -> int:
     return out.stdout.count(b"\n")
 
 
-def rg_files_count(root: str, glob: str, hidden: bool = True) -> int:
+def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = True) -> int:
     """`rg --files -g GLOB` in spyglass's file set."""
-    out = subprocess.run([rg_binary(), "--files", *same_set_rg_args(hidden), "-g", glob, "."],
+    out = subprocess.run([rg_binary(), "--files", *same_set_rg_args(hidden, follow), "-g", glob,
+                          "."],
                          cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
     return out.stdout.count(b"\n")
 
@@ -504,16 +511,27 @@ def py_read(path: str, offset: int, limit: int) -> int:
 
 
 def peak_rss_of_read(path: str, offset: int, limit: int) -> dict[str, float]:
-    """Peak resident memory (MB) of a fresh interpreter before and after one spyglass read."""
+    """Peak resident memory (MB) of one spyglass read, in a fresh interpreter.
+
+    The high-water mark is reset just before the read (``/proc/self/clear_refs``), so the peak is
+    the read's own plus what the interpreter already holds (``baseline_mb``). ``getrusage``'s
+    ``ru_maxrss`` is not used: after fork+exec it still carries the parent's peak.
+    """
     code = (
-        "import resource, sys, os\n"
+        "import os, sys\n"
+        "def mem(key):\n"
+        "    with open('/proc/self/status') as fh:\n"
+        "        for line in fh:\n"
+        "            if line.startswith(key + ':'):\n"
+        "                return int(line.split()[1])\n"
         "from spyglass import Workspace\n"
         "ws = Workspace(os.path.dirname(sys.argv[1]))\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "before = mem('VmRSS')\n"
+        "with open('/proc/self/clear_refs', 'w') as fh:\n"
+        "    fh.write('5')\n"
         "r = ws.read_file(os.path.basename(sys.argv[1]), offset=int(sys.argv[2]),"
         " limit=int(sys.argv[3]))\n"
-        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "print(before, after, len(r.lines))\n"
+        "print(before, mem('VmHWM'), len(r.lines))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, path, str(offset), str(limit)],
                          capture_output=True, text=True, check=False)
@@ -540,16 +558,6 @@ class Row:
     goal: str = ""
     met: bool | None = None
     note: str = ""
-
-
-def _time(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float], Any]:
-    result = fn()  # warm-up: page cache, lazy imports, thread pools
-    runs = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        runs.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(runs), runs, result
 
 
 class _Progress:
@@ -633,23 +641,41 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     rows: list[Row] = []
     problems: list[str] = []
 
+    pending: list[tuple[str, Callable[[], Any], int | None, int]] = []
+
     def measure(case: str, tool: str, fn: Callable[[], Any], expect: int | None,
-                reps: int = repeat) -> Row:
-        bar.step(f"{case}: {tool}")
-        try:
-            med, runs, ans = _time(fn, reps)
-        except Exception as exc:  # a peer that breaks is reported, not fatal
-            row = Row(case, tool, None, note=f"failed: {exc}")
+                reps: int = repeat) -> None:
+        pending.append((tool, fn, expect, reps))
+
+    def run_case(case: str) -> None:
+        """Check every tool's answer (also the warm-up run), then time them round-robin, so
+        that load from elsewhere on the machine falls on all of them alike."""
+        alive: list[tuple[Row, Callable[[], Any], int]] = []
+        for tool, fn, expect, reps in pending:
+            bar.step(f"{case}: {tool}")
+            try:
+                ans = fn()
+            except Exception as exc:  # a peer that breaks is reported, not fatal
+                rows.append(Row(case, tool, None, note=f"failed: {exc}"))
+                if tool == "spyglass":
+                    problems.append(f"{case}: spyglass failed: {exc}")
+                continue
+            row = Row(case, tool, None, [], ans if isinstance(ans, int) else None)
+            if expect is not None and row.answer != expect:
+                row.note = f"answer {row.answer} != expected {expect}"
+                problems.append(f"{case}: {tool} found {row.answer}, rg found {expect} in the "
+                                "same file set")
             rows.append(row)
-            if tool == "spyglass":
-                problems.append(f"{case}: spyglass failed: {exc}")
-            return row
-        row = Row(case, tool, med, runs, ans if isinstance(ans, int) else None)
-        if expect is not None and row.answer is not None and row.answer != expect:
-            row.note = f"answer {row.answer} != expected {expect}"
-            problems.append(f"{case}: {tool} found {row.answer}, rg found {expect}")
-        rows.append(row)
-        return row
+            alive.append((row, fn, reps))
+        pending.clear()
+        for i in range(max((reps for _, _, reps in alive), default=0)):
+            for row, fn, reps in alive:
+                if i < reps:
+                    t0 = time.perf_counter()
+                    fn()
+                    row.runs_ms.append((time.perf_counter() - t0) * 1000)
+        for row, _, _ in alive:
+            row.median_ms = statistics.median(row.runs_ms)
 
     # grep, content mode, 50 shown + exact totals, path-sorted
     for label, pat, lit in patterns:
@@ -665,9 +691,11 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
             hid = lib_hidden[name]
             measure(case, name.replace("_", "-"),
                     lambda m=mod, p=pat, l=lit, h=hid: rg_lib_search(m, root, p, l, h),
-                    expect if hid else rg_count(root, pat, lit, hidden=False))
-        measure(case, "python (os.walk+re)", lambda p=pat, l=lit: py_grep(root, p, l), expect,
+                    rg_count(root, pat, lit, hidden=hid, follow=False))
+        measure(case, "python (os.walk+re)", lambda p=pat, l=lit: py_grep(root, p, l),
+                rg_count(root, pat, lit, follow=False),
                 reps=1 if not quick else min(repeat, 2))
+        run_case(case)
 
     # glob
     case = f"glob {glob}"
@@ -684,9 +712,11 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
         hid = lib_hidden[name]
         measure(case, name.replace("_", "-"),
                 lambda m=mod, h=hid: rg_lib_files(m, root, name_glob, h),
-                expect if hid else rg_files_count(root, name_glob, hidden=False))
-    measure(case, "python (os.walk+fnmatch)", lambda: py_glob(root, glob), expect,
+                rg_files_count(root, name_glob, hidden=hid, follow=False))
+    measure(case, "python (os.walk+fnmatch)", lambda: py_glob(root, glob),
+            rg_files_count(root, name_glob, follow=False),
             reps=1 if not quick else min(repeat, 2))
+    run_case(case)
 
     # per-call latency on the small repository
     reps_small = max(repeat * 4, 10)
@@ -695,10 +725,12 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     measure(case, "rg", lambda: rg_search(small, COMMON_REGEX), expect, reps_small)
     measure(case, "spyglass", lambda: wss.grep(COMMON_REGEX, limit=50).total_matches, expect,
             reps_small)
+    run_case(case)
     case = "per-call glob (small repo)"
     expect = rg_files_count(small, "*.py")
     measure(case, "rg", lambda: rg_files_count(small, "*.py"), expect, reps_small)
     measure(case, "spyglass", lambda: wss.glob("**/*.py", limit=200).total, expect, reps_small)
+    run_case(case)
 
     # two threads vs one on small-repo grep
     bar.step("threads: 1 vs 2")
@@ -729,6 +761,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     measure(case, "spyglass", sg_read, 400)
     measure(case, "python (islice)", lambda: py_read(log, offset, 400), 400,
             reps=min(repeat, 3))
+    run_case(case)
     bar.step("read peak memory")
     try:
         mem: dict[str, Any] = peak_rss_of_read(log, offset, 400)
