@@ -45,8 +45,8 @@ def test_bench_quick_json(bench_dir, capsys):
     assert any(c.startswith("read_file ") for c in cases)
     assert {"per-call grep (small repo)", "per-call glob (small repo)"} <= cases
     for row in fig["rows"]:
-        assert set(row) >= {"case", "tool", "median_ms", "runs_ms", "answer", "ratio_to_rg",
-                            "goal", "met", "note"}
+        assert set(row) >= {"case", "tool", "median_ms", "runs_ms", "cpu_ms", "answer",
+                            "ratio_to_rg", "goal", "met", "note"}
         if row["median_ms"] is not None:
             assert row["median_ms"] > 0
             assert len(row["runs_ms"]) >= 1
@@ -62,7 +62,7 @@ def test_bench_quick_json(bench_dir, capsys):
                                    "speedup", "met"}
     assert fig["read_memory"]["lines"] == 400
     table = capsys.readouterr().out
-    assert "| case | tool | median ms | ratio to rg | goal | met |" in table
+    assert "| case | tool | median ms | ratio to rg | cpu ms | goal | met |" in table
     assert "spyglass" in table
 
 
