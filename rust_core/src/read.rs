@@ -517,9 +517,12 @@ impl Scanner {
         if let Some(check) = &mut self.utf8 {
             check.feed(buf);
         }
-        let cr_mode = *self
-            .cr_mode
-            .get_or_insert_with(|| memchr(b'\n', buf).is_none() && memchr(b'\r', buf).is_some());
+        // Classic-Mac text: the first chunk has a `\r` but no `\n`. A `\r` that is the last byte
+        // of a full chunk may be half of a CRLF, so it alone does not decide.
+        let cr_mode = *self.cr_mode.get_or_insert_with(|| {
+            memchr(b'\n', buf).is_none()
+                && memchr(b'\r', buf).is_some_and(|i| i + 1 < buf.len() || buf.len() < CHUNK_BYTES)
+        });
         let term = if cr_mode { b'\r' } else { b'\n' };
         let mut i = 0;
         if self.skip_lf {
