@@ -116,7 +116,7 @@ fn line_count_definition() {
         (b"\n\nx", 3, &["", "", "x"]),
         (b"no newline at all", 1, &["no newline at all"]),
     ];
-    for (i, (bytes, total, lines)) in cases.iter().enumerate() {
+    for (i, (bytes, _, _)) in cases.iter().enumerate() {
         write(dir.path(), &format!("c{i}"), bytes);
     }
     let ws = workspace(dir.path());
