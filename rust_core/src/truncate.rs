@@ -105,8 +105,10 @@ pub fn truncate_middle(text: &str, max_chars: usize, head_ratio: f64) -> Truncat
     let head = &text[..head_end];
     let tail = &text[tail_start..];
     let mut out = String::with_capacity(head.len() + note.len() + tail.len() + 2);
+    // The note sits on its own line between two newlines, always, so head and tail can be told
+    // apart from the note even when a cut fell on a line boundary.
     out.push_str(head);
-    if !head.is_empty() && !head.ends_with('\n') {
+    if !head.is_empty() {
         out.push('\n');
     }
     out.push_str(&note);
@@ -231,7 +233,7 @@ mod tests {
             .collect();
         let out = truncate_middle(&text, 8000, 0.6);
         assert!(chars(&out.text) <= 8000);
-        let (head, rest) = out.text.split_once("[... ").expect("note");
+        let (head, rest) = out.text.split_once("\n[... ").expect("note");
         let tail = rest.split_once("]\n").expect("note end").1;
         assert!(head.ends_with('\n'));
         assert!(tail.starts_with("line "));
