@@ -160,6 +160,13 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
                 path,
             });
         }
+        // `src/main.rs/x`: a file used as a directory on the way is a missing path too.
+        Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotADirectory => {
+            return Err(CoreError::NotFound {
+                suggestions: workspace.suggest(&options.path, MAX_SUGGESTIONS),
+                path: options.path.trim().to_string(),
+            });
+        }
         Err(error) => return Err(error),
     };
     let shown = if resolved.relative.is_empty() {

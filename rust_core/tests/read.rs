@@ -394,6 +394,8 @@ fn missing_files_get_close_names() {
     assert_eq!(suggestions("src/utils.py")[0], "src/lib/utils.py");
     assert_eq!(suggestions("utils.py")[0], "src/lib/utils.py");
     assert!(suggestions("completely/unrelated/zzz.qq").is_empty());
+    // A file used as a directory on the way.
+    assert_eq!(suggestions("src/main.rs/inner.rs"), Vec::<String>::new());
     // A denied file is never offered, even when it is the closest name.
     let near_env = suggestions(".envx");
     assert!(!near_env.iter().any(|s| s == ".env"), "{near_env:?}");
