@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from _trees import ELF, PDF, PNG, ZIP, make_tree, numbered
 from spyglass import (
@@ -392,3 +394,56 @@ def test_deep_read_of_a_large_file_stays_under_64_mb(tmp_path: Path) -> None:
     print(f"deep read at line {target:,} of {lines:,} ({size / 2**20:.0f} MiB): "
           f"RSS grew {grown_mib:.1f} MiB, peak {peak_mib:.1f} MiB")
     assert grown_mib < 64, report
+
+
+# ---- against a reference model --------------------------------------------------------------
+
+
+def model_lines(data: bytes) -> list[str]:
+    """What read_file shows: split at \\n (one trailing \\r stripped) or, for text with \\r but no
+    \\n at all, at \\r; decoded like bytes.decode("utf-8", "replace")."""
+    if not data:
+        return []
+    if b"\n" not in data and b"\r" in data:
+        parts = data.split(b"\r")
+        if data.endswith(b"\r"):
+            parts.pop()
+        return [p.decode("utf-8", "replace") for p in parts]
+    parts = data.split(b"\n")
+    if data.endswith(b"\n"):
+        parts.pop()
+    return [(p[:-1] if p.endswith(b"\r") else p).decode("utf-8", "replace") for p in parts]
+
+
+PIECES = [b"a", b"bc", b" ", b"\n", b"\n", b"\r\n", b"\r", "é".encode(), "中".encode(),
+          "🎉".encode(), b"\xff", b"\xe2\x82", b"x" * 600]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    pieces=st.lists(st.sampled_from(PIECES), max_size=80),
+    offset=st.integers(min_value=1, max_value=40),
+    limit=st.integers(min_value=1, max_value=40),
+)
+def test_matches_the_reference_model(tmp_path: Path, pieces: list[bytes], offset: int, limit: int) -> None:
+    data = b"".join(pieces)
+    if data[:1] in (b"\xff", b"\xfe", b"\xef"):  # keep byte-order marks out of this test
+        data = b"a" + data
+    (tmp_path / "m.txt").write_bytes(data)
+    r = Workspace(tmp_path).read_file("m.txt", offset=offset, limit=limit)
+    expected = model_lines(data)
+    if not expected:
+        assert r.kind == "empty"
+        return
+    assert r.total_lines == len(expected)
+    window = expected[offset - 1: offset - 1 + limit]
+    assert [line.text for line in r.lines] == [line[:500] for line in window]
+    assert [line.cut_from for line in r.lines] == [len(line) if len(line) > 500 else None for line in window]
+    assert [line.number for line in r.lines] == list(range(offset, offset + len(window)))
+    more = bool(window) and offset - 1 + len(window) < len(expected)
+    assert r.next_offset == (offset + len(window) if more else None)
+    try:
+        data.decode("utf-8")
+        assert r.encoding == "utf-8"
+    except UnicodeDecodeError:
+        assert r.encoding == "utf-8-lossy"
