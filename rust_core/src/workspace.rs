@@ -133,7 +133,7 @@ pub struct ResolvedPath {
 }
 
 /// One root directory with its options. Cheap to share between threads (`Sync`).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Workspace {
     root: PathBuf,
     options: WorkspaceOptions,
