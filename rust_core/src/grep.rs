@@ -200,16 +200,17 @@ impl FileFilter {
 /// Builds the regex matcher, with model-facing errors.
 fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
     let mut builder = RegexMatcherBuilder::new();
+    // As ripgrep: `^` and `$` match at line boundaries, also before a `\r\n` (CRLF mode).
     builder
         .case_insensitive(options.case_insensitive)
-        .fixed_strings(options.literal);
+        .fixed_strings(options.literal)
+        .multi_line(true)
+        .crlf(true);
     if options.multiline {
-        builder.multi_line(true);
-    } else {
-        // As ripgrep does: lets the searcher look for matches in whole buffers rather than line
-        // by line, and `$` matches before a `\r\n`.
-        builder.crlf(true);
+        builder.line_terminator(None);
     }
+    // Otherwise the CRLF line terminator stays: the matcher never matches across lines, which
+    // lets the searcher look for matches in whole buffers rather than line by line.
     builder.build(&options.pattern).map_err(|error| {
         let detail = error.to_string();
         let hint = if detail.contains("line terminator") || detail.contains(r"\n") {
@@ -420,14 +421,9 @@ struct GrepWorker<'a> {
 impl<'a> GrepWorker<'a> {
     fn new(plan: &'a Plan<'a>, matcher: &RegexMatcher) -> GrepWorker<'a> {
         let options = plan.options;
-        let line_term = if options.multiline {
-            LineTerminator::byte(b'\n')
-        } else {
-            LineTerminator::crlf()
-        };
         let mut builder = SearcherBuilder::new();
         builder
-            .line_terminator(line_term)
+            .line_terminator(LineTerminator::crlf())
             .multi_line(options.multiline)
             .binary_detection(BinaryDetection::quit(0))
             .bom_sniffing(true)
