@@ -27,7 +27,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use crate::error::CoreError;
-use crate::walk::{FileVisitor, WalkedFile, compile_glob, walk_files};
+use crate::walk::{FileVisitor, WalkedFile, compile_glob, resolve_target, walk_files};
 use crate::workspace::{SkipCounts, Workspace};
 
 /// Default number of matches returned.
@@ -648,7 +648,7 @@ fn content_page(hits: &[FileHit], options: &GrepOptions) -> (Vec<GrepLine>, u64)
 pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let target = workspace.resolve(options.path.as_deref().unwrap_or(""))?;
+    let target = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
     let matcher = build_matcher(options)?;
     let filter = options.glob.as_deref().map(FileFilter::new).transpose()?;
     let keep = match options.output_mode {
@@ -664,9 +664,9 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     };
 
     let meta =
-        std::fs::metadata(&target.absolute).map_err(|e| CoreError::from_io(&target.relative, e))?;
+        std::fs::metadata(&target.path).map_err(|e| CoreError::from_io(&target.relative, e))?;
     let (workers, skipped, incomplete) = if meta.is_dir() {
-        let outcome = walk_files(workspace, &target.absolute, deadline, || {
+        let outcome = walk_files(workspace, &target.path, deadline, || {
             GrepWorker::new(&plan, &matcher)
         });
         (outcome.visitors, outcome.skipped, outcome.incomplete)
@@ -678,7 +678,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             .as_ref()
             .is_none_or(|f| f.admits(&target.relative, name))
         {
-            worker.search(&target.absolute, &target.relative, &mut skipped);
+            worker.search(&target.path, &target.relative, &mut skipped);
         }
         (vec![worker], skipped, false)
     } else {

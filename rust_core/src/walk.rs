@@ -34,7 +34,9 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use crate::error::CoreError;
-use crate::workspace::{Deadline, SPYGLASS_IGNORE_FILENAME, SkipCounts, Workspace};
+use crate::workspace::{
+    Deadline, SPYGLASS_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
+};
 
 /// Default number of paths a glob returns.
 pub const DEFAULT_GLOB_LIMIT: usize = 200;
@@ -174,6 +176,55 @@ pub(crate) fn relative_to<'a>(root: &Path, path: &'a Path) -> Cow<'a, str> {
     }
 }
 
+/// A directory or file a caller asked for, as it will be walked or searched.
+pub(crate) struct Target {
+    /// Absolute path under the root (not necessarily canonical).
+    pub(crate) path: PathBuf,
+    /// `path` relative to the root, `/`-separated.
+    pub(crate) relative: String,
+}
+
+/// Resolves `requested` (boundary and deny checks by [`Workspace::resolve`]) and keeps the path
+/// as the caller wrote it when it names the same place inside the root, so the files below a
+/// symlinked directory keep the link's path; otherwise the canonical path.
+pub(crate) fn resolve_target(workspace: &Workspace, requested: &str) -> Result<Target, CoreError> {
+    let resolved = workspace.resolve(requested)?;
+    let trimmed = requested.trim();
+    if !trimmed.is_empty() && trimmed != "." {
+        let joined = if Path::new(trimmed).is_absolute() {
+            PathBuf::from(trimmed)
+        } else {
+            workspace.root().join(trimmed)
+        };
+        let lexical = normalize_lexically(&joined);
+        if lexical != resolved.absolute
+            && workspace.contains(&lexical)
+            && std::fs::canonicalize(&lexical).is_ok_and(|c| c == resolved.absolute)
+            && let Some(relative) = workspace.relative(&lexical)
+        {
+            return Ok(Target {
+                path: lexical,
+                relative,
+            });
+        }
+    }
+    Ok(Target {
+        path: resolved.absolute,
+        relative: resolved.relative,
+    })
+}
+
+/// The path to hand the walker for directory `dir`: a symlink gets a trailing `/`, so the walker
+/// descends into it (it does not follow a root that is a link) and names entries below the link.
+fn walk_root(dir: &Path) -> PathBuf {
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        let mut with_slash = dir.as_os_str().to_os_string();
+        with_slash.push(std::path::MAIN_SEPARATOR_STR);
+        return PathBuf::from(with_slash);
+    }
+    dir.to_path_buf()
+}
+
 /// A `WalkBuilder` rooted at `start` with spyglass's ignore-file rules (no entry filter).
 fn ignore_rules(workspace: &Workspace, start: &Path) -> WalkBuilder {
     let respect = workspace.options().respect_ignore_files;
@@ -265,7 +316,7 @@ where
     F: FnMut() -> V,
 {
     let counts = Arc::new(FilterCounts::default());
-    let mut builder = ignore_rules(workspace, start);
+    let mut builder = ignore_rules(workspace, &walk_root(start));
     builder.threads(thread_count(workspace));
     {
         let workspace = workspace.clone();
@@ -591,26 +642,26 @@ impl FileVisitor for GlobVisitor<'_> {
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let search = workspace.resolve(options.path.as_deref().unwrap_or(""))?;
-    if !search.absolute.is_dir() {
+    let search = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
+    if !search.path.is_dir() {
         return Err(CoreError::NotADirectory {
             path: search.relative,
         });
     }
-    let pattern = normalize_pattern(&options.pattern, &search.absolute)?;
+    let pattern = normalize_pattern(&options.pattern, &search.path)?;
     let matcher = compile_glob(&pattern, &options.pattern)?;
     let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
     let anywhere = match &anywhere_pattern {
         Some(p) => Some(compile_glob(p, p)?),
         None => None,
     };
-    let start = pruned_start(workspace, &search.absolute, &pattern);
+    let start = pruned_start(workspace, &search.path, &pattern);
     let cap = options.limit.map(|l| l.saturating_add(options.offset));
 
     let outcome = walk_files(workspace, &start, deadline, || GlobVisitor {
         matcher: &matcher,
         anywhere: anywhere.as_ref(),
-        search_abs: &search.absolute,
+        search_abs: &search.path,
         sort: options.sort,
         matched: 0,
         anywhere_matched: 0,

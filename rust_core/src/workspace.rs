@@ -339,7 +339,7 @@ impl Workspace {
 }
 
 /// Removes `.` and folds `..` without touching the file system.
-fn normalize_lexically(path: &Path) -> PathBuf {
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
