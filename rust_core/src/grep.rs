@@ -6,16 +6,20 @@
 //! by path, so the output is identical run to run.
 //!
 //! Exactness and memory: every file is searched to its end, so `total_matches` (matching lines)
-//! and `total_files` are exact. Text is built only for lines that may be shown: a file keeps the
-//! text of its first `offset + limit` matches (plus their context), and each thread drops the text
-//! of files that at least `offset + limit` kept matches of that thread precede in path order, since
-//! those matches can never reach the page. Files whose text is not needed are searched without
-//! line numbers or context, which is the fastest mode of the searcher.
+//! and `total_files` are exact. Only what may reach the page is stored. Let `K = offset + limit`
+//! entries (matching lines in content mode, files in the file modes). Each thread keeps the files
+//! with matches in path order and drops the last of them while the ones before already hold `K`
+//! entries: the global order is by path, so a dropped file's entries all come after the page, and
+//! a file that reaches the page has every file before it kept (by some thread). A file also keeps
+//! the text of its first `K` matches only, and a file that would be dropped right away is searched
+//! without line numbers, context or text: the fastest mode of the searcher. Memory is thus
+//! bounded by threads × `K` stored lines, whatever the number of matches.
 //!
 //! Skipped and counted: binary files (a NUL byte anywhere, detected while reading; a UTF-16 file
 //! with a BOM is transcoded first and is text), files over [`MAX_FILE_BYTES`] (`too_large`),
 //! files that fail to open or read (`unreadable`); plus everything the walk skips.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -230,9 +234,11 @@ fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
 struct Plan<'a> {
     options: &'a GrepOptions,
     filter: Option<&'a FileFilter>,
-    /// Text is kept for at most this many matches per file and per thread (`offset + limit`);
-    /// `None`: everything; `Some(0)`: no text at all (file modes).
+    /// Entries that can reach the page (`offset + limit`), `None` for all: matching lines in
+    /// content mode, files in the file modes.
     keep: Option<u64>,
+    /// Content mode: the text of matching lines is stored.
+    text: bool,
 }
 
 // ==== Per-thread search ====
@@ -245,13 +251,13 @@ struct StoredLine {
     is_match: bool,
 }
 
-/// A file with at least one match.
+/// A file with at least one match, kept for the page.
 struct FileHit {
     path: String,
     count: u64,
-    /// Matching lines whose text is in `lines` (the file's first ones).
-    kept: u64,
-    /// Kept matching lines and the context lines around them, in line order.
+    /// Page entries this file holds: its kept matching lines in content mode, 1 in file modes.
+    entries: u64,
+    /// Content mode: the kept matching lines and the context lines around them, in line order.
     lines: Vec<StoredLine>,
 }
 
@@ -411,10 +417,12 @@ struct GrepWorker<'a> {
     showing: Searcher,
     /// Whole-file buffer of multiline searches.
     buffer: Vec<u8>,
-    hits: Vec<FileHit>,
-    /// Files with kept text, by path, with their index in `hits`.
-    kept_files: std::collections::BTreeMap<String, usize>,
-    kept_total: u64,
+    /// Files kept for the page, by path.
+    kept: BTreeMap<String, FileHit>,
+    /// Page entries the kept files hold.
+    kept_entries: u64,
+    total_matches: u64,
+    total_files: u64,
     files_searched: u64,
 }
 
@@ -440,25 +448,43 @@ impl<'a> GrepWorker<'a> {
             counting,
             showing,
             buffer: Vec::new(),
-            hits: Vec::new(),
-            kept_files: std::collections::BTreeMap::new(),
-            kept_total: 0,
+            kept: BTreeMap::new(),
+            kept_entries: 0,
+            total_matches: 0,
+            total_files: 0,
             files_searched: 0,
         }
     }
 
-    /// Whether the text of `relative`'s matches may reach the page (see the module docs).
-    fn wants_text(&self, relative: &str) -> bool {
+    /// Whether `relative`'s entries may reach the page (see the module docs).
+    fn may_reach_page(&self, relative: &str) -> bool {
         match self.plan.keep {
             None => true,
             Some(0) => false,
             Some(keep) => {
-                self.kept_total < keep
+                self.kept_entries < keep
                     || self
-                        .kept_files
+                        .kept
                         .last_key_value()
                         .is_some_and(|(last, _)| relative < last.as_str())
             }
+        }
+    }
+
+    /// Keeps `hit` for the page, then drops the last files in path order while the files before
+    /// them hold `keep` entries.
+    fn keep_hit(&mut self, hit: FileHit) {
+        self.kept_entries += hit.entries;
+        self.kept.insert(hit.path.clone(), hit);
+        let Some(keep) = self.plan.keep else {
+            return;
+        };
+        while let Some((_, last)) = self.kept.last_key_value() {
+            if self.kept_entries - last.entries < keep {
+                break;
+            }
+            self.kept_entries -= last.entries;
+            self.kept.pop_last();
         }
     }
 
@@ -485,7 +511,8 @@ impl<'a> GrepWorker<'a> {
                 return;
             }
         }
-        let store = self.wants_text(relative);
+        let may_reach_page = self.may_reach_page(relative);
+        let store = self.plan.text && may_reach_page;
         let options = self.plan.options;
         let mut sink = FileSink {
             matcher: &self.matcher,
@@ -535,29 +562,16 @@ impl<'a> GrepWorker<'a> {
         if sink.count == 0 {
             return;
         }
-        let hit = FileHit {
-            path: relative.to_string(),
-            count: sink.count,
-            kept: sink.kept,
-            lines: sink.lines,
-        };
-        let index = self.hits.len();
-        self.hits.push(hit);
-        if store && let Some(keep) = self.plan.keep {
-            self.kept_files.insert(relative.to_string(), index);
-            self.kept_total += sink.kept;
-            // Drop the text of the last files in path order while the files before them already
-            // hold `keep` kept matches: none of their matches can reach the page.
-            while let Some((_, &last)) = self.kept_files.last_key_value() {
-                let last_kept = self.hits[last].kept;
-                if self.kept_total - last_kept < keep {
-                    break;
-                }
-                self.kept_files.pop_last();
-                self.kept_total -= last_kept;
-                self.hits[last].lines = Vec::new();
-                self.hits[last].kept = 0;
-            }
+        self.total_matches += sink.count;
+        self.total_files += 1;
+        if may_reach_page {
+            let entries = if self.plan.text { sink.kept } else { 1 };
+            self.keep_hit(FileHit {
+                path: relative.to_string(),
+                count: sink.count,
+                entries,
+                lines: sink.lines,
+            });
         }
     }
 }
@@ -578,7 +592,8 @@ impl FileVisitor for GrepWorker<'_> {
 
 /// Content mode: the matches `offset .. offset + limit` (global order: path, then line) with the
 /// context lines around them. A withheld match that falls in the context of a shown one is left
-/// out rather than shown as context.
+/// out rather than shown as context. `hits` are the kept files in path order: every file before a
+/// file that reaches the page is among them (see the module docs).
 fn content_page(hits: &[FileHit], options: &GrepOptions) -> (Vec<GrepLine>, u64) {
     let first = options.offset as u64;
     let end = options
@@ -651,16 +666,13 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let target = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
     let matcher = build_matcher(options)?;
     let filter = options.glob.as_deref().map(FileFilter::new).transpose()?;
-    let keep = match options.output_mode {
-        OutputMode::Content => options
-            .limit
-            .map(|l| (l as u64).saturating_add(options.offset as u64)),
-        OutputMode::FilesWithMatches | OutputMode::Count => Some(0),
-    };
     let plan = Plan {
         options,
         filter: filter.as_ref(),
-        keep,
+        keep: options
+            .limit
+            .map(|l| (l as u64).saturating_add(options.offset as u64)),
+        text: options.output_mode == OutputMode::Content,
     };
 
     let meta =
@@ -688,15 +700,15 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         });
     };
 
-    let mut files_searched = 0;
+    let (mut files_searched, mut total_matches, mut total_files) = (0, 0, 0);
     let mut hits = Vec::new();
     for worker in workers {
         files_searched += worker.files_searched;
-        hits.extend(worker.hits);
+        total_matches += worker.total_matches;
+        total_files += worker.total_files;
+        hits.extend(worker.kept.into_values());
     }
     hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-    let total_matches: u64 = hits.iter().map(|h| h.count).sum();
-    let total_files = hits.len() as u64;
     let offset = options.offset as u64;
 
     let (lines, files, withheld) = match options.output_mode {

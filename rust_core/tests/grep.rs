@@ -224,6 +224,32 @@ fn text_bound_gives_the_same_page_as_an_unbounded_search() {
             );
             assert_eq!(out.total_matches as usize, all.len());
         }
+        // The file modes page over files with the same bound.
+        let counts = |offset, limit| {
+            let out = search(&ws, "hit", |o| {
+                o.output_mode = OutputMode::Count;
+                o.offset = offset;
+                o.limit = limit;
+            });
+            (out.files, out.total_files, out.withheld)
+        };
+        let (every, total_files, _) = counts(0, None);
+        assert_eq!(total_files, 120);
+        for (offset, limit) in [(0, 7), (50, 25), (115, 10), (200, 5)] {
+            let (page, total, withheld) = counts(offset, Some(limit));
+            let end = (offset + limit).min(every.len());
+            let expected = if offset < every.len() {
+                &every[offset..end]
+            } else {
+                &[][..]
+            };
+            assert_eq!(page, expected, "threads {threads} offset {offset}");
+            assert_eq!(total, 120);
+            assert_eq!(
+                withheld as usize,
+                every.len().saturating_sub(offset + limit)
+            );
+        }
     }
 }
 
