@@ -266,3 +266,17 @@ def test_time_budget_expiry_returns_partial_marked_incomplete(many_files_tree: P
     assert result.total_matches < 3000
     complete = Workspace(many_files_tree).grep("needle")
     assert not complete.incomplete and complete.total_matches == 3000
+
+
+def test_symlinked_directory_path_keeps_the_link_name(rich_tree: Path) -> None:
+    ws = Workspace(rich_tree)
+    assert locations(ws.grep("needle", path="links/src_link", glob="*.py")) == [
+        "links/src_link/app.py:5",
+        "links/src_link/util.py:2",
+    ]
+    assert locations(ws.grep("needle", path="links/src_link/util.py")) == ["links/src_link/util.py:2"]
+
+
+def test_empty_pattern_matches_every_line(make_tree) -> None:
+    ws = Workspace(make_tree({"a.txt": "one\n\nthree\n"}))
+    assert ws.grep("").total_matches == 3

@@ -67,7 +67,8 @@ impl Default for WorkspaceOptions {
 /// "nothing looked at".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SkipCounts {
-    /// Entries hidden by ignore rules or the skip set of directories (a pruned directory counts once).
+    /// Directories of the skip set pruned by a walk (each counts once). Entries hidden by ignore
+    /// files are not counted: the walker drops them before spyglass sees them.
     pub ignored: u64,
     /// Files with a NUL byte (not searched).
     pub binary: u64,
