@@ -3,13 +3,20 @@ line windows, determinism and bounds."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from conftest import SECRET
 from spyglass import Workspace
-from spyglass.errors import DeniedError, OutsideRootError, PathNotFoundError, PatternError
+from spyglass.errors import (
+    DeniedError,
+    OutsideRootError,
+    PathNotFoundError,
+    PatternError,
+    SpecialFileError,
+)
 
 
 def rendered(result) -> list[str]:
@@ -280,3 +287,13 @@ def test_symlinked_directory_path_keeps_the_link_name(rich_tree: Path) -> None:
 def test_empty_pattern_matches_every_line(make_tree) -> None:
     ws = Workspace(make_tree({"a.txt": "one\n\nthree\n"}))
     assert ws.grep("").total_matches == 3
+
+
+def test_fifo_is_counted_and_never_opened(make_tree) -> None:
+    root = make_tree({"a.txt": "needle\n"})
+    os.mkfifo(root / "pipe")
+    ws = Workspace(root)
+    result = ws.grep("needle")
+    assert result.total_matches == 1 and result.skipped.special == 1
+    with pytest.raises(SpecialFileError):
+        ws.grep("needle", path="pipe")

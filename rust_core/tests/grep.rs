@@ -427,3 +427,40 @@ fn expired_time_budget_is_marked_incomplete() {
     assert!(out.incomplete);
     assert!(out.total_matches < 300);
 }
+
+#[test]
+fn files_over_the_size_limit_are_counted_too_large() {
+    let dir = tree(&[("small.txt", b"needle\n")]);
+    // A sparse file: large on paper, nothing written.
+    let big = std::fs::File::create(dir.path().join("big.log")).expect("create");
+    big.set_len(spyglass_core::grep::MAX_FILE_BYTES + 1)
+        .expect("set_len");
+    let out = search(&ws(dir.path()), "needle", |_| {});
+    assert_eq!(out.total_matches, 1);
+    assert_eq!(out.skipped.too_large, 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn fifo_is_never_opened() {
+    let dir = tree(&[("a.txt", b"needle\n")]);
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let ws = ws(dir.path());
+    let out = search(&ws, "needle", |_| {});
+    assert_eq!(out.total_matches, 1);
+    assert_eq!(out.skipped.special, 1);
+    let err = grep(
+        &ws,
+        &GrepOptions {
+            pattern: "needle".into(),
+            path: Some("pipe".into()),
+            ..GrepOptions::default()
+        },
+    )
+    .expect_err("special");
+    assert_eq!(err.kind(), "special_file");
+}
