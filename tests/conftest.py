@@ -22,12 +22,12 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping, Union
 
 import pytest
 
-Content = Union[str, bytes]
+Content = str | bytes
 
 #: The secret that the rich tree hides in `.env` and `certs/server.pem`; it must never appear in
 #: any glob or grep result.
@@ -120,7 +120,9 @@ def rich_files() -> dict[str, Content]:
         "src/sub/.gitignore": "*.tmp\n!keep.tmp\n",
         # Sources.
         "README.md": "# Demo\nA needle in the readme.\n",
-        "src/app.py": "import util\n\n\ndef main():\n    # TODO: needle\n    return util.helper()\n",
+        "src/app.py": (
+            "import util\n\n\ndef main():\n    # TODO: needle\n    return util.helper()\n"
+        ),
         "src/util.py": "def helper():\n    return 42  # needle\n",
         "src/lib/core.rs": "pub fn core() -> u32 {\n    42\n}\n",
         "src/lib/mod.rs": "pub mod core;\n// needle\n",
@@ -214,7 +216,9 @@ def ripgrep_path() -> str | None:
     candidates = [
         os.path.join(sysconfig.get_path("scripts"), "rg"),
         os.path.join(
-            sysconfig.get_path("scripts", vars={"base": sys.base_prefix, "platbase": sys.base_prefix}),
+            sysconfig.get_path(
+                "scripts", vars={"base": sys.base_prefix, "platbase": sys.base_prefix}
+            ),
             "rg",
         ),
     ]

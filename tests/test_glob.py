@@ -1,4 +1,4 @@
-"""glob through `spyglass.Workspace`: syntax, order, paging, hints, ignore and deny rules, bounds."""
+"""glob through `spyglass.Workspace`: syntax, order, paging, hints, ignore/deny rules, bounds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import RICH_GITIGNORED, RICH_LISTED_IN_GIT, SECRET
 from spyglass import Workspace
 from spyglass.errors import (
@@ -67,9 +66,7 @@ def test_glob_syntax(syntax_ws: Workspace, pattern: str, expected: list[str]) ->
 
 def test_star_never_crosses_a_slash(syntax_ws: Workspace) -> None:
     assert "src/deep/y.py" not in syntax_ws.glob("src/*.py", limit=None).paths
-    assert syntax_ws.glob("*", limit=None).paths == sorted(
-        p for p in SYNTAX_TREE if "/" not in p
-    )
+    assert syntax_ws.glob("*", limit=None).paths == sorted(p for p in SYNTAX_TREE if "/" not in p)
 
 
 def test_invalid_glob_raises_pattern_error_with_help(syntax_ws: Workspace) -> None:
@@ -151,7 +148,13 @@ def test_anywhere_hint_not_given_when_pattern_found_enough(make_tree) -> None:
 
 def test_literal_leading_directory_prunes_the_walk(make_tree) -> None:
     root = make_tree(
-        {"src/a.rs": "", "src/x/b.rs": "", "other/c.rs": "", "vendor/d.rs": "", ".ignore": "vendor/\n"}
+        {
+            "src/a.rs": "",
+            "src/x/b.rs": "",
+            "other/c.rs": "",
+            "vendor/d.rs": "",
+            ".ignore": "vendor/\n",
+        }
     )
     ws = Workspace(root)
     pruned = ws.glob("src/**/*.rs")

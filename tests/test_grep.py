@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import SECRET
 from spyglass import Workspace
 from spyglass.errors import (
@@ -78,7 +77,10 @@ def test_glob_filter_like_rg_g(code_ws: Workspace) -> None:
         "a.py",
         "b/beta.py",
     }
-    assert locations(code_ws.grep("def", glob="b/*.py", limit=None)) == ["b/beta.py:1", "b/beta.py:5"]
+    assert locations(code_ws.grep("def", glob="b/*.py", limit=None)) == [
+        "b/beta.py:1",
+        "b/beta.py:5",
+    ]
     assert locations(code_ws.grep("def", glob="b/**/*.rs")) == ["b/c/gamma.rs:2"]
     assert {m.path for m in code_ws.grep("def", glob="*.{rs,md}", limit=None).matches} == {
         "b/c/gamma.rs"
@@ -104,7 +106,10 @@ def test_path_may_be_a_directory_or_a_file(code_ws: Workspace) -> None:
         "b/beta.py:5",
         "b/c/gamma.rs:2",
     ]
-    assert locations(code_ws.grep("def", path="b/beta.py", limit=None)) == ["b/beta.py:1", "b/beta.py:5"]
+    assert locations(code_ws.grep("def", path="b/beta.py", limit=None)) == [
+        "b/beta.py:1",
+        "b/beta.py:5",
+    ]
     with pytest.raises(PathNotFoundError):
         code_ws.grep("def", path="nope.py")
 
@@ -143,7 +148,11 @@ def test_output_modes(code_ws: Workspace) -> None:
     assert files.lines == []
     assert [f.path for f in files.files] == ["a.py", "b/beta.py", "b/c/gamma.rs"]
     counts = code_ws.grep("def", output_mode="count")
-    assert [(f.path, f.count) for f in counts.files] == [("a.py", 1), ("b/beta.py", 2), ("b/c/gamma.rs", 1)]
+    assert [(f.path, f.count) for f in counts.files] == [
+        ("a.py", 1),
+        ("b/beta.py", 2),
+        ("b/c/gamma.rs", 1),
+    ]
     assert (counts.total_matches, counts.total_files) == (4, 3)
     paged = code_ws.grep("def", output_mode="files_with_matches", limit=1, offset=1)
     assert [f.path for f in paged.files] == ["b/beta.py"]
@@ -151,7 +160,10 @@ def test_output_modes(code_ws: Workspace) -> None:
 
 
 def test_paging_counts_matching_lines_and_totals_are_exact(make_tree) -> None:
-    files = {f"d{i % 4}/f{i:03d}.txt": "".join(f"hit {i} {j}\nmiss\n" for j in range(i % 5 + 1)) for i in range(60)}
+    files = {
+        f"d{i % 4}/f{i:03d}.txt": "".join(f"hit {i} {j}\nmiss\n" for j in range(i % 5 + 1))
+        for i in range(60)
+    }
     ws = Workspace(make_tree(files))
     everything = locations(ws.grep("hit", limit=None))
     total = len(everything)
@@ -176,7 +188,9 @@ def test_binary_files_skipped_and_counted(rich_tree: Path) -> None:
 
 def test_utf16_invalid_utf8_and_crlf(rich_tree: Path) -> None:
     ws = Workspace(rich_tree)
-    assert rendered(ws.grep("needle", path="text/utf16.txt")) == ["text/utf16.txt:2:utf16 needle here"]
+    assert rendered(ws.grep("needle", path="text/utf16.txt")) == [
+        "text/utf16.txt:2:utf16 needle here"
+    ]
     latin1 = ws.grep("needle", path="text/latin1.txt")
     assert rendered(latin1) == ["text/latin1.txt:1:caf\ufffd needle \ufffd"]
     crlf = ws.grep("needle here;$", path="text")
@@ -202,7 +216,13 @@ def test_long_line_early_match_shows_the_head(make_tree) -> None:
 
 def test_secrets_never_reach_grep(rich_tree: Path) -> None:
     ws = Workspace(rich_tree)
-    for kwargs in [{}, {"literal": True}, {"output_mode": "count"}, {"glob": "*"}, {"path": "certs"}]:
+    for kwargs in [
+        {},
+        {"literal": True},
+        {"output_mode": "count"},
+        {"glob": "*"},
+        {"path": "certs"},
+    ]:
         result = ws.grep(SECRET, limit=None, **kwargs)
         assert result.total_matches == 0
         assert SECRET not in repr([line.text for line in result.lines])
@@ -243,7 +263,14 @@ def test_ignore_rules_apply(rich_tree: Path, rich_tree_no_git: Path) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["..", "../outside/secret.txt", "../repo-old", "links/outside", "links/outside_file.txt", "/etc/passwd"],
+    [
+        "..",
+        "../outside/secret.txt",
+        "../repo-old",
+        "links/outside",
+        "links/outside_file.txt",
+        "/etc/passwd",
+    ],
 )
 def test_path_escapes_raise_outside_root(rich_tree: Path, path: str) -> None:
     with pytest.raises(OutsideRootError):
@@ -281,7 +308,9 @@ def test_symlinked_directory_path_keeps_the_link_name(rich_tree: Path) -> None:
         "links/src_link/app.py:5",
         "links/src_link/util.py:2",
     ]
-    assert locations(ws.grep("needle", path="links/src_link/util.py")) == ["links/src_link/util.py:2"]
+    assert locations(ws.grep("needle", path="links/src_link/util.py")) == [
+        "links/src_link/util.py:2"
+    ]
 
 
 def test_empty_pattern_matches_every_line(make_tree) -> None:
