@@ -1,8 +1,8 @@
 //! Ignore-aware parallel walking and `glob`.
 //!
-//! [`walk_files`] is the one walker behind both `glob` and `grep`: it runs
+//! `walk_files` is the one walker behind both `glob` and `grep`: it runs
 //! `ignore::WalkBuilder::build_parallel` with spyglass's rules and hands every file that passes
-//! them to a per-thread [`FileVisitor`]. The rules, in the order they apply to an entry:
+//! them to a per-thread `FileVisitor`. The rules, in the order they apply to an entry:
 //!
 //! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false: `.gitignore` and
 //!    `.git/info/exclude` only inside a git repository (as ripgrep: a stray `.gitignore` of `/*`
@@ -635,7 +635,7 @@ impl FileVisitor for GlobVisitor<'_> {
 
 /// Lists files under `options.path` whose path relative to it matches `options.pattern`.
 ///
-/// The pattern uses glob syntax with `*` confined to one directory level (see [`compile_glob`]);
+/// The pattern uses glob syntax with `*` and `?` confined to one directory level, `**` across;
 /// a literal leading directory prunes the walk. Results are sorted (by path, or newest first),
 /// paged by `offset`/`limit` with exact totals. Errors: `NotFound` / `NotADirectory` /
 /// `OutsideRoot` / `Denied` for a bad `path`, `InvalidPattern` for a bad glob.
