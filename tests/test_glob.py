@@ -56,6 +56,8 @@ def syntax_ws(make_tree) -> Workspace:
         ("./*.js", ["x.js"]),
         ("src/", ["src/deep/er/z.py", "src/deep/y.py", "src/m.c", "src/m.h", "src/m.o"]),
         ("*.rs", []),
+        # `**.py` is read as the `**/*.py` it is a slip for.
+        ("**.py", ["a.py", "b.py", "src/deep/er/z.py", "src/deep/y.py", "tests/test_a.py"]),
     ],
 )
 def test_glob_syntax(syntax_ws: Workspace, pattern: str, expected: list[str]) -> None:

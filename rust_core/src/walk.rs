@@ -485,7 +485,15 @@ fn normalize_pattern(pattern: &str, search_abs: &Path) -> Result<String, CoreErr
     if rest.ends_with('/') {
         return Ok(format!("{rest}**"));
     }
-    Ok(rest.to_string())
+    // `**.rs` (a common slip for `**/*.rs`) would mean `*.rs` to globset: say what was meant.
+    let parts: Vec<String> = rest
+        .split('/')
+        .map(|part| match part.strip_prefix("**") {
+            Some(tail) if !tail.is_empty() && !tail.starts_with('*') => format!("**/*{tail}"),
+            _ => part.to_string(),
+        })
+        .collect();
+    Ok(parts.join("/"))
 }
 
 /// The pattern's leading directory components that hold no glob syntax (never the last one).
@@ -735,6 +743,12 @@ mod tests {
             "src/*.rs"
         );
         assert_eq!(normalize_pattern("src/", search).unwrap(), "src/**");
+        assert_eq!(normalize_pattern("**.rs", search).unwrap(), "**/*.rs");
+        assert_eq!(
+            normalize_pattern("src/**.rs", search).unwrap(),
+            "src/**/*.rs"
+        );
+        assert_eq!(normalize_pattern("a/**/b", search).unwrap(), "a/**/b");
         assert!(normalize_pattern("  ", search).is_err());
     }
 }
