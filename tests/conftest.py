@@ -2,14 +2,18 @@
 
 Fixtures (all trees live under pytest's tmp dirs and are deleted by pytest):
 
-- ``make_tree(files, root=None, git=False)``: a factory. ``files`` maps relative paths to
-  ``str`` (written as UTF-8) or ``bytes``; returns the root ``Path``. ``git=True`` runs
-  ``git init`` there first (a bare ``.git/`` directory when git is not installed).
+- ``make_tree(files, root=None, git=False)``: a factory (session-scoped, so module fixtures can
+  use it). ``files`` maps relative paths to ``str`` (written as UTF-8) or ``bytes``; returns the
+  root ``Path``. ``git=True`` runs ``git init`` there first (a bare ``.git/`` directory when git
+  is not installed).
 - ``rich_tree`` / ``rich_tree_no_git``: the same rich tree (see :func:`build_rich_tree`) inside a
   git repository and outside one; their ``.parent`` also holds ``outside/`` (a target of
   symlinks leaving the root) and ``repo-old/`` (a sibling sharing the root's name as a prefix).
 - ``many_files_tree``: 3,000 small files in nested directories (session-scoped, read-only), for
   time-budget tests.
+- ``rich_facts``: what tests assert about the rich tree (``secret``, ``listed_in_git``,
+  ``gitignored``), so test modules never import this file (a second ``conftest`` elsewhere on
+  ``sys.path`` could shadow it).
 - ``rg``: the path of the ripgrep binary from PyPI ``ripgrep<15`` (skips the test when absent).
 
 Trees are deterministic: the same call always writes the same bytes.
@@ -24,6 +28,7 @@ import sys
 import sysconfig
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -172,7 +177,7 @@ def build_rich_tree(parent: Path, git: bool) -> Path:
     return root
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def make_tree(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """Factory: ``make_tree({"a.py": "x"}, git=True) -> Path`` of a fresh root."""
 
@@ -197,6 +202,15 @@ def rich_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def rich_tree_no_git(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The rich tree with no git repository around it."""
     return build_rich_tree(tmp_path_factory.mktemp("rich_nogit"), git=False)
+
+
+@pytest.fixture(scope="session")
+def rich_facts() -> SimpleNamespace:
+    """Facts about the rich tree: ``secret`` (never in any result), ``listed_in_git`` (what
+    ``glob("**/*")`` lists inside git) and ``gitignored`` (listed in addition outside git)."""
+    return SimpleNamespace(
+        secret=SECRET, listed_in_git=RICH_LISTED_IN_GIT, gitignored=RICH_GITIGNORED
+    )
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import RICH_GITIGNORED, RICH_LISTED_IN_GIT, SECRET
 from spyglass import Workspace
 from spyglass.errors import (
     NotADirectoryPathError,
@@ -170,9 +169,9 @@ def test_literal_leading_directory_prunes_the_walk(make_tree) -> None:
     assert missing.paths == [] and missing.files_in_scope == 4  # vendor/d.rs is ignored
 
 
-def test_ignore_rules_inside_git(rich_tree: Path) -> None:
+def test_ignore_rules_inside_git(rich_tree: Path, rich_facts) -> None:
     result = Workspace(rich_tree).glob("**/*", limit=None)
-    assert set(result.paths) == RICH_LISTED_IN_GIT
+    assert set(result.paths) == rich_facts.listed_in_git
     assert result.paths == sorted(result.paths)
     # node_modules and .git are pruned skip-set directories.
     assert result.skipped.ignored == 2
@@ -182,9 +181,11 @@ def test_ignore_rules_inside_git(rich_tree: Path) -> None:
     assert result.skipped.unreadable >= 1
 
 
-def test_gitignore_ignored_outside_git_but_dot_ignore_applies(rich_tree_no_git: Path) -> None:
+def test_gitignore_ignored_outside_git_but_dot_ignore_applies(
+    rich_tree_no_git: Path, rich_facts
+) -> None:
     result = Workspace(rich_tree_no_git).glob("**/*", limit=None)
-    assert set(result.paths) == RICH_LISTED_IN_GIT | RICH_GITIGNORED
+    assert set(result.paths) == rich_facts.listed_in_git | rich_facts.gitignored
     assert "scratch/notes.txt" not in result.paths
 
 
@@ -217,13 +218,13 @@ def test_exclude_dirs_option(make_tree) -> None:
     assert custom.glob("**/*.js").paths == ["d.js", "dist/b.js", "node_modules/a.js"]
 
 
-def test_denied_files_never_listed(rich_tree: Path) -> None:
+def test_denied_files_never_listed(rich_tree: Path, rich_facts) -> None:
     ws = Workspace(rich_tree)
     for pattern in ["**/*", ".env", "**/*.pem", "certs/*", "**/.env*"]:
         result = ws.glob(pattern, limit=None)
         assert ".env" not in result.paths
         assert not any(p.endswith(".pem") for p in result.paths)
-        assert SECRET not in repr(result.paths)
+        assert rich_facts.secret not in repr(result.paths)
     custom = Workspace(rich_tree, deny=["*.py"])
     assert not any(p.endswith(".py") for p in custom.glob("**/*", limit=None).paths)
     assert ".env" in custom.glob("**/*", limit=None).paths

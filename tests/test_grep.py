@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import SECRET
 from spyglass import Workspace
 from spyglass.errors import (
     DeniedError,
@@ -91,13 +90,13 @@ def test_glob_filter_like_rg_g(code_ws: Workspace) -> None:
     }
 
 
-def test_glob_filter_never_reincludes_ignored_or_denied(rich_tree: Path) -> None:
+def test_glob_filter_never_reincludes_ignored_or_denied(rich_tree: Path, rich_facts) -> None:
     ws = Workspace(rich_tree)
     assert ws.grep("needle", glob="*.log").total_matches == 0
     assert ws.grep("needle", glob="generated/junk.py").total_matches == 0
     assert ws.grep("needle", glob="node_modules/**").total_matches == 0
     assert ws.grep("API_KEY", glob=".env").total_matches == 0
-    assert ws.grep(SECRET, glob="*.pem").total_matches == 0
+    assert ws.grep(rich_facts.secret, glob="*.pem").total_matches == 0
 
 
 def test_path_may_be_a_directory_or_a_file(code_ws: Workspace) -> None:
@@ -214,7 +213,7 @@ def test_long_line_early_match_shows_the_head(make_tree) -> None:
     assert len(line.text) == 120 and line.cut
 
 
-def test_secrets_never_reach_grep(rich_tree: Path) -> None:
+def test_secrets_never_reach_grep(rich_tree: Path, rich_facts) -> None:
     ws = Workspace(rich_tree)
     for kwargs in [
         {},
@@ -223,18 +222,18 @@ def test_secrets_never_reach_grep(rich_tree: Path) -> None:
         {"glob": "*"},
         {"path": "certs"},
     ]:
-        result = ws.grep(SECRET, limit=None, **kwargs)
+        result = ws.grep(rich_facts.secret, limit=None, **kwargs)
         assert result.total_matches == 0
-        assert SECRET not in repr([line.text for line in result.lines])
+        assert rich_facts.secret not in repr([line.text for line in result.lines])
     assert ws.grep("API_KEY").total_matches == 0
     with pytest.raises(DeniedError):
         ws.grep("API_KEY", path=".env")
     with pytest.raises(DeniedError):
-        ws.grep(SECRET, path="certs/server.pem")
+        ws.grep(rich_facts.secret, path="certs/server.pem")
 
 
-def test_symlinked_secret_is_not_searched(make_tree) -> None:
-    root = make_tree({".env": f"TOKEN={SECRET}\n", "ok.txt": "fine\n"})
+def test_symlinked_secret_is_not_searched(make_tree, rich_facts) -> None:
+    root = make_tree({".env": f"TOKEN={rich_facts.secret}\n", "ok.txt": "fine\n"})
     (root / "notes.txt").symlink_to(root / ".env")
     result = Workspace(root).grep("TOKEN", limit=None)
     assert result.total_matches == 0

@@ -20,7 +20,6 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import git_init, write_files
 from spyglass import Workspace
 from spyglass.workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
@@ -70,9 +69,8 @@ DIRS = [
 ]
 
 
-def generate(root: Path) -> Path:
+def generate(root: Path, make_tree) -> Path:
     rng = random.Random(20261130)
-    git_init(root)
     files: dict[str, str | bytes] = {}
     for i in range(320):
         directory = DIRS[i % len(DIRS)]
@@ -106,12 +104,12 @@ def generate(root: Path) -> Path:
             "text/crlf.txt": b"TODO crlf\r\nneedle alpha;\r\n   \r\nbegin\r\n  end\r\n",
         }
     )
-    return write_files(root, files)
+    return make_tree(files, root=root, git=True)
 
 
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate(tmp_path_factory.mktemp("differential"))
+def tree(tmp_path_factory: pytest.TempPathFactory, make_tree) -> Path:
+    return generate(tmp_path_factory.mktemp("differential"), make_tree)
 
 
 def rg_base(rg: str) -> list[str]:
