@@ -108,7 +108,7 @@ def git_init(root: Path) -> None:
 
 def long_line_text() -> str:
     """A 100,000-character line whose only match (`LATE_NEEDLE`) starts at character 90,000."""
-    return "é" * 45_000 + "x" * 44_999 + " LATE_NEEDLE " + "y" * (100_000 - 90_000 - 13) + "\n"
+    return "é" * 45_000 + "x" * 44_999 + " LATE_NEEDLE " + "y" * (100_000 - 90_012) + "\n"
 
 
 def rich_files() -> dict[str, Content]:
