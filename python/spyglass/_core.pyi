@@ -11,7 +11,8 @@ class SkipCounts:
     """What a walk or search passed over, by reason."""
 
     @property
-    def ignored(self) -> int: ...
+    def ignored(self) -> int:
+        """Skip-set directories pruned (each once); files hidden by ignore files are not counted."""
     @property
     def binary(self) -> int: ...
     @property

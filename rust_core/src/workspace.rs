@@ -67,7 +67,8 @@ impl Default for WorkspaceOptions {
 /// "nothing looked at".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SkipCounts {
-    /// Entries hidden by ignore rules or the skip set of directories (a pruned directory counts once).
+    /// Directories of the skip set pruned by a walk (each counts once). Entries hidden by ignore
+    /// files are not counted: the walker drops them before spyglass sees them.
     pub ignored: u64,
     /// Files with a NUL byte (not searched).
     pub binary: u64,
@@ -133,7 +134,7 @@ pub struct ResolvedPath {
 }
 
 /// One root directory with its options. Cheap to share between threads (`Sync`).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Workspace {
     root: PathBuf,
     options: WorkspaceOptions,
@@ -558,7 +559,7 @@ fn name_similarity(want: &str, have: &str) -> f64 {
 }
 
 /// Removes `.` and folds `..` without touching the file system.
-fn normalize_lexically(path: &Path) -> PathBuf {
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
