@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import expected
+from benchkit import expected
 
 from spyglass import Workspace
 from spyglass import bench as sb

@@ -4,7 +4,7 @@ ripgrep-rs and os.walk + fnmatch, on the same file set (expected: rg --files's c
 from __future__ import annotations
 
 import pytest
-from conftest import Corpus, expected
+from benchkit import Corpus, expected
 
 from spyglass import Workspace
 from spyglass import bench as sb

@@ -8,7 +8,7 @@ default file set (hidden files in; .git, node_modules, dist, __pycache__ and den
 from __future__ import annotations
 
 import pytest
-from conftest import Corpus, expected
+from benchkit import Corpus, expected
 
 from spyglass import Workspace
 from spyglass import bench as sb

@@ -14,63 +14,20 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from spyglass import bench as sb  # noqa: E402
+from benchkit import Corpus, make_corpus, wanted  # noqa: E402
 
-BIG = ("kernel", "monorepo", "log")
+from spyglass import bench as sb  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--corpus", default=None,
                      help="opt-in big corpora: comma list of kernel,monorepo,log or 'all' "
                           "(also $SPYGLASS_BENCH_CORPUS)")
-
-
-def _wanted(config: pytest.Config) -> set[str]:
-    raw = config.getoption("--corpus") or os.environ.get("SPYGLASS_BENCH_CORPUS", "")
-    names = {n.strip() for n in raw.split(",") if n.strip()}
-    return set(BIG) if "all" in names else names
-
-
-@dataclass(frozen=True)
-class Corpus:
-    name: str
-    root: str
-    rare: str
-    common: str
-    none: str
-    glob: str  # a `**/*.EXT` glob
-
-
-def _kernel() -> str:
-    from kernel import kernel_ready  # type: ignore[import-not-found]
-
-    root = kernel_ready()
-    if root is None:
-        pytest.skip("kernel tree not prepared: run `python benches/kernel.py` once (apt, ~3 min)")
-    return root
-
-
-def make_corpus(name: str, config: pytest.Config) -> Corpus:
-    gen = dict(rare=sb.RARE_LITERAL, common=sb.COMMON_REGEX, none=sb.NO_MATCH, glob="**/*.c")
-    if name == "small":
-        return Corpus(name, sb.small_repo(300), **gen)
-    if name == "mono2k":
-        return Corpus(name, sb.monorepo(2_000), **gen)
-    if name not in _wanted(config):
-        pytest.skip(f"big corpus {name!r} is opt-in: SPYGLASS_BENCH_CORPUS={name} or --corpus {name}")
-    if name == "monorepo":
-        return Corpus(name, sb.monorepo(100_000), **gen)
-    if name == "kernel":
-        # ~16,000 matches for the common regex in linux-source-6.1; 39 for the rare literal.
-        return Corpus(name, _kernel(), rare="cassini", common=r"list_for_each_entry\w*\(",
-                      none=sb.NO_MATCH, glob="**/*.c")
-    raise ValueError(name)
 
 
 TREES = ["small", "mono2k", "monorepo", "kernel"]
@@ -89,20 +46,10 @@ def tree(request: pytest.FixtureRequest) -> Corpus:
 def log(request: pytest.FixtureRequest) -> tuple[str, int]:
     """(path, offset) of a numbered-line log: 20 MB by default, 500 MB opt-in (line 5,000,000)."""
     if request.param == "log":
-        if "log" not in _wanted(request.config):
+        if "log" not in wanted(request.config):
             pytest.skip("the 500 MB log is opt-in: SPYGLASS_BENCH_CORPUS=log or --corpus log")
         return sb.log_file(500), 5_000_000
     return sb.log_file(20), 120_000
-
-
-_expected: dict[tuple, int] = {}
-
-
-def expected(key: tuple, compute) -> int:
-    """The reference answer, computed once per run."""
-    if key not in _expected:
-        _expected[key] = compute()
-    return _expected[key]
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001

@@ -7,7 +7,7 @@ package); this module re-exports them for the suites and builds them from the co
     python benches/corpus.py small            # ~300 visible files (+ ignored extras), seed fixed
     python benches/corpus.py monorepo [N]     # N visible files (default 100,000; ~125,000 total)
     python benches/corpus.py log [MB]         # numbered lines, default 500 MB (~6.6M lines)
-    python benches/corpus.py kernel           # Debian linux-source-6.1, see kernel.py
+    python benches/corpus.py kernel           # Debian linux-source-6.1, see linux_source.py
 
 Sizes: small = 300 visible files, ~1.3 MB; monorepo(100_000) ~125,000 files incl. node_modules/
 and a gitignored build/, ~260 MB, about a minute to generate once; log(500) = 500 MB.
@@ -39,7 +39,7 @@ if __name__ == "__main__":
     elif what == "log":
         print(log_file(arg or 500))
     elif what == "kernel":
-        from kernel import prepare_kernel  # type: ignore[import-not-found]
+        from linux_source import prepare_kernel  # type: ignore[import-not-found]
 
         print(prepare_kernel())
     else:

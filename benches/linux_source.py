@@ -1,6 +1,6 @@
 """Prepare the Linux kernel corpus from Debian's ``linux-source-6.1`` (run once; later runs are instant).
 
-    python benches/kernel.py            # installs the package if needed, unpacks, git init
+    python benches/linux_source.py            # installs the package if needed, unpacks, git init
 
 The tarball ships a root ``.gitignore`` of ``/*`` (packaging), which would hide the whole tree inside
 git; it is removed, then ``git init`` makes the kernel's own nested ``.gitignore`` files apply as in a
@@ -46,7 +46,7 @@ def prepare_kernel(install: bool = True, log=print) -> str:
     tarball = _tarball()
     if tarball is None:
         if not install:
-            raise RuntimeError(f"{PACKAGE} is not installed; run: python benches/kernel.py")
+            raise RuntimeError(f"{PACKAGE} is not installed; run: python benches/linux_source.py")
         log(f"installing {PACKAGE} with apt-get (a few minutes)")
         subprocess.run(["apt-get", "update"], check=True)
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
