@@ -632,6 +632,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     """Run every case on `root`; returns the raw figures (what ``--json`` writes)."""
     from spyglass import Workspace
 
+    load_start = os.getloadavg()[0]
     root = os.path.realpath(root)
     ws = Workspace(root)
     rg = rg_binary()
@@ -802,6 +803,9 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
         "threads": threads,
         "read_memory": mem,
         "problems": problems,
+        # 1-minute load average before and after: above ~0.5 on 2 cores, other work shared the
+        # CPUs with the run and the medians are noisy.
+        "load_average": {"start": load_start, "end": os.getloadavg()[0]},
     }
 
 
@@ -981,7 +985,8 @@ def main(argv: list[str] | None = None) -> int:
                     progress=not args.no_progress)
     print(f"spyglass bench: {fig['root']} ({fig['machine'].get('cpu', '?')}, "
           f"{fig['machine']['cpus']} cpus, Python {fig['machine']['python']}), "
-          f"median of {repeat} warm runs")
+          f"median of {repeat} warm runs, load average {fig['load_average']['start']:.2f} -> "
+          f"{fig['load_average']['end']:.2f}")
     print(format_table(fig))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
