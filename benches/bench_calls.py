@@ -7,7 +7,6 @@ import threading
 
 import pytest
 from benchkit import expected
-
 from spyglass import Workspace
 from spyglass import bench as sb
 
@@ -22,9 +21,9 @@ def test_call_grep(benchmark, small: str, tool: str) -> None:
     want = expected((small, sb.COMMON_REGEX, True, True), lambda: sb.rg_count(small, sb.COMMON_REGEX))
     if tool == "spyglass":
         ws = Workspace(small)
-        run = lambda: ws.grep(sb.COMMON_REGEX, limit=50).total_matches  # noqa: E731
+        run = lambda: ws.grep(sb.COMMON_REGEX, limit=50).total_matches
     else:
-        run = lambda: sb.rg_search(small, sb.COMMON_REGEX)  # noqa: E731
+        run = lambda: sb.rg_search(small, sb.COMMON_REGEX)
     assert run() == want
     benchmark.group = "per-call grep [small]"
     benchmark.extra_info["tool"] = tool
@@ -36,9 +35,9 @@ def test_call_glob(benchmark, small: str, tool: str) -> None:
     want = expected((small, "files", "*.py", True, True), lambda: sb.rg_files_count(small, "*.py"))
     if tool == "spyglass":
         ws = Workspace(small)
-        run = lambda: ws.glob("**/*.py", limit=200).total  # noqa: E731
+        run = lambda: ws.glob("**/*.py", limit=200).total
     else:
-        run = lambda: sb.rg_files_count(small, "*.py")  # noqa: E731
+        run = lambda: sb.rg_files_count(small, "*.py")
     assert run() == want
     benchmark.group = "per-call glob [small]"
     benchmark.extra_info["tool"] = tool

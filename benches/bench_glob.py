@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from benchkit import Corpus, expected
-
 from spyglass import Workspace
 from spyglass import bench as sb
 
@@ -28,16 +27,16 @@ def test_glob(benchmark, tree: Corpus, tool: str) -> None:
     elif tool == "fd":
         if sb.fd_binary() is None:
             pytest.skip("fd not installed: apt-get install fd-find")
-        run = lambda: sb.fd_count(root, name)  # noqa: E731
+        run = lambda: sb.fd_count(root, name)
     elif tool == "rg":
-        run = lambda: sb.rg_files_count(root, name)  # noqa: E731
+        run = lambda: sb.rg_files_count(root, name)
     elif tool in ("python-ripgrep", "ripgrep-rs"):
         mod = pytest.importorskip(tool.replace("-", "_"))
         hidden, follow = sb.lib_has_hidden(mod), False
-        run = lambda: sb.rg_lib_files(mod, root, name, hidden)  # noqa: E731
+        run = lambda: sb.rg_lib_files(mod, root, name, hidden)
     else:
         follow = False
-        run = lambda: sb.py_glob(root, pattern)  # noqa: E731
+        run = lambda: sb.py_glob(root, pattern)
     # Peers that cannot follow symlinks (or see hidden files) are held to rg's answer without.
     want = expected((root, "files", name, hidden, follow),
                     lambda: sb.rg_files_count(root, name, hidden, follow))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 from benchkit import Corpus, expected
-
 from spyglass import Workspace
 from spyglass import bench as sb
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from spyglass import Workspace
 from spyglass import bench as sb
 
@@ -26,9 +25,9 @@ def test_read_deep(benchmark, log: tuple[str, int], tool: str) -> None:
             assert res.next_offset == offset + 400
             return len(res.lines)
     elif tool == "tail | head":
-        run = lambda: sb.tail_head(path, offset, 400)  # noqa: E731
+        run = lambda: sb.tail_head(path, offset, 400)
     else:
-        run = lambda: sb.py_read(path, offset, 400)  # noqa: E731
+        run = lambda: sb.py_read(path, offset, 400)
     assert run() == 400
     benchmark.group = f"read_file {os.path.basename(path)} lines {offset}+400"
     benchmark.extra_info["tool"] = tool

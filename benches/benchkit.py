@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass
 
 import pytest
-
 from spyglass import bench as sb
 
 BIG = ("kernel", "monorepo", "log")
@@ -40,7 +39,8 @@ def _kernel() -> str:
 
 
 def make_corpus(name: str, config: pytest.Config) -> Corpus:
-    gen = dict(rare=sb.RARE_LITERAL, common=sb.COMMON_REGEX, none=sb.NO_MATCH, glob="**/*.c")
+    gen = {"rare": sb.RARE_LITERAL, "common": sb.COMMON_REGEX, "none": sb.NO_MATCH,
+           "glob": "**/*.c"}
     if name == "small":
         return Corpus(name, sb.small_repo(300), **gen)
     if name == "mono2k":

@@ -19,9 +19,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from benchkit import Corpus, make_corpus, wanted  # noqa: E402
-
-from spyglass import bench as sb  # noqa: E402
+from benchkit import Corpus, make_corpus, wanted
+from spyglass import bench as sb
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -52,7 +51,7 @@ def log(request: pytest.FixtureRequest) -> tuple[str, int]:
     return sb.log_file(20), 120_000
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     """Per group: each tool's median and its ratio to the group's `rg` (or tail|head) median."""
     session = getattr(config, "_benchmarksession", None)
     if session is None or session.disabled or not session.benchmarks:

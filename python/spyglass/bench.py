@@ -40,14 +40,14 @@ from typing import Any
 __all__ = [
     "GENERATOR_VERSION",
     "cache_dir",
-    "small_repo",
-    "monorepo",
-    "log_file",
-    "rg_binary",
     "fd_binary",
-    "same_set_rg_args",
-    "same_set_fd_args",
+    "log_file",
     "main",
+    "monorepo",
+    "rg_binary",
+    "same_set_fd_args",
+    "same_set_rg_args",
+    "small_repo",
 ]
 
 # Bump when a generator's output changes: cached corpora are keyed by it.
@@ -101,10 +101,7 @@ def _cached(name: str, build: Callable[[str], None]) -> str:
     return final
 
 
-_WORDS = ("alpha beta gamma delta epsilon value index count buffer record handle state config "
-          "request response parser token stream result error cache entry node tree graph queue "
-          "worker thread signal timer event client server module widget layout render update "
-          "commit branch merge filter reduce select insert delete offset length size total").split()
+_WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "value", "index", "count", "buffer", "record", "handle", "state", "config", "request", "response", "parser", "token", "stream", "result", "error", "cache", "entry", "node", "tree", "graph", "queue", "worker", "thread", "signal", "timer", "event", "client", "server", "module", "widget", "layout", "render", "update", "commit", "branch", "merge", "filter", "reduce", "select", "insert", "delete", "offset", "length", "size", "total"]
 
 
 def _body(rng: random.Random, lang: str, n_lines: int) -> list[str]:
@@ -635,7 +632,6 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     load_start = os.getloadavg()[0]
     root = os.path.realpath(root)
     ws = Workspace(root)
-    rg = rg_binary()
     fd = fd_binary()
     libs = {name: mod for name in ("python_ripgrep", "ripgrep_rs")
             if (mod := _rg_module(name)) is not None}
@@ -667,7 +663,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
             bar.step(f"{case}: {tool}")
             try:
                 ans = fn()
-            except Exception as exc:  # a peer that breaks is reported, not fatal
+            except Exception as exc:  # noqa: BLE001 - a peer that breaks is reported, not fatal
                 rows.append(Row(case, tool, None, note=f"failed: {exc}"))
                 if tool == "spyglass":
                     problems.append(f"{case}: spyglass failed: {exc}")
@@ -750,7 +746,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     # two threads vs one on small-repo grep
     bar.step("threads: 1 vs 2")
     calls = 40 if quick else 200
-    call = lambda: wss.grep(COMMON_REGEX, limit=50)  # noqa: E731
+    call = lambda: wss.grep(COMMON_REGEX, limit=50)
     _threads_throughput(call, 1, 4)
     one = statistics.median(_threads_throughput(call, 1, calls) for _ in range(3))
     two = statistics.median(_threads_throughput(call, 2, calls) for _ in range(3))
