@@ -73,6 +73,18 @@ def test_bench_rejects_bad_arguments(bench_dir, capsys):
     assert sb.main(["--repeat", "0", str(bench_dir)]) == 2
 
 
+def test_options_mount_on_a_subcommand_parser(bench_dir, capsys):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="spyglass")
+    sub = parser.add_subparsers(dest="command")
+    sb.add_arguments(sub.add_parser("bench"))
+    args = parser.parse_args(["bench", "--log-mb", "0", str(bench_dir)])
+    assert args.command == "bench"
+    assert sb.run(args) == 2
+    assert "--log-mb" in capsys.readouterr().err
+
+
 def test_plot_without_matplotlib_says_how_to_install(bench_dir, capsys, monkeypatch):
     import builtins
 

@@ -933,29 +933,43 @@ def plot(fig: dict[str, Any], path: str) -> None:
     plt.close(f)
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options of ``spyglass bench``, for a CLI that builds its own (sub)parser."""
+    parser.add_argument("root", nargs="?", help="repository to measure (default: a generated "
+                        "5,000-file repository; with --quick a ~300-file one)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="timed runs per case (default 5; 3 with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="small corpora, fewer repeats, 20 MB log: a smoke run in seconds")
+    parser.add_argument("--json", metavar="FILE", help="write the raw figures as JSON")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="draw the ratios (needs matplotlib)")
+    parser.add_argument("--log-mb", type=int, default=None,
+                        help="size of the generated log for the deep read (default 500; 20 quick)")
+    parser.add_argument("--rare", help=f"rare literal to grep (default {RARE_LITERAL!r})")
+    parser.add_argument("--common", help=f"common regex to grep (default {COMMON_REGEX!r})")
+    parser.add_argument("--none", help=f"literal that matches nothing (default {NO_MATCH!r})")
+    parser.add_argument("--glob", help="glob case (default: **/*.EXT for the most common EXT)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar on stderr")
+    return parser
+
+
+def build_parser(prog: str = "spyglass bench") -> argparse.ArgumentParser:
+    return add_arguments(argparse.ArgumentParser(
+        prog=prog,
+        description="Time spyglass against rg, fd, python-ripgrep, ripgrep-rs, pure Python and "
+                    "tail|head on a repository; prints medians and ratios to rg."))
+
+
 def main(argv: list[str] | None = None) -> int:
     """``spyglass bench [ROOT] [--quick] [--repeat N] [--json FILE] [--plot FILE.png]``."""
-    ap = argparse.ArgumentParser(
-        prog="spyglass bench",
-        description="Time spyglass against rg, fd, python-ripgrep, ripgrep-rs, pure Python and "
-                    "tail|head on a repository; prints medians and ratios to rg.")
-    ap.add_argument("root", nargs="?", help="repository to measure (default: a generated "
-                    "5,000-file repository; with --quick a ~300-file one)")
-    ap.add_argument("--repeat", type=int, default=None, help="timed runs per case (default 5; "
-                    "3 with --quick)")
-    ap.add_argument("--quick", action="store_true",
-                    help="small corpora, fewer repeats, 20 MB log: a smoke run in seconds")
-    ap.add_argument("--json", metavar="FILE", help="write the raw figures as JSON")
-    ap.add_argument("--plot", metavar="FILE.png", help="draw the ratios (needs matplotlib)")
-    ap.add_argument("--log-mb", type=int, default=None,
-                    help="size of the generated log for the deep read (default 500; 20 quick)")
-    ap.add_argument("--rare", help=f"rare literal to grep (default {RARE_LITERAL!r})")
-    ap.add_argument("--common", help=f"common regex to grep (default {COMMON_REGEX!r})")
-    ap.add_argument("--none", help=f"literal that matches nothing (default {NO_MATCH!r})")
-    ap.add_argument("--glob", help="glob case (default: **/*.EXT for the most common EXT)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    args = ap.parse_args(argv)
+    return run(build_parser().parse_args(argv))
 
+
+def run(args: argparse.Namespace) -> int:
+    """Runs ``spyglass bench`` from parsed arguments (see `add_arguments`); returns the exit code:
+    0, 1 when a tool found a different answer or spyglass failed, 2 for unusable arguments."""
     if args.plot:
         try:
             import matplotlib  # noqa: F401
@@ -973,6 +987,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.repeat is not None and args.repeat < 1:
         print("--repeat must be at least 1.", file=sys.stderr)
+        return 2
+    if args.log_mb is not None and args.log_mb < 1:
+        print("--log-mb must be at least 1 (megabytes of generated log).", file=sys.stderr)
         return 2
     repeat = args.repeat or (3 if args.quick else 5)
     root = args.root or (small_repo(300) if args.quick else monorepo(5_000))
