@@ -1,0 +1,599 @@
+"""The three built-in tools: model-facing definitions, handlers, and the text the model sees.
+
+    >>> [spec.name for spec in builtin_tools()]
+    ['glob', 'grep', 'read_file']
+
+The handlers call `Workspace` (the Rust engine does every walk, search and read) and format its
+typed results. `format_glob`, `format_grep` and `format_read` are public so the CLI can print
+exactly what a model would see.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .registry import ReadRecord, ToolContext
+from .types import ToolOutput, ToolSpec
+
+__all__ = [
+    "GLOB_SCHEMA",
+    "GREP_SCHEMA",
+    "READ_FILE_SCHEMA",
+    "builtin_tools",
+    "format_glob",
+    "format_grep",
+    "format_read",
+    "glob_tool",
+    "grep_tool",
+    "read_file_tool",
+]
+
+GLOB_DESCRIPTION = """\
+Find files by name pattern. Use it to discover a project's layout or to locate files before \
+reading or searching them. Ignore-aware like ripgrep (.gitignore, .ignore, .spyglassignore); \
+hidden files are included; .git, node_modules, dist and __pycache__ are skipped.
+
+Pattern syntax: `**` matches across directories, `*` within one directory level (it never \
+crosses "/"), `?` one character, `{a,b}` alternatives, `[abc]` a character class. The pattern \
+is matched against paths relative to `path`.
+Examples: "**/*.py" (Python files at any depth), "*.md" (top level only), \
+"src/**/*.{ts,tsx}", "**/test_*.py", ".github/workflows/*.yml".
+
+Returns matching file paths relative to the workspace root, one per line, sorted by path \
+(or newest first with sort="mtime"). At most `limit` paths (default 200) per call; the result \
+states the exact total and which `offset` shows the next page. An empty result says how many \
+files the directory holds."""
+
+GREP_DESCRIPTION = """\
+Search file contents with a regular expression (Rust regex syntax, like ripgrep; linear time). \
+Use it to find where something is defined or used. Ignore-aware like ripgrep; binary files are \
+skipped and counted.
+
+Examples: pattern="def parse_args", pattern="TODO|FIXME", pattern="fn \\w+_test", \
+pattern="import (os|sys)". Escape regex characters such as ( [ . * + ? { | \\ or pass \
+literal=true to search for the exact text. Narrow with `path` (a directory or file) and `glob` \
+(file filter like ripgrep's -g: "*.py" matches file names at any depth, "src/**/*.rs" matches \
+paths).
+
+Output (output_mode="content", the default): `path:line:text` for each matching line and \
+`path-line-text` for context lines, ordered by path then line; "--" separates non-adjacent \
+groups. Lines are cut to 120 characters (around the match). output_mode="files_with_matches" \
+lists the files; "count" gives `path:count`. At most `limit` matches (default 50) per call; the \
+result states the exact totals and which `offset` shows the next page."""
+
+READ_FILE_DESCRIPTION = """\
+Read a text file's lines, numbered like `cat -n` (line number, tab, text). Use it after glob or \
+grep to see code in context.
+
+Reads `limit` lines (default 400) starting at line `offset` (1-based, default 1); the header \
+states the range and the file's total line count, and when more follows the result says which \
+`offset` reads on. Lines over 500 characters are cut, saying how long they were. Binary files \
+are not dumped (the result gives size and type). The header names the encoding and line-ending \
+style when they are not plain UTF-8 with LF. Paths are relative to the workspace root \
+(absolute paths inside it work too); files outside the root or covered by the secrets policy \
+cannot be read. To read a large file, read a range around the line grep found."""
+
+GLOB_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "description": 'Glob pattern matched against paths relative to `path`, e.g. '
+            '"**/*.py", "src/**/*.{ts,tsx}", "*.md". `*` never crosses "/"; use `**/` to '
+            "match at any depth.",
+        },
+        "path": {
+            "type": "string",
+            "description": "Directory to search in, relative to the workspace root. "
+            "Default: the workspace root.",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "default": 200,
+            "description": "Maximum number of paths to return (1-1000). Default: 200.",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Number of matching paths to skip, to page through a large result. "
+            "Default: 0.",
+        },
+        "sort": {
+            "type": "string",
+            "enum": ["path", "mtime"],
+            "default": "path",
+            "description": 'Order of the paths: "path" (alphabetical) or "mtime" (most '
+            'recently modified first). Default: "path".',
+        },
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+GREP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "minLength": 1,
+            "description": 'Regular expression (Rust regex syntax) to search for, e.g. '
+            '"def main", "TODO|FIXME", "class \\w+Error". With literal=true: the exact text.',
+        },
+        "path": {
+            "type": "string",
+            "description": "File or directory to search, relative to the workspace root. "
+            "Default: the workspace root.",
+        },
+        "glob": {
+            "type": "string",
+            "description": 'Only search files matching this glob, like ripgrep\'s -g: "*.py" '
+            'matches file names at any depth, "src/**/*.rs" matches paths. Default: all files.',
+        },
+        "literal": {
+            "type": "boolean",
+            "default": False,
+            "description": "Treat the pattern as plain text, not a regex. Default: false.",
+        },
+        "case_insensitive": {
+            "type": "boolean",
+            "default": False,
+            "description": "Ignore upper/lower case. Default: false.",
+        },
+        "context": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 20,
+            "default": 0,
+            "description": "Lines of context to show before and after each match (0-20). "
+            "Default: 0.",
+        },
+        "multiline": {
+            "type": "boolean",
+            "default": False,
+            "description": "Let the pattern match across lines (\\n and . match newlines). "
+            "Default: false.",
+        },
+        "output_mode": {
+            "type": "string",
+            "enum": ["content", "files_with_matches", "count"],
+            "default": "content",
+            "description": '"content": matching lines as path:line:text; '
+            '"files_with_matches": only the paths of files that match; "count": matches per '
+            'file as path:count. Default: "content".',
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 500,
+            "default": 50,
+            "description": "Maximum number of matches (or files, in the file modes) to return "
+            "(1-500). Default: 50.",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Number of matches (or files) to skip, to page through a large "
+            "result. Default: 0.",
+        },
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+READ_FILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "minLength": 1,
+            "description": 'Path of the file to read, relative to the workspace root, e.g. '
+            '"src/app.py".',
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+            "description": "1-based number of the first line to read. Default: 1.",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 2000,
+            "default": 400,
+            "description": "Maximum number of lines to read (1-2000). Default: 400.",
+        },
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+
+# -- formatting ----------------------------------------------------------------------------------
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{_n(count)} {word if count == 1 else (plural or word + 's')}"
+
+
+def _where(searched: str | None) -> str:
+    searched = (searched or "").strip("/")
+    return "the workspace root" if searched in ("", ".") else f"{searched}/"
+
+
+def _size(size: int) -> str:
+    if size < 10 * 1024:
+        return _plural(size, "byte")
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}, {_n(size)} bytes"
+    return _plural(size, "byte")  # pragma: no cover
+
+
+def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
+    parts: list[str] = []
+    if include_binary and getattr(skipped, "binary", 0):
+        parts.append(_plural(skipped.binary, "binary file"))
+    if getattr(skipped, "denied", 0):
+        parts.append(f"{_plural(skipped.denied, 'file')} denied by the secrets policy")
+    if getattr(skipped, "unreadable", 0):
+        parts.append(f"{_plural(skipped.unreadable, 'unreadable entry', 'unreadable entries')}")
+    if getattr(skipped, "special", 0):
+        parts.append(f"{_plural(skipped.special, 'special file')} (FIFO, socket, device)")
+    if getattr(skipped, "too_large", 0):
+        parts.append(f"{_plural(skipped.too_large, 'file')} too large to search")
+    if getattr(skipped, "outside_root", 0):
+        parts.append(f"{_plural(skipped.outside_root, 'symlink')} pointing outside the root")
+    return parts
+
+
+def _skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | None:
+    parts = _skip_parts(skipped, include_binary)
+    ignored = getattr(skipped, "ignored", 0)
+    if nothing_found and ignored:
+        parts.append(
+            f"{_plural(ignored, 'entry', 'entries')} hidden by ignore rules (.gitignore, "
+            ".ignore, .spyglassignore)"
+        )
+    if not parts:
+        return None
+    return "Skipped: " + ", ".join(parts) + "."
+
+
+def format_glob(result: Any, sort: str = "path") -> str:
+    """The text a model sees for a `Workspace.glob` result."""
+    pattern = result.pattern
+    where = _where(result.searched)
+    shown = len(result.paths)
+    total = result.total
+    lines: list[str] = []
+    order = " (newest first)" if sort == "mtime" else ""
+    if total == 0:
+        header = f'No files match "{pattern}" in {where}'
+        if result.files_in_scope is not None:
+            header += f", which holds {_plural(result.files_in_scope, 'file')}"
+        lines.append(header + ".")
+    elif shown == 0:
+        lines.append(
+            f'{_plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
+            f"{where}, but offset={result.offset} is past the end; use an offset below {total}."
+        )
+    elif shown == total:
+        lines.append(
+            f'{_plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
+            f"{where}{order}:"
+        )
+    else:
+        first = result.offset + 1
+        last = result.offset + shown
+        lines.append(
+            f'{_plural(total, "file")} match "{pattern}" in {where}; showing '
+            f"{_n(first)}-{_n(last)}{order}:"
+        )
+    lines.extend(result.paths)
+    if result.withheld and shown:
+        lines.append(
+            f"{_n(result.withheld)} more not shown: call glob again with "
+            f"offset={result.offset + shown} for the next page."
+        )
+    if result.anywhere_pattern and result.anywhere_total:
+        lines.append(
+            f'Note: "*" never crosses "/", so "{pattern}" only matches at the top level of '
+            f'{where}; "{result.anywhere_pattern}" matches '
+            f"{_plural(result.anywhere_total, 'file')} at any depth."
+        )
+    if result.incomplete:
+        lines.append(
+            "Incomplete: the time budget ran out before the walk finished, so the list and the "
+            f"total cover only part of {where}. Narrow the search with a more specific pattern "
+            "or path."
+        )
+    note = _skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
+    if note:
+        lines.append(note)
+    return "\n".join(lines)
+
+
+def format_grep(
+    result: Any,
+    *,
+    context: int = 0,
+    path: str | None = None,
+    glob: str | None = None,
+    case_insensitive: bool = False,
+) -> str:
+    """The text a model sees for a `Workspace.grep` result."""
+    pattern = f'"{result.pattern}"'
+    scope = ""
+    if path:
+        scope += f" under {path.rstrip('/')}"
+    if glob:
+        scope += f' in files matching "{glob}"'
+    searched = f"{_plural(result.files_searched, 'file')} searched"
+    mode = result.output_mode
+    lines: list[str] = []
+    matches = result.total_matches
+    files = result.total_files
+    nothing = matches == 0
+    if nothing:
+        text = f"No matches for {pattern}{scope} ({searched})."
+        if not case_insensitive and any(c.isalpha() for c in result.pattern):
+            text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
+        lines.append(text)
+    elif mode == "content":
+        shown = sum(1 for line in result.lines if line.is_match)
+        totals = (
+            f"{_plural(matches, 'match', 'matches')} in {_plural(files, 'file')} for "
+            f"{pattern}{scope} ({searched})"
+        )
+        if shown == 0:
+            lines.append(
+                f"{totals}, but offset={result.offset} is past the end; use an offset below "
+                f"{matches}."
+            )
+        elif result.offset or result.withheld:
+            lines.append(
+                f"{totals}; showing matches {_n(result.offset + 1)}-"
+                f"{_n(result.offset + shown)}:"
+            )
+        else:
+            lines.append(f"{totals}:")
+        previous: tuple[str, int] | None = None
+        cut = 0
+        for line in result.lines:
+            if (
+                context > 0
+                and previous is not None
+                and (line.path != previous[0] or line.line != previous[1] + 1)
+            ):
+                lines.append("--")
+            sep = ":" if line.is_match else "-"
+            lines.append(f"{line.path}{sep}{line.line}{sep}{line.text}")
+            cut += bool(line.cut)
+            previous = (line.path, line.line)
+        if result.withheld and shown:
+            lines.append(
+                f"{_n(result.withheld)} more matches not shown: call grep again with "
+                f"offset={result.offset + shown} for the next page, or narrow the search with "
+                "path or glob."
+            )
+        if cut:
+            lines.append(
+                f"{_plural(cut, 'line')} longer than 120 characters "
+                f"{'is' if cut == 1 else 'are'} shown in part (around the match); read_file "
+                "shows up to 500 characters per line."
+            )
+    else:
+        shown = len(result.files)
+        entry = "files" if mode == "files_with_matches" else "counts"
+        totals = (
+            f"{_plural(files, 'file')} {'matches' if files == 1 else 'match'} {pattern}{scope} "
+            f"({_plural(matches, 'matching line')}, {searched})"
+        )
+        if shown == 0:
+            lines.append(
+                f"{totals}, but offset={result.offset} is past the end; use an offset below "
+                f"{files}."
+            )
+        elif result.offset or result.withheld:
+            lines.append(
+                f"{totals}; showing {entry} {_n(result.offset + 1)}-{_n(result.offset + shown)}:"
+            )
+        else:
+            lines.append(f"{totals}:")
+        for item in result.files:
+            lines.append(item.path if mode == "files_with_matches" else f"{item.path}:{item.count}")
+        if result.withheld and shown:
+            lines.append(
+                f"{_n(result.withheld)} more files not shown: call grep again with "
+                f"offset={result.offset + shown} for the next page."
+            )
+    if result.incomplete:
+        lines.append(
+            f"Incomplete: the time budget ran out after {searched}, so there may be more "
+            "matches and the totals are lower bounds. Narrow the search with path or glob."
+        )
+    note = _skip_note(result.skipped, include_binary=True, nothing_found=nothing)
+    if note:
+        lines.append(note)
+    return "\n".join(lines)
+
+
+_ENCODING_NAMES = {
+    "utf-8-bom": "UTF-8 with BOM",
+    "utf-16le": "UTF-16LE (with BOM)",
+    "utf-16be": "UTF-16BE (with BOM)",
+    "utf-8-lossy": "not valid UTF-8; invalid bytes are shown as U+FFFD",
+}
+
+
+def format_read(result: Any) -> str:
+    """The text a model sees for a `Workspace.read_file` result."""
+    path = result.path
+    if result.kind == "empty":
+        return f"{path} is empty (0 bytes)."
+    if result.kind == "binary":
+        kind = f"{result.binary_type}, " if result.binary_type else ""
+        return (
+            f"{path} is a binary file ({kind}{_size(result.size_bytes)}); its content is not "
+            "shown. Use grep or glob to find related text files."
+        )
+    about = "about " if result.total_lines_estimated else ""
+    estimated = " (estimated from the file size)" if result.total_lines_estimated else ""
+    total = f"{about}{_plural(result.total_lines, 'line')}"
+    if not result.lines:
+        return (
+            f"{path}: offset {result.offset} is past the end: the file has {total}{estimated}. "
+            f"Call read_file with an offset from 1 to {_n(result.total_lines)}."
+        )
+    first = result.lines[0].number
+    last = result.lines[-1].number
+    lines = [f"{path}: lines {_n(first)}-{_n(last)} of {about}{_n(result.total_lines)}{estimated}."]
+    details: list[str] = []
+    if result.encoding not in ("utf-8", "", None):
+        details.append(f"Encoding: {_ENCODING_NAMES.get(result.encoding, result.encoding)}.")
+    if result.line_ending in ("CRLF", "CR"):
+        details.append(f"Line endings: {result.line_ending}.")
+    elif result.line_ending == "mixed":
+        details.append("Line endings: mixed (LF and CRLF).")
+    if details:
+        lines.append(" ".join(details))
+    width = max(6, len(str(last)))
+    for line in result.lines:
+        text = line.text
+        if line.cut_from is not None:
+            text += f" [... line cut: {_n(line.cut_from)} characters in full]"
+        lines.append(f"{line.number:>{width}}\t{text}")
+    if result.next_offset is not None:
+        lines.append(
+            f"More lines follow: call read_file with offset={result.next_offset} to read on."
+        )
+    return "\n".join(lines)
+
+
+# -- handlers ------------------------------------------------------------------------------------
+
+
+def _workspace(context: ToolContext) -> Any:
+    if context.workspace is None:
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            "this registry has no workspace, so tools cannot run; create it with "
+            "default_registry(root)"
+        )
+    return context.workspace
+
+
+def run_glob(context: ToolContext, args: dict[str, Any]) -> str:
+    """Handler of `glob`."""
+    result = _workspace(context).glob(
+        args["pattern"],
+        path=args.get("path") or None,
+        limit=args["limit"],
+        offset=args["offset"],
+        sort=args["sort"],
+    )
+    return format_glob(result, sort=args["sort"])
+
+
+def run_grep(context: ToolContext, args: dict[str, Any]) -> str:
+    """Handler of `grep`."""
+    result = _workspace(context).grep(
+        args["pattern"],
+        path=args.get("path") or None,
+        glob=args.get("glob") or None,
+        literal=args["literal"],
+        case_insensitive=args["case_insensitive"],
+        context=args["context"],
+        multiline=args["multiline"],
+        output_mode=args["output_mode"],
+        limit=args["limit"],
+        offset=args["offset"],
+    )
+    return format_grep(
+        result,
+        context=args["context"],
+        path=args.get("path"),
+        glob=args.get("glob"),
+        case_insensitive=args["case_insensitive"],
+    )
+
+
+def _read_key(root: str, path: str) -> str:
+    return os.path.realpath(os.path.join(root, path))
+
+
+def run_read_file(context: ToolContext, args: dict[str, Any]) -> str | ToolOutput:
+    """Handler of `read_file`: returns a short notice for an unchanged range already delivered."""
+    workspace = _workspace(context)
+    path, offset, limit = args["path"], args["offset"], args["limit"]
+    key = _read_key(workspace.root, path)
+    earlier = context.read_state.lookup(key, offset, limit)
+    if earlier is not None:
+        last = min(offset + limit - 1, earlier.total_lines)
+        return ToolOutput(
+            f"Already shown: {path} lines {_n(offset)}-{_n(last)} are part of the result of "
+            f"your earlier read_file call (id {earlier.call_id}), and the file has not changed "
+            "since, so the text is not repeated. Use that result, or call read_file with "
+            "another offset to see other lines.",
+            meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
+        )
+    stamp = context.read_state.stamp(key)
+    result = workspace.read_file(path, offset=offset, limit=limit)
+    text = format_read(result)
+    meta: dict[str, Any] = {}
+    if result.kind == "text" and result.lines and stamp is not None:
+        record = ReadRecord(
+            call_id=context.call_id,
+            first=result.lines[0].number,
+            last=result.lines[-1].number,
+            total_lines=result.total_lines,
+            stamp=stamp,
+        )
+        meta["_read_record"] = (key, record)
+    return ToolOutput(text, meta=meta)
+
+
+def glob_tool() -> ToolSpec:
+    return ToolSpec(
+        name="glob",
+        description=GLOB_DESCRIPTION,
+        parameters=GLOB_SCHEMA,
+        handler=run_glob,
+        title="Find files by pattern",
+    )
+
+
+def grep_tool() -> ToolSpec:
+    return ToolSpec(
+        name="grep",
+        description=GREP_DESCRIPTION,
+        parameters=GREP_SCHEMA,
+        handler=run_grep,
+        title="Search file contents",
+    )
+
+
+def read_file_tool() -> ToolSpec:
+    return ToolSpec(
+        name="read_file",
+        description=READ_FILE_DESCRIPTION,
+        parameters=READ_FILE_SCHEMA,
+        handler=run_read_file,
+        title="Read a file",
+    )
+
+
+def builtin_tools() -> list[ToolSpec]:
+    """The three read-only tools, in name order."""
+    return [glob_tool(), grep_tool(), read_file_tool()]
