@@ -22,6 +22,10 @@ from .errors import (
     UnreadableError,
 )
 from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
+from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
+from .registry import Registry, ToolContext, default_registry
+from .streaming import ToolCallAccumulator
+from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
 
 
 def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -> str:
@@ -42,6 +46,18 @@ __all__ = [
     "DEFAULT_EXCLUDE_DIRS",
     "DEFAULT_DENY_GLOBS",
     "to_dict",
+    "Registry",
+    "default_registry",
+    "ToolSpec",
+    "ToolCall",
+    "ToolResult",
+    "ToolOutput",
+    "ToolContext",
+    "ToolCallAccumulator",
+    "openai_chat_messages",
+    "openai_responses_items",
+    "anthropic_messages",
+    "follow_up",
     "truncate_middle",
     "SpyglassError",
     "PathNotFoundError",
