@@ -131,3 +131,57 @@ def registry_with(workspace: Any = None, **kwargs: Any) -> Registry:
     for spec in builtin_tools():
         registry.register(spec)
     return registry
+
+
+class PyWorkspace(FakeWorkspace):
+    """A tiny pure-Python stand-in for the engine (no ignore rules, small trees only), so the
+    demo loop can be exercised before the Rust engine is merged."""
+
+    def _files(self, base: str) -> list[str]:
+        out = []
+        for folder, dirs, files in os.walk(os.path.join(self.root, base)):
+            dirs[:] = sorted(d for d in dirs if d not in (".git", "__pycache__"))
+            for name in files:
+                out.append(os.path.relpath(os.path.join(folder, name), self.root).replace(os.sep, "/"))
+        return sorted(out)
+
+    def glob(self, pattern: str, path=None, limit=200, offset=0, sort="path"):
+        import fnmatch
+
+        self._record("glob", pattern, path=path, limit=limit, offset=offset, sort=sort)
+        regex = fnmatch.translate(pattern.replace("**/", "\x00")).replace("\x00", "(?:.*/)?")
+        import re
+
+        found = [p for p in self._files(path or "") if re.match(regex, p)]
+        page = found[offset : offset + limit]
+        return glob_result(pattern=pattern, paths=page, total=len(found), offset=offset,
+                           withheld=max(0, len(found) - offset - len(page)),
+                           files_in_scope=None if found else len(self._files(path or "")),
+                           searched=path or "")
+
+    def grep(self, pattern: str, path=None, glob=None, literal=False, case_insensitive=False,
+             context=0, multiline=False, output_mode="content", limit=50, offset=0):
+        import fnmatch
+        import re
+
+        self._record("grep", pattern, path=path, glob=glob)
+        regex = re.compile(re.escape(pattern) if literal else pattern,
+                           re.I if case_insensitive else 0)
+        lines, total, files = [], 0, set()
+        names = self._files(path or "")
+        for name in names:
+            if glob and not fnmatch.fnmatch(name.rsplit("/", 1)[-1], glob):
+                continue
+            with open(os.path.join(self.root, name), encoding="utf-8", errors="replace") as f:
+                text = f.read().splitlines()
+            hits = [i for i, t in enumerate(text) if regex.search(t)]
+            total += len(hits)
+            files.update([name] if hits else [])
+            shown: dict[int, bool] = {}
+            for i in hits:
+                for j in range(max(0, i - context), min(len(text), i + context + 1)):
+                    shown[j] = shown.get(j, False) or j == i
+            for j in sorted(shown):
+                lines.append(gline(name, j + 1, text[j], shown[j]))
+        return grep_result(pattern=pattern, lines=lines, total_matches=total,
+                           total_files=len(files), files_searched=len(names))

@@ -16,6 +16,7 @@ import random
 import re
 import sys
 import tempfile
+import textwrap
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -373,12 +374,17 @@ class DemoReport:
 
 
 def _preview(text: str, lines: int = 6, width: int = 96) -> list[str]:
-    shown = text.splitlines()[:lines]
-    out = ["    | " + (line if len(line) <= width else line[: width - 3] + "...")
-           for line in shown]
-    remaining = len(text.splitlines()) - len(shown)
-    if remaining > 0:
-        out.append(f"    | ... ({remaining} more lines)")
+    all_lines = text.splitlines()
+    shown = all_lines[:lines]
+    out: list[str] = []
+    for line in shown:
+        if len(line) <= width:
+            out.append("    | " + line)
+        else:  # an error sentence: wrap it so the whole guidance is visible
+            wrapped = textwrap.wrap(line, width) or [""]
+            out += ["    | " + wrapped[0]] + ["    |   " + w for w in wrapped[1:]]
+    if len(all_lines) > len(shown):
+        out.append(f"    | ... ({len(all_lines) - len(shown)} more lines)")
     return out
 
 

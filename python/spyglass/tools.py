@@ -280,7 +280,8 @@ def format_glob(result: Any, sort: str = "path") -> str:
     if total == 0:
         header = f'No files match "{pattern}" in {where}'
         if result.files_in_scope is not None:
-            header += f", which holds {_plural(result.files_in_scope, 'file')}"
+            held = result.files_in_scope
+            header += f", which holds {_plural(held, 'file') if held else 'no files'}"
         lines.append(header + ".")
     elif shown == 0:
         lines.append(
@@ -346,6 +347,8 @@ def format_grep(
     nothing = matches == 0
     if nothing:
         text = f"No matches for {pattern}{scope} ({searched})."
+        if result.files_searched == 0 and not result.incomplete:
+            text += " No file was searched: check path and glob."
         if not case_insensitive and any(c.isalpha() for c in result.pattern):
             text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
         lines.append(text)
@@ -382,7 +385,7 @@ def format_grep(
             previous = (line.path, line.line)
         if result.withheld and shown:
             lines.append(
-                f"{_n(result.withheld)} more matches not shown: call grep again with "
+                f"{_plural(result.withheld, 'more match', 'more matches')} not shown: call grep again with "
                 f"offset={result.offset + shown} for the next page, or narrow the search with "
                 "path or glob."
             )
@@ -414,7 +417,7 @@ def format_grep(
             lines.append(item.path if mode == "files_with_matches" else f"{item.path}:{item.count}")
         if result.withheld and shown:
             lines.append(
-                f"{_n(result.withheld)} more files not shown: call grep again with "
+                f"{_plural(result.withheld, 'more file')} not shown: call grep again with "
                 f"offset={result.offset + shown} for the next page."
             )
     if result.incomplete:
@@ -457,7 +460,8 @@ def format_read(result: Any) -> str:
         )
     first = result.lines[0].number
     last = result.lines[-1].number
-    lines = [f"{path}: lines {_n(first)}-{_n(last)} of {about}{_n(result.total_lines)}{estimated}."]
+    span = f"line {_n(first)}" if first == last else f"lines {_n(first)}-{_n(last)}"
+    lines = [f"{path}: {span} of {about}{_n(result.total_lines)}{estimated}."]
     details: list[str] = []
     if result.encoding not in ("utf-8", "", None):
         details.append(f"Encoding: {_ENCODING_NAMES.get(result.encoding, result.encoding)}.")
@@ -471,7 +475,7 @@ def format_read(result: Any) -> str:
     for line in result.lines:
         text = line.text
         if line.cut_from is not None:
-            text += f" [... line cut: {_n(line.cut_from)} characters in full]"
+            text += f" [... line cut at {_n(len(line.text))} of {_n(line.cut_from)} characters]"
         lines.append(f"{line.number:>{width}}\t{text}")
     if result.next_offset is not None:
         lines.append(
