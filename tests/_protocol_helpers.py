@@ -9,7 +9,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
 from spyglass import _core
 from spyglass.errors import InvalidArgumentError
 from spyglass.registry import Registry
@@ -49,16 +48,16 @@ needs_truncate = pytest.mark.skipif(not TRUNCATE_BUILT, reason="truncate_middle 
 
 
 def skips(**values: int) -> SimpleNamespace:
-    base = dict(ignored=0, binary=0, denied=0, unreadable=0, special=0, too_large=0,
-                outside_root=0)
+    base = {"ignored": 0, "binary": 0, "denied": 0, "unreadable": 0, "special": 0, "too_large": 0,
+                "outside_root": 0}
     base.update(values)
     return SimpleNamespace(**base)
 
 
 def glob_result(**values: Any) -> SimpleNamespace:
-    base: dict[str, Any] = dict(pattern="**/*.py", paths=[], total=0, offset=0, withheld=0,
-                                files_in_scope=None, anywhere_pattern=None, anywhere_total=None,
-                                searched="", skipped=skips(), incomplete=False, elapsed_ms=1.0)
+    base: dict[str, Any] = {"pattern": "**/*.py", "paths": [], "total": 0, "offset": 0, "withheld": 0,
+                                "files_in_scope": None, "anywhere_pattern": None, "anywhere_total": None,
+                                "searched": "", "skipped": skips(), "incomplete": False, "elapsed_ms": 1.0}
     base.update(values)
     return SimpleNamespace(**base)
 
@@ -68,10 +67,10 @@ def gline(path: str, line: int, text: str, is_match: bool = True, cut: bool = Fa
 
 
 def grep_result(**values: Any) -> SimpleNamespace:
-    base: dict[str, Any] = dict(pattern="TODO", output_mode="content", lines=[], files=[],
-                                total_matches=0, total_files=0, offset=0, withheld=0,
-                                files_searched=0, skipped=skips(), incomplete=False,
-                                elapsed_ms=1.0)
+    base: dict[str, Any] = {"pattern": "TODO", "output_mode": "content", "lines": [], "files": [],
+                                "total_matches": 0, "total_files": 0, "offset": 0, "withheld": 0,
+                                "files_searched": 0, "skipped": skips(), "incomplete": False,
+                                "elapsed_ms": 1.0}
     base.update(values)
     return SimpleNamespace(**base)
 
@@ -81,9 +80,9 @@ def rline(number: int, text: str, cut_from: int | None = None) -> SimpleNamespac
 
 
 def read_result(**values: Any) -> SimpleNamespace:
-    base: dict[str, Any] = dict(path="src/app.py", kind="text", binary_type=None, size_bytes=100,
-                                lines=[], offset=1, total_lines=0, total_lines_estimated=False,
-                                next_offset=None, encoding="utf-8", line_ending="LF")
+    base: dict[str, Any] = {"path": "src/app.py", "kind": "text", "binary_type": None, "size_bytes": 100,
+                                "lines": [], "offset": 1, "total_lines": 0, "total_lines_estimated": False,
+                                "next_offset": None, "encoding": "utf-8", "line_ending": "LF"}
     base.update(values)
     return SimpleNamespace(**base)
 
@@ -166,7 +165,7 @@ class PyWorkspace(FakeWorkspace):
 
         self._record("grep", pattern, path=path, glob=glob)
         regex = re.compile(re.escape(pattern) if literal else pattern,
-                           re.I if case_insensitive else 0)
+                           re.IGNORECASE if case_insensitive else 0)
         lines, total, files = [], 0, set()
         names = self._files(path or "")
         for name in names:

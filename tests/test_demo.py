@@ -8,9 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-import spyglass.demo as demo
 from _protocol_helpers import PyWorkspace, needs_engine, needs_truncate, registry_with
+from spyglass import demo
 from spyglass.cli import main
 
 

@@ -9,11 +9,16 @@ import threading
 from pathlib import Path
 
 import pytest
+import spyglass.registry as registry_module
+from _protocol_helpers import (
+    TRUNCATE_BUILT,
+    FakeWorkspace,
+    needs_engine,
+    needs_truncate,
+    registry_with,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import spyglass.registry as registry_module
-from _protocol_helpers import TRUNCATE_BUILT, FakeWorkspace, needs_engine, needs_truncate, registry_with
 from spyglass import Registry, ToolCall, ToolResult, ToolSpec, default_registry
 from spyglass.errors import OutsideRootError, PathNotFoundError
 from spyglass.types import ToolOutput
@@ -41,26 +46,26 @@ def run(reg: Registry, name: str, arguments: str = "{}", call_id: str = "call_1"
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("Read", "There is no tool named Read. Did you mean read_file? Available tools: glob, "
-                 "grep, read_file."),
-        ("grep_search", "There is no tool named grep_search. Did you mean grep? Available tools: "
-                        "glob, grep, read_file."),
-        ("search_file_content", "There is no tool named search_file_content. Did you mean grep? "
-                                "Available tools: glob, grep, read_file."),
-        ("list_files", "There is no tool named list_files. Did you mean glob? Available tools: "
-                       "glob, grep, read_file."),
-        ("find", "There is no tool named find. Did you mean glob? Available tools: glob, grep, "
-                 "read_file."),
-        ("GLOB", "There is no tool named GLOB. Did you mean glob? Available tools: glob, grep, "
-                 "read_file."),
-        ("functions.grep", "There is no tool named functions.grep. Did you mean grep? Available "
-                           "tools: glob, grep, read_file."),
-        ("edit_file", "There is no tool named edit_file. These tools are read-only: they can "
+        ("Read", ("There is no tool named Read. Did you mean read_file? Available tools: glob, "
+                 "grep, read_file.")),
+        ("grep_search", ("There is no tool named grep_search. Did you mean grep? Available tools: "
+                        "glob, grep, read_file.")),
+        ("search_file_content", ("There is no tool named search_file_content. Did you mean grep? "
+                                "Available tools: glob, grep, read_file.")),
+        ("list_files", ("There is no tool named list_files. Did you mean glob? Available tools: "
+                       "glob, grep, read_file.")),
+        ("find", ("There is no tool named find. Did you mean glob? Available tools: glob, grep, "
+                 "read_file.")),
+        ("GLOB", ("There is no tool named GLOB. Did you mean glob? Available tools: glob, grep, "
+                 "read_file.")),
+        ("functions.grep", ("There is no tool named functions.grep. Did you mean grep? Available "
+                           "tools: glob, grep, read_file.")),
+        ("edit_file", ("There is no tool named edit_file. These tools are read-only: they can "
                       "find, search and read files but cannot change files or run commands. "
-                      "Available tools: glob, grep, read_file."),
+                      "Available tools: glob, grep, read_file.")),
         ("weather", "There is no tool named weather. Available tools: glob, grep, read_file."),
-        ("", "The tool call has no tool name, so nothing was run. Available tools: glob, grep, "
-             "read_file. Call one of them by name."),
+        ("", ("The tool call has no tool name, so nothing was run. Available tools: glob, grep, "
+             "read_file. Call one of them by name.")),
     ],
 )
 def test_unknown_tool(reg, name, message):
@@ -355,7 +360,7 @@ def test_execute_many_runs_safe_calls_in_parallel_and_keeps_order():
 
 
 def test_unsafe_calls_run_alone_between_batches():
-    reg, order = barrier_registry(2)
+    reg, _order = barrier_registry(2)
     calls = [ToolCall("a", "meet", '{"n": "a"}'), ToolCall("b", "meet", '{"n": "b"}'),
              ToolCall("x", "alone", '{"n": "x"}'),
              ToolCall("c", "meet", '{"n": "c"}'), ToolCall("d", "meet", '{"n": "d"}')]

@@ -5,11 +5,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-
 from _protocol_helpers import (
     FakeWorkspace,
-    glob_result,
     gline,
+    glob_result,
     grep_result,
     needs_glob,
     needs_grep,
@@ -254,8 +253,8 @@ def test_read_empty_and_binary():
         ("utf-8-bom", "LF", "Encoding: UTF-8 with BOM."),
         ("utf-8", "CRLF", "Line endings: CRLF."),
         ("utf-8-lossy", "mixed",
-         "Encoding: not valid UTF-8; invalid bytes are shown as U+FFFD. Line endings: mixed "
-         "(LF and CRLF)."),
+         ("Encoding: not valid UTF-8; invalid bytes are shown as U+FFFD. Line endings: mixed "
+         "(LF and CRLF).")),
         ("utf-16be", "CR", "Encoding: UTF-16BE (with BOM). Line endings: CR."),
     ],
 )

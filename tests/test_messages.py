@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from pydantic import TypeAdapter
-
 from spyglass import (
     ToolCall,
     ToolResult,
@@ -27,7 +26,10 @@ RESULTS = [
 
 
 def test_openai_chat_messages():
-    from openai.types.chat import ChatCompletionAssistantMessageParam, ChatCompletionToolMessageParam
+    from openai.types.chat import (
+        ChatCompletionAssistantMessageParam,
+        ChatCompletionToolMessageParam,
+    )
 
     messages = openai_chat_messages(CALLS, RESULTS, text="Let me search.")
     assert len(messages) == 4

@@ -6,9 +6,8 @@ import re
 
 import jsonschema
 import pytest
-from pydantic import TypeAdapter
-
 from _protocol_helpers import registry_with
+from pydantic import TypeAdapter
 from spyglass import Registry, ToolSpec, default_registry
 from spyglass.registry import FORMATS
 
@@ -145,7 +144,6 @@ def test_custom_tool_registers_in_every_format():
 
 def test_cli_tools_prints_each_format(capsys):
     import orjson
-
     from spyglass.cli import main
 
     for fmt in FORMATS:

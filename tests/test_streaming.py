@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import orjson
 import pytest
+from _protocol_helpers import registry_with
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
-
-from _protocol_helpers import registry_with
 from spyglass import ToolCall, ToolCallAccumulator
 from spyglass.demo import anthropic_events, openai_chat_chunks, responses_events
 
@@ -455,7 +455,7 @@ def streams(draw):
         text = orjson.dumps(draw(json_objects)).decode()
         cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=8)))
         bounds = [0, *cuts, len(text)]
-        pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+        pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
         calls.append((index, f"id_{n}", f"tool_{n}", text))
         queues.append([(index, n, p) for p in pieces])
     order = []

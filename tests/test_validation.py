@@ -6,7 +6,6 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from spyglass.tools import GLOB_SCHEMA, GREP_SCHEMA, READ_FILE_SCHEMA
 from spyglass.validation import (
     ArgumentsError,
@@ -49,16 +48,16 @@ def test_fractional_number_is_not_an_integer_but_whole_float_is():
 def test_string_boolean_is_not_a_boolean():
     checked = check_arguments(GREP_SCHEMA, {"pattern": "x", "literal": "true"})
     assert checked.errors == [
-        '"literal" must be a boolean (true or false), got the string "true" '
-        "(write it without quotes: true)."
+        ('"literal" must be a boolean (true or false), got the string "true" '
+        "(write it without quotes: true).")
     ]
 
 
 def test_enum_with_suggestion():
     checked = check_arguments(GREP_SCHEMA, {"pattern": "x", "output_mode": "files"})
     assert checked.errors == [
-        '"output_mode" must be one of "content", "files_with_matches", "count"; got "files" '
-        '(did you mean "files_with_matches"?).'
+        ('"output_mode" must be one of "content", "files_with_matches", "count"; got "files" '
+        '(did you mean "files_with_matches"?).')
     ]
 
 
@@ -86,8 +85,8 @@ def test_null_counts_as_absent():
 def test_missing_required_argument_explains_it():
     checked = check_arguments(READ_FILE_SCHEMA, {})
     assert checked.errors == [
-        'missing required argument "path" (string): Path of the file to read, relative to the '
-        'workspace root, e.g. "src/app.py".'
+        ('missing required argument "path" (string): Path of the file to read, relative to the '
+        'workspace root, e.g. "src/app.py".')
     ]
 
 
@@ -120,8 +119,8 @@ def test_every_error_is_collected():
 def test_array_for_string():
     checked = check_arguments(GLOB_SCHEMA, {"pattern": ["*.py", "*.rs"]})
     assert checked.errors == [
-        '"pattern" must be a string, got an array (pass one string; call the tool again for '
-        "another value)."
+        ('"pattern" must be a string, got an array (pass one string; call the tool again for '
+        "another value).")
     ]
 
 
@@ -150,32 +149,32 @@ def test_parse_arguments_accepts_mappings_empty_text_and_double_encoding():
     [
         (
             '{"pattern": "TO',
-            'The arguments are not valid JSON: unexpected end of data at line 1, column 16 '
+            ('The arguments are not valid JSON: unexpected end of data at line 1, column 16 '
             '(character 15): the text ends inside a string (the closing quote is missing), '
             'with 1 bracket still open (missing `}`), after `{"pattern": "TO`; it looks cut '
             'off. Nothing was run. Send the arguments again as one complete JSON object, for '
-            'example {"pattern": "TODO"}.',
+            'example {"pattern": "TODO"}.'),
         ),
         (
             '{"path": "a.py", "offset": 3,, "limit": 5}',
-            "The arguments are not valid JSON: unexpected character, expected a string key at "
+            ("The arguments are not valid JSON: unexpected character, expected a string key at "
             'line 1, column 30 (character 29): the text up to there is `{"path": "a.py", '
             '"offset": 3,` and it continues with `, "limit": 5}`. Nothing was run. Send the '
-            'arguments again as one complete JSON object, for example {"pattern": "TODO"}.',
+            'arguments again as one complete JSON object, for example {"pattern": "TODO"}.'),
         ),
         (
             "{'pattern': 'x'}",
-            "The arguments are not valid JSON: unexpected character, expected a string key at "
+            ("The arguments are not valid JSON: unexpected character, expected a string key at "
             "line 1, column 2 (character 1): the text up to there is `{` and it continues with "
             "`'pattern': 'x'}`. Nothing was run. Send the arguments again as one complete JSON "
-            'object, for example {"pattern": "TODO"}.',
+            'object, for example {"pattern": "TODO"}.'),
         ),
         (
             '{\n  "path": "a",\n  "limit": 10\n',
-            "The arguments are not valid JSON: unexpected end of data at line 4, column 1 "
+            ("The arguments are not valid JSON: unexpected end of data at line 4, column 1 "
             "(character 31): the text ends with 1 bracket still open (missing `}`), after "
             '`{\\n  "path": "a",\\n  "limit": 10\\n`; it looks cut off. Nothing was run. Send '
-            'the arguments again as one complete JSON object, for example {"pattern": "TODO"}.',
+            'the arguments again as one complete JSON object, for example {"pattern": "TODO"}.'),
         ),
     ],
 )

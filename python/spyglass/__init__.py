@@ -21,11 +21,11 @@ from .errors import (
     SpyglassError,
     UnreadableError,
 )
-from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
-from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
+from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
 from .registry import Registry, ToolContext, default_registry
 from .streaming import ToolCallAccumulator
-from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
+from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
+from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
 
 
 def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -> str:
@@ -41,33 +41,33 @@ def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -
 
 
 __all__ = [
-    "__version__",
-    "Workspace",
-    "DEFAULT_EXCLUDE_DIRS",
     "DEFAULT_DENY_GLOBS",
-    "to_dict",
-    "Registry",
-    "default_registry",
-    "ToolSpec",
-    "ToolCall",
-    "ToolResult",
-    "ToolOutput",
-    "ToolContext",
-    "ToolCallAccumulator",
-    "openai_chat_messages",
-    "openai_responses_items",
-    "anthropic_messages",
-    "follow_up",
-    "truncate_middle",
-    "SpyglassError",
-    "PathNotFoundError",
-    "OutsideRootError",
+    "DEFAULT_EXCLUDE_DIRS",
     "DeniedError",
+    "EngineError",
+    "InvalidArgumentError",
     "IsADirectoryPathError",
     "NotADirectoryPathError",
-    "SpecialFileError",
+    "OutsideRootError",
+    "PathNotFoundError",
     "PatternError",
-    "InvalidArgumentError",
+    "Registry",
+    "SpecialFileError",
+    "SpyglassError",
+    "ToolCall",
+    "ToolCallAccumulator",
+    "ToolContext",
+    "ToolOutput",
+    "ToolResult",
+    "ToolSpec",
     "UnreadableError",
-    "EngineError",
+    "Workspace",
+    "__version__",
+    "anthropic_messages",
+    "default_registry",
+    "follow_up",
+    "openai_chat_messages",
+    "openai_responses_items",
+    "to_dict",
+    "truncate_middle",
 ]

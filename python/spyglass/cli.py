@@ -18,7 +18,7 @@ import orjson
 
 from .registry import FORMATS, Registry
 
-__all__ = ["main", "build_parser", "SUBCOMMANDS"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 
 def add_demo_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"spyglass {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (add_parser, command) in SUBCOMMANDS.items():
+    for (add_parser, command) in SUBCOMMANDS.values():
         add_parser(sub).set_defaults(func=command)
     return parser
 

@@ -32,13 +32,13 @@ from .types import ToolCall, ToolResult, ToolSpec
 
 __all__ = [
     "DemoReport",
+    "anthropic_events",
+    "main",
     "make_demo_repo",
     "openai_chat_chunks",
-    "anthropic_events",
     "responses_events",
     "run_demo",
     "run_selftest",
-    "main",
 ]
 
 QUESTION = (
@@ -316,7 +316,7 @@ class ScriptedModel:
             return Turn("openai responses", responses_events(
                 [("call_demo_4", "grep", arguments.decode())], rng))
         if step == 3:
-            found = re.search(r"^([^\s:]+):(\d+):def ", results[0].content, re.M) if results else None
+            found = re.search(r"^([^\s:]+):(\d+):def ", results[0].content, re.MULTILINE) if results else None
             if found is None:
                 return Turn("final", answer="I could not find where the function is defined.")
             self.definition = (found.group(1), int(found.group(2)))
@@ -404,14 +404,14 @@ def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
             turn = model.next_turn(results)
             if turn.answer is not None:
                 report.answer = turn.answer
-                print("", file=out)
+                print(file=out)
                 print(f"model> {turn.answer}", file=out)
                 break
             for event in turn.events:
                 acc.feed(event)
             text = acc.text
             calls = acc.drain()
-            print("", file=out)
+            print(file=out)
             print(f"== turn {turn_number}: {turn.fmt} stream, {len(turn.events)} events, "
                   f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} merged", file=out)
             if text:
@@ -434,7 +434,7 @@ def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
         registry.close()
     ok = bool(report.answer) and report.answer.startswith("The test is red because")
     report.exit_code = 0 if ok else 1
-    print("", file=out)
+    print(file=out)
     print(f"conclusion: {'found the cause' if ok else 'no conclusion'} after "
           f"{len(report.calls)} tool calls "
           f"({sum(r.is_error for r in report.results)} answered with an error the model acted on).",

@@ -30,7 +30,7 @@ from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
 from .validation import ArgumentsError, check_arguments, closest_name, parse_arguments
 from .workspace import Workspace
 
-__all__ = ["Registry", "ToolContext", "ReadState", "default_registry", "FORMATS"]
+__all__ = ["FORMATS", "ReadState", "Registry", "ToolContext", "default_registry"]
 
 #: The definition formats `Registry.definitions` exports.
 FORMATS = ("openai", "openai-responses", "anthropic", "mcp")
@@ -294,8 +294,7 @@ class Registry:
         names = self.names
         normalised = name.strip().lower().replace("-", "_").replace(" ", "_")
         for prefix in ("functions.", "tools.", "default_api.", "spyglass."):
-            if normalised.startswith(prefix):
-                normalised = normalised[len(prefix):]
+            normalised = normalised.removeprefix(prefix)
         for candidate in names:
             if candidate.lower() == normalised:
                 return candidate
@@ -406,8 +405,8 @@ class Registry:
             meta["error_type"] = "invalid_arguments"
             count = len(checked.errors)
             lines = [
-                f"Invalid arguments for {name} ({count} problem{'s' if count != 1 else ''}); "
-                "nothing was run:"
+                (f"Invalid arguments for {name} ({count} problem{'s' if count != 1 else ''}); "
+                "nothing was run:")
             ]
             lines += [f"- {e}" for e in checked.errors]
             if ignored_note:
@@ -536,7 +535,7 @@ class Registry:
                 self._pool.shutdown(wait=True)
                 self._pool = None
 
-    def __enter__(self) -> Registry:
+    def __enter__(self) -> Registry:  # noqa: PYI034 - Self needs Python 3.11
         return self
 
     def __exit__(self, *exc: object) -> None:

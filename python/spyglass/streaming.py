@@ -19,6 +19,7 @@ split across fragments.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -37,7 +38,7 @@ _ANTHROPIC_EVENTS = {"message_start", "content_block_start", "content_block_delt
 
 
 class _Slot:
-    __slots__ = ("index", "seq", "call_id", "name", "fragments", "final", "initial", "closed")
+    __slots__ = ("call_id", "closed", "final", "fragments", "index", "initial", "name", "seq")
 
     def __init__(self, index: int, seq: int) -> None:
         self.index = index
@@ -104,7 +105,7 @@ def _merge_fragments(parts: list[str | bytes]) -> str:
     if all(_parses_as_object(t) for t in texts):
         return texts[-1]
     # Cumulative snapshots: each fragment extends the previous one.
-    if all(b.startswith(a) for a, b in zip(texts, texts[1:])) and _parses_as_object(texts[-1]):
+    if all(b.startswith(a) for a, b in itertools.pairwise(texts)) and _parses_as_object(texts[-1]):
         return texts[-1]
     # Deltas followed by one final fragment holding the whole text.
     if _parses_as_object(texts[-1]) and texts[-1].startswith("".join(texts[:-1])):

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .registry import ToolContext
 
-__all__ = ["ToolSpec", "ToolCall", "ToolResult", "ToolOutput", "Handler"]
+__all__ = ["Handler", "ToolCall", "ToolOutput", "ToolResult", "ToolSpec"]
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
@@ -34,7 +34,7 @@ class ToolOutput:
 
 #: A tool's function: receives the execution context and the checked arguments (defaults filled
 #: in, unknown keys dropped) and returns the text the model sees, or a `ToolOutput`.
-Handler = Callable[["ToolContext", dict[str, Any]], Union[str, ToolOutput]]
+Handler = Callable[["ToolContext", dict[str, Any]], str | ToolOutput]
 
 
 @dataclass(frozen=True, slots=True)
