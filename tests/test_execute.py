@@ -417,13 +417,14 @@ argument_texts = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(call_id=st.text(max_size=10), name=names, arguments=argument_texts)
 def test_execute_never_raises(call_id, name, arguments):
     result = _FUZZ_REGISTRY.execute(ToolCall(call_id, name, arguments))
     assert isinstance(result, ToolResult)
     assert result.call_id == call_id
     assert isinstance(result.content, str) and result.content
+    assert result.meta.get("error_type") != "internal", (result.content, result.meta)
     if TRUNCATE_BUILT:
         assert len(result.content) <= 8000
 
@@ -445,3 +446,19 @@ def test_real_engine_outside_root_and_missing_file(tmp_path):
     assert "app.py" in missing.content
     found = reg.execute(ToolCall("c3", "grep", '{"pattern": "x = 1"}'))
     assert found.content.splitlines()[1] == "app.py:1:x = 1"
+
+
+def test_nul_in_a_path_is_refused_before_the_engine(reg, fake):
+    result = run(reg, "read_file", '{"path": "a\\u0000.py"}')
+    assert result.is_error and result.meta["error_type"] == "invalid_argument"
+    assert result.content == (
+        "path contains a NUL character (\\0), which no file name or pattern can hold; remove it "
+        "and call the tool again."
+    )
+    assert fake.calls == []
+
+
+def test_absurd_offsets_are_refused_by_the_schema(reg):
+    result = run(reg, "read_file", '{"path": "a.py", "offset": 100000000000000000000}')
+    assert result.meta["error_type"] == "invalid_arguments"
+    assert '"offset" must be at most 1000000000000' in result.content

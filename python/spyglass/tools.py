@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .errors import InvalidArgumentError
 from .registry import ReadRecord, ToolContext
 from .types import ToolOutput, ToolSpec
 
@@ -74,6 +75,9 @@ style when they are not plain UTF-8 with LF. Paths are relative to the workspace
 (absolute paths inside it work too); files outside the root or covered by the secrets policy \
 cannot be read. To read a large file, read a range around the line grep found."""
 
+#: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).
+MAX_OFFSET = 10**12
+
 GLOB_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -99,6 +103,7 @@ GLOB_SCHEMA: dict[str, Any] = {
         "offset": {
             "type": "integer",
             "minimum": 0,
+            "maximum": MAX_OFFSET,
             "default": 0,
             "description": "Number of matching paths to skip, to page through a large result. "
             "Default: 0.",
@@ -177,6 +182,7 @@ GREP_SCHEMA: dict[str, Any] = {
         "offset": {
             "type": "integer",
             "minimum": 0,
+            "maximum": MAX_OFFSET,
             "default": 0,
             "description": "Number of matches (or files) to skip, to page through a large "
             "result. Default: 0.",
@@ -198,6 +204,7 @@ READ_FILE_SCHEMA: dict[str, Any] = {
         "offset": {
             "type": "integer",
             "minimum": 1,
+            "maximum": MAX_OFFSET,
             "default": 1,
             "description": "1-based number of the first line to read. Default: 1.",
         },
@@ -487,10 +494,18 @@ def format_read(result: Any) -> str:
 # -- handlers ------------------------------------------------------------------------------------
 
 
+def _check_paths(args: dict[str, Any]) -> None:
+    for key in ("path", "glob", "pattern"):
+        value = args.get(key)
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidArgumentError(
+                f"{key} contains a NUL character (\\0), which no file name or pattern can "
+                f"hold; remove it and call the tool again."
+            )
+
+
 def _workspace(context: ToolContext) -> Any:
     if context.workspace is None:
-        from .errors import InvalidArgumentError
-
         raise InvalidArgumentError(
             "this registry has no workspace, so tools cannot run; create it with "
             "default_registry(root)"
@@ -500,6 +515,7 @@ def _workspace(context: ToolContext) -> Any:
 
 def run_glob(context: ToolContext, args: dict[str, Any]) -> str:
     """Handler of `glob`."""
+    _check_paths(args)
     result = _workspace(context).glob(
         args["pattern"],
         path=args.get("path") or None,
@@ -512,6 +528,7 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> str:
 
 def run_grep(context: ToolContext, args: dict[str, Any]) -> str:
     """Handler of `grep`."""
+    _check_paths(args)
     result = _workspace(context).grep(
         args["pattern"],
         path=args.get("path") or None,
@@ -539,6 +556,7 @@ def _read_key(root: str, path: str) -> str:
 
 def run_read_file(context: ToolContext, args: dict[str, Any]) -> str | ToolOutput:
     """Handler of `read_file`: returns a short notice for an unchanged range already delivered."""
+    _check_paths(args)
     workspace = _workspace(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
     key = _read_key(workspace.root, path)
