@@ -18,6 +18,7 @@ from .registry import ReadRecord, ToolContext
 from .types import ToolOutput, ToolSpec
 
 __all__ = [
+    "ENGINE_RESULT_KEY",
     "GLOB_SCHEMA",
     "GREP_SCHEMA",
     "READ_FILE_SCHEMA",
@@ -74,6 +75,10 @@ are not dumped (the result gives size and type). The header names the encoding a
 style when they are not plain UTF-8 with LF. Paths are relative to the workspace root \
 (absolute paths inside it work too); files outside the root or covered by the secrets policy \
 cannot be read. To read a large file, read a range around the line grep found."""
+
+#: `ToolResult.meta` key holding the engine's typed result (GlobResult, GrepResult, ReadResult)
+#: of a successful call, for front ends that return structured data (MCP, `spyglass --json`).
+ENGINE_RESULT_KEY = "engine_result"
 
 #: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).
 MAX_OFFSET = 10**12
@@ -513,7 +518,7 @@ def _workspace(context: ToolContext) -> Any:
     return context.workspace
 
 
-def run_glob(context: ToolContext, args: dict[str, Any]) -> str:
+def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
     _check_paths(args)
     result = _workspace(context).glob(
@@ -523,10 +528,10 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> str:
         offset=args["offset"],
         sort=args["sort"],
     )
-    return format_glob(result, sort=args["sort"])
+    return ToolOutput(format_glob(result, sort=args["sort"]), meta={ENGINE_RESULT_KEY: result})
 
 
-def run_grep(context: ToolContext, args: dict[str, Any]) -> str:
+def run_grep(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `grep`."""
     _check_paths(args)
     result = _workspace(context).grep(
@@ -541,13 +546,14 @@ def run_grep(context: ToolContext, args: dict[str, Any]) -> str:
         limit=args["limit"],
         offset=args["offset"],
     )
-    return format_grep(
+    text = format_grep(
         result,
         context=args["context"],
         path=args.get("path"),
         glob=args.get("glob"),
         case_insensitive=args["case_insensitive"],
     )
+    return ToolOutput(text, meta={ENGINE_RESULT_KEY: result})
 
 
 def _read_key(root: str, path: str) -> str:
@@ -573,7 +579,7 @@ def run_read_file(context: ToolContext, args: dict[str, Any]) -> str | ToolOutpu
     stamp = context.read_state.stamp(key)
     result = workspace.read_file(path, offset=offset, limit=limit)
     text = format_read(result)
-    meta: dict[str, Any] = {}
+    meta: dict[str, Any] = {ENGINE_RESULT_KEY: result}
     if result.kind == "text" and result.lines and stamp is not None:
         record = ReadRecord(
             call_id=context.call_id,
