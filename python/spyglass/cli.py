@@ -2,6 +2,8 @@
 
     spyglass demo [--selftest]            the offline scripted agent loop
     spyglass tools [--format openai]      tool definitions as JSON
+    spyglass glob|grep|read ... [--json]  one tool call: the text a model sees, or the typed result
+    spyglass mcp [--root DIR]             MCP server on stdio
 
 Each subcommand is one ``add_<name>_parser`` function plus one ``cmd_<name>(args) -> int``
 function, registered in `SUBCOMMANDS`; adding a subcommand (glob, grep, read, mcp, bench) means
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import orjson
 
@@ -73,6 +76,368 @@ def cmd_tools(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- glob / grep / read: the tools from a shell ----------------------------------------------------
+#
+# Each prints the text a model would see (the registry's formatted, bounded result) or, with
+# --json, `spyglass.to_dict` of the engine's typed result. Exit codes: 0 results, 1 no match
+# (grep, and glob with no paths), 2 usage or input error with one line on stderr.
+
+EXIT_OK, EXIT_NO_MATCH, EXIT_ERROR = 0, 1, 2
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the `Workspace` and `Registry` the command works in (shared by all tools)."""
+    from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
+
+    group = parser.add_argument_group("workspace")
+    group.add_argument(
+        "--root",
+        default=".",
+        metavar="DIR",
+        help="the directory every path is relative to and nothing outside of which is read "
+        "(default: the current directory)",
+    )
+    group.add_argument(
+        "--exclude-dir",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="skip directories with this name at any depth; repeatable; adds to the default "
+        f"set ({', '.join(DEFAULT_EXCLUDE_DIRS)})",
+    )
+    group.add_argument(
+        "--no-default-excludes",
+        action="store_true",
+        help="do not skip the default directory set (only --exclude-dir names are skipped)",
+    )
+    group.add_argument(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="files never listed, searched or read; repeatable; adds to the default secrets "
+        f"policy ({', '.join(DEFAULT_DENY_GLOBS)}), which cannot be switched off",
+    )
+    group.add_argument(
+        "--no-ignore-files",
+        action="store_true",
+        help="do not honour .gitignore, .ignore and .spyglassignore",
+    )
+    group.add_argument(
+        "--time-budget",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time one walk or search may take before it returns what it found so far, "
+        "marked incomplete (default: 10)",
+    )
+    group.add_argument(
+        "--max-result-chars",
+        type=int,
+        default=8000,
+        metavar="N",
+        help="budget of one result's text; longer text is cut in the middle, keeping 60%% "
+        "head and 40%% tail (default: 8000, minimum 200)",
+    )
+
+
+def registry_from_args(args: argparse.Namespace) -> Registry:
+    """A registry with the three tools, bound to the workspace the options describe."""
+    from .registry import default_registry
+    from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
+
+    excludes = [] if args.no_default_excludes else list(DEFAULT_EXCLUDE_DIRS)
+    excludes += [d for d in args.exclude_dir if d not in excludes]
+    deny = list(DEFAULT_DENY_GLOBS) + [g for g in args.deny if g not in DEFAULT_DENY_GLOBS]
+    return default_registry(
+        args.root,
+        max_result_chars=args.max_result_chars,
+        exclude_dirs=excludes,
+        deny=deny,
+        time_budget=args.time_budget,
+        respect_ignore_files=not args.no_ignore_files,
+    )
+
+
+def _workspace_error(args: argparse.Namespace, error: Exception) -> str:
+    return f"cannot use --root {args.root!r} with these options: {error}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _fail(command: str, message: str) -> int:
+    sys.stderr.write(f"spyglass {command}: {_one_line(message)}\n")
+    return EXIT_ERROR
+
+
+def _run_tool(args: argparse.Namespace, tool: str, arguments: dict[str, Any]) -> int:
+    """Runs one tool call through the registry and prints the result; returns the exit code."""
+    from .errors import SpyglassError
+    from .tools import ENGINE_RESULT_KEY
+    from .types import ToolCall
+    from .workspace import to_dict
+
+    try:
+        registry = registry_from_args(args)
+    except (SpyglassError, ValueError, TypeError, OSError) as error:
+        return _fail(args.command, _workspace_error(args, error))
+    with registry:
+        call = ToolCall(
+            id="cli",
+            name=tool,
+            arguments={key: value for key, value in arguments.items() if value is not None},
+        )
+        result = registry.execute(call)
+    if result.is_error:
+        return _fail(args.command, result.content)
+    engine_result = result.meta.get(ENGINE_RESULT_KEY)
+    if args.json:
+        if engine_result is None:
+            return _fail(args.command, "the tool returned no structured result (a bug)")
+        sys.stdout.write(orjson.dumps(to_dict(engine_result)).decode())
+    else:
+        sys.stdout.write(result.content)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    if tool == "glob" and engine_result is not None and engine_result.total == 0:
+        return EXIT_NO_MATCH
+    if tool == "grep" and engine_result is not None and engine_result.total_matches == 0:
+        return EXIT_NO_MATCH
+    return EXIT_OK
+
+
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the structured result as one line of JSON (the fields of the Python API's "
+        "typed result, see spyglass.to_dict) instead of the text a model sees",
+    )
+
+
+def add_glob_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "glob",
+        help="find files by name pattern",
+        description="Find files by glob pattern and print what a model would see. "
+        '"**" crosses directories, "*" does not: "**/*.py" is every Python file, "*.py" '
+        "only the top level.",
+        epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
+        "(one line on stderr)",
+    )
+    parser.add_argument("pattern", help='glob pattern, e.g. "**/*.py", "src/**/*.{ts,tsx}"')
+    parser.add_argument(
+        "path", nargs="?", help="directory to search, relative to --root (default: the root)"
+    )
+    parser.add_argument("--limit", type=int, help="paths per page, 1-1000 (default: 200)")
+    parser.add_argument("--offset", type=int, help="paths to skip, for the next page (default: 0)")
+    parser.add_argument(
+        "--sort", choices=("path", "mtime"), help="path (default) or mtime (newest first)"
+    )
+    _add_output_arguments(parser)
+    add_workspace_arguments(parser)
+    return parser
+
+
+def cmd_glob(args: argparse.Namespace) -> int:
+    return _run_tool(
+        args,
+        "glob",
+        {
+            "pattern": args.pattern,
+            "path": args.path,
+            "limit": args.limit,
+            "offset": args.offset,
+            "sort": args.sort,
+        },
+    )
+
+
+def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "grep",
+        help="search file contents with a regex",
+        description="Search file contents with a Rust regex (ripgrep syntax) and print what a "
+        "model would see: path:line:text, ordered by path then line.",
+        epilog="exit status: 0 matches found, 1 no match, 2 usage or input error such as an "
+        "invalid regex (one line on stderr)",
+    )
+    parser.add_argument("pattern", help='regular expression, e.g. "def main", "TODO|FIXME"')
+    parser.add_argument(
+        "path", nargs="?", help="file or directory to search, relative to --root (default: root)"
+    )
+    parser.add_argument(
+        "-g", "--glob", help='only files matching this glob, like rg -g ("*.py", "src/**/*.rs")'
+    )
+    parser.add_argument(
+        "-F", "--literal", action="store_true", default=None, help="pattern is plain text"
+    )
+    parser.add_argument(
+        "-i", "--case-insensitive", action="store_true", default=None, help="ignore case"
+    )
+    parser.add_argument("-C", "--context", type=int, help="context lines around matches, 0-20")
+    parser.add_argument(
+        "-U", "--multiline", action="store_true", default=None, help="matches may span lines"
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--output-mode",
+        choices=("content", "files_with_matches", "count"),
+        help="content (default), files_with_matches or count",
+    )
+    mode.add_argument(
+        "-l",
+        "--files-with-matches",
+        dest="output_mode",
+        action="store_const",
+        const="files_with_matches",
+        help="same as --output-mode files_with_matches",
+    )
+    mode.add_argument(
+        "-c",
+        "--count",
+        dest="output_mode",
+        action="store_const",
+        const="count",
+        help="same as --output-mode count",
+    )
+    parser.add_argument(
+        "--limit", type=int, help="matches (or files) per page, 1-500 (default: 50)"
+    )
+    parser.add_argument("--offset", type=int, help="entries to skip, for the next page (default: 0)")
+    _add_output_arguments(parser)
+    add_workspace_arguments(parser)
+    return parser
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    return _run_tool(
+        args,
+        "grep",
+        {
+            "pattern": args.pattern,
+            "path": args.path,
+            "glob": args.glob,
+            "literal": args.literal,
+            "case_insensitive": args.case_insensitive,
+            "context": args.context,
+            "multiline": args.multiline,
+            "output_mode": args.output_mode,
+            "limit": args.limit,
+            "offset": args.offset,
+        },
+    )
+
+
+def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "read",
+        help="read a file's numbered lines",
+        description="Read a text file's lines, numbered like cat -n, and print what a model "
+        "would see (the read_file tool).",
+        epilog="exit status: 0 file read (also: empty, binary, offset past the end, each said "
+        "in the text), 2 usage or input error such as a missing file or a path outside the "
+        "root (one line on stderr)",
+    )
+    parser.add_argument("path", help="file to read, relative to --root")
+    parser.add_argument("--offset", type=int, help="1-based first line (default: 1)")
+    parser.add_argument("--limit", type=int, help="lines to read, 1-2000 (default: 400)")
+    _add_output_arguments(parser)
+    add_workspace_arguments(parser)
+    return parser
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    return _run_tool(
+        args, "read_file", {"path": args.path, "offset": args.offset, "limit": args.limit}
+    )
+
+
+# -- mcp -------------------------------------------------------------------------------------------
+
+
+def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "mcp",
+        help="serve the tools over MCP on stdio",
+        description="Serve glob, grep and read_file as an MCP server on stdin/stdout, for "
+        "Claude Desktop, Claude Code, Codex, Gemini CLI, Cursor and any MCP client. Every "
+        "result is the text a model sees plus the typed result as structuredContent. "
+        "Logging goes to stderr. Needs the optional extra: pip install 'spyglass[mcp]'.",
+        epilog="Per-call limits are tool arguments the model sets (defaults: glob 200 paths, "
+        "grep 50 matches, read_file 400 lines); lines are cut at 120 characters in grep and "
+        "500 in read_file. The server exits when the client closes stdin.",
+    )
+    add_workspace_arguments(parser)
+    parser.add_argument(
+        "--max-concurrent-calls",
+        type=int,
+        default=8,
+        metavar="N",
+        help="tool calls running at the same time in worker threads (default: 8)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="stderr logging; info logs one line per call (default: warning)",
+    )
+    return parser
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    import logging
+
+    from .errors import SpyglassError
+
+    try:
+        import anyio
+
+        from . import mcp_server
+    except ImportError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing not in ("mcp", "mcp_types", "anyio", "pydantic"):
+            raise
+        return _fail(
+            "mcp",
+            f"the MCP Python SDK 2.x is not installed ({error}); install it with: "
+            "pip install 'spyglass[mcp]'",
+        )
+    if args.max_concurrent_calls < 1:
+        return _fail("mcp", "--max-concurrent-calls must be at least 1")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, args.log_level.upper()),
+        format="%(asctime)s spyglass-mcp %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        registry = registry_from_args(args)
+    except (SpyglassError, ValueError, TypeError, OSError) as error:
+        return _fail("mcp", _workspace_error(args, error))
+    logging.getLogger("spyglass.mcp").info(
+        "serving %s on stdio for %s", ", ".join(registry.names), registry.workspace.root
+    )
+    with registry:
+        anyio.run(
+            lambda: mcp_server.serve_stdio(
+                registry, max_concurrent_calls=args.max_concurrent_calls
+            )
+        )
+    return EXIT_OK
+
+
 #: name -> (parser builder, command). Add a subcommand by adding one entry.
 SUBCOMMANDS: dict[
     str,
@@ -81,6 +446,10 @@ SUBCOMMANDS: dict[
 ] = {
     "demo": (add_demo_parser, cmd_demo),
     "tools": (add_tools_parser, cmd_tools),
+    "glob": (add_glob_parser, cmd_glob),
+    "grep": (add_grep_parser, cmd_grep),
+    "read": (add_read_parser, cmd_read),
+    "mcp": (add_mcp_parser, cmd_mcp),
 }
 
 
