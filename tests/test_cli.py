@@ -118,7 +118,7 @@ def test_glob_json_equals_the_python_api(
         (["def \\w+", "src", "-g", "*.py"], {"pattern": "def \\w+", "path": "src", "glob": "*.py"}),
         (["TODO", "-l"], {"pattern": "TODO", "output_mode": "files_with_matches"}),
         (["o", "--count", "--limit", "2"], {"pattern": "o", "output_mode": "count", "limit": 2}),
-        (["main\\(\\)\\n", "-U"], {"pattern": "main\\(\\)\\n", "multiline": True}),
+        (["main\\(\\):\\n +#", "-U"], {"pattern": "main\\(\\):\\n +#", "multiline": True}),
     ],
 )
 def test_grep_json_equals_the_python_api(
@@ -167,6 +167,18 @@ def test_workspace_flags(tree: Path) -> None:
     narrowed = _json(spyglass("grep", "TODO", "-l", "--json", "--root", str(tree),
                               "--exclude-dir", "vendor", "--deny", "*.txt"))
     assert [f["path"] for f in narrowed["files"]] == ["src/app.py"]
+
+
+@needs_engine
+def test_options_may_follow_the_positionals(tree: Path) -> None:
+    first = _json(spyglass("grep", "-l", "-i", "todo", "src", "--json", "--root", str(tree)))
+    after = _json(spyglass("grep", "todo", "src", "-l", "--json", "-i", "--root", str(tree)))
+    assert _without_timing(after) == _without_timing(first)
+    assert [f["path"] for f in first["files"]] == ["src/app.py", "src/pkg/notes.txt",
+                                                    "src/pkg/util.py"]
+    # After "--" a pattern may start with a dash.
+    dashed = spyglass("grep", "-F", "--json", "--root", str(tree), "--", "-secret")
+    assert dashed.returncode == 1 and _json(dashed)["pattern"] == "-secret"
 
 
 # -- exit codes -----------------------------------------------------------------------------------

@@ -218,6 +218,31 @@ def _run_tool(args: argparse.Namespace, tool: str, arguments: dict[str, Any]) ->
     return EXIT_OK
 
 
+class _IntermixedParser(argparse.ArgumentParser):
+    """Lets options follow positionals (`spyglass grep TODO -l src`), as grep and rg allow.
+
+    Plain argparse binds both positionals at the first one and then rejects `src`.
+    """
+
+    _parsing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        # Inside the two passes of parse_known_intermixed_args, and after "--" (which the
+        # intermixed passes lose): plain parsing, so `grep -F -- -x` searches for "-x".
+        if self._parsing or (args is not None and "--" in args):
+            return super().parse_known_args(args, namespace)
+        self._parsing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._parsing = False
+
+
+def _intermixed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.__class__ = _IntermixedParser
+    return parser
+
+
 def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json",
@@ -248,7 +273,7 @@ def add_glob_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
-    return parser
+    return _intermixed(parser)
 
 
 def cmd_glob(args: argparse.Namespace) -> int:
@@ -319,7 +344,7 @@ def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--offset", type=int, help="entries to skip, for the next page (default: 0)")
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
-    return parser
+    return _intermixed(parser)
 
 
 def cmd_grep(args: argparse.Namespace) -> int:
@@ -356,7 +381,7 @@ def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, help="lines to read, 1-2000 (default: 400)")
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
-    return parser
+    return _intermixed(parser)
 
 
 def cmd_read(args: argparse.Namespace) -> int:
