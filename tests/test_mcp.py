@@ -216,6 +216,24 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
     assert read["lines"][2]["text"] == "def main():"
 
 
+def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) -> None:
+    calls = [("glob", {"pattern": "**/*.py"}), ("read_file", {"path": "src/app.py"})]
+
+    async def body(session: ClientSession) -> tuple[Any, list[Any]]:
+        listed = await session.list_tools()
+        return listed, [await session.call_tool(name, args) for name, args in calls]
+
+    params = _server(tree, "--no-structured-content")
+    listed, results = run_session(params, body, tmp_path / "err.log")
+    assert [t.output_schema for t in listed.tools] == [None, None, None]
+    definitions = default_registry(tree).definitions("mcp")
+    assert [t.input_schema for t in listed.tools] == [d["inputSchema"] for d in definitions]
+    for (name, args), result in zip(calls, results):
+        assert result.structured_content is None
+        text, is_error = _expected_text(tree, name, args)
+        assert (result.is_error, _text(result)) == (is_error, text)
+
+
 @needs_engine
 def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path) -> None:
     # The server outlives conversations, so it never answers "already shown".

@@ -414,6 +414,13 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="tool calls running at the same time in worker threads (default: 8)",
     )
     parser.add_argument(
+        "--no-structured-content",
+        action="store_true",
+        help="leave out each tool's outputSchema and the typed result (structuredContent): "
+        "results are the text only. For clients that show the model the structured JSON "
+        "instead of the text, so the model keeps the bounded text and its paging hints",
+    )
+    parser.add_argument(
         "--log-level",
         choices=("debug", "info", "warning", "error"),
         default="warning",
@@ -457,7 +464,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     with registry:
         anyio.run(
             lambda: mcp_server.serve_stdio(
-                registry, max_concurrent_calls=args.max_concurrent_calls
+                registry,
+                max_concurrent_calls=args.max_concurrent_calls,
+                structured_content=not args.no_structured_content,
             )
         )
     return EXIT_OK

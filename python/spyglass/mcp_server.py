@@ -182,10 +182,11 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def tool_definitions(registry: Registry) -> list[dict[str, Any]]:
-    """The registry's MCP definitions, each with its ``outputSchema`` when it has one."""
+def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[str, Any]]:
+    """The registry's MCP definitions, each with its ``outputSchema`` (unless `structured` is
+    False) when it has one."""
     tools = registry.definitions("mcp")
-    for tool in tools:
+    for tool in tools if structured else ():
         schema = OUTPUT_SCHEMAS.get(tool["name"])
         if schema is not None:
             tool["outputSchema"] = copy.deepcopy(schema)
@@ -210,9 +211,9 @@ class _NoReadState(ReadState):
         return None
 
 
-def _call_result(result: ToolResult) -> types.CallToolResult:
+def _call_result(result: ToolResult, structured_content: bool) -> types.CallToolResult:
     structured: dict[str, Any] | None = None
-    if not result.is_error:
+    if structured_content and not result.is_error:
         engine_result = result.meta.get(ENGINE_RESULT_KEY)
         if engine_result is not None:
             structured = to_dict(engine_result)
@@ -230,6 +231,7 @@ def build_server(
     *,
     name: str = "spyglass",
     max_concurrent_calls: int = 8,
+    structured_content: bool = True,
 ) -> Server[Any]:
     """An MCP `Server` exposing the registry's tools; run it with `serve_stdio` or the SDK.
 
@@ -239,11 +241,17 @@ def build_server(
         name: the server name reported at initialization.
         max_concurrent_calls: tool calls running at the same time in worker threads; further
             requests wait their turn.
+        structured_content: declare an ``outputSchema`` per tool and return the typed result
+            as ``structuredContent`` beside the text (default). Some clients hand the model
+            the structured JSON in place of the text; False keeps them on the bounded text.
     """
     from . import __version__
 
     registry.read_state = _NoReadState()
-    tools = [types.Tool.model_validate(tool) for tool in tool_definitions(registry)]
+    tools = [
+        types.Tool.model_validate(tool)
+        for tool in tool_definitions(registry, structured=structured_content)
+    ]
     limiter = anyio.CapacityLimiter(max_concurrent_calls)
     root = registry.workspace.root if registry.workspace is not None else None
 
@@ -268,7 +276,7 @@ def build_server(
             result.meta.get("duration_ms", 0.0),
             f" ({result.meta.get('error_type')})" if result.is_error else "",
         )
-        return _call_result(result)
+        return _call_result(result, structured_content)
 
     instructions = (
         "Read-only tools over one directory"
@@ -288,8 +296,12 @@ def build_server(
     )
 
 
-async def serve_stdio(registry: Registry, *, max_concurrent_calls: int = 8) -> None:
+async def serve_stdio(
+    registry: Registry, *, max_concurrent_calls: int = 8, structured_content: bool = True
+) -> None:
     """Serves the registry's tools on stdin/stdout until the client closes stdin."""
-    server = build_server(registry, max_concurrent_calls=max_concurrent_calls)
+    server = build_server(
+        registry, max_concurrent_calls=max_concurrent_calls, structured_content=structured_content
+    )
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
