@@ -10,7 +10,6 @@ from typing import Any
 
 import orjson
 import pytest
-
 from spyglass import ToolCall, Workspace, default_registry, to_dict
 from spyglass.errors import SpyglassError
 
@@ -54,6 +53,7 @@ def tree(tmp_path: Path) -> Path:
 def spyglass(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "spyglass.cli", *args],
+        check=False,
         capture_output=True,
         text=True,
         cwd=cwd,

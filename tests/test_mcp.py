@@ -20,14 +20,13 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import jsonschema  # noqa: E402  (installed with the MCP SDK)
-from mcp import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-
-from spyglass import ToolCall, Workspace, default_registry, to_dict  # noqa: E402
-from spyglass.errors import SpyglassError  # noqa: E402
-from spyglass.mcp_server import OUTPUT_SCHEMAS  # noqa: E402
-from spyglass.workspace import _FIELDS  # noqa: E402
+import jsonschema
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from spyglass import ToolCall, Workspace, default_registry, to_dict
+from spyglass.errors import SpyglassError
+from spyglass.mcp_server import OUTPUT_SCHEMAS
+from spyglass.workspace import _FIELDS
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
@@ -89,10 +88,12 @@ def run_session(
 
     async def main() -> Any:
         with errlog.open("w") as err:
-            async with stdio_client(params, errlog=err) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return await body(session)
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await body(session)
 
     async def guarded() -> Any:
         return await asyncio.wait_for(main(), SESSION_TIMEOUT)
@@ -144,9 +145,11 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
 def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
     async def main() -> Any:
         with (tmp_path / "err.log").open("w") as err:
-            async with stdio_client(_server(None, cwd=tree), errlog=err) as (read, write):
-                async with ClientSession(read, write) as session:
-                    return await session.initialize()
+            async with (
+                stdio_client(_server(None, cwd=tree), errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                return await session.initialize()
 
     init = asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT))
     assert init.server_info.name == "spyglass"
@@ -472,7 +475,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
 def test_mcp_help_documents_the_configuration() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "spyglass.cli", "mcp", "--help"],
-        capture_output=True, text=True, timeout=60,
+        check=False, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0
     for flag in ("--root", "--exclude-dir", "--no-default-excludes", "--deny", "--time-budget",
@@ -489,7 +492,7 @@ def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(shadow))
     done = subprocess.run(
         [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tmp_path)],
-        capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL,
+        check=False, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert done.stdout == ""
@@ -501,7 +504,7 @@ def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
 def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tmp_path / "nope")],
-        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        check=False, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
