@@ -216,7 +216,10 @@ def _call_result(result: ToolResult, structured_content: bool) -> types.CallTool
     if structured_content and not result.is_error:
         engine_result = result.meta.get(ENGINE_RESULT_KEY)
         if engine_result is not None:
-            structured = to_dict(engine_result)
+            try:
+                structured = to_dict(engine_result)
+            except Exception:  # noqa: BLE001 - the text still answers the call
+                logger.exception("%s: the typed result could not be converted", result.name)
         elif result.name in OUTPUT_SCHEMAS:
             logger.warning("%s returned no typed result; structuredContent left out", result.name)
     return types.CallToolResult(
@@ -268,7 +271,12 @@ def build_server(
             name=params.name,
             arguments=params.arguments if params.arguments is not None else {},
         )
-        result = await anyio.to_thread.run_sync(registry.execute, call, limiter=limiter)
+        def answer() -> tuple[ToolResult, types.CallToolResult]:
+            # Converting the typed result is Python work too: keep it off the event loop.
+            result = registry.execute(call)
+            return result, _call_result(result, structured_content)
+
+        result, answered = await anyio.to_thread.run_sync(answer, limiter=limiter)
         logger.info(
             "%s %s in %.1f ms%s",
             call.name,
@@ -276,7 +284,7 @@ def build_server(
             result.meta.get("duration_ms", 0.0),
             f" ({result.meta.get('error_type')})" if result.is_error else "",
         )
-        return _call_result(result, structured_content)
+        return answered
 
     instructions = (
         "Read-only tools over one directory"
