@@ -218,7 +218,7 @@ def _call_result(result: ToolResult, structured_content: bool) -> types.CallTool
         if engine_result is not None:
             try:
                 structured = to_dict(engine_result)
-            except Exception:  # noqa: BLE001 - the text still answers the call
+            except Exception:  # the text still answers the call
                 logger.exception("%s: the typed result could not be converted", result.name)
         elif result.name in OUTPUT_SCHEMAS:
             logger.warning("%s returned no typed result; structuredContent left out", result.name)
