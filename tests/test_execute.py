@@ -462,3 +462,8 @@ def test_absurd_offsets_are_refused_by_the_schema(reg):
     result = run(reg, "read_file", '{"path": "a.py", "offset": 100000000000000000000}')
     assert result.meta["error_type"] == "invalid_arguments"
     assert '"offset" must be at most 1000000000000' in result.content
+
+
+def test_empty_batch(reg):
+    assert reg.execute_many([]) == []
+    assert asyncio.run(reg.aexecute_many([])) == []

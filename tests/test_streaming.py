@@ -516,3 +516,69 @@ def test_toolcall_from_the_accumulator_is_a_plain_toolcall():
     acc.feed(chunk([frag(0, "c", "grep", GREP_ARGS)], finish="tool_calls"))
     (call,) = acc.drain()
     assert call == ToolCall("c", "grep", GREP_ARGS)
+
+
+def test_anthropic_server_tool_and_thinking_blocks_are_not_calls():
+    events = [
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "thinking", "thinking": "", "signature": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta",
+                                                              "thinking": "hmm"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {
+            "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",
+                                                              "partial_json": '{"query": "x"}'}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": {
+            "type": "tool_use", "id": "toolu_1", "name": "grep", "input": {}}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta",
+                                                              "partial_json": GREP_ARGS}},
+        {"type": "content_block_stop", "index": 2},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+    assert merged(events) == [("toolu_1", "grep", GREP_ARGS)]
+
+
+def test_responses_non_function_items_are_ignored():
+    events = [
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"type": "reasoning", "id": "rs_1", "summary": []}},
+        {"type": "response.output_item.added", "output_index": 1,
+         "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}},
+        {"type": "response.output_text.delta", "output_index": 1, "item_id": "msg_1",
+         "content_index": 0, "delta": "Searching."},
+        {"type": "response.output_item.added", "output_index": 2, "item": {
+            "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "grep",
+            "arguments": ""}},
+        {"type": "response.function_call_arguments.delta", "output_index": 2, "item_id": "fc_1",
+         "delta": GREP_ARGS},
+        {"type": "response.completed", "response": {}},
+    ]
+    acc = ToolCallAccumulator()
+    acc.feed_many(events)
+    assert acc.text == "Searching."
+    assert [(c.id, c.arguments) for c in acc.drain()] == [("call_1", GREP_ARGS)]
+
+
+def test_several_complete_calls_in_one_chunk_without_index():
+    event = chunk([
+        {"id": "g1", "type": "function", "function": {"name": "grep", "arguments": GREP_ARGS}},
+        {"id": "g2", "type": "function", "function": {"name": "glob", "arguments": GLOB_ARGS}},
+    ], finish="tool_calls")
+    assert merged([event]) == [("g1", "grep", GREP_ARGS), ("g2", "glob", GLOB_ARGS)]
+
+
+def test_sse_text_with_event_lines():
+    text = (
+        "event: content_block_start\n"
+        'data: {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", '
+        '"id": "toolu_9", "name": "glob", "input": {}}}\n\n'
+        "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+        "event: content_block_delta\n"
+        'data: {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", '
+        '"partial_json": "{\\"pattern\\": \\"*\\"}"}}\n\n'
+        'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+    )
+    assert merged([text]) == [("toolu_9", "glob", '{"pattern": "*"}')]

@@ -131,6 +131,7 @@ class ToolCallAccumulator:
         self._by_index: dict[int, list[_Slot]] = {}
         self._by_id: dict[str, _Slot] = {}
         self._item_index: dict[str, int] = {}
+        self._block_types: dict[int, str] = {}
         self._last: _Slot | None = None
         self._seq = 0
         self._text: list[str] = []
@@ -361,6 +362,8 @@ class ToolCallAccumulator:
             block = _as_dict(data.get("content_block") or {})
             if not isinstance(block, Mapping):
                 return
+            if index is not None:
+                self._block_types[index] = str(block.get("type"))
             if block.get("type") == "tool_use":
                 slot = self._route(index, block.get("id") or None)
                 self._touch(slot, block.get("id"), block.get("name"))
@@ -374,6 +377,8 @@ class ToolCallAccumulator:
             if not isinstance(delta, Mapping):
                 return
             if delta.get("type") == "input_json_delta":
+                if index is not None and self._block_types.get(index, "tool_use") != "tool_use":
+                    return  # a server tool's input (web search...), not a call for us
                 slot = self._route(index, None)
                 self._last = slot
                 partial = delta.get("partial_json")
