@@ -160,8 +160,8 @@ GREP_SCHEMA: dict[str, Any] = {
         "multiline": {
             "type": "boolean",
             "default": False,
-            "description": "Let the pattern match across lines (\\n and . match newlines). "
-            "Default: false.",
+            "description": "Let a match span several lines (write \\n in the pattern for a "
+            "line break). Default: false.",
         },
         "output_mode": {
             "type": "string",
