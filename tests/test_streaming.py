@@ -582,3 +582,75 @@ def test_sse_text_with_event_lines():
         'event: message_stop\ndata: {"type": "message_stop"}\n\n'
     )
     assert merged([text]) == [("toolu_9", "glob", '{"pattern": "*"}')]
+
+
+# -- recorded SSE streams through the SDK clients themselves (httpx mock transport, no network) ----
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def sse_body(events, with_event_names: bool) -> bytes:
+    out = []
+    for event in events:
+        if with_event_names:
+            out.append(f"event: {event['type']}\n")
+        out.append("data: " + orjson.dumps(event).decode() + "\n\n")
+    return "".join(out).encode()
+
+
+def mock_client(body: bytes):
+    # The SDKs here are built on httpx2 (older releases on httpx): use whichever they import.
+    httpx = pytest.importorskip("httpx2") if _has("httpx2") else pytest.importorskip("httpx")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    return httpx.Client(transport=httpx.MockTransport(handler))
+
+
+def test_openai_chat_stream_through_the_sdk_client():
+    import openai
+
+    calls = [("call_a", "grep", GREP_ARGS), ("call_b", "read_file", READ_ARGS)]
+    chunks = openai_chat_chunks(calls, random.Random(21), first_index=1, interleave=True)
+    body = sse_body(chunks, with_event_names=False) + b"data: [DONE]\n\n"
+    client = openai.OpenAI(api_key="test", base_url="http://mock/v1",
+                           http_client=mock_client(body))
+    stream = client.chat.completions.create(model="m", messages=[], stream=True)
+    acc = ToolCallAccumulator()
+    for sdk_chunk in stream:
+        acc.feed(sdk_chunk)
+    assert [(c.id, c.name, c.arguments) for c in acc.drain()] == calls
+
+
+def test_anthropic_stream_through_the_sdk_client():
+    import anthropic
+
+    calls = [("toolu_a", "grep", GREP_ARGS), ("toolu_b", "glob", GLOB_ARGS)]
+    events = anthropic_events(calls, random.Random(22), text="Looking.")
+    client = anthropic.Anthropic(api_key="test", base_url="http://mock",
+                                 http_client=mock_client(sse_body(events, with_event_names=True)))
+    stream = client.messages.create(model="m", max_tokens=10, messages=[], stream=True)
+    acc = ToolCallAccumulator()
+    for sdk_event in stream:
+        acc.feed(sdk_event)
+    assert acc.text == "Looking." and acc.finish_reason == "tool_use"
+    assert [(c.id, c.name, c.arguments) for c in acc.drain()] == calls
+
+
+def test_responses_stream_through_the_sdk_client():
+    import openai
+
+    calls = [("call_r", "read_file", READ_ARGS)]
+    events = responses_events(calls, random.Random(23))[:-1]  # without response.completed
+    client = openai.OpenAI(api_key="test", base_url="http://mock/v1",
+                           http_client=mock_client(sse_body(events, with_event_names=True)))
+    stream = client.responses.create(model="m", input="hi", stream=True)
+    acc = ToolCallAccumulator()
+    for sdk_event in stream:
+        acc.feed(sdk_event)
+    assert [(c.id, c.name, c.arguments) for c in acc.drain()] == calls
