@@ -21,11 +21,11 @@ from .errors import (
     SpyglassError,
     UnreadableError,
 )
-from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
+from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
+from .types import ToolCall, ToolOutput, ToolResult, ToolSpec  # noqa: I001 - after workspace
 from .registry import Registry, ToolContext, default_registry
 from .streaming import ToolCallAccumulator
-from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
-from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
+from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
 
 
 def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -> str:
@@ -41,33 +41,34 @@ def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -
 
 
 __all__ = [
-    "DEFAULT_DENY_GLOBS",
-    "DEFAULT_EXCLUDE_DIRS",
-    "DeniedError",
-    "EngineError",
-    "InvalidArgumentError",
-    "IsADirectoryPathError",
-    "NotADirectoryPathError",
-    "OutsideRootError",
-    "PathNotFoundError",
-    "PatternError",
-    "Registry",
-    "SpecialFileError",
-    "SpyglassError",
-    "ToolCall",
-    "ToolCallAccumulator",
-    "ToolContext",
-    "ToolOutput",
-    "ToolResult",
-    "ToolSpec",
-    "UnreadableError",
-    "Workspace",
     "__version__",
-    "anthropic_messages",
-    "default_registry",
-    "follow_up",
-    "openai_chat_messages",
-    "openai_responses_items",
+    "Workspace",
+    "DEFAULT_EXCLUDE_DIRS",
+    "DEFAULT_DENY_GLOBS",
     "to_dict",
     "truncate_middle",
+    "SpyglassError",
+    "PathNotFoundError",
+    "OutsideRootError",
+    "DeniedError",
+    "IsADirectoryPathError",
+    "NotADirectoryPathError",
+    "SpecialFileError",
+    "PatternError",
+    "InvalidArgumentError",
+    "UnreadableError",
+    "EngineError",
+    # protocol layer
+    "Registry",
+    "default_registry",
+    "ToolSpec",
+    "ToolCall",
+    "ToolResult",
+    "ToolOutput",
+    "ToolContext",
+    "ToolCallAccumulator",
+    "openai_chat_messages",
+    "openai_responses_items",
+    "anthropic_messages",
+    "follow_up",
 ]
