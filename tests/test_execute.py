@@ -336,7 +336,7 @@ def barrier_registry(parties: int) -> tuple[Registry, list[str]]:
 
     schema = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"],
               "additionalProperties": False}
-    reg = Registry()
+    reg = Registry(max_workers=4)  # enough threads for the barrier on any machine
     reg.register(ToolSpec("meet", "", schema, meet, concurrency_safe=True))
     reg.register(ToolSpec("alone", "", schema, alone, concurrency_safe=False))
     return reg, order
