@@ -654,3 +654,32 @@ def test_responses_stream_through_the_sdk_client():
     for sdk_event in stream:
         acc.feed(sdk_event)
     assert [(c.id, c.name, c.arguments) for c in acc.drain()] == calls
+
+
+def test_openai_stream_helper_events():
+    """`client.chat.completions.stream()` yields ChunkEvents plus derived events."""
+    from openai.lib.streaming.chat import ChunkEvent, FunctionToolCallArgumentsDeltaEvent
+    from openai.types.chat import ChatCompletionChunk
+
+    calls = [("call_h", "grep", GREP_ARGS)]
+    events = []
+    for raw in openai_chat_chunks(calls, random.Random(9)):
+        events.append(ChunkEvent.model_construct(type="chunk",
+                                                 chunk=ChatCompletionChunk.model_validate(raw),
+                                                 snapshot=None))
+        events.append(FunctionToolCallArgumentsDeltaEvent(
+            type="tool_calls.function.arguments.delta", name="grep", index=0,
+            arguments="ignored", parsed_arguments=None, arguments_delta="ignored"))
+    events.append({"type": "chunk", "chunk": chunk(finish="tool_calls"), "snapshot": {}})
+    assert merged(events) == calls
+
+
+def test_sse_lines_fed_one_by_one():
+    lines = ["retry: 3000", "event: content_block_start",
+             'data: {"type": "content_block_start", "index": 0, "content_block": {"type": '
+             '"tool_use", "id": "toolu_1", "name": "glob", "input": {}}}', "",
+             "event: content_block_delta",
+             'data: {"type": "content_block_delta", "index": 0, "delta": {"type": '
+             '"input_json_delta", "partial_json": "{\\"pattern\\": \\"*\\"}"}}',
+             ": keep-alive comment", 'data: {"type": "message_stop"}']
+    assert merged(lines) == [("toolu_1", "glob", '{"pattern": "*"}')]

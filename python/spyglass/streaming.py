@@ -149,12 +149,17 @@ class ToolCallAccumulator:
             for payload in self._sse_payloads(event):
                 self.feed(payload)
             return
+        if not isinstance(event, Mapping) and getattr(event, "type", None) == "chunk":
+            # openai's `chat.completions.stream()` helper wraps each raw chunk in a ChunkEvent.
+            event = getattr(event, "chunk", event)
         data = _as_dict(event)
         if not isinstance(data, Mapping):
             raise TypeError(
                 f"cannot read a stream event of type {type(event).__name__}; pass the chunk "
                 "or event object (or its dict)"
             )
+        if data.get("type") == "chunk" and isinstance(data.get("chunk"), Mapping):
+            data = data["chunk"]
         kind = data.get("type")
         if "choices" in data:
             self._feed_chat(data)
@@ -168,7 +173,8 @@ class ToolCallAccumulator:
             self._feed_delta(data)
         elif "function" in data:
             self._chat_fragment(data)
-        # Anything else (usage chunks, the Anthropic SDK's derived "text"/"input_json" events,
+        # Anything else (usage chunks, the SDK helpers' derived events such as Anthropic's
+        # "text"/"input_json" or OpenAI's "content.delta"/"tool_calls.function.arguments.delta",
         # which repeat what the raw events carry) holds nothing to merge.
 
     def feed_many(self, events: Iterable[Any]) -> None:
@@ -407,7 +413,7 @@ class ToolCallAccumulator:
         payloads: list[Any] = []
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         data_lines = [line[5:].strip() for line in lines if line.startswith("data:")]
-        if not data_lines and lines and not lines[0].startswith(("event:", "id:", ":")):
+        if not data_lines and lines and not lines[0].startswith(("event:", "id:", "retry:", ":")):
             data_lines = ["\n".join(lines)]
         for payload in data_lines:
             if payload == "[DONE]":
