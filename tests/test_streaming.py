@@ -676,10 +676,10 @@ def test_openai_stream_helper_events():
 
 def test_sse_lines_fed_one_by_one():
     lines = ["retry: 3000", "event: content_block_start",
-             'data: {"type": "content_block_start", "index": 0, "content_block": {"type": '
-             '"tool_use", "id": "toolu_1", "name": "glob", "input": {}}}', "",
+             ('data: {"type": "content_block_start", "index": 0, "content_block": {"type": '
+             '"tool_use", "id": "toolu_1", "name": "glob", "input": {}}}'), "",
              "event: content_block_delta",
-             'data: {"type": "content_block_delta", "index": 0, "delta": {"type": '
-             '"input_json_delta", "partial_json": "{\\"pattern\\": \\"*\\"}"}}',
+             ('data: {"type": "content_block_delta", "index": 0, "delta": {"type": '
+             '"input_json_delta", "partial_json": "{\\"pattern\\": \\"*\\"}"}}'),
              ": keep-alive comment", 'data: {"type": "message_stop"}']
     assert merged(lines) == [("toolu_1", "glob", '{"pattern": "*"}')]

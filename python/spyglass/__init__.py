@@ -22,7 +22,7 @@ from .errors import (
     UnreadableError,
 )
 from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
-from .types import ToolCall, ToolOutput, ToolResult, ToolSpec  # noqa: I001 - after workspace
+from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
 from .registry import Registry, ToolContext, default_registry
 from .streaming import ToolCallAccumulator
 from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
