@@ -21,11 +21,11 @@ from .errors import (
     SpyglassError,
     UnreadableError,
 )
-from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
-from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
+from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
 from .registry import Registry, ToolContext, default_registry
 from .streaming import ToolCallAccumulator
-from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
+from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
+from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
 
 
 def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -> str:
