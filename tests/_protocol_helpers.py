@@ -3,48 +3,11 @@
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
-from spyglass import _core
-from spyglass.errors import InvalidArgumentError
 from spyglass.registry import Registry
 from spyglass.tools import builtin_tools
-from spyglass.workspace import Workspace
-
-
-def _engine_built(method: str) -> bool:
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "a.txt").write_text("hello\n")
-        ws = Workspace(tmp)
-        try:
-            if method == "glob":
-                ws.glob("*")
-            elif method == "grep":
-                ws.grep("hello")
-            else:
-                ws.read_file("a.txt")
-        except InvalidArgumentError as error:
-            if "not built yet" in str(error):
-                return False
-            raise
-    return True
-
-
-GLOB_BUILT = _engine_built("glob")
-GREP_BUILT = _engine_built("grep")
-READ_BUILT = _engine_built("read")
-TRUNCATE_BUILT = _core.truncate_middle("x" * 1000, 300, 0.6)[1] > 0
-ENGINE_BUILT = GLOB_BUILT and GREP_BUILT and READ_BUILT
-
-needs_glob = pytest.mark.skipif(not GLOB_BUILT, reason="engine glob not built yet in this branch")
-needs_grep = pytest.mark.skipif(not GREP_BUILT, reason="engine grep not built yet in this branch")
-needs_read = pytest.mark.skipif(not READ_BUILT, reason="engine read_file not built yet")
-needs_engine = pytest.mark.skipif(not ENGINE_BUILT, reason="engine not built yet in this branch")
-needs_truncate = pytest.mark.skipif(not TRUNCATE_BUILT, reason="truncate_middle is still a stub")
 
 
 def skips(**values: int) -> SimpleNamespace:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from _protocol_helpers import PyWorkspace, needs_engine, needs_truncate, registry_with
+from _protocol_helpers import PyWorkspace, registry_with
 from spyglass import demo
 from spyglass.cli import main
 
@@ -82,14 +82,11 @@ def test_selftest_last_line_and_exit_code_agree(capsys):
     assert code == (0 if failed == 0 else 1)
 
 
-@needs_engine
-@needs_truncate
 def test_selftest_passes_on_the_real_engine(capsys):
     assert main(["demo", "--selftest"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == f"{len(demo.CHECKS)} passed, 0 failed"
 
 
-@needs_engine
 def test_demo_on_the_real_engine(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out

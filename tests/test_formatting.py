@@ -10,9 +10,6 @@ from _protocol_helpers import (
     gline,
     glob_result,
     grep_result,
-    needs_glob,
-    needs_grep,
-    needs_read,
     read_result,
     registry_with,
     rline,
@@ -57,8 +54,8 @@ def test_glob_empty_says_how_many_files_the_directory_holds():
         'No files match "*.py" in the workspace root, which holds 57 files.\n'
         'Note: "*" never crosses "/", so "*.py" only matches at the top level of the workspace '
         'root; "**/*.py" matches 40 files at any depth.\n'
-        "Skipped: 2 files denied by the secrets policy, 12 entries hidden by ignore rules "
-        "(.gitignore, .ignore, .spyglassignore)."
+        "Skipped: 2 files denied by the secrets policy, 12 directories skipped by name (such "
+        "as .git and node_modules)."
     )
 
 
@@ -146,8 +143,8 @@ def test_grep_no_matches():
     assert text == (
         'No matches for "Foo" (12 files searched). The search is case-sensitive; pass '
         "case_insensitive=true to ignore case.\n"
-        "Skipped: 2 binary files, 5 entries hidden by ignore rules (.gitignore, .ignore, "
-        ".spyglassignore)."
+        "Skipped: 2 binary files, 5 directories skipped by name (such as .git and "
+        "node_modules)."
     )
     assert format_grep(grep_result(pattern="Foo", files_searched=12), case_insensitive=True) == (
         'No matches for "Foo" (12 files searched).'
@@ -278,7 +275,7 @@ def test_handlers_pass_arguments_through(tmp_path):
     assert result.content == "a.py: line 1 of 1.\n     1\tx = 1"
 
 
-# -- the real engine (skipped until the engine branches are merged into this one) ------------------
+# -- the real engine: the same texts end to end -------------------------------------------------
 
 
 @pytest.fixture
@@ -289,51 +286,91 @@ def repo(tmp_path):
     (tmp_path / "setup.py").write_text("# setup\n")
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 64)
+    (tmp_path / ".env").write_text("TODO=secret\n")
+    (tmp_path / "crlf.txt").write_bytes(b"a\r\nb\r\n")
+    (tmp_path / "long.txt").write_text("y" * 700 + " TODO\n")
     return tmp_path
 
 
-@needs_glob
+def content(reg, name: str, arguments: str) -> str:
+    result = reg.execute(ToolCall("c", name, arguments))
+    assert not result.is_error, result.content
+    return result.content
+
+
 def test_real_glob_text(repo):
     reg = default_registry(repo)
-    result = reg.execute(ToolCall("c", "glob", '{"pattern": "**/*.py"}'))
-    assert result.content == '3 files match "**/*.py" in the workspace root:\nsetup.py\nsrc/app.py\nsrc/util.py'
-    top = reg.execute(ToolCall("c", "glob", '{"pattern": "*.py"}'))
-    assert top.content == (
+    assert content(reg, "glob", '{"pattern": "**/*.py"}') == (
+        '3 files match "**/*.py" in the workspace root:\nsetup.py\nsrc/app.py\nsrc/util.py\n'
+        "Skipped: 1 file denied by the secrets policy."
+    )
+    assert content(reg, "glob", '{"pattern": "*.py"}') == (
         '1 file matches "*.py" in the workspace root:\nsetup.py\n'
         'Note: "*" never crosses "/", so "*.py" only matches at the top level of the workspace '
-        'root; "**/*.py" matches 3 files at any depth.'
+        'root; "**/*.py" matches 3 files at any depth.\n'
+        "Skipped: 1 file denied by the secrets policy."
     )
-    none = reg.execute(ToolCall("c", "glob", '{"pattern": "*.go"}'))
-    assert none.content == 'No files match "*.go" in the workspace root, which holds 5 files.'
+    assert content(reg, "glob", '{"pattern": "*.go"}') == (
+        'No files match "*.go" in the workspace root, which holds 7 files.\n'
+        "Skipped: 1 file denied by the secrets policy."
+    )
+    assert content(reg, "glob", '{"pattern": "**/*.py", "limit": 1, "offset": 1}') == (
+        '3 files match "**/*.py" in the workspace root; showing 2-2:\nsrc/app.py\n'
+        "1 more not shown: call glob again with offset=2 for the next page.\n"
+        "Skipped: 1 file denied by the secrets policy."
+    )
 
 
-@needs_grep
 def test_real_grep_text(repo):
     reg = default_registry(repo)
-    result = reg.execute(ToolCall("c", "grep", '{"pattern": "TODO"}'))
-    assert result.content.splitlines()[1:] == ["src/app.py:5:    return 1  # TODO",
-                                                "src/util.py:1:# TODO: more"]
-    assert result.content.splitlines()[0].startswith('2 matches in 2 files for "TODO" (')
-    context = reg.execute(ToolCall("c", "grep", '{"pattern": "def main", "context": 1}'))
-    assert context.content.splitlines()[1:] == ["src/app.py-3-", "src/app.py:4:def main():",
-                                                 "src/app.py-5-    return 1  # TODO"]
+    lines = content(reg, "grep", '{"pattern": "TODO"}').splitlines()
+    assert lines[0] == '3 matches in 3 files for "TODO" (6 files searched):'
+    assert lines[1].startswith("long.txt:1:") and lines[1].endswith(" TODO")
+    assert lines[2:] == [
+        "src/app.py:5:    return 1  # TODO",
+        "src/util.py:1:# TODO: more",
+        ("1 line longer than 120 characters is shown in part (around the match); read_file "
+        "shows up to 500 characters per line."),
+        "Skipped: 1 binary file, 1 file denied by the secrets policy.",
+    ]
+    assert content(reg, "grep", '{"pattern": "def main", "context": 1}') == (
+        '1 match in 1 file for "def main" (6 files searched):\n'
+        "src/app.py-3-\nsrc/app.py:4:def main():\nsrc/app.py-5-    return 1  # TODO\n"
+        "Skipped: 1 binary file, 1 file denied by the secrets policy."
+    )
 
 
-@needs_read
 def test_real_read_text(repo):
     reg = default_registry(repo)
-    result = reg.execute(ToolCall("c", "read_file", '{"path": "src/app.py", "limit": 2}'))
-    assert result.content == (
+    assert content(reg, "read_file", '{"path": "src/app.py", "limit": 2}') == (
         "src/app.py: lines 1-2 of 5.\n     1\timport os\n     2\t\n"
         "More lines follow: call read_file with offset=3 to read on."
     )
-    assert reg.execute(ToolCall("c", "read_file", '{"path": "empty.txt"}')).content == (
-        "empty.txt is empty (0 bytes)."
+    assert content(reg, "read_file", '{"path": "crlf.txt"}') == (
+        "crlf.txt: lines 1-2 of 2.\nLine endings: CRLF.\n     1\ta\n     2\tb"
     )
-    binary = reg.execute(ToolCall("c", "read_file", '{"path": "logo.png"}'))
-    assert binary.content.startswith("logo.png is a binary file (")
-    past = reg.execute(ToolCall("c", "read_file", '{"path": "src/app.py", "offset": 50}'))
-    assert past.content == ("src/app.py: offset 50 is past the end: the file has 5 lines. Call "
-                            "read_file with an offset from 1 to 5.")
+    assert content(reg, "read_file", '{"path": "empty.txt"}') == "empty.txt is empty (0 bytes)."
+    assert content(reg, "read_file", '{"path": "logo.png"}').startswith(
+        "logo.png is a binary file (PNG image"
+    )
+    assert content(reg, "read_file", '{"path": "long.txt"}').endswith(
+        " [... line cut at 500 of 705 characters]"
+    )
+    assert content(reg, "read_file", '{"path": "src/app.py", "offset": 50}') == (
+        "src/app.py: offset 50 is past the end: the file has 5 lines. Call read_file with an "
+        "offset from 1 to 5."
+    )
     again = reg.execute(ToolCall("c2", "read_file", '{"path": "src/app.py", "limit": 2}'))
-    assert again.content.startswith("Already shown: src/app.py lines 1-2")
+    assert again.content.startswith("Already shown: src/app.py lines 1-2 are part of the result "
+                                    "of your earlier read_file call (id c)")
+
+
+def test_real_errors(repo):
+    reg = default_registry(repo)
+    denied = reg.execute(ToolCall("c", "read_file", '{"path": ".env"}'))
+    assert denied.is_error and denied.meta["error_type"] == "denied"
+    missing = reg.execute(ToolCall("c", "read_file", '{"path": "src/ap.py"}'))
+    assert missing.meta["error_type"] == "not_found"
+    assert missing.content == "src/ap.py does not exist. Did you mean: src/app.py?"
+    bad = reg.execute(ToolCall("c", "grep", '{"pattern": "("}'))
+    assert bad.is_error and bad.meta["error_type"] == "invalid_pattern"

@@ -516,3 +516,170 @@ def test_toolcall_from_the_accumulator_is_a_plain_toolcall():
     acc.feed(chunk([frag(0, "c", "grep", GREP_ARGS)], finish="tool_calls"))
     (call,) = acc.drain()
     assert call == ToolCall("c", "grep", GREP_ARGS)
+
+
+def test_anthropic_server_tool_and_thinking_blocks_are_not_calls():
+    events = [
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "thinking", "thinking": "", "signature": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta",
+                                                              "thinking": "hmm"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {
+            "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",
+                                                              "partial_json": '{"query": "x"}'}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": {
+            "type": "tool_use", "id": "toolu_1", "name": "grep", "input": {}}},
+        {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta",
+                                                              "partial_json": GREP_ARGS}},
+        {"type": "content_block_stop", "index": 2},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+    assert merged(events) == [("toolu_1", "grep", GREP_ARGS)]
+
+
+def test_responses_non_function_items_are_ignored():
+    events = [
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"type": "reasoning", "id": "rs_1", "summary": []}},
+        {"type": "response.output_item.added", "output_index": 1,
+         "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}},
+        {"type": "response.output_text.delta", "output_index": 1, "item_id": "msg_1",
+         "content_index": 0, "delta": "Searching."},
+        {"type": "response.output_item.added", "output_index": 2, "item": {
+            "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "grep",
+            "arguments": ""}},
+        {"type": "response.function_call_arguments.delta", "output_index": 2, "item_id": "fc_1",
+         "delta": GREP_ARGS},
+        {"type": "response.completed", "response": {}},
+    ]
+    acc = ToolCallAccumulator()
+    acc.feed_many(events)
+    assert acc.text == "Searching."
+    assert [(c.id, c.arguments) for c in acc.drain()] == [("call_1", GREP_ARGS)]
+
+
+def test_several_complete_calls_in_one_chunk_without_index():
+    event = chunk([
+        {"id": "g1", "type": "function", "function": {"name": "grep", "arguments": GREP_ARGS}},
+        {"id": "g2", "type": "function", "function": {"name": "glob", "arguments": GLOB_ARGS}},
+    ], finish="tool_calls")
+    assert merged([event]) == [("g1", "grep", GREP_ARGS), ("g2", "glob", GLOB_ARGS)]
+
+
+def test_sse_text_with_event_lines():
+    text = (
+        "event: content_block_start\n"
+        'data: {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", '
+        '"id": "toolu_9", "name": "glob", "input": {}}}\n\n'
+        "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+        "event: content_block_delta\n"
+        'data: {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", '
+        '"partial_json": "{\\"pattern\\": \\"*\\"}"}}\n\n'
+        'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+    )
+    assert merged([text]) == [("toolu_9", "glob", '{"pattern": "*"}')]
+
+
+# -- recorded SSE streams through the SDK clients themselves (httpx mock transport, no network) ----
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def sse_body(events, with_event_names: bool) -> bytes:
+    out = []
+    for event in events:
+        if with_event_names:
+            out.append(f"event: {event['type']}\n")
+        out.append("data: " + orjson.dumps(event).decode() + "\n\n")
+    return "".join(out).encode()
+
+
+def mock_client(body: bytes):
+    # The SDKs here are built on httpx2 (older releases on httpx): use whichever they import.
+    httpx = pytest.importorskip("httpx2") if _has("httpx2") else pytest.importorskip("httpx")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    return httpx.Client(transport=httpx.MockTransport(handler))
+
+
+def test_openai_chat_stream_through_the_sdk_client():
+    import openai
+
+    calls = [("call_a", "grep", GREP_ARGS), ("call_b", "read_file", READ_ARGS)]
+    chunks = openai_chat_chunks(calls, random.Random(21), first_index=1, interleave=True)
+    body = sse_body(chunks, with_event_names=False) + b"data: [DONE]\n\n"
+    client = openai.OpenAI(api_key="test", base_url="http://mock/v1",
+                           http_client=mock_client(body))
+    stream = client.chat.completions.create(model="m", messages=[], stream=True)
+    acc = ToolCallAccumulator()
+    for sdk_chunk in stream:
+        acc.feed(sdk_chunk)
+    assert [(c.id, c.name, c.arguments) for c in acc.drain()] == calls
+
+
+def test_anthropic_stream_through_the_sdk_client():
+    import anthropic
+
+    calls = [("toolu_a", "grep", GREP_ARGS), ("toolu_b", "glob", GLOB_ARGS)]
+    events = anthropic_events(calls, random.Random(22), text="Looking.")
+    client = anthropic.Anthropic(api_key="test", base_url="http://mock",
+                                 http_client=mock_client(sse_body(events, with_event_names=True)))
+    stream = client.messages.create(model="m", max_tokens=10, messages=[], stream=True)
+    acc = ToolCallAccumulator()
+    for sdk_event in stream:
+        acc.feed(sdk_event)
+    assert acc.text == "Looking." and acc.finish_reason == "tool_use"
+    assert [(c.id, c.name, c.arguments) for c in acc.drain()] == calls
+
+
+def test_responses_stream_through_the_sdk_client():
+    import openai
+
+    calls = [("call_r", "read_file", READ_ARGS)]
+    events = responses_events(calls, random.Random(23))[:-1]  # without response.completed
+    client = openai.OpenAI(api_key="test", base_url="http://mock/v1",
+                           http_client=mock_client(sse_body(events, with_event_names=True)))
+    stream = client.responses.create(model="m", input="hi", stream=True)
+    acc = ToolCallAccumulator()
+    for sdk_event in stream:
+        acc.feed(sdk_event)
+    assert [(c.id, c.name, c.arguments) for c in acc.drain()] == calls
+
+
+def test_openai_stream_helper_events():
+    """`client.chat.completions.stream()` yields ChunkEvents plus derived events."""
+    from openai.lib.streaming.chat import ChunkEvent, FunctionToolCallArgumentsDeltaEvent
+    from openai.types.chat import ChatCompletionChunk
+
+    calls = [("call_h", "grep", GREP_ARGS)]
+    events = []
+    for raw in openai_chat_chunks(calls, random.Random(9)):
+        events.append(ChunkEvent.model_construct(type="chunk",
+                                                 chunk=ChatCompletionChunk.model_validate(raw),
+                                                 snapshot=None))
+        events.append(FunctionToolCallArgumentsDeltaEvent(
+            type="tool_calls.function.arguments.delta", name="grep", index=0,
+            arguments="ignored", parsed_arguments=None, arguments_delta="ignored"))
+    events.append({"type": "chunk", "chunk": chunk(finish="tool_calls"), "snapshot": {}})
+    assert merged(events) == calls
+
+
+def test_sse_lines_fed_one_by_one():
+    lines = ["retry: 3000", "event: content_block_start",
+             ('data: {"type": "content_block_start", "index": 0, "content_block": {"type": '
+             '"tool_use", "id": "toolu_1", "name": "glob", "input": {}}}'), "",
+             "event: content_block_delta",
+             ('data: {"type": "content_block_delta", "index": 0, "delta": {"type": '
+             '"input_json_delta", "partial_json": "{\\"pattern\\": \\"*\\"}"}}'),
+             ": keep-alive comment", 'data: {"type": "message_stop"}']
+    assert merged(lines) == [("toolu_1", "glob", '{"pattern": "*"}')]

@@ -11,7 +11,8 @@ class SkipCounts:
     """What a walk or search passed over, by reason."""
 
     @property
-    def ignored(self) -> int: ...
+    def ignored(self) -> int:
+        """Skip-set directories pruned (each once); files hidden by ignore files are not counted."""
     @property
     def binary(self) -> int: ...
     @property
@@ -142,17 +143,22 @@ class ReadResult:
     @property
     def offset(self) -> int: ...
     @property
-    def total_lines(self) -> int: ...
+    def total_lines(self) -> int:
+        """Line terminators, plus one when text follows the last; exact up to 1 GiB."""
     @property
-    def total_lines_estimated(self) -> bool: ...
+    def total_lines_estimated(self) -> bool:
+        """True above 1 GiB when the read stopped before the end: `total_lines` is extrapolated."""
     @property
-    def next_offset(self) -> int | None: ...
+    def next_offset(self) -> int | None:
+        """The `offset` that reads on, when more lines follow the shown ones."""
     @property
     def encoding(self) -> str:
-        """"utf-8", "utf-8-bom", "utf-16le", "utf-16be" or "utf-8-lossy"."""
+        """"utf-8", "utf-8-bom", "utf-16le", "utf-16be", "utf-8-lossy" (invalid bytes shown as
+        U+FFFD) or "binary". Describes the whole file unless `total_lines_estimated`, then the
+        bytes read (the start of the file through the shown lines)."""
     @property
     def line_ending(self) -> str:
-        """"LF", "CRLF", "mixed", "CR" or "none"."""
+        """"LF", "CRLF", "mixed", "CR" or "none"; same coverage as `encoding`."""
 
 @final
 class Engine:

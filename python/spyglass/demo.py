@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from .messages import follow_up
 from .registry import Registry, default_registry
 from .streaming import ToolCallAccumulator
 from .tools import builtin_tools
@@ -274,6 +275,13 @@ class Turn:
     events: list[dict[str, Any]] = field(default_factory=list)
     answer: str | None = None
 
+    @property
+    def provider(self) -> str:
+        """The follow-up message format of this turn's stream."""
+        if self.fmt.startswith("anthropic"):
+            return "anthropic"
+        return "openai-responses" if self.fmt.startswith("openai responses") else "openai"
+
 
 _NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
 
@@ -388,6 +396,20 @@ def _preview(text: str, lines: int = 6, width: int = 96) -> list[str]:
     return out
 
 
+def _describe_follow_up(provider: str, messages: list[dict[str, Any]]) -> str:
+    if provider == "openai-responses":
+        calls = sum(m.get("type") == "function_call" for m in messages)
+        outputs = sum(m.get("type") == "function_call_output" for m in messages)
+        return (f"{calls} function_call + {outputs} function_call_output input items "
+                "(OpenAI Responses)")
+    if provider == "anthropic":
+        blocks = len(messages[1]["content"])
+        return (f"assistant message with {blocks} tool_use blocks + user message with {blocks} "
+                "tool_result blocks (Anthropic)")
+    tools = len(messages) - 1
+    return f"assistant message with {tools} tool_calls + {tools} tool messages (OpenAI chat)"
+
+
 def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
     """Runs the scripted loop, printing a card per call and the conclusion."""
     report = DemoReport()
@@ -417,6 +439,7 @@ def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
             if text:
                 print(f"model> {text}", file=out)
             results = registry.execute_many(calls)
+            messages = follow_up(turn.provider, calls, results, text or None)
             for call, result in zip(calls, results):
                 number += 1
                 arguments = call.arguments if isinstance(call.arguments, str) else orjson.dumps(
@@ -429,6 +452,7 @@ def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
                       f"{' (truncated)' if result.meta.get('truncated') else ''}", file=out)
                 for line in _preview(result.content):
                     print(line, file=out)
+            print(f"   fed back: {_describe_follow_up(turn.provider, messages)}", file=out)
             report.calls += calls
             report.results += results
         registry.close()

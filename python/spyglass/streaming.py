@@ -131,6 +131,7 @@ class ToolCallAccumulator:
         self._by_index: dict[int, list[_Slot]] = {}
         self._by_id: dict[str, _Slot] = {}
         self._item_index: dict[str, int] = {}
+        self._block_types: dict[int, str] = {}
         self._last: _Slot | None = None
         self._seq = 0
         self._text: list[str] = []
@@ -148,12 +149,17 @@ class ToolCallAccumulator:
             for payload in self._sse_payloads(event):
                 self.feed(payload)
             return
+        if not isinstance(event, Mapping) and getattr(event, "type", None) == "chunk":
+            # openai's `chat.completions.stream()` helper wraps each raw chunk in a ChunkEvent.
+            event = getattr(event, "chunk", event)
         data = _as_dict(event)
         if not isinstance(data, Mapping):
             raise TypeError(
                 f"cannot read a stream event of type {type(event).__name__}; pass the chunk "
                 "or event object (or its dict)"
             )
+        if data.get("type") == "chunk" and isinstance(data.get("chunk"), Mapping):
+            data = data["chunk"]
         kind = data.get("type")
         if "choices" in data:
             self._feed_chat(data)
@@ -167,7 +173,8 @@ class ToolCallAccumulator:
             self._feed_delta(data)
         elif "function" in data:
             self._chat_fragment(data)
-        # Anything else (usage chunks, the Anthropic SDK's derived "text"/"input_json" events,
+        # Anything else (usage chunks, the SDK helpers' derived events such as Anthropic's
+        # "text"/"input_json" or OpenAI's "content.delta"/"tool_calls.function.arguments.delta",
         # which repeat what the raw events carry) holds nothing to merge.
 
     def feed_many(self, events: Iterable[Any]) -> None:
@@ -361,6 +368,8 @@ class ToolCallAccumulator:
             block = _as_dict(data.get("content_block") or {})
             if not isinstance(block, Mapping):
                 return
+            if index is not None:
+                self._block_types[index] = str(block.get("type"))
             if block.get("type") == "tool_use":
                 slot = self._route(index, block.get("id") or None)
                 self._touch(slot, block.get("id"), block.get("name"))
@@ -374,6 +383,8 @@ class ToolCallAccumulator:
             if not isinstance(delta, Mapping):
                 return
             if delta.get("type") == "input_json_delta":
+                if index is not None and self._block_types.get(index, "tool_use") != "tool_use":
+                    return  # a server tool's input (web search...), not a call for us
                 slot = self._route(index, None)
                 self._last = slot
                 partial = delta.get("partial_json")
@@ -402,7 +413,7 @@ class ToolCallAccumulator:
         payloads: list[Any] = []
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         data_lines = [line[5:].strip() for line in lines if line.startswith("data:")]
-        if not data_lines and lines and not lines[0].startswith(("event:", "id:", ":")):
+        if not data_lines and lines and not lines[0].startswith(("event:", "id:", "retry:", ":")):
             data_lines = ["\n".join(lines)]
         for payload in data_lines:
             if payload == "[DONE]":

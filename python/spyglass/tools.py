@@ -165,8 +165,8 @@ GREP_SCHEMA: dict[str, Any] = {
         "multiline": {
             "type": "boolean",
             "default": False,
-            "description": "Let the pattern match across lines (\\n and . match newlines). "
-            "Default: false.",
+            "description": "Let a match span several lines (write \\n in the pattern for a "
+            "line break). Default: false.",
         },
         "output_mode": {
             "type": "string",
@@ -272,9 +272,11 @@ def _skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str |
     parts = _skip_parts(skipped, include_binary)
     ignored = getattr(skipped, "ignored", 0)
     if nothing_found and ignored:
+        # The engine counts pruned skip-set directories here (files hidden by ignore files
+        # are dropped inside the walker, uncounted).
         parts.append(
-            f"{_plural(ignored, 'entry', 'entries')} hidden by ignore rules (.gitignore, "
-            ".ignore, .spyglassignore)"
+            f"{_plural(ignored, 'directory', 'directories')} skipped by name (such as .git and "
+            "node_modules)"
         )
     if not parts:
         return None

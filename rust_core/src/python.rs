@@ -75,7 +75,6 @@ where
 
 /// What a walk or search passed over, by reason.
 #[pyclass(frozen, get_all, module = "spyglass._core", name = "SkipCounts")]
-#[derive(Clone)]
 pub struct PySkipCounts {
     ignored: u64,
     binary: u64,
@@ -150,7 +149,6 @@ impl GlobResult {
 
 /// One shown line of a grep result.
 #[pyclass(frozen, get_all, module = "spyglass._core")]
-#[derive(Clone)]
 pub struct GrepLine {
     path: String,
     line: u64,
@@ -172,7 +170,6 @@ impl GrepLine {
 
 /// A file and its number of matching lines.
 #[pyclass(frozen, get_all, module = "spyglass._core")]
-#[derive(Clone)]
 pub struct FileCount {
     path: String,
     count: u64,
@@ -229,7 +226,6 @@ impl GrepResult {
 
 /// One shown line of a read.
 #[pyclass(frozen, get_all, module = "spyglass._core")]
-#[derive(Clone)]
 pub struct ReadLine {
     number: u64,
     text: String,

@@ -1,10 +1,49 @@
 //! Ignore-aware parallel walking and `glob`.
+//!
+//! `walk_files` is the one walker behind both `glob` and `grep`: it runs
+//! `ignore::WalkBuilder::build_parallel` with spyglass's rules and hands every file that passes
+//! them to a per-thread `FileVisitor`. The rules, in the order they apply to an entry:
+//!
+//! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false: `.gitignore` and
+//!    `.git/info/exclude` only inside a git repository (as ripgrep: a stray `.gitignore` of `/*`
+//!    outside git hides nothing), `.ignore` everywhere, ignore files of parent directories, and
+//!    `.spyglassignore` with the highest precedence (its `!pattern` re-includes what `.gitignore`
+//!    hides). The global git excludes file is never read, so results do not depend on the machine.
+//!    Hidden files are included.
+//! 2. the skip set of directory names ([`Workspace::is_excluded_dir`]): pruned, counted `ignored`;
+//! 3. deny rules ([`Workspace::is_denied_entry`]; for a symlink also its target): counted
+//!    `denied`, a denied directory is pruned;
+//! 4. FIFOs, sockets and devices: never opened, counted `special`;
+//! 5. symlinks are followed (the walker detects loops; a loop or a broken link counts as
+//!    `unreadable`), except those resolving outside the root: not followed, counted `outside_root`.
+//!    A symlinked directory's files are listed under the link's own path.
+//!
+//! `SkipCounts::ignored` therefore counts pruned skip-set directories only: entries hidden by
+//! ignore files are dropped inside the `ignore` crate where counting them is not possible cheaply.
+//! When the workspace's time budget runs out the walk stops and the result is marked incomplete.
+
+use std::borrow::Cow;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime};
+
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use crate::error::CoreError;
-use crate::workspace::{SkipCounts, Workspace};
+use crate::workspace::{
+    Deadline, SPYGLASS_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
+};
 
 /// Default number of paths a glob returns.
 pub const DEFAULT_GLOB_LIMIT: usize = 200;
+
+/// A slash-free pattern that found fewer than this many files gets the `**/` hint when the
+/// `**/` form would find more.
+pub const ANYWHERE_HINT_BELOW: u64 = 5;
 
 /// Order of glob results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,9 +95,12 @@ pub struct GlobOutput {
     pub withheld: u64,
     /// Files the searched directory holds (after ignore and deny rules), counted when nothing matched.
     pub files_in_scope: Option<u64>,
-    /// For a slash-free pattern that found little: the `**/` form and how many files it matches.
+    /// For a slash-free pattern that found fewer than [`ANYWHERE_HINT_BELOW`] files: the `**/`
+    /// form and how many files it matches, when that is more.
     pub anywhere_hint: Option<(String, u64)>,
-    /// The searched directory relative to the root ("" for the root).
+    /// The walked directory relative to the root ("" for the root). It is the `path` asked for,
+    /// or the pattern's literal leading directory below it when the walk was pruned to it
+    /// (`src/**/*.rs` walks `src`); `files_in_scope` counts this directory's files.
     pub searched: String,
     /// What was passed over, by reason.
     pub skipped: SkipCounts,
@@ -68,10 +110,645 @@ pub struct GlobOutput {
     pub elapsed_ms: f64,
 }
 
-/// Lists files under `options.path` whose path matches `options.pattern`.
-pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
-    let _ = (workspace, options);
-    Err(CoreError::InvalidArgument {
-        message: "glob is not built yet".into(),
+// ==== The walker ====
+
+/// One file the walk let through.
+pub(crate) struct WalkedFile<'a> {
+    /// The path as walked (absolute, under the root; through symlinks, not resolved).
+    pub(crate) path: &'a Path,
+    /// The path relative to the root, `/`-separated.
+    pub(crate) relative: &'a str,
+    /// The file name.
+    pub(crate) name: &'a str,
+    /// The walker's entry (file type, metadata).
+    pub(crate) entry: &'a DirEntry,
+}
+
+/// Receives the files of one walker thread.
+pub(crate) trait FileVisitor: Send {
+    /// Handles one file; `skipped` is the thread's count of passed-over entries. Returns false to
+    /// stop the whole walk.
+    fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool;
+}
+
+/// What [`walk_files`] leaves: every thread's visitor, the merged skip counts and whether the
+/// time budget ran out.
+pub(crate) struct WalkOutcome<V> {
+    pub(crate) visitors: Vec<V>,
+    pub(crate) skipped: SkipCounts,
+    pub(crate) incomplete: bool,
+}
+
+/// Worker threads of a walk: the workspace option, or one per core.
+pub(crate) fn thread_count(workspace: &Workspace) -> usize {
+    match workspace.options().threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// `path` relative to `root`, `/`-separated, without allocating in the common case.
+pub(crate) fn relative_to<'a>(root: &Path, path: &'a Path) -> Cow<'a, str> {
+    #[cfg(unix)]
+    {
+        let root = root.as_os_str().as_encoded_bytes();
+        let bytes = path.as_os_str().as_encoded_bytes();
+        if let Some(rest) = bytes.strip_prefix(root) {
+            let rest = if root.ends_with(b"/") || rest.is_empty() {
+                rest
+            } else if let Some(rest) = rest.strip_prefix(b"/") {
+                rest
+            } else {
+                return Cow::Owned(String::new());
+            };
+            return String::from_utf8_lossy(rest);
+        }
+        Cow::Owned(String::new())
+    }
+    #[cfg(not(unix))]
+    {
+        let rest = path.strip_prefix(root).unwrap_or(Path::new(""));
+        let parts: Vec<_> = rest
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect();
+        Cow::Owned(parts.join("/"))
+    }
+}
+
+/// A directory or file a caller asked for, as it will be walked or searched.
+pub(crate) struct Target {
+    /// Absolute path under the root (not necessarily canonical).
+    pub(crate) path: PathBuf,
+    /// `path` relative to the root, `/`-separated.
+    pub(crate) relative: String,
+}
+
+/// Resolves `requested` (boundary and deny checks by [`Workspace::resolve`]) and keeps the path
+/// as the caller wrote it when it names the same place inside the root, so the files below a
+/// symlinked directory keep the link's path; otherwise the canonical path.
+pub(crate) fn resolve_target(workspace: &Workspace, requested: &str) -> Result<Target, CoreError> {
+    let resolved = workspace.resolve(requested)?;
+    let trimmed = requested.trim();
+    if !trimmed.is_empty() && trimmed != "." {
+        let joined = if Path::new(trimmed).is_absolute() {
+            PathBuf::from(trimmed)
+        } else {
+            workspace.root().join(trimmed)
+        };
+        let lexical = normalize_lexically(&joined);
+        if lexical != resolved.absolute
+            && workspace.contains(&lexical)
+            && std::fs::canonicalize(&lexical).is_ok_and(|c| c == resolved.absolute)
+            && let Some(relative) = workspace.relative(&lexical)
+        {
+            return Ok(Target {
+                path: lexical,
+                relative,
+            });
+        }
+    }
+    Ok(Target {
+        path: resolved.absolute,
+        relative: resolved.relative,
     })
+}
+
+/// The path to hand the walker for directory `dir`: a symlink gets a trailing `/`, so the walker
+/// descends into it (it does not follow a root that is a link) and names entries below the link.
+fn walk_root(dir: &Path) -> PathBuf {
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        let mut with_slash = dir.as_os_str().to_os_string();
+        with_slash.push(std::path::MAIN_SEPARATOR_STR);
+        return PathBuf::from(with_slash);
+    }
+    dir.to_path_buf()
+}
+
+/// A `WalkBuilder` rooted at `start` with spyglass's ignore-file rules (no entry filter).
+fn ignore_rules(workspace: &Workspace, start: &Path) -> WalkBuilder {
+    let respect = workspace.options().respect_ignore_files;
+    let mut builder = WalkBuilder::new(start);
+    builder
+        .hidden(false)
+        .parents(respect)
+        .ignore(respect)
+        .git_ignore(respect)
+        .git_exclude(respect)
+        .git_global(false)
+        .require_git(true)
+        .follow_links(true);
+    if respect {
+        builder.add_custom_ignore_filename(SPYGLASS_IGNORE_FILENAME);
+    }
+    builder
+}
+
+/// Counts kept by the entry filter, shared by all walker threads.
+#[derive(Default)]
+struct FilterCounts {
+    ignored: AtomicU64,
+    denied: AtomicU64,
+    special: AtomicU64,
+    outside_root: AtomicU64,
+    unreadable: AtomicU64,
+}
+
+impl FilterCounts {
+    fn bump(counter: &AtomicU64) -> bool {
+        counter.fetch_add(1, AtomicOrdering::Relaxed);
+        false
+    }
+
+    fn add_to(&self, skipped: &mut SkipCounts) {
+        skipped.ignored += self.ignored.load(AtomicOrdering::Relaxed);
+        skipped.denied += self.denied.load(AtomicOrdering::Relaxed);
+        skipped.special += self.special.load(AtomicOrdering::Relaxed);
+        skipped.outside_root += self.outside_root.load(AtomicOrdering::Relaxed);
+        skipped.unreadable += self.unreadable.load(AtomicOrdering::Relaxed);
+    }
+}
+
+/// The entry filter: skip set, deny rules, special files, symlinks leaving the root.
+fn keep_entry(workspace: &Workspace, counts: &FilterCounts, entry: &DirEntry) -> bool {
+    let Some(file_type) = entry.file_type() else {
+        return true;
+    };
+    let name = entry.file_name().to_string_lossy();
+    if file_type.is_dir() && workspace.is_excluded_dir(&name) {
+        return FilterCounts::bump(&counts.ignored);
+    }
+    let relative = relative_to(workspace.root(), entry.path());
+    if workspace.is_denied_entry(&relative, &name) {
+        return FilterCounts::bump(&counts.denied);
+    }
+    if !file_type.is_file() && !file_type.is_dir() {
+        // With links followed, the type is the target's: a FIFO, socket or device.
+        return FilterCounts::bump(&counts.special);
+    }
+    if entry.path_is_symlink() {
+        let Ok(target) = std::fs::canonicalize(entry.path()) else {
+            return FilterCounts::bump(&counts.unreadable);
+        };
+        if !workspace.contains(&target) {
+            return FilterCounts::bump(&counts.outside_root);
+        }
+        // A link named `notes.txt` pointing at `.env` is as secret as `.env`.
+        let target_relative = workspace.relative(&target).unwrap_or_default();
+        if workspace.denied_by(&target_relative).is_some() {
+            return FilterCounts::bump(&counts.denied);
+        }
+    }
+    true
+}
+
+/// Walks `start` (an existing directory inside the root) in parallel, calling one visitor per
+/// thread (made by `make`) for every file that passes the rules in the module docs. Stops when
+/// `deadline` expires or a visitor asks to.
+pub(crate) fn walk_files<V, F>(
+    workspace: &Workspace,
+    start: &Path,
+    deadline: Deadline,
+    mut make: F,
+) -> WalkOutcome<V>
+where
+    V: FileVisitor,
+    F: FnMut() -> V,
+{
+    let counts = Arc::new(FilterCounts::default());
+    let mut builder = ignore_rules(workspace, &walk_root(start));
+    builder.threads(thread_count(workspace));
+    {
+        let workspace = workspace.clone();
+        let counts = Arc::clone(&counts);
+        builder.filter_entry(move |entry| keep_entry(&workspace, &counts, entry));
+    }
+    let incomplete = AtomicBool::new(false);
+    let finished: Mutex<Vec<(V, SkipCounts)>> = Mutex::new(Vec::new());
+    let mut threads = ThreadBuilder {
+        make: &mut make,
+        root: workspace.root(),
+        deadline,
+        incomplete: &incomplete,
+        finished: &finished,
+    };
+    builder.build_parallel().visit(&mut threads);
+
+    let mut skipped = SkipCounts::default();
+    counts.add_to(&mut skipped);
+    let mut visitors = Vec::new();
+    for (visitor, thread_skipped) in finished.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        skipped.add(&thread_skipped);
+        visitors.push(visitor);
+    }
+    WalkOutcome {
+        visitors,
+        skipped,
+        incomplete: incomplete.into_inner(),
+    }
+}
+
+struct ThreadBuilder<'s, V, F> {
+    make: &'s mut F,
+    root: &'s Path,
+    deadline: Deadline,
+    incomplete: &'s AtomicBool,
+    finished: &'s Mutex<Vec<(V, SkipCounts)>>,
+}
+
+impl<'s, V, F> ParallelVisitorBuilder<'s> for ThreadBuilder<'s, V, F>
+where
+    V: FileVisitor + 's,
+    F: FnMut() -> V,
+{
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(ThreadVisitor {
+            visitor: Some((self.make)()),
+            skipped: SkipCounts::default(),
+            root: self.root,
+            deadline: self.deadline,
+            incomplete: self.incomplete,
+            finished: self.finished,
+        })
+    }
+}
+
+struct ThreadVisitor<'s, V> {
+    visitor: Option<V>,
+    skipped: SkipCounts,
+    root: &'s Path,
+    deadline: Deadline,
+    incomplete: &'s AtomicBool,
+    finished: &'s Mutex<Vec<(V, SkipCounts)>>,
+}
+
+impl<V: FileVisitor> ParallelVisitor for ThreadVisitor<'_, V> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        if self.deadline.expired() {
+            self.incomplete.store(true, AtomicOrdering::Relaxed);
+            return WalkState::Quit;
+        }
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                // Soft errors (a malformed line in an ignore file) do not hide any file.
+                if !error.is_partial() {
+                    self.skipped.unreadable += 1;
+                }
+                return WalkState::Continue;
+            }
+        };
+        if entry.file_type().is_none_or(|t| t.is_dir()) {
+            return WalkState::Continue;
+        }
+        let Some(visitor) = self.visitor.as_mut() else {
+            return WalkState::Quit;
+        };
+        let relative = relative_to(self.root, entry.path());
+        let name = entry.file_name().to_string_lossy();
+        let file = WalkedFile {
+            path: entry.path(),
+            relative: &relative,
+            name: &name,
+            entry: &entry,
+        };
+        if visitor.visit_file(&file, &mut self.skipped) {
+            WalkState::Continue
+        } else {
+            WalkState::Quit
+        }
+    }
+}
+
+impl<V> Drop for ThreadVisitor<'_, V> {
+    fn drop(&mut self) {
+        if let Some(visitor) = self.visitor.take() {
+            let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+            finished.push((visitor, self.skipped));
+        }
+    }
+}
+
+// ==== glob ====
+
+/// Characters that make a pattern component a glob rather than a literal name.
+const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\', '!'];
+
+/// Compiles a glob with spyglass's semantics: `*` and `?` never cross `/`, `**` does.
+pub(crate) fn compile_glob(pattern: &str, shown: &str) -> Result<GlobMatcher, CoreError> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| CoreError::InvalidPattern {
+            pattern: shown.to_string(),
+            message: format!(
+                "{}. Glob syntax: `*` matches within one directory level, `**` across levels \
+                 (as a whole path component: `**/x`, `a/**/b`, `a/**`), `?` one character, \
+                 `{{a,b}}` alternatives, `[abc]` a character class; for example `**/*.py` or \
+                 `src/**/*.{{ts,tsx}}`.",
+                e.kind()
+            ),
+        })
+}
+
+/// The pattern as matched against paths relative to the search directory: an absolute pattern
+/// under the search directory loses that prefix, and a leading `./` or `/` is dropped.
+fn normalize_pattern(pattern: &str, search_abs: &Path) -> Result<String, CoreError> {
+    let trimmed = pattern.trim();
+    let mut rest = trimmed;
+    let search = search_abs.to_string_lossy();
+    if let Some(inner) = rest.strip_prefix(search.as_ref())
+        && (inner.is_empty() || inner.starts_with('/'))
+    {
+        rest = inner;
+    }
+    loop {
+        if let Some(inner) = rest.strip_prefix("./") {
+            rest = inner;
+        } else if let Some(inner) = rest.strip_prefix('/') {
+            rest = inner;
+        } else {
+            break;
+        }
+    }
+    if rest.is_empty() || rest == "." {
+        return Err(CoreError::InvalidPattern {
+            pattern: pattern.to_string(),
+            message: "the pattern is empty; use `*` for the files of this directory or `**/*` \
+                      for every file below it."
+                .into(),
+        });
+    }
+    // `dir/` means what lies below the directory.
+    if rest.ends_with('/') {
+        return Ok(format!("{rest}**"));
+    }
+    // `**.rs` (a common slip for `**/*.rs`) would mean `*.rs` to globset: say what was meant.
+    let parts: Vec<String> = rest
+        .split('/')
+        .map(|part| match part.strip_prefix("**") {
+            Some(tail) if !tail.is_empty() && !tail.starts_with('*') => format!("**/*{tail}"),
+            _ => part.to_string(),
+        })
+        .collect();
+    Ok(parts.join("/"))
+}
+
+/// The pattern's leading directory components that hold no glob syntax (never the last one).
+fn literal_prefix(pattern: &str) -> Vec<&str> {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let mut prefix = Vec::new();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        if part.is_empty() || *part == "." || *part == ".." || part.contains(GLOB_META) {
+            break;
+        }
+        prefix.push(*part);
+    }
+    prefix
+}
+
+/// The directory to walk for `pattern`: the literal leading directory when walking it alone
+/// lists exactly what a walk of `search_abs` would (a real directory, not a link, not in the
+/// skip set, not denied, not ignored); otherwise `search_abs`.
+fn pruned_start(workspace: &Workspace, search_abs: &Path, pattern: &str) -> PathBuf {
+    let prefix = literal_prefix(pattern);
+    if prefix.is_empty() {
+        return search_abs.to_path_buf();
+    }
+    let mut dir = search_abs.to_path_buf();
+    for part in &prefix {
+        dir.push(part);
+        let is_real_dir = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_dir());
+        if !is_real_dir || workspace.is_excluded_dir(part) {
+            return search_abs.to_path_buf();
+        }
+    }
+    let relative = workspace.relative(&dir).unwrap_or_default();
+    if workspace.denied_by(&relative).is_some() {
+        return search_abs.to_path_buf();
+    }
+    if workspace.options().respect_ignore_files {
+        let rules = ignore_rules(workspace, search_abs);
+        let mut matchers = rules.build_matchers();
+        if let Some(matcher) = matchers.first_mut()
+            && matcher.matched(prefix.join("/"), true).is_ignore()
+        {
+            return search_abs.to_path_buf();
+        }
+    }
+    dir
+}
+
+/// Sort key of a listed file: newest first (a constant in path order), then path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct GlobKey {
+    newest_first: Reverse<SystemTime>,
+    path: String,
+}
+
+/// Keeps the `cap` smallest keys seen (all of them when `cap` is `None`).
+struct Smallest<T: Ord> {
+    cap: Option<usize>,
+    heap: BinaryHeap<T>,
+    all: Vec<T>,
+}
+
+impl<T: Ord> Smallest<T> {
+    fn new(cap: Option<usize>) -> Self {
+        Smallest {
+            cap,
+            heap: BinaryHeap::new(),
+            all: Vec::new(),
+        }
+    }
+
+    /// Whether a key that compares to the current largest kept key as `below_worst` says would be
+    /// kept; lets callers skip building keys that would be thrown away.
+    fn admits(&self, below_worst: impl FnOnce(&T) -> bool) -> bool {
+        match self.cap {
+            None => true,
+            Some(cap) => {
+                cap > 0 && (self.heap.len() < cap || self.heap.peek().is_some_and(below_worst))
+            }
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        match self.cap {
+            None => self.all.push(item),
+            Some(cap) => {
+                self.heap.push(item);
+                if self.heap.len() > cap {
+                    self.heap.pop();
+                }
+            }
+        }
+    }
+
+    fn into_vec(self) -> Vec<T> {
+        let mut out = self.all;
+        out.extend(self.heap);
+        out
+    }
+}
+
+struct GlobVisitor<'a> {
+    matcher: &'a GlobMatcher,
+    anywhere: Option<&'a GlobMatcher>,
+    search_abs: &'a Path,
+    sort: SortOrder,
+    matched: u64,
+    anywhere_matched: u64,
+    in_scope: u64,
+    page: Smallest<GlobKey>,
+}
+
+impl FileVisitor for GlobVisitor<'_> {
+    fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+        self.in_scope += 1;
+        let in_search = relative_to(self.search_abs, file.path);
+        if let Some(anywhere) = self.anywhere
+            && anywhere.is_match(in_search.as_ref())
+        {
+            self.anywhere_matched += 1;
+        }
+        if !self.matcher.is_match(in_search.as_ref()) {
+            return true;
+        }
+        self.matched += 1;
+        let newest_first = match self.sort {
+            SortOrder::Path => Reverse(SystemTime::UNIX_EPOCH),
+            SortOrder::Modified => Reverse(
+                file.entry
+                    .metadata()
+                    .and_then(|m| m.modified().map_err(ignore::Error::from))
+                    .unwrap_or(SystemTime::UNIX_EPOCH),
+            ),
+        };
+        let admitted = self.page.admits(|worst| {
+            (&newest_first, file.relative).cmp(&(&worst.newest_first, worst.path.as_str()))
+                == Ordering::Less
+        });
+        if admitted {
+            self.page.push(GlobKey {
+                newest_first,
+                path: file.relative.to_string(),
+            });
+        }
+        true
+    }
+}
+
+/// Lists files under `options.path` whose path relative to it matches `options.pattern`.
+///
+/// The pattern uses glob syntax with `*` and `?` confined to one directory level, `**` across;
+/// a literal leading directory prunes the walk. Results are sorted (by path, or newest first),
+/// paged by `offset`/`limit` with exact totals. Errors: `NotFound` / `NotADirectory` /
+/// `OutsideRoot` / `Denied` for a bad `path`, `InvalidPattern` for a bad glob.
+pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
+    let started = Instant::now();
+    let deadline = workspace.deadline();
+    let search = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
+    if !search.path.is_dir() {
+        return Err(CoreError::NotADirectory {
+            path: search.relative,
+        });
+    }
+    let pattern = normalize_pattern(&options.pattern, &search.path)?;
+    let matcher = compile_glob(&pattern, &options.pattern)?;
+    let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
+    let anywhere = match &anywhere_pattern {
+        Some(p) => Some(compile_glob(p, p)?),
+        None => None,
+    };
+    let start = pruned_start(workspace, &search.path, &pattern);
+    let cap = options.limit.map(|l| l.saturating_add(options.offset));
+
+    let outcome = walk_files(workspace, &start, deadline, || GlobVisitor {
+        matcher: &matcher,
+        anywhere: anywhere.as_ref(),
+        search_abs: &search.path,
+        sort: options.sort,
+        matched: 0,
+        anywhere_matched: 0,
+        in_scope: 0,
+        page: Smallest::new(cap),
+    });
+
+    let (mut total, mut anywhere_total, mut in_scope) = (0u64, 0u64, 0u64);
+    let mut keys = Vec::new();
+    for visitor in outcome.visitors {
+        total += visitor.matched;
+        anywhere_total += visitor.anywhere_matched;
+        in_scope += visitor.in_scope;
+        keys.extend(visitor.page.into_vec());
+    }
+    keys.sort_unstable();
+    let paths: Vec<String> = keys
+        .into_iter()
+        .skip(options.offset)
+        .take(options.limit.unwrap_or(usize::MAX))
+        .map(|k| k.path)
+        .collect();
+    let shown_end = (options.offset as u64).saturating_add(paths.len() as u64);
+    let anywhere_hint = match anywhere_pattern {
+        Some(p) if total < ANYWHERE_HINT_BELOW && anywhere_total > total => {
+            Some((p, anywhere_total))
+        }
+        _ => None,
+    };
+    Ok(GlobOutput {
+        paths,
+        total,
+        offset: options.offset as u64,
+        withheld: total.saturating_sub(shown_end),
+        files_in_scope: (total == 0).then_some(in_scope),
+        anywhere_hint,
+        searched: workspace.relative(&start).unwrap_or_default(),
+        skipped: outcome.skipped,
+        incomplete: outcome.incomplete,
+        elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefix_stops_at_glob_syntax() {
+        assert_eq!(literal_prefix("src/**/*.rs"), vec!["src"]);
+        assert_eq!(literal_prefix("a/b/c.txt"), vec!["a", "b"]);
+        assert_eq!(literal_prefix("*.rs"), Vec::<&str>::new());
+        assert_eq!(literal_prefix("a/{b,c}/d"), vec!["a"]);
+        assert_eq!(literal_prefix("../x/y"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn relative_to_strips_root() {
+        let root = Path::new("/repo");
+        assert_eq!(relative_to(root, Path::new("/repo/a/b.rs")), "a/b.rs");
+        assert_eq!(relative_to(root, Path::new("/repo")), "");
+        assert_eq!(relative_to(Path::new("/"), Path::new("/a")), "a");
+    }
+
+    #[test]
+    fn normalize_pattern_drops_leading_noise() {
+        let search = Path::new("/repo");
+        assert_eq!(normalize_pattern("./src/*.rs", search).unwrap(), "src/*.rs");
+        assert_eq!(
+            normalize_pattern("/repo/src/*.rs", search).unwrap(),
+            "src/*.rs"
+        );
+        assert_eq!(normalize_pattern("src/", search).unwrap(), "src/**");
+        assert_eq!(normalize_pattern("**.rs", search).unwrap(), "**/*.rs");
+        assert_eq!(
+            normalize_pattern("src/**.rs", search).unwrap(),
+            "src/**/*.rs"
+        );
+        assert_eq!(normalize_pattern("a/**/b", search).unwrap(), "a/**/b");
+        assert!(normalize_pattern("  ", search).is_err());
+    }
 }

@@ -67,7 +67,8 @@ impl Default for WorkspaceOptions {
 /// "nothing looked at".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SkipCounts {
-    /// Entries hidden by ignore rules or the skip set of directories (a pruned directory counts once).
+    /// Directories of the skip set pruned by a walk (each counts once). Entries hidden by ignore
+    /// files are not counted: the walker drops them before spyglass sees them.
     pub ignored: u64,
     /// Files with a NUL byte (not searched).
     pub binary: u64,
@@ -133,7 +134,7 @@ pub struct ResolvedPath {
 }
 
 /// One root directory with its options. Cheap to share between threads (`Sync`).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Workspace {
     root: PathBuf,
     options: WorkspaceOptions,
@@ -338,8 +339,227 @@ impl Workspace {
     }
 }
 
+/// Entries of one directory looked at when suggesting close names.
+const SUGGEST_DIR_ENTRIES: usize = 10_000;
+/// Entries a suggestion walk visits at most (split between the nearby directory and the root).
+const SUGGEST_WALK_ENTRIES: usize = 20_000;
+/// Candidates kept per path component while correcting a path.
+const SUGGEST_BEAM: usize = 4;
+/// Names less similar than this (0..1) are not offered.
+const SUGGEST_MIN_SIMILARITY: f64 = 0.6;
+
+impl Workspace {
+    /// Existing paths close to `requested` (a path that does not exist), best first, at most `max`,
+    /// relative to the root. Used for "did you mean" when a path is missing.
+    ///
+    /// Three sources, in this order: each missing component corrected against its directory's
+    /// entries (typos, letter case, another extension: `scr/mian.rs` finds `src/main.rs`); then
+    /// files with the same name (ignoring case) elsewhere, searched first below the deepest
+    /// existing directory of the request and then from the root, ignore-aware and skipping the
+    /// excluded directories. Work is bounded: at most 10,000 entries per directory listing and
+    /// 20,000 walked entries. Denied paths and paths resolving outside the root are never offered.
+    pub fn suggest(&self, requested: &str, max: usize) -> Vec<String> {
+        let trimmed = requested.trim();
+        if trimmed.is_empty() || max == 0 || trimmed.contains('\0') {
+            return Vec::new();
+        }
+        let joined = if Path::new(trimmed).is_absolute() {
+            PathBuf::from(trimmed)
+        } else {
+            self.root.join(trimmed)
+        };
+        let probable = resolve_missing(&joined);
+        let Some(relative) = self.relative(&probable) else {
+            return Vec::new();
+        };
+        let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
+        let mut depth = 0;
+        let mut dir = self.root.clone();
+        while depth < parts.len() && dir.join(parts[depth]).is_dir() {
+            dir.push(parts[depth]);
+            depth += 1;
+        }
+        if depth == parts.len() {
+            return Vec::new();
+        }
+        let missing = &parts[depth..];
+        let base = parts[..depth].join("/");
+
+        let mut found: Vec<String> = Vec::new();
+        // 1. Correct each missing component against what its directory holds.
+        let mut frontier = vec![(1.0f64, base.clone(), dir.clone())];
+        for (index, want) in missing.iter().enumerate() {
+            let last = index + 1 == missing.len();
+            let mut next = Vec::new();
+            for (score, rel, abs) in &frontier {
+                for (name, is_dir) in list_dir(abs, SUGGEST_DIR_ENTRIES) {
+                    if !last && !is_dir {
+                        continue;
+                    }
+                    let similarity = name_similarity(want, &name);
+                    if similarity < SUGGEST_MIN_SIMILARITY {
+                        continue;
+                    }
+                    let child = join_relative(rel, &name);
+                    if self.denied_by(&child).is_some() {
+                        continue;
+                    }
+                    next.push((score * similarity, child, abs.join(&name)));
+                }
+            }
+            next.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            next.truncate(SUGGEST_BEAM);
+            frontier = next;
+        }
+        found.extend(frontier.into_iter().map(|(_, rel, _)| rel));
+
+        // 2. The same file name elsewhere: nearby first, then anywhere.
+        let name = missing[missing.len() - 1].to_lowercase();
+        let mut budget = SUGGEST_WALK_ENTRIES;
+        let mut same_name = Vec::new();
+        if depth > 0 {
+            self.find_named(
+                &dir,
+                &name,
+                SUGGEST_WALK_ENTRIES / 2,
+                &mut budget,
+                &mut same_name,
+            );
+        }
+        if same_name.is_empty() {
+            self.find_named(&self.root, &name, budget, &mut budget, &mut same_name);
+        }
+        let wanted_dirs: Vec<&str> = parts[..parts.len() - 1].to_vec();
+        same_name.sort_by_key(|path| {
+            let shared = path
+                .split('/')
+                .zip(&wanted_dirs)
+                .take_while(|(a, b)| a == *b)
+                .count();
+            (
+                std::cmp::Reverse(shared),
+                path.matches('/').count(),
+                path.clone(),
+            )
+        });
+        found.extend(same_name);
+
+        let mut out: Vec<String> = Vec::new();
+        for candidate in found {
+            if out.len() == max {
+                break;
+            }
+            if out.contains(&candidate) || candidate.is_empty() {
+                continue;
+            }
+            // The full check: inside the root once symlinks are resolved, and not denied.
+            if self.resolve(&candidate).is_ok() {
+                out.push(candidate);
+            }
+        }
+        out
+    }
+
+    /// Paths (relative to the root) below `start` whose file name equals `name` ignoring case.
+    fn find_named(
+        &self,
+        start: &Path,
+        name: &str,
+        limit: usize,
+        budget: &mut usize,
+        found: &mut Vec<String>,
+    ) {
+        let respect = self.options.respect_ignore_files;
+        let excluded = self.options.exclude_dirs.clone();
+        let mut builder = ignore::WalkBuilder::new(start);
+        builder
+            .standard_filters(respect)
+            .hidden(false)
+            .follow_links(false)
+            .max_depth(Some(32))
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .filter_entry(move |entry| {
+                !(entry.file_type().is_some_and(|t| t.is_dir())
+                    && entry.depth() > 0
+                    && excluded.iter().any(|d| entry.file_name() == d.as_str()))
+            });
+        if respect {
+            builder.add_custom_ignore_filename(SPYGLASS_IGNORE_FILENAME);
+        }
+        for (seen, entry) in builder.build().flatten().enumerate() {
+            if seen >= limit || *budget == 0 {
+                break;
+            }
+            *budget -= 1;
+            if entry.depth() == 0 || entry.file_name().to_string_lossy().to_lowercase() != name {
+                continue;
+            }
+            if let Some(rel) = self.relative(entry.path())
+                && self.denied_by(&rel).is_none()
+                && !found.contains(&rel)
+            {
+                found.push(rel);
+            }
+        }
+    }
+}
+
+/// `(name, is_dir)` for up to `limit` entries of `dir`, sorted by name (symlinks followed for the
+/// directory test).
+fn list_dir(dir: &Path, limit: usize) -> Vec<(String, bool)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, bool)> = entries
+        .flatten()
+        .take(limit)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let is_dir = match entry.file_type() {
+                Ok(t) if t.is_symlink() => entry.path().is_dir(),
+                Ok(t) => t.is_dir(),
+                Err(_) => false,
+            };
+            Some((name, is_dir))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn join_relative(base: &str, name: &str) -> String {
+    if base.is_empty() {
+        name.to_string()
+    } else {
+        format!("{base}/{name}")
+    }
+}
+
+/// How alike two file names are, 0..=1: letter case and a differing or missing extension count
+/// little; otherwise the normalised Damerau-Levenshtein similarity.
+fn name_similarity(want: &str, have: &str) -> f64 {
+    if want == have {
+        return 1.0;
+    }
+    let want = want.to_lowercase();
+    let have = have.to_lowercase();
+    if want == have {
+        return 0.98;
+    }
+    let stem = |s: &str| -> String {
+        match s.rfind('.') {
+            Some(i) if i > 0 => s[..i].to_string(),
+            _ => s.to_string(),
+        }
+    };
+    if stem(&want) == stem(&have) {
+        return 0.9;
+    }
+    strsim::normalized_damerau_levenshtein(&want, &have)
+}
+
 /// Removes `.` and folds `..` without touching the file system.
-fn normalize_lexically(path: &Path) -> PathBuf {
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -1,0 +1,466 @@
+//! Integration tests of `grep` on temporary trees.
+
+use std::path::Path;
+use std::time::Duration;
+
+use spyglass_core::grep::{GrepOptions, GrepOutput, OutputMode, grep};
+use spyglass_core::workspace::{Workspace, WorkspaceOptions};
+
+fn write(root: &Path, relative: &str, content: &[u8]) {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, content).expect("write");
+}
+
+fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, content) in files {
+        write(dir.path(), name, content);
+    }
+    dir
+}
+
+fn ws(root: &Path) -> Workspace {
+    Workspace::new(root, WorkspaceOptions::default()).expect("workspace")
+}
+
+fn search(ws: &Workspace, pattern: &str, tweak: impl FnOnce(&mut GrepOptions)) -> GrepOutput {
+    let mut options = GrepOptions {
+        pattern: pattern.into(),
+        limit: None,
+        ..GrepOptions::default()
+    };
+    tweak(&mut options);
+    grep(ws, &options).expect("grep")
+}
+
+/// `path:line:text` for matches, `path-line-text` for context lines.
+fn rendered(out: &GrepOutput) -> Vec<String> {
+    out.lines
+        .iter()
+        .map(|l| {
+            let sep = if l.is_match { ':' } else { '-' };
+            format!("{}{sep}{}{sep}{}", l.path, l.line, l.text)
+        })
+        .collect()
+}
+
+#[test]
+fn content_is_ordered_by_path_then_line_with_exact_totals() {
+    let dir = tree(&[
+        ("b.rs", b"fn b() {}\nlet x = 1;\nfn c() {}\n"),
+        ("a/z.rs", b"// fn in a comment\n"),
+        ("a.txt", b"nothing here\n"),
+    ]);
+    let out = search(&ws(dir.path()), "fn ", |_| {});
+    assert_eq!(
+        rendered(&out),
+        [
+            "a/z.rs:1:// fn in a comment",
+            "b.rs:1:fn b() {}",
+            "b.rs:3:fn c() {}"
+        ]
+    );
+    assert_eq!(
+        (out.total_matches, out.total_files, out.withheld),
+        (3, 2, 0)
+    );
+    assert_eq!(out.files_searched, 3);
+}
+
+#[test]
+fn literal_case_insensitive_and_invalid_regex() {
+    let dir = tree(&[("a.txt", b"call foo(1)\nFOO(2)\nfoo\n")]);
+    let ws = ws(dir.path());
+    assert_eq!(search(&ws, "foo(", |o| o.literal = true).total_matches, 1);
+    assert_eq!(
+        search(&ws, "foo", |o| o.case_insensitive = true).total_matches,
+        3
+    );
+    assert_eq!(search(&ws, r"fo+\(\d\)", |_| {}).total_matches, 1);
+    let err = grep(
+        &ws,
+        &GrepOptions {
+            pattern: "foo(".into(),
+            ..GrepOptions::default()
+        },
+    )
+    .expect_err("invalid regex");
+    assert_eq!(err.kind(), "invalid_pattern");
+    assert!(err.to_string().contains("literal=true"), "{err}");
+    let err = grep(
+        &ws,
+        &GrepOptions {
+            pattern: r"foo\nbar".into(),
+            ..GrepOptions::default()
+        },
+    )
+    .expect_err("newline without multiline");
+    assert!(err.to_string().contains("multiline=true"), "{err}");
+}
+
+#[test]
+fn glob_filter_follows_rg_g_and_only_narrows() {
+    let dir = tree(&[
+        ("src/a.py", b"hit\n"),
+        ("src/deep/b.py", b"hit\n"),
+        ("src/c.rs", b"hit\n"),
+        ("gen/d.py", b"hit\n"),
+        (".env", b"hit\n"),
+    ]);
+    std::fs::create_dir(dir.path().join(".git")).expect("git dir");
+    write(dir.path(), ".gitignore", b"gen/\n");
+    let ws = ws(dir.path());
+    let files = |glob: &str| {
+        let out = search(&ws, "hit", |o| o.glob = Some(glob.into()));
+        out.lines.into_iter().map(|l| l.path).collect::<Vec<_>>()
+    };
+    assert_eq!(files("*.py"), ["src/a.py", "src/deep/b.py"]);
+    assert_eq!(files("src/*.py"), ["src/a.py"]);
+    assert_eq!(files("src/**/*.py"), ["src/a.py", "src/deep/b.py"]);
+    assert_eq!(files("!*.py"), ["src/c.rs"]);
+    // Neither the ignored gen/ nor the denied .env come back through the filter.
+    assert!(files("gen/*.py").is_empty());
+    assert!(files(".env").is_empty());
+}
+
+#[test]
+fn context_lines_merge_and_appear_once() {
+    let body = (1..=12).map(|i| format!("line {i}\n")).collect::<String>();
+    let dir = tree(&[("f.txt", body.as_bytes())]);
+    let out = search(&ws(dir.path()), "line (4|6)$", |o| o.context = 2);
+    assert_eq!(
+        rendered(&out),
+        [
+            "f.txt-2-line 2",
+            "f.txt-3-line 3",
+            "f.txt:4:line 4",
+            "f.txt-5-line 5",
+            "f.txt:6:line 6",
+            "f.txt-7-line 7",
+            "f.txt-8-line 8",
+        ]
+    );
+    assert_eq!(out.total_matches, 2);
+}
+
+#[test]
+fn paging_in_content_mode_counts_matching_lines() {
+    let dir = tree(&[
+        ("a.txt", b"m1\nx\nm2\n"),
+        ("b.txt", b"m3\nm4\n"),
+        ("c.txt", b"x\nm5\n"),
+    ]);
+    let ws = ws(dir.path());
+    let page = |offset, limit| {
+        grep(
+            &ws,
+            &GrepOptions {
+                pattern: "m".into(),
+                offset,
+                limit: Some(limit),
+                context: 1,
+                ..GrepOptions::default()
+            },
+        )
+        .expect("grep")
+    };
+    let out = page(1, 2);
+    let matches: Vec<_> = out
+        .lines
+        .iter()
+        .filter(|l| l.is_match)
+        .map(|l| l.text.clone())
+        .collect();
+    assert_eq!(matches, ["m2", "m3"]);
+    // a.txt line 2 is context of m2; b.txt line 2 (m4) is a withheld match, not shown as context.
+    assert_eq!(rendered(&out), ["a.txt-2-x", "a.txt:3:m2", "b.txt:1:m3"]);
+    assert_eq!(
+        (out.total_matches, out.total_files, out.withheld, out.offset),
+        (5, 3, 2, 1)
+    );
+}
+
+#[test]
+fn text_bound_gives_the_same_page_as_an_unbounded_search() {
+    // Many files with many matches, searched by several threads: the page of a bounded search
+    // must equal the same slice of the complete result.
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..120 {
+        let body: String = (0..(i % 7 + 1))
+            .map(|j| format!("hit {i} {j}\nmiss\n"))
+            .collect();
+        write(
+            dir.path(),
+            &format!("d{}/f{i:03}.txt", i % 5),
+            body.as_bytes(),
+        );
+    }
+    for threads in [1, 2, 4] {
+        let ws = Workspace::new(
+            dir.path(),
+            WorkspaceOptions {
+                threads,
+                ..WorkspaceOptions::default()
+            },
+        )
+        .expect("workspace");
+        let all = rendered(&search(&ws, "hit", |_| {}));
+        for (offset, limit) in [(0, 5), (3, 10), (100, 40), (300, 50)] {
+            let out = search(&ws, "hit", |o| {
+                o.offset = offset;
+                o.limit = Some(limit);
+            });
+            let end = (offset + limit).min(all.len());
+            let expected = if offset < all.len() {
+                &all[offset..end]
+            } else {
+                &[][..]
+            };
+            assert_eq!(
+                rendered(&out),
+                expected,
+                "threads {threads} offset {offset}"
+            );
+            assert_eq!(out.total_matches as usize, all.len());
+        }
+        // The file modes page over files with the same bound.
+        let counts = |offset, limit| {
+            let out = search(&ws, "hit", |o| {
+                o.output_mode = OutputMode::Count;
+                o.offset = offset;
+                o.limit = limit;
+            });
+            (out.files, out.total_files, out.withheld)
+        };
+        let (every, total_files, _) = counts(0, None);
+        assert_eq!(total_files, 120);
+        for (offset, limit) in [(0, 7), (50, 25), (115, 10), (200, 5)] {
+            let (page, total, withheld) = counts(offset, Some(limit));
+            let end = (offset + limit).min(every.len());
+            let expected = if offset < every.len() {
+                &every[offset..end]
+            } else {
+                &[][..]
+            };
+            assert_eq!(page, expected, "threads {threads} offset {offset}");
+            assert_eq!(total, 120);
+            assert_eq!(
+                withheld as usize,
+                every.len().saturating_sub(offset + limit)
+            );
+        }
+    }
+}
+
+#[test]
+fn output_modes_files_and_counts() {
+    let dir = tree(&[("a.txt", b"x\nx\n"), ("b.txt", b"y\n"), ("c.txt", b"x\n")]);
+    let ws = ws(dir.path());
+    let files = search(&ws, "x", |o| o.output_mode = OutputMode::FilesWithMatches);
+    assert!(files.lines.is_empty());
+    let listed: Vec<_> = files
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.count))
+        .collect();
+    assert_eq!(listed, [("a.txt", 2), ("c.txt", 1)]);
+    let counts = search(&ws, "x", |o| {
+        o.output_mode = OutputMode::Count;
+        o.limit = Some(1);
+    });
+    assert_eq!(counts.files.len(), 1);
+    assert_eq!(
+        (counts.total_files, counts.total_matches, counts.withheld),
+        (2, 3, 1)
+    );
+}
+
+#[test]
+fn multiline_matches_span_lines() {
+    let dir = tree(&[("a.rs", b"fn main() {\n    body();\n}\nfn other() {}\n")]);
+    let out = search(&ws(dir.path()), r"fn main\(\) \{\n\s+body", |o| {
+        o.multiline = true
+    });
+    assert_eq!(rendered(&out), ["a.rs:1:fn main() {", "a.rs:2:    body();"]);
+    assert_eq!(out.total_matches, 2);
+}
+
+#[test]
+fn binary_files_are_skipped_entirely_and_counted() {
+    let mut late = b"needle early\n".repeat(20_000);
+    late.extend_from_slice(b"\0tail\n");
+    let dir = tree(&[
+        ("early.bin", b"\0needle\n"),
+        ("late.bin", &late),
+        ("text.txt", b"needle\n"),
+    ]);
+    for multiline in [false, true] {
+        let out = search(&ws(dir.path()), "needle", |o| o.multiline = multiline);
+        assert_eq!(
+            rendered(&out),
+            ["text.txt:1:needle"],
+            "multiline {multiline}"
+        );
+        assert_eq!(out.skipped.binary, 2);
+        assert_eq!(out.total_matches, 1);
+    }
+}
+
+#[test]
+fn utf16_invalid_utf8_and_crlf_are_searched_as_text() {
+    let mut utf16 = vec![0xFF, 0xFE];
+    for unit in "first\nsecond needle\n".encode_utf16() {
+        utf16.extend_from_slice(&unit.to_le_bytes());
+    }
+    let dir = tree(&[
+        ("u16.txt", &utf16),
+        ("bad.txt", b"caf\xe9 needle \xff\xfe\n"),
+        ("crlf.txt", b"one\r\nneedle;\r\n"),
+    ]);
+    let out = search(&ws(dir.path()), "needle", |_| {});
+    assert_eq!(
+        rendered(&out),
+        [
+            "bad.txt:1:caf\u{FFFD} needle \u{FFFD}\u{FFFD}",
+            "crlf.txt:2:needle;",
+            "u16.txt:2:second needle",
+        ]
+    );
+    // `$` matches before a CRLF line ending.
+    assert_eq!(search(&ws(dir.path()), "needle;$", |_| {}).total_matches, 1);
+}
+
+#[test]
+fn long_line_with_late_match_shows_a_window() {
+    let mut line = "a".repeat(100_000);
+    line.insert_str(90_000, "NEEDLE");
+    line.push('\n');
+    let dir = tree(&[("long.txt", line.as_bytes())]);
+    let out = search(&ws(dir.path()), "NEEDLE", |_| {});
+    let shown = &out.lines[0];
+    assert!(shown.cut);
+    assert!(shown.text.contains("NEEDLE"));
+    assert!(shown.text.starts_with('…') && shown.text.ends_with('…'));
+    assert!(shown.text.chars().count() <= 120);
+}
+
+#[test]
+fn secrets_never_reach_grep() {
+    let dir = tree(&[
+        (".env", b"API_KEY=hunter2\n"),
+        ("keys/server.pem", b"hunter2\n"),
+        ("app.py", b"print('hello')\n"),
+    ]);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path().join(".env"), dir.path().join("notes.txt"))
+        .expect("link");
+    let ws = ws(dir.path());
+    let out = search(&ws, "hunter2", |_| {});
+    assert_eq!(out.total_matches, 0);
+    assert!(out.skipped.denied >= 2);
+    let err = grep(
+        &ws,
+        &GrepOptions {
+            pattern: "hunter2".into(),
+            path: Some(".env".into()),
+            ..GrepOptions::default()
+        },
+    )
+    .expect_err("denied");
+    assert_eq!(err.kind(), "denied");
+}
+
+#[test]
+fn single_file_path_and_path_errors() {
+    let dir = tree(&[("src/a.rs", b"needle\n"), ("src/b.rs", b"needle\n")]);
+    let ws = ws(dir.path());
+    let out = search(&ws, "needle", |o| o.path = Some("src/a.rs".into()));
+    assert_eq!(rendered(&out), ["src/a.rs:1:needle"]);
+    for (path, kind) in [("missing.rs", "not_found"), ("../x", "outside_root")] {
+        let err = grep(
+            &ws,
+            &GrepOptions {
+                pattern: "needle".into(),
+                path: Some(path.into()),
+                ..GrepOptions::default()
+            },
+        )
+        .expect_err("bad path");
+        assert_eq!(err.kind(), kind);
+    }
+}
+
+#[test]
+fn output_is_identical_across_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..200 {
+        write(
+            dir.path(),
+            &format!("p{}/q{}/f{i}.txt", i % 7, i % 3),
+            format!("a\nneedle {i}\nb\nneedle again\n").as_bytes(),
+        );
+    }
+    let ws = ws(dir.path());
+    let first = rendered(&search(&ws, "needle", |o| o.context = 1));
+    for _ in 0..10 {
+        assert_eq!(rendered(&search(&ws, "needle", |o| o.context = 1)), first);
+    }
+    assert_eq!(first.len(), 200 * 4);
+}
+
+#[test]
+fn expired_time_budget_is_marked_incomplete() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for i in 0..300 {
+        write(dir.path(), &format!("d{}/f{i}.txt", i % 10), b"needle\n");
+    }
+    let ws = Workspace::new(
+        dir.path(),
+        WorkspaceOptions {
+            time_budget: Duration::from_nanos(1),
+            ..WorkspaceOptions::default()
+        },
+    )
+    .expect("workspace");
+    let out = search(&ws, "needle", |_| {});
+    assert!(out.incomplete);
+    assert!(out.total_matches < 300);
+}
+
+#[test]
+fn files_over_the_size_limit_are_counted_too_large() {
+    let dir = tree(&[("small.txt", b"needle\n")]);
+    // A sparse file: large on paper, nothing written.
+    let big = std::fs::File::create(dir.path().join("big.log")).expect("create");
+    big.set_len(spyglass_core::grep::MAX_FILE_BYTES + 1)
+        .expect("set_len");
+    let out = search(&ws(dir.path()), "needle", |_| {});
+    assert_eq!(out.total_matches, 1);
+    assert_eq!(out.skipped.too_large, 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn fifo_is_never_opened() {
+    let dir = tree(&[("a.txt", b"needle\n")]);
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    let ws = ws(dir.path());
+    let out = search(&ws, "needle", |_| {});
+    assert_eq!(out.total_matches, 1);
+    assert_eq!(out.skipped.special, 1);
+    let err = grep(
+        &ws,
+        &GrepOptions {
+            pattern: "needle".into(),
+            path: Some("pipe".into()),
+            ..GrepOptions::default()
+        },
+    )
+    .expect_err("special");
+    assert_eq!(err.kind(), "special_file");
+}

@@ -1,0 +1,185 @@
+"""The error classes: one hierarchy, the fitting built-ins, and messages that say what to do."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import spyglass
+import spyglass.errors as errors
+from _trees import make_tree
+from spyglass import (
+    DeniedError,
+    EngineError,
+    InvalidArgumentError,
+    IsADirectoryPathError,
+    NotADirectoryPathError,
+    OutsideRootError,
+    PathNotFoundError,
+    PatternError,
+    SpecialFileError,
+    SpyglassError,
+    UnreadableError,
+    Workspace,
+)
+
+BUILTIN = {
+    PathNotFoundError: FileNotFoundError,
+    OutsideRootError: PermissionError,
+    DeniedError: PermissionError,
+    IsADirectoryPathError: IsADirectoryError,
+    NotADirectoryPathError: NotADirectoryError,
+    SpecialFileError: OSError,
+    PatternError: ValueError,
+    InvalidArgumentError: ValueError,
+    UnreadableError: PermissionError,
+    EngineError: RuntimeError,
+}
+
+
+def test_every_public_error_is_covered_here() -> None:
+    public = {getattr(errors, name) for name in errors.__all__} - {SpyglassError}
+    assert public == set(BUILTIN)
+    assert set(errors.__all__) <= set(spyglass.__all__)
+
+
+@pytest.mark.parametrize(("cls", "builtin"), list(BUILTIN.items()), ids=lambda c: c.__name__)
+def test_each_error_is_a_spyglass_error_and_its_builtin(cls: type, builtin: type) -> None:
+    assert issubclass(cls, SpyglassError)
+    assert issubclass(cls, builtin)
+    error = cls("message")
+    assert isinstance(error, Exception)
+    assert str(error) == "message"
+
+
+def test_kinds_are_distinct_short_names() -> None:
+    kinds = [cls.kind for cls in BUILTIN]
+    assert len(set(kinds)) == len(kinds)
+    assert all(kind and kind.replace("_", "").isalpha() for kind in kinds)
+
+
+# ---- raised by the engine, with messages that say what to do ---------------------------------
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_tree(tmp_path / "repo", {
+        "src/main.py": "print('hi')\n",
+        ".env": "API_KEY=hunter2\n",
+        "deploy/prod.key": "k\n",
+    })
+
+
+def test_not_found_suggests_or_points_to_glob(repo: Path) -> None:
+    ws = Workspace(repo)
+    with pytest.raises(FileNotFoundError) as info:
+        ws.read_file("src/mian.py")
+    assert isinstance(info.value, PathNotFoundError)
+    assert "Did you mean: src/main.py" in str(info.value)
+    with pytest.raises(PathNotFoundError) as info:
+        ws.read_file("nothing/like/it.zz")
+    assert "glob" in str(info.value)
+
+
+def test_outside_root_says_to_use_a_relative_path(repo: Path) -> None:
+    with pytest.raises(PermissionError) as info:
+        Workspace(repo).read_file("../elsewhere.txt")
+    assert isinstance(info.value, OutsideRootError)
+    assert "relative to the root" in str(info.value)
+
+
+@pytest.mark.parametrize(("path", "rule"), [(".env", ".env"), ("deploy/prod.key", "*.key")])
+def test_denied_names_the_policy_and_the_rule(repo: Path, path: str, rule: str) -> None:
+    with pytest.raises(DeniedError) as info:
+        Workspace(repo).read_file(path)
+    message = str(info.value)
+    assert "policy" in message
+    assert f"'{rule}'" in message
+    assert "hunter2" not in message
+    assert "Do not try other ways" in message
+    assert isinstance(info.value, PermissionError)
+
+
+def test_custom_deny_rule_is_named(repo: Path) -> None:
+    with pytest.raises(DeniedError) as info:
+        Workspace(repo, deny=["src/**"]).read_file("src/main.py")
+    assert "'src/**'" in str(info.value)
+
+
+def test_directory_says_to_glob_it(repo: Path) -> None:
+    with pytest.raises(IsADirectoryError) as info:
+        Workspace(repo).read_file("src")
+    assert 'path="src"' in str(info.value)
+    assert "glob" in str(info.value)
+
+
+def test_not_a_directory_root(repo: Path) -> None:
+    with pytest.raises(NotADirectoryError) as info:
+        Workspace(repo / "src" / "main.py")
+    assert isinstance(info.value, NotADirectoryPathError)
+    assert "directory" in str(info.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_special_file_says_why_it_is_not_opened(repo: Path) -> None:
+    os.mkfifo(repo / "events")
+    with pytest.raises(OSError) as info:
+        Workspace(repo).read_file("events")
+    assert isinstance(info.value, SpecialFileError)
+    assert "FIFO" in str(info.value)
+    assert "never opened" in str(info.value)
+
+
+@pytest.mark.parametrize(("kwargs", "phrase"), [
+    ({"offset": 0}, "offset must be at least 1"),
+    ({"offset": -3}, "offset must be at least 1"),
+    ({"limit": 0}, "limit must be at least 1"),
+    ({"offset": "5"}, "offset must be an integer"),
+    ({"limit": 2.5}, "limit must be an integer"),
+])
+def test_invalid_arguments_are_value_errors(repo: Path, kwargs: dict, phrase: str) -> None:
+    with pytest.raises(ValueError) as info:
+        Workspace(repo).read_file("src/main.py", **kwargs)
+    assert isinstance(info.value, InvalidArgumentError)
+    assert phrase in str(info.value)
+
+
+def test_bad_deny_glob_is_a_pattern_error(repo: Path) -> None:
+    with pytest.raises(ValueError) as info:
+        Workspace(repo, deny=["secrets/[unclosed"])
+    assert isinstance(info.value, PatternError)
+    assert "glob syntax" in str(info.value)
+
+
+def test_bad_regex_is_a_pattern_error(repo: Path) -> None:
+    with pytest.raises(PatternError) as info:
+        Workspace(repo).grep("fn (main")
+    assert isinstance(info.value, ValueError)
+
+
+def test_bad_truncation_ratio_is_an_invalid_argument() -> None:
+    with pytest.raises(InvalidArgumentError) as info:
+        spyglass.truncate_middle("x" * 100, 10, 1.5)
+    assert "head_ratio" in str(info.value)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_file(repo: Path) -> None:
+    locked = repo / "locked.txt"
+    locked.write_text("x\n")
+    locked.chmod(0)
+    try:
+        with pytest.raises(PermissionError) as info:
+            Workspace(repo).read_file("locked.txt")
+        assert isinstance(info.value, UnreadableError)
+        assert "permission" in str(info.value)
+    finally:
+        locked.chmod(0o644)
+
+
+def test_missing_root(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError) as info:
+        Workspace(tmp_path / "no_such_repo")
+    assert isinstance(info.value, SpyglassError)
