@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,24 +10,6 @@ from typing import Any
 import orjson
 import pytest
 from spyglass import ToolCall, Workspace, default_registry, to_dict
-from spyglass.errors import SpyglassError
-
-
-def _engine_built() -> bool:
-    probe = Workspace(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        probe.glob("*.py")
-        probe.grep("import", glob="*.py")
-        probe.read_file(os.path.basename(__file__))
-    except SpyglassError as error:
-        if "not built yet" in str(error):
-            return False
-        raise
-    return True
-
-
-ENGINE_BUILT = _engine_built()
-needs_engine = pytest.mark.skipif(not ENGINE_BUILT, reason="engine not built yet in this branch")
 
 
 @pytest.fixture
@@ -89,7 +70,6 @@ def _one_line_error(done: subprocess.CompletedProcess[str], command: str) -> str
 # -- --json is the Python API's result ----------------------------------------------------------
 
 
-@needs_engine
 @pytest.mark.parametrize(
     ("argv", "api_args"),
     [
@@ -108,7 +88,6 @@ def test_glob_json_equals_the_python_api(
     assert _without_timing(_json(done)) == _without_timing(expected)
 
 
-@needs_engine
 @pytest.mark.parametrize(
     ("argv", "api_args"),
     [
@@ -131,7 +110,6 @@ def test_grep_json_equals_the_python_api(
     assert _without_timing(_json(done)) == _without_timing(expected)
 
 
-@needs_engine
 def test_read_json_equals_the_python_api(tree: Path) -> None:
     done = spyglass("read", "src/app.py", "--offset", "4", "--limit", "2", "--json",
                     "--root", str(tree))
@@ -144,7 +122,6 @@ def test_read_json_equals_the_python_api(tree: Path) -> None:
 # -- text mode is what the model sees -----------------------------------------------------------
 
 
-@needs_engine
 def test_text_output_is_what_the_model_sees(tree: Path) -> None:
     cases = [
         (["glob", "**/*.py"], "glob", {"pattern": "**/*.py"}),
@@ -159,7 +136,6 @@ def test_text_output_is_what_the_model_sees(tree: Path) -> None:
         assert done.stderr == ""
 
 
-@needs_engine
 def test_workspace_flags(tree: Path) -> None:
     plain = _json(spyglass("grep", "TODO", "-l", "--json", "--root", str(tree)))
     paths = [f["path"] for f in plain["files"]]
@@ -169,7 +145,6 @@ def test_workspace_flags(tree: Path) -> None:
     assert [f["path"] for f in narrowed["files"]] == ["src/app.py"]
 
 
-@needs_engine
 def test_options_may_follow_the_positionals(tree: Path) -> None:
     first = _json(spyglass("grep", "-l", "-i", "todo", "src", "--json", "--root", str(tree)))
     after = _json(spyglass("grep", "todo", "src", "-l", "--json", "-i", "--root", str(tree)))
@@ -184,7 +159,6 @@ def test_options_may_follow_the_positionals(tree: Path) -> None:
 # -- exit codes -----------------------------------------------------------------------------------
 
 
-@needs_engine
 def test_no_match_exits_1_and_still_explains(tree: Path) -> None:
     done = spyglass("grep", "no_such_text_anywhere", "--root", str(tree))
     assert done.returncode == 1
@@ -200,7 +174,6 @@ def test_no_match_exits_1_and_still_explains(tree: Path) -> None:
     assert _json(done)["total"] == 0 and _json(done)["paths"] == []
 
 
-@needs_engine
 def test_offset_past_the_end_is_not_a_no_match(tree: Path) -> None:
     # Results exist (total > 0), this page is empty: 0, not 1.
     done = spyglass("glob", "**/*.py", "--offset", "50", "--root", str(tree))
@@ -208,7 +181,6 @@ def test_offset_past_the_end_is_not_a_no_match(tree: Path) -> None:
     assert "past the end" in done.stdout
 
 
-@needs_engine
 def test_bad_regex_exits_2_with_one_line(tree: Path) -> None:
     for extra in ([], ["--json"]):
         done = spyglass("grep", "def (main", *extra, "--root", str(tree))
@@ -216,7 +188,6 @@ def test_bad_regex_exits_2_with_one_line(tree: Path) -> None:
         assert "regex" in line.lower() or "pattern" in line.lower()
 
 
-@needs_engine
 def test_input_errors_exit_2_with_one_line(tree: Path, tmp_path: Path) -> None:
     cases = [
         (["read", "src/missing.py"], "read"),

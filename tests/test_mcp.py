@@ -16,37 +16,16 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
-
-pytest.importorskip("mcp")
-
-import jsonschema
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from spyglass import ToolCall, Workspace, default_registry, to_dict
-from spyglass.errors import SpyglassError
 from spyglass.mcp_server import OUTPUT_SCHEMAS
 from spyglass.workspace import _FIELDS
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
-
-
-def _engine_built() -> bool:
-    probe = Workspace(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        probe.glob("*.py")
-        probe.grep("import", glob="*.py")
-        probe.read_file(os.path.basename(__file__))
-    except SpyglassError as error:
-        if "not built yet" in str(error):
-            return False
-        raise
-    return True
-
-
-ENGINE_BUILT = _engine_built()
-needs_engine = pytest.mark.skipif(not ENGINE_BUILT, reason="engine not built yet in this branch")
 
 
 @pytest.fixture
@@ -177,7 +156,6 @@ def test_output_schemas_describe_every_field_of_to_dict() -> None:
 # -- calls ---------------------------------------------------------------------------------------
 
 
-@needs_engine
 def test_each_tool_returns_the_model_text_and_the_python_api_result(
     tree: Path, tmp_path: Path
 ) -> None:
@@ -237,7 +215,6 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
         assert (result.is_error, _text(result)) == (is_error, text)
 
 
-@needs_engine
 def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path) -> None:
     # The server outlives conversations, so it never answers "already shown".
     async def body(session: ClientSession) -> list[Any]:
@@ -274,7 +251,6 @@ def test_bad_arguments_and_unknown_tools_are_error_results_with_guidance(
     assert "did you mean read_file" in _text(results[3]).lower()
 
 
-@needs_engine
 def test_bad_regex_is_an_error_result(tree: Path, tmp_path: Path) -> None:
     async def body(session: ClientSession) -> Any:
         return await session.call_tool("grep", {"pattern": "def (main"})
@@ -285,7 +261,6 @@ def test_bad_regex_is_an_error_result(tree: Path, tmp_path: Path) -> None:
     assert _text(result) == text and text
 
 
-@needs_engine
 def test_path_escapes_are_refused(tree: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     (tree / "link.txt").symlink_to(outside)
@@ -377,7 +352,6 @@ def test_calls_in_flight_together_run_at_the_same_time(tmp_path: Path) -> None:
     assert all(r.structured_content is None for r in results)
 
 
-@needs_engine
 def test_workspace_flags_shape_what_the_server_sees(tree: Path, tmp_path: Path) -> None:
     async def body(session: ClientSession) -> list[Any]:
         return [
