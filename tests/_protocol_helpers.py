@@ -73,8 +73,9 @@ class FakeWorkspace:
         return grep_result(pattern=pattern, lines=[gline("a.py", 1, "x = 1")], total_matches=1,
                            total_files=1, files_searched=1)
 
-    def read_file(self, path: str, offset: int = 1, limit: int = 400) -> SimpleNamespace:
-        self._record("read_file", path, offset=offset, limit=limit)
+    def read_file(self, path: str, offset: int = 1, limit: int = 400,
+                  max_line_chars: int = 500) -> SimpleNamespace:
+        self._record("read_file", path, offset=offset, limit=limit, max_line_chars=max_line_chars)
         with open(os.path.join(self.root, path), encoding="utf-8") as handle:
             all_lines = handle.read().splitlines()
         shown = all_lines[offset - 1 : offset - 1 + limit]
@@ -122,7 +123,8 @@ class PyWorkspace(FakeWorkspace):
                            searched=path or "")
 
     def grep(self, pattern: str, path=None, glob=None, literal=False, case_insensitive=False,
-             context=0, multiline=False, output_mode="content", limit=50, offset=0):
+             context=0, multiline=False, output_mode="content", limit=50, offset=0,
+             max_line_chars=120):
         import fnmatch
         import re
 

@@ -270,7 +270,8 @@ def test_handlers_pass_arguments_through(tmp_path):
                                        '"output_mode": "count", "limit": 5, "offset": 1}'))
     assert fake.calls[-1] == ("grep", ("x",), {
         "path": None, "glob": "*.py", "literal": False, "case_insensitive": False, "context": 2,
-        "multiline": False, "output_mode": "count", "limit": 5, "offset": 1})
+        "multiline": False, "output_mode": "count", "limit": 5, "offset": 1,
+        "max_line_chars": 120})
     result = reg.execute(ToolCall("c2", "read_file", '{"path": "a.py"}'))
     assert result.content == "a.py: line 1 of 1.\n     1\tx = 1"
 

@@ -21,6 +21,7 @@ from .errors import (
     SpyglassError,
     UnreadableError,
 )
+from .limits import DEFAULT_LIMITS, ToolLimits
 from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
 from .registry import Registry, ToolContext, default_registry
 from .streaming import ToolCallAccumulator
@@ -61,6 +62,8 @@ __all__ = [
     # protocol layer
     "Registry",
     "default_registry",
+    "ToolLimits",
+    "DEFAULT_LIMITS",
     "ToolSpec",
     "ToolCall",
     "ToolResult",

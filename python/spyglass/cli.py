@@ -61,14 +61,16 @@ def add_tools_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
         help="openai (chat completions), openai-responses, anthropic or mcp (default: openai)",
     )
     parser.add_argument("--compact", action="store_true", help="one line of JSON")
+    add_limit_arguments(parser, LIMIT_FLAGS)
     return parser
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
     from .tools import builtin_tools
 
-    registry = Registry()
-    for spec in builtin_tools():
+    limits = limits_from_args(args)
+    registry = Registry(limits=limits)
+    for spec in builtin_tools(limits):
         registry.register(spec)
     option = 0 if args.compact else orjson.OPT_INDENT_2
     sys.stdout.write(orjson.dumps(registry.definitions(args.format), option=option).decode())
@@ -93,6 +95,108 @@ def _positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
     return value
+
+
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _ratio(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text}")
+    return value
+
+
+def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]:
+    """flag -> (ToolLimits field, parser, metavar, help); defaults and minimums from ToolLimits."""
+    from .limits import DEFAULT_LIMITS as d
+    from .limits import MIN_LINE_CHARS, MIN_RESULT_CHARS
+
+    return {
+        "--glob-limit": (
+            "glob_limit", _int_at_least(1), "N",
+            f"paths one glob call returns unless the call sets limit (default: {d.glob_limit}); "
+            f"calls may ask for up to {d.glob_max_limit}, or this number when it is larger",
+        ),
+        "--grep-limit": (
+            "grep_limit", _int_at_least(1), "N",
+            "matches (or files) one grep call returns unless the call sets limit "
+            f"(default: {d.grep_limit}); calls may ask for up to {d.grep_max_limit}, or this "
+            "number when it is larger",
+        ),
+        "--grep-line-chars": (
+            "grep_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
+            "grep cuts each shown line to this many characters, around the match "
+            f"(default: {d.grep_line_chars}, minimum {MIN_LINE_CHARS})",
+        ),
+        "--read-limit": (
+            "read_limit", _int_at_least(1), "N",
+            "lines one read_file call returns unless the call sets limit "
+            f"(default: {d.read_limit}); calls may ask for up to {d.read_max_limit}, or this "
+            "number when it is larger",
+        ),
+        "--read-line-chars": (
+            "read_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
+            "read_file cuts each line to this many characters, saying how long it was "
+            f"(default: {d.read_line_chars}, minimum {MIN_LINE_CHARS})",
+        ),
+        "--max-result-chars": (
+            "max_result_chars", _int_at_least(MIN_RESULT_CHARS), "N",
+            "budget of one result's text; longer text is cut in the middle "
+            f"(default: {d.max_result_chars}, minimum {MIN_RESULT_CHARS})",
+        ),
+        "--head-ratio": (
+            "head_ratio", _ratio, "R",
+            "share of that budget kept from the head of a cut result, the rest from the tail "
+            f"(default: {d.head_ratio})",
+        ),
+    }
+
+
+#: Every limit flag; `glob`, `grep` and `read` take the ones that apply to them.
+LIMIT_FLAGS = ("--glob-limit", "--grep-limit", "--grep-line-chars", "--read-limit",
+               "--read-line-chars", "--max-result-chars", "--head-ratio")
+_BUDGET_FLAGS = ("--max-result-chars", "--head-ratio")
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, flags: Sequence[str]) -> None:
+    """The `ToolLimits` flags named in `flags`; each defaults to None (the ToolLimits default).
+
+    The tool definitions are generated from these limits, so the schema defaults, maxima and
+    descriptions a client lists state the configured numbers.
+    """
+    specs = _limit_flag_specs()
+    group = parser.add_argument_group(
+        "limits",
+        "defaults of the tools; the tool definitions state them to the model",
+    )
+    for flag in flags:
+        field, parse, metavar, text = specs[flag]
+        group.add_argument(flag, dest=field, type=parse, metavar=metavar, help=text)
+
+
+def limits_from_args(args: argparse.Namespace) -> Any:
+    """The `ToolLimits` the limit flags describe (unset flags keep the defaults)."""
+    import dataclasses
+
+    from .limits import ToolLimits
+
+    names = [f.name for f in dataclasses.fields(ToolLimits)]
+    given = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    return ToolLimits(**given)
 
 
 def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
@@ -141,14 +245,6 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
         help="time one walk or search may take before it returns what it found so far, "
         "marked incomplete (default: 10)",
     )
-    group.add_argument(
-        "--max-result-chars",
-        type=int,
-        default=8000,
-        metavar="N",
-        help="budget of one result's text; longer text is cut in the middle, keeping 60%% "
-        "head and 40%% tail (default: 8000, minimum 200)",
-    )
 
 
 def registry_from_args(args: argparse.Namespace) -> Registry:
@@ -161,7 +257,7 @@ def registry_from_args(args: argparse.Namespace) -> Registry:
     deny = list(DEFAULT_DENY_GLOBS) + [g for g in args.deny if g not in DEFAULT_DENY_GLOBS]
     return default_registry(
         args.root,
-        max_result_chars=args.max_result_chars,
+        limits=limits_from_args(args),
         exclude_dirs=excludes,
         deny=deny,
         time_budget=args.time_budget,
@@ -266,13 +362,19 @@ def add_glob_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument(
         "path", nargs="?", help="directory to search, relative to --root (default: the root)"
     )
-    parser.add_argument("--limit", type=int, help="paths per page, 1-1000 (default: 200)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        help="paths per page (default: --glob-limit, 200); at most 1000, or --glob-limit when "
+        "larger",
+    )
     parser.add_argument("--offset", type=int, help="paths to skip, for the next page (default: 0)")
     parser.add_argument(
         "--sort", choices=("path", "mtime"), help="path (default) or mtime (newest first)"
     )
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
+    add_limit_arguments(parser, ("--glob-limit", *_BUDGET_FLAGS))
     return _intermixed(parser)
 
 
@@ -339,11 +441,15 @@ def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="same as --output-mode count",
     )
     parser.add_argument(
-        "--limit", type=int, help="matches (or files) per page, 1-500 (default: 50)"
+        "--limit",
+        type=int,
+        help="matches (or files) per page (default: --grep-limit, 50); at most 500, or "
+        "--grep-limit when larger",
     )
     parser.add_argument("--offset", type=int, help="entries to skip, for the next page (default: 0)")
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
+    add_limit_arguments(parser, ("--grep-limit", "--grep-line-chars", *_BUDGET_FLAGS))
     return _intermixed(parser)
 
 
@@ -378,9 +484,15 @@ def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("path", help="file to read, relative to --root")
     parser.add_argument("--offset", type=int, help="1-based first line (default: 1)")
-    parser.add_argument("--limit", type=int, help="lines to read, 1-2000 (default: 400)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        help="lines to read (default: --read-limit, 400); at most 2000, or --read-limit when "
+        "larger",
+    )
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
+    add_limit_arguments(parser, ("--read-limit", "--read-line-chars", *_BUDGET_FLAGS))
     return _intermixed(parser)
 
 
@@ -401,11 +513,12 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "Claude Desktop, Claude Code, Codex, Gemini CLI, Cursor and any MCP client. Every "
         "result is the text a model sees plus the typed result as structuredContent. "
         "Logging goes to stderr. Needs the optional extra: pip install 'spyglass[mcp]'.",
-        epilog="Per-call limits are tool arguments the model sets (defaults: glob 200 paths, "
-        "grep 50 matches, read_file 400 lines); lines are cut at 120 characters in grep and "
-        "500 in read_file. The server exits when the client closes stdin.",
+        epilog="A call's limit is a tool argument the model may set; the limit flags set its "
+        "default and the line caps, and the listed tool schemas and descriptions state the "
+        "configured numbers. The server exits when the client closes stdin.",
     )
     add_workspace_arguments(parser)
+    add_limit_arguments(parser, LIMIT_FLAGS)
     parser.add_argument(
         "--max-concurrent-calls",
         type=int,

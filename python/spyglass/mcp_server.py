@@ -28,12 +28,13 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from .limits import DEFAULT_LIMITS, ToolLimits
 from .registry import ReadRecord, ReadState, Registry
 from .tools import ENGINE_RESULT_KEY
 from .types import ToolCall, ToolResult
 from .workspace import to_dict
 
-__all__ = ["OUTPUT_SCHEMAS", "build_server", "serve_stdio", "tool_definitions"]
+__all__ = ["OUTPUT_SCHEMAS", "build_server", "output_schemas", "serve_stdio", "tool_definitions"]
 
 logger = logging.getLogger("spyglass.mcp")
 
@@ -81,113 +82,132 @@ _INCOMPLETE = _bool(
     "True when the time budget ran out: the result and its totals cover only what was walked."
 )
 
-#: ``outputSchema`` of each tool: the shape of `spyglass.to_dict` of the engine's result.
-OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    "glob": _object(
-        {
-            "pattern": _str("The glob pattern as given."),
-            "paths": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "This page of matching files, relative to the root, /-separated.",
-            },
-            "total": _int("Exact number of matching files across all pages."),
-            "offset": _int("Matching files skipped before this page."),
-            "withheld": _int("Matching files after this page."),
-            "files_in_scope": _int(
-                "Files the searched directory holds, counted when nothing matched.", True
-            ),
-            "anywhere_pattern": _str(
-                'For a slash-free pattern that found little: the "**/" form that finds more.',
-                True,
-            ),
-            "anywhere_total": _int("Files the anywhere_pattern matches.", True),
-            "searched": _str('The searched directory relative to the root ("" for the root).'),
-            "skipped": _SKIPPED,
-            "incomplete": _INCOMPLETE,
-            "elapsed_ms": _ELAPSED,
-        }
-    ),
-    "grep": _object(
-        {
-            "pattern": _str("The regex (or literal text) as given."),
-            "output_mode": {
-                "type": "string",
-                "enum": ["content", "files_with_matches", "count"],
-                "description": "The output mode of the call.",
-            },
-            "lines": {
-                "type": "array",
-                "items": _object(
-                    {
-                        "path": _str("File path relative to the root."),
-                        "line": _int("1-based line number."),
-                        "text": _str("The line, cut to 120 characters around the match."),
-                        "is_match": _bool("False for a context line."),
-                        "cut": _bool("True when the line was cut."),
-                    }
+
+def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, Any]]:
+    """``outputSchema`` of each tool: the shape of `spyglass.to_dict` of the engine's result,
+    its line caps stated as `limits` sets them."""
+    return {
+        "glob": _object(
+            {
+                "pattern": _str("The glob pattern as given."),
+                "paths": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "This page of matching files, relative to the root, "
+                    "/-separated.",
+                },
+                "total": _int("Exact number of matching files across all pages."),
+                "offset": _int("Matching files skipped before this page."),
+                "withheld": _int("Matching files after this page."),
+                "files_in_scope": _int(
+                    "Files the searched directory holds, counted when nothing matched.", True
                 ),
-                "description": "content mode: this page's matching lines with their context "
-                "lines, by path then line.",
-            },
-            "files": {
-                "type": "array",
-                "items": _object(
-                    {
-                        "path": _str("File path relative to the root."),
-                        "count": _int("Matching lines in the file."),
-                    }
+                "anywhere_pattern": _str(
+                    'For a slash-free pattern that found little: the "**/" form that finds more.',
+                    True,
                 ),
-                "description": "files_with_matches and count modes: this page of files.",
-            },
-            "total_matches": _int("Exact number of matching lines."),
-            "total_files": _int("Exact number of files with a match."),
-            "offset": _int("Entries (matches, or files in the file modes) skipped before this page."),
-            "withheld": _int("Entries after this page."),
-            "files_searched": _int("Files searched."),
-            "skipped": _SKIPPED,
-            "incomplete": _INCOMPLETE,
-            "elapsed_ms": _ELAPSED,
-        }
-    ),
-    "read_file": _object(
-        {
-            "path": _str("The file, relative to the root."),
-            "kind": {
-                "type": "string",
-                "enum": ["text", "empty", "binary"],
-                "description": "text, empty, or binary (content not shown).",
-            },
-            "binary_type": _str("Recognised type of a binary file (PNG, PDF, ZIP, ELF...).", True),
-            "size_bytes": _int("File size in bytes."),
-            "lines": {
-                "type": "array",
-                "items": _object(
-                    {
-                        "number": _int("1-based line number."),
-                        "text": _str("The line without its terminator, cut to 500 characters."),
-                        "cut_from": _int("The line's full length when it was cut.", True),
-                    }
+                "anywhere_total": _int("Files the anywhere_pattern matches.", True),
+                "searched": _str('The searched directory relative to the root ("" for the root).'),
+                "skipped": _SKIPPED,
+                "incomplete": _INCOMPLETE,
+                "elapsed_ms": _ELAPSED,
+            }
+        ),
+        "grep": _object(
+            {
+                "pattern": _str("The regex (or literal text) as given."),
+                "output_mode": {
+                    "type": "string",
+                    "enum": ["content", "files_with_matches", "count"],
+                    "description": "The output mode of the call.",
+                },
+                "lines": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "path": _str("File path relative to the root."),
+                            "line": _int("1-based line number."),
+                            "text": _str(
+                                f"The line, cut to {limits.grep_line_chars} characters around the "
+                                "match."
+                            ),
+                            "is_match": _bool("False for a context line."),
+                            "cut": _bool("True when the line was cut."),
+                        }
+                    ),
+                    "description": "content mode: this page's matching lines with their context "
+                    "lines, by path then line.",
+                },
+                "files": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "path": _str("File path relative to the root."),
+                            "count": _int("Matching lines in the file."),
+                        }
+                    ),
+                    "description": "files_with_matches and count modes: this page of files.",
+                },
+                "total_matches": _int("Exact number of matching lines."),
+                "total_files": _int("Exact number of files with a match."),
+                "offset": _int(
+                    "Entries (matches, or files in the file modes) skipped before this page."
                 ),
-                "description": "The lines read.",
-            },
-            "offset": _int("1-based first line requested."),
-            "total_lines": _int("Lines in the file (an estimate above 1 GiB, see next field)."),
-            "total_lines_estimated": _bool("True when total_lines is estimated from the size."),
-            "next_offset": _int("The offset that reads on, when more lines follow.", True),
-            "encoding": _str('"utf-8", "utf-8-bom", "utf-16le", "utf-16be" or "utf-8-lossy".'),
-            "line_ending": _str('"LF", "CRLF", "mixed", "CR" or "none".'),
-        }
-    ),
-}
+                "withheld": _int("Entries after this page."),
+                "files_searched": _int("Files searched."),
+                "skipped": _SKIPPED,
+                "incomplete": _INCOMPLETE,
+                "elapsed_ms": _ELAPSED,
+            }
+        ),
+        "read_file": _object(
+            {
+                "path": _str("The file, relative to the root."),
+                "kind": {
+                    "type": "string",
+                    "enum": ["text", "empty", "binary"],
+                    "description": "text, empty, or binary (content not shown).",
+                },
+                "binary_type": _str(
+                    "Recognised type of a binary file (PNG, PDF, ZIP, ELF...).", True
+                ),
+                "size_bytes": _int("File size in bytes."),
+                "lines": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "number": _int("1-based line number."),
+                            "text": _str(
+                                "The line without its terminator, cut to "
+                                f"{limits.read_line_chars} characters."
+                            ),
+                            "cut_from": _int("The line's full length when it was cut.", True),
+                        }
+                    ),
+                    "description": "The lines read.",
+                },
+                "offset": _int("1-based first line requested."),
+                "total_lines": _int("Lines in the file (an estimate above 1 GiB, see next field)."),
+                "total_lines_estimated": _bool("True when total_lines is estimated from the size."),
+                "next_offset": _int("The offset that reads on, when more lines follow.", True),
+                "encoding": _str('"utf-8", "utf-8-bom", "utf-16le", "utf-16be" or "utf-8-lossy".'),
+                "line_ending": _str('"LF", "CRLF", "mixed", "CR" or "none".'),
+            }
+        ),
+    }
+
+
+#: `output_schemas` under the SPEC section 5 defaults.
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = output_schemas()
 
 
 def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[str, Any]]:
     """The registry's MCP definitions, each with its ``outputSchema`` (unless `structured` is
     False) when it has one."""
     tools = registry.definitions("mcp")
+    schemas = output_schemas(registry.limits)
     for tool in tools if structured else ():
-        schema = OUTPUT_SCHEMAS.get(tool["name"])
+        schema = schemas.get(tool["name"])
         if schema is not None:
             tool["outputSchema"] = copy.deepcopy(schema)
     return tools

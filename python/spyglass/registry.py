@@ -26,6 +26,7 @@ from typing import Any
 
 from . import _core
 from .errors import SpyglassError
+from .limits import DEFAULT_LIMITS, ToolLimits
 from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
 from .validation import ArgumentsError, check_arguments, closest_name, parse_arguments
 from .workspace import Workspace
@@ -146,9 +147,11 @@ class Registry:
 
     Args:
         workspace: the workspace the built-in tools work in (None for definitions only).
-        max_result_chars: budget of one result's text (default 8000); longer text is cut in
-            the middle.
-        head_ratio: share of the budget kept from the head (default 0.6).
+        limits: the `ToolLimits`; the registry applies their result budget
+            (``max_result_chars``, default 8000, cut in the middle keeping ``head_ratio``,
+            default 0.6, from the head). The tools' own limits live in their specs: register
+            ``builtin_tools(limits)`` with the same object (`default_registry` does).
+        max_result_chars, head_ratio: shorthands that replace those two fields of `limits`.
         max_workers: threads for a parallel batch (default min(8, 2 x cores)).
     """
 
@@ -156,24 +159,28 @@ class Registry:
         self,
         workspace: Workspace | None = None,
         *,
-        max_result_chars: int = 8000,
-        head_ratio: float = 0.6,
+        limits: ToolLimits = DEFAULT_LIMITS,
+        max_result_chars: int | None = None,
+        head_ratio: float | None = None,
         max_workers: int | None = None,
     ) -> None:
-        if isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int):
-            raise TypeError("max_result_chars must be an integer")
-        if max_result_chars < 200:
-            raise ValueError("max_result_chars must be at least 200")
-        if not 0.0 <= float(head_ratio) <= 1.0:
-            raise ValueError("head_ratio must be between 0 and 1")
         self.workspace = workspace
-        self.max_result_chars = max_result_chars
-        self.head_ratio = float(head_ratio)
+        self.limits = _with_budget(limits, max_result_chars, head_ratio)
         self.read_state = ReadState()
         self._tools: dict[str, ToolSpec] = {}
         self._max_workers = max_workers or _MAX_WORKERS
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+
+    @property
+    def max_result_chars(self) -> int:
+        """Budget of one result's text (``limits.max_result_chars``)."""
+        return self.limits.max_result_chars
+
+    @property
+    def head_ratio(self) -> float:
+        """Share of the budget kept from the head (``limits.head_ratio``)."""
+        return self.limits.head_ratio
 
     # -- the tools -----------------------------------------------------------------------------
 
@@ -586,11 +593,25 @@ def _incomplete_message(name: str, arguments: Any) -> str:
     )
 
 
+def _with_budget(
+    limits: ToolLimits, max_result_chars: int | None, head_ratio: float | None
+) -> ToolLimits:
+    if not isinstance(limits, ToolLimits):
+        raise TypeError(f"limits must be a ToolLimits, got {type(limits).__name__}")
+    changes: dict[str, Any] = {}
+    if max_result_chars is not None:
+        changes["max_result_chars"] = max_result_chars
+    if head_ratio is not None:
+        changes["head_ratio"] = head_ratio
+    return limits.replace(**changes) if changes else limits
+
+
 def default_registry(
     root: str | os.PathLike[str] | Workspace,
     *,
-    max_result_chars: int = 8000,
-    head_ratio: float = 0.6,
+    limits: ToolLimits = DEFAULT_LIMITS,
+    max_result_chars: int | None = None,
+    head_ratio: float | None = None,
     **workspace_options: Any,
 ) -> Registry:
     """A registry with `glob`, `grep` and `read_file` bound to one workspace.
@@ -598,13 +619,19 @@ def default_registry(
         >>> reg = default_registry("/path/to/repo", deny=[".env", "*.pem"])
         >>> reg.names
         ['glob', 'grep', 'read_file']
+        >>> small = default_registry("/path/to/repo", limits=ToolLimits(grep_limit=20))
 
-    `root` may be a `Workspace`; otherwise `workspace_options` go to `Workspace(root, ...)`.
+    `limits` (default: SPEC section 5) drives everything: the definitions the model reads
+    (schema defaults and maxima, the numbers in descriptions), the defaults filled into calls,
+    the line caps, and the result budget. `max_result_chars` and `head_ratio` are shorthands
+    that replace those fields of `limits`. `root` may be a `Workspace`; otherwise
+    `workspace_options` go to `Workspace(root, ...)`.
     """
     from .tools import builtin_tools
 
+    limits = _with_budget(limits, max_result_chars, head_ratio)
     workspace = root if isinstance(root, Workspace) else Workspace(root, **workspace_options)
-    registry = Registry(workspace, max_result_chars=max_result_chars, head_ratio=head_ratio)
-    for spec in builtin_tools():
+    registry = Registry(workspace, limits=limits)
+    for spec in builtin_tools(limits):
         registry.register(spec)
     return registry

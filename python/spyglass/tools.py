@@ -10,10 +10,12 @@ exactly what a model would see.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
 from .errors import InvalidArgumentError
+from .limits import DEFAULT_LIMITS, ToolLimits
 from .registry import ReadRecord, ToolContext
 from .types import ToolOutput, ToolSpec
 
@@ -26,55 +28,76 @@ __all__ = [
     "format_glob",
     "format_grep",
     "format_read",
+    "glob_description",
+    "glob_schema",
     "glob_tool",
+    "grep_description",
+    "grep_schema",
     "grep_tool",
+    "read_file_description",
+    "read_file_schema",
     "read_file_tool",
 ]
 
-GLOB_DESCRIPTION = """\
+# Descriptions and schemas are generated from a `ToolLimits`, so every number a model reads
+# (defaults, maxima, line caps) is the one the tool applies.
+
+
+def glob_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
+    """The model-facing description of `glob` under these limits."""
+    return f"""\
 Find files by name pattern. Use it to discover a project's layout or to locate files before \
 reading or searching them. Ignore-aware like ripgrep (.gitignore, .ignore, .spyglassignore); \
 hidden files are included; .git, node_modules, dist and __pycache__ are skipped.
 
 Pattern syntax: `**` matches across directories, `*` within one directory level (it never \
-crosses "/"), `?` one character, `{a,b}` alternatives, `[abc]` a character class. The pattern \
+crosses "/"), `?` one character, `{{a,b}}` alternatives, `[abc]` a character class. The pattern \
 is matched against paths relative to `path`.
 Examples: "**/*.py" (Python files at any depth), "*.md" (top level only), \
-"src/**/*.{ts,tsx}", "**/test_*.py", ".github/workflows/*.yml".
+"src/**/*.{{ts,tsx}}", "**/test_*.py", ".github/workflows/*.yml".
 
 Returns matching file paths relative to the workspace root, one per line, sorted by path \
-(or newest first with sort="mtime"). At most `limit` paths (default 200) per call; the result \
-states the exact total and which `offset` shows the next page. An empty result says how many \
-files the directory holds."""
+(or newest first with sort="mtime"). At most `limit` paths (default {limits.glob_limit}) per \
+call; the result states the exact total and which `offset` shows the next page. An empty \
+result says how many files the directory holds."""
 
-GREP_DESCRIPTION = """\
+
+def grep_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
+    """The model-facing description of `grep` under these limits."""
+    return f"""\
 Search file contents with a regular expression (Rust regex syntax, like ripgrep; linear time). \
 Use it to find where something is defined or used. Ignore-aware like ripgrep; binary files are \
 skipped and counted.
 
 Examples: pattern="def parse_args", pattern="TODO|FIXME", pattern="fn \\w+_test", \
-pattern="import (os|sys)". Escape regex characters such as ( [ . * + ? { | \\ or pass \
+pattern="import (os|sys)". Escape regex characters such as ( [ . * + ? {{ | \\ or pass \
 literal=true to search for the exact text. Narrow with `path` (a directory or file) and `glob` \
 (file filter like ripgrep's -g: "*.py" matches file names at any depth, "src/**/*.rs" matches \
 paths).
 
 Output (output_mode="content", the default): `path:line:text` for each matching line and \
 `path-line-text` for context lines, ordered by path then line; "--" separates non-adjacent \
-groups. Lines are cut to 120 characters (around the match). output_mode="files_with_matches" \
-lists the files; "count" gives `path:count`. At most `limit` matches (default 50) per call; the \
-result states the exact totals and which `offset` shows the next page."""
+groups. Lines are cut to {limits.grep_line_chars} characters (around the match). \
+output_mode="files_with_matches" lists the files; "count" gives `path:count`. At most `limit` \
+matches (default {limits.grep_limit}) per call; the result states the exact totals and which \
+`offset` shows the next page."""
 
-READ_FILE_DESCRIPTION = """\
+
+def read_file_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
+    """The model-facing description of `read_file` under these limits."""
+    return f"""\
 Read a text file's lines, numbered like `cat -n` (line number, tab, text). Use it after glob or \
 grep to see code in context.
 
-Reads `limit` lines (default 400) starting at line `offset` (1-based, default 1); the header \
-states the range and the file's total line count, and when more follows the result says which \
-`offset` reads on. Lines over 500 characters are cut, saying how long they were. Binary files \
-are not dumped (the result gives size and type). The header names the encoding and line-ending \
-style when they are not plain UTF-8 with LF. Paths are relative to the workspace root \
-(absolute paths inside it work too); files outside the root or covered by the secrets policy \
-cannot be read. To read a large file, read a range around the line grep found."""
+Reads `limit` lines (default {limits.read_limit}) starting at line `offset` (1-based, default \
+1); the header states the range and the file's total line count, and when more follows the \
+result says which `offset` reads on. Lines over {limits.read_line_chars} characters are cut, \
+saying how long they were. Binary files are not dumped (the result gives size and type). The \
+header names the encoding and line-ending style when they are not plain UTF-8 with LF. Paths \
+are relative to the workspace root (absolute paths inside it work too); files outside the root \
+or covered by the secrets policy cannot be read. To read a large file, read a range around the \
+line grep found."""
+
 
 #: `ToolResult.meta` key holding the engine's typed result (GlobResult, GrepResult, ReadResult)
 #: of a successful call, for front ends that return structured data (MCP, `spyglass --json`).
@@ -83,147 +106,175 @@ ENGINE_RESULT_KEY = "engine_result"
 #: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).
 MAX_OFFSET = 10**12
 
-GLOB_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {
-            "type": "string",
-            "minLength": 1,
-            "description": 'Glob pattern matched against paths relative to `path`, e.g. '
-            '"**/*.py", "src/**/*.{ts,tsx}", "*.md". `*` never crosses "/"; use `**/` to '
-            "match at any depth.",
-        },
-        "path": {
-            "type": "string",
-            "description": "Directory to search in, relative to the workspace root. "
-            "Default: the workspace root.",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 1000,
-            "default": 200,
-            "description": "Maximum number of paths to return (1-1000). Default: 200.",
-        },
-        "offset": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": MAX_OFFSET,
-            "default": 0,
-            "description": "Number of matching paths to skip, to page through a large result. "
-            "Default: 0.",
-        },
-        "sort": {
-            "type": "string",
-            "enum": ["path", "mtime"],
-            "default": "path",
-            "description": 'Order of the paths: "path" (alphabetical) or "mtime" (most '
-            'recently modified first). Default: "path".',
-        },
-    },
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
 
-GREP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {
-            "type": "string",
-            "minLength": 1,
-            "description": 'Regular expression (Rust regex syntax) to search for, e.g. '
-            '"def main", "TODO|FIXME", "class \\w+Error". With literal=true: the exact text.',
-        },
-        "path": {
-            "type": "string",
-            "description": "File or directory to search, relative to the workspace root. "
-            "Default: the workspace root.",
-        },
-        "glob": {
-            "type": "string",
-            "description": 'Only search files matching this glob, like ripgrep\'s -g: "*.py" '
-            'matches file names at any depth, "src/**/*.rs" matches paths. Default: all files.',
-        },
-        "literal": {
-            "type": "boolean",
-            "default": False,
-            "description": "Treat the pattern as plain text, not a regex. Default: false.",
-        },
-        "case_insensitive": {
-            "type": "boolean",
-            "default": False,
-            "description": "Ignore upper/lower case. Default: false.",
-        },
-        "context": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 20,
-            "default": 0,
-            "description": "Lines of context to show before and after each match (0-20). "
-            "Default: 0.",
-        },
-        "multiline": {
-            "type": "boolean",
-            "default": False,
-            "description": "Let a match span several lines (write \\n in the pattern for a "
-            "line break). Default: false.",
-        },
-        "output_mode": {
-            "type": "string",
-            "enum": ["content", "files_with_matches", "count"],
-            "default": "content",
-            "description": '"content": matching lines as path:line:text; '
-            '"files_with_matches": only the paths of files that match; "count": matches per '
-            'file as path:count. Default: "content".',
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 500,
-            "default": 50,
-            "description": "Maximum number of matches (or files, in the file modes) to return "
-            "(1-500). Default: 50.",
-        },
-        "offset": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": MAX_OFFSET,
-            "default": 0,
-            "description": "Number of matches (or files) to skip, to page through a large "
-            "result. Default: 0.",
-        },
-    },
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
+def _maximum(value: int | None) -> int:
+    assert value is not None, "ToolLimits resolves every maximum"
+    return value
 
-READ_FILE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "minLength": 1,
-            "description": 'Path of the file to read, relative to the workspace root, e.g. '
-            '"src/app.py".',
+
+def _limit_property(default: int, maximum: int, what: str) -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": maximum,
+        "default": default,
+        "description": f"{what} (1-{maximum}). Default: {default}.",
+    }
+
+
+def glob_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """JSON Schema of `glob`'s arguments under these limits."""
+    return {
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": 'Glob pattern matched against paths relative to `path`, e.g. '
+                '"**/*.py", "src/**/*.{ts,tsx}", "*.md". `*` never crosses "/"; use `**/` to '
+                "match at any depth.",
+            },
+            "path": {
+                "type": "string",
+                "description": "Directory to search in, relative to the workspace root. "
+                "Default: the workspace root.",
+            },
+            "limit": _limit_property(
+                limits.glob_limit,
+                _maximum(limits.glob_max_limit),
+                "Maximum number of paths to return",
+            ),
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_OFFSET,
+                "default": 0,
+                "description": "Number of matching paths to skip, to page through a large "
+                "result. Default: 0.",
+            },
+            "sort": {
+                "type": "string",
+                "enum": ["path", "mtime"],
+                "default": "path",
+                "description": 'Order of the paths: "path" (alphabetical) or "mtime" (most '
+                'recently modified first). Default: "path".',
+            },
         },
-        "offset": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_OFFSET,
-            "default": 1,
-            "description": "1-based number of the first line to read. Default: 1.",
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+
+
+def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """JSON Schema of `grep`'s arguments under these limits."""
+    return {
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": 'Regular expression (Rust regex syntax) to search for, e.g. '
+                '"def main", "TODO|FIXME", "class \\w+Error". With literal=true: the exact '
+                "text.",
+            },
+            "path": {
+                "type": "string",
+                "description": "File or directory to search, relative to the workspace root. "
+                "Default: the workspace root.",
+            },
+            "glob": {
+                "type": "string",
+                "description": 'Only search files matching this glob, like ripgrep\'s -g: '
+                '"*.py" matches file names at any depth, "src/**/*.rs" matches paths. Default: '
+                "all files.",
+            },
+            "literal": {
+                "type": "boolean",
+                "default": False,
+                "description": "Treat the pattern as plain text, not a regex. Default: false.",
+            },
+            "case_insensitive": {
+                "type": "boolean",
+                "default": False,
+                "description": "Ignore upper/lower case. Default: false.",
+            },
+            "context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 20,
+                "default": 0,
+                "description": "Lines of context to show before and after each match (0-20). "
+                "Default: 0.",
+            },
+            "multiline": {
+                "type": "boolean",
+                "default": False,
+                "description": "Let a match span several lines (write \\n in the pattern for "
+                "a line break). Default: false.",
+            },
+            "output_mode": {
+                "type": "string",
+                "enum": ["content", "files_with_matches", "count"],
+                "default": "content",
+                "description": '"content": matching lines as path:line:text; '
+                '"files_with_matches": only the paths of files that match; "count": matches '
+                'per file as path:count. Default: "content".',
+            },
+            "limit": _limit_property(
+                limits.grep_limit,
+                _maximum(limits.grep_max_limit),
+                "Maximum number of matches (or files, in the file modes) to return",
+            ),
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_OFFSET,
+                "default": 0,
+                "description": "Number of matches (or files) to skip, to page through a large "
+                "result. Default: 0.",
+            },
         },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 2000,
-            "default": 400,
-            "description": "Maximum number of lines to read (1-2000). Default: 400.",
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+
+
+def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """JSON Schema of `read_file`'s arguments under these limits."""
+    return {
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": 'Path of the file to read, relative to the workspace root, e.g. '
+                '"src/app.py".',
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_OFFSET,
+                "default": 1,
+                "description": "1-based number of the first line to read. Default: 1.",
+            },
+            "limit": _limit_property(
+                limits.read_limit,
+                _maximum(limits.read_max_limit),
+                "Maximum number of lines to read",
+            ),
         },
-    },
-    "required": ["path"],
-    "additionalProperties": False,
-}
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+
+
+#: The definitions under the SPEC section 5 defaults (what `default_registry(root)` exports).
+GLOB_DESCRIPTION = glob_description()
+GREP_DESCRIPTION = grep_description()
+READ_FILE_DESCRIPTION = read_file_description()
+GLOB_SCHEMA: dict[str, Any] = glob_schema()
+GREP_SCHEMA: dict[str, Any] = grep_schema()
+READ_FILE_SCHEMA: dict[str, Any] = read_file_schema()
 
 
 # -- formatting ----------------------------------------------------------------------------------
@@ -345,8 +396,14 @@ def format_grep(
     path: str | None = None,
     glob: str | None = None,
     case_insensitive: bool = False,
+    line_chars: int = DEFAULT_LIMITS.grep_line_chars,
+    read_line_chars: int = DEFAULT_LIMITS.read_line_chars,
 ) -> str:
-    """The text a model sees for a `Workspace.grep` result."""
+    """The text a model sees for a `Workspace.grep` result.
+
+    `line_chars` is the cap the search applied and `read_line_chars` read_file's, for the note
+    on cut lines.
+    """
     pattern = f'"{result.pattern}"'
     scope = ""
     if path:
@@ -405,9 +462,9 @@ def format_grep(
             )
         if cut:
             lines.append(
-                f"{_plural(cut, 'line')} longer than 120 characters "
+                f"{_plural(cut, 'line')} longer than {_n(line_chars)} characters "
                 f"{'is' if cut == 1 else 'are'} shown in part (around the match); read_file "
-                "shows up to 500 characters per line."
+                f"shows up to {_n(read_line_chars)} characters per line."
             )
     else:
         shown = len(result.files)
@@ -533,8 +590,10 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     return ToolOutput(format_glob(result, sort=args["sort"]), meta={ENGINE_RESULT_KEY: result})
 
 
-def run_grep(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    """Handler of `grep`."""
+def run_grep(
+    context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
+) -> ToolOutput:
+    """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
     _check_paths(args)
     result = _workspace(context).grep(
         args["pattern"],
@@ -547,6 +606,7 @@ def run_grep(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
         output_mode=args["output_mode"],
         limit=args["limit"],
         offset=args["offset"],
+        max_line_chars=limits.grep_line_chars,
     )
     text = format_grep(
         result,
@@ -554,6 +614,8 @@ def run_grep(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
         path=args.get("path"),
         glob=args.get("glob"),
         case_insensitive=args["case_insensitive"],
+        line_chars=limits.grep_line_chars,
+        read_line_chars=limits.read_line_chars,
     )
     return ToolOutput(text, meta={ENGINE_RESULT_KEY: result})
 
@@ -562,8 +624,13 @@ def _read_key(root: str, path: str) -> str:
     return os.path.realpath(os.path.join(root, path))
 
 
-def run_read_file(context: ToolContext, args: dict[str, Any]) -> str | ToolOutput:
-    """Handler of `read_file`: returns a short notice for an unchanged range already delivered."""
+def run_read_file(
+    context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
+) -> str | ToolOutput:
+    """Handler of `read_file`: returns a short notice for an unchanged range already delivered.
+
+    Lines are cut to `limits.read_line_chars`.
+    """
     _check_paths(args)
     workspace = _workspace(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
@@ -579,7 +646,9 @@ def run_read_file(context: ToolContext, args: dict[str, Any]) -> str | ToolOutpu
             meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
         )
     stamp = context.read_state.stamp(key)
-    result = workspace.read_file(path, offset=offset, limit=limit)
+    result = workspace.read_file(
+        path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
+    )
     text = format_read(result)
     meta: dict[str, Any] = {ENGINE_RESULT_KEY: result}
     if result.kind == "text" and result.lines and stamp is not None:
@@ -594,36 +663,39 @@ def run_read_file(context: ToolContext, args: dict[str, Any]) -> str | ToolOutpu
     return ToolOutput(text, meta=meta)
 
 
-def glob_tool() -> ToolSpec:
+def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
+    """`glob`, its definition generated from `limits`."""
     return ToolSpec(
         name="glob",
-        description=GLOB_DESCRIPTION,
-        parameters=GLOB_SCHEMA,
+        description=glob_description(limits),
+        parameters=glob_schema(limits),
         handler=run_glob,
         title="Find files by pattern",
     )
 
 
-def grep_tool() -> ToolSpec:
+def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
+    """`grep`, its definition and line cap generated from `limits`."""
     return ToolSpec(
         name="grep",
-        description=GREP_DESCRIPTION,
-        parameters=GREP_SCHEMA,
-        handler=run_grep,
+        description=grep_description(limits),
+        parameters=grep_schema(limits),
+        handler=functools.partial(run_grep, limits=limits),
         title="Search file contents",
     )
 
 
-def read_file_tool() -> ToolSpec:
+def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
+    """`read_file`, its definition and line cap generated from `limits`."""
     return ToolSpec(
         name="read_file",
-        description=READ_FILE_DESCRIPTION,
-        parameters=READ_FILE_SCHEMA,
-        handler=run_read_file,
+        description=read_file_description(limits),
+        parameters=read_file_schema(limits),
+        handler=functools.partial(run_read_file, limits=limits),
         title="Read a file",
     )
 
 
-def builtin_tools() -> list[ToolSpec]:
-    """The three read-only tools, in name order."""
-    return [glob_tool(), grep_tool(), read_file_tool()]
+def builtin_tools(limits: ToolLimits = DEFAULT_LIMITS) -> list[ToolSpec]:
+    """The three read-only tools, in name order, their definitions generated from `limits`."""
+    return [glob_tool(limits), grep_tool(limits), read_file_tool(limits)]
