@@ -21,6 +21,11 @@ from .errors import (
     SpyglassError,
     UnreadableError,
 )
+from .limits import DEFAULT_LIMITS, ToolLimits
+from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
+from .registry import Registry, ToolContext, default_registry
+from .streaming import ToolCallAccumulator
+from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
 from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
 
 
@@ -54,4 +59,19 @@ __all__ = [
     "InvalidArgumentError",
     "UnreadableError",
     "EngineError",
+    # protocol layer
+    "Registry",
+    "default_registry",
+    "ToolLimits",
+    "DEFAULT_LIMITS",
+    "ToolSpec",
+    "ToolCall",
+    "ToolResult",
+    "ToolOutput",
+    "ToolContext",
+    "ToolCallAccumulator",
+    "openai_chat_messages",
+    "openai_responses_items",
+    "anthropic_messages",
+    "follow_up",
 ]

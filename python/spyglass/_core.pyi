@@ -5,6 +5,15 @@ from typing import final
 __version__: str
 DEFAULT_EXCLUDE_DIRS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
+# The default limits (SPEC section 5); `spyglass.limits.ToolLimits` takes its defaults from these.
+DEFAULT_GLOB_LIMIT: int
+DEFAULT_GREP_LIMIT: int
+DEFAULT_GREP_LINE_CHARS: int
+DEFAULT_READ_LIMIT: int
+DEFAULT_READ_LINE_CHARS: int
+DEFAULT_MAX_RESULT_CHARS: int
+DEFAULT_HEAD_RATIO: float
+MIN_LINE_CHARS: int
 
 @final
 class SkipCounts:
@@ -68,7 +77,8 @@ class GrepLine:
     def line(self) -> int: ...
     @property
     def text(self) -> str:
-        """The line without its terminator, cut to 120 characters (a window around a late match)."""
+        """The line without its terminator, cut to `max_line_chars` (default 120; a window around
+        a late match)."""
     @property
     def is_match(self) -> bool:
         """False for a context line."""
@@ -125,7 +135,8 @@ class ReadLine:
     def text(self) -> str: ...
     @property
     def cut_from(self) -> int | None:
-        """The line's full length in characters when it was cut to 500."""
+        """The line's full length in characters when it was cut to `max_line_chars` (default
+        500)."""
 
 @final
 class ReadResult:
@@ -192,8 +203,13 @@ class Engine:
         output_mode: str,
         limit: int | None,
         offset: int,
-    ) -> GrepResult: ...
-    def read_file(self, path: str, /, *, offset: int, limit: int) -> ReadResult: ...
+        max_line_chars: int = 120,
+    ) -> GrepResult:
+        """`max_line_chars` below `MIN_LINE_CHARS` raises InvalidArgumentError."""
+    def read_file(
+        self, path: str, /, *, offset: int, limit: int, max_line_chars: int = 500
+    ) -> ReadResult:
+        """`max_line_chars` below `MIN_LINE_CHARS` raises InvalidArgumentError."""
 
 def truncate_middle(
     text: str, /, max_chars: int = 8000, head_ratio: float = 0.6

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from . import _core
 from .errors import InvalidArgumentError
+from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
 
 __all__ = ["Workspace", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
 
@@ -87,13 +88,14 @@ class Workspace:
         self,
         pattern: str,
         path: str | os.PathLike[str] | None = None,
-        limit: int | None = 200,
+        limit: int | None = DEFAULT_LIMITS.glob_limit,
         offset: int = 0,
         sort: Literal["path", "mtime"] = "path",
     ) -> GlobResult:
         """Files under `path` matching `pattern` (``**/*.py``, ``src/*.{c,h}``), one page.
 
-        ``limit=None`` returns every match. The result states the exact total and what was withheld.
+        ``limit=None`` returns every match (default 200 per page). The result states the exact
+        total and what was withheld.
         """
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
@@ -111,14 +113,18 @@ class Workspace:
         context: int = 0,
         multiline: bool = False,
         output_mode: Literal["content", "files_with_matches", "count"] = "content",
-        limit: int | None = 50,
+        limit: int | None = DEFAULT_LIMITS.grep_limit,
         offset: int = 0,
+        max_line_chars: int = DEFAULT_LIMITS.grep_line_chars,
     ) -> GrepResult:
         """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
 
-        ``limit=None`` returns every match. Totals are exact; lines are cut to 120 characters.
+        ``limit=None`` returns every match (default 50). Totals are exact; each shown line is cut
+        to `max_line_chars` characters (default 120, at least 20), around the match when it
+        lies further in.
         """
         _check_int("context", context, 0)
+        _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
         return self._engine.grep(
@@ -132,15 +138,26 @@ class Workspace:
             output_mode=output_mode,
             limit=limit,
             offset=offset,
+            max_line_chars=max_line_chars,
         )
 
     def read_file(
-        self, path: str | os.PathLike[str], offset: int = 1, limit: int = 400
+        self,
+        path: str | os.PathLike[str],
+        offset: int = 1,
+        limit: int = DEFAULT_LIMITS.read_limit,
+        max_line_chars: int = DEFAULT_LIMITS.read_line_chars,
     ) -> ReadResult:
-        """Lines `offset` .. `offset + limit - 1` of one file, numbered, with the file's line total."""
+        """Lines `offset` .. `offset + limit - 1` of one file (default 400 lines), numbered, with
+        the file's line total. Each line is cut to `max_line_chars` characters (default 500, at
+        least 20); a cut line's `cut_from` gives its full length.
+        """
         _check_int("offset", offset, 1)
         _check_int("limit", limit, 1)
-        return self._engine.read_file(os.fspath(path), offset=offset, limit=limit)
+        _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
+        return self._engine.read_file(
+            os.fspath(path), offset=offset, limit=limit, max_line_chars=max_line_chars
+        )
 
     def __repr__(self) -> str:
         return f"Workspace({self.root!r})"

@@ -19,6 +19,24 @@ use crate::truncate;
 use crate::walk::{self, GlobOptions, SortOrder};
 use crate::workspace::{SkipCounts, Workspace, WorkspaceOptions};
 
+/// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
+/// line to be worth reading.
+pub const MIN_LINE_CHARS: usize = 20;
+
+/// Raises a model-facing `InvalidArgumentError` when `max_line_chars` is below `MIN_LINE_CHARS`.
+fn check_line_chars(py: Python<'_>, max_line_chars: usize, default: usize) -> PyResult<()> {
+    if max_line_chars < MIN_LINE_CHARS {
+        return Err(raise(
+            py,
+            "InvalidArgumentError",
+            format!(
+                "max_line_chars must be at least {MIN_LINE_CHARS} characters (default {default}), got {max_line_chars}; pass a larger number."
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Raises the `spyglass.errors` class that fits the engine error.
 fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
     let class_name = match &error {
@@ -75,7 +93,6 @@ where
 
 /// What a walk or search passed over, by reason.
 #[pyclass(frozen, get_all, module = "spyglass._core", name = "SkipCounts")]
-#[derive(Clone)]
 pub struct PySkipCounts {
     ignored: u64,
     binary: u64,
@@ -150,7 +167,6 @@ impl GlobResult {
 
 /// One shown line of a grep result.
 #[pyclass(frozen, get_all, module = "spyglass._core")]
-#[derive(Clone)]
 pub struct GrepLine {
     path: String,
     line: u64,
@@ -172,7 +188,6 @@ impl GrepLine {
 
 /// A file and its number of matching lines.
 #[pyclass(frozen, get_all, module = "spyglass._core")]
-#[derive(Clone)]
 pub struct FileCount {
     path: String,
     count: u64,
@@ -229,7 +244,6 @@ impl GrepResult {
 
 /// One shown line of a read.
 #[pyclass(frozen, get_all, module = "spyglass._core")]
-#[derive(Clone)]
 pub struct ReadLine {
     number: u64,
     text: String,
@@ -371,7 +385,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the grep tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset))]
+    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = grep::DEFAULT_MAX_LINE_CHARS))]
     fn grep(
         &self,
         py: Python<'_>,
@@ -385,7 +399,9 @@ impl Engine {
         output_mode: &str,
         limit: Option<usize>,
         offset: usize,
+        max_line_chars: usize,
     ) -> PyResult<GrepResult> {
+        check_line_chars(py, max_line_chars, grep::DEFAULT_MAX_LINE_CHARS)?;
         let mode = match output_mode {
             "content" => OutputMode::Content,
             "files_with_matches" => OutputMode::FilesWithMatches,
@@ -400,7 +416,7 @@ impl Engine {
                 ));
             }
         };
-        let options = GrepOptions {
+        let mut options = GrepOptions {
             pattern: pattern.clone(),
             path,
             glob,
@@ -413,6 +429,8 @@ impl Engine {
             offset,
             ..GrepOptions::default()
         };
+        // Assigned after the literal so that fields added to GrepOptions keep their defaults.
+        options.max_line_chars = max_line_chars;
         let workspace = Arc::clone(&self.workspace);
         let out = run_detached(py, move || grep::grep(&workspace, &options))?;
         let lines = out
@@ -460,18 +478,21 @@ impl Engine {
         })
     }
 
-    #[pyo3(signature = (path, /, *, offset, limit))]
+    #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = read::DEFAULT_MAX_LINE_CHARS))]
     fn read_file(
         &self,
         py: Python<'_>,
         path: String,
         offset: u64,
         limit: usize,
+        max_line_chars: usize,
     ) -> PyResult<ReadResult> {
+        check_line_chars(py, max_line_chars, read::DEFAULT_MAX_LINE_CHARS)?;
         let options = ReadOptions {
             path,
             offset,
             limit,
+            max_line_chars,
             ..ReadOptions::default()
         };
         let workspace = Arc::clone(&self.workspace);
@@ -556,6 +577,15 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .map(|s| s.to_string())
             .collect::<Vec<_>>(),
     )?;
+    // The default limits (SPEC section 5), so `spyglass.limits.ToolLimits` has one source.
+    m.add("DEFAULT_GLOB_LIMIT", walk::DEFAULT_GLOB_LIMIT)?;
+    m.add("DEFAULT_GREP_LIMIT", grep::DEFAULT_GREP_LIMIT)?;
+    m.add("DEFAULT_GREP_LINE_CHARS", grep::DEFAULT_MAX_LINE_CHARS)?;
+    m.add("DEFAULT_READ_LIMIT", read::DEFAULT_READ_LIMIT)?;
+    m.add("DEFAULT_READ_LINE_CHARS", read::DEFAULT_MAX_LINE_CHARS)?;
+    m.add("DEFAULT_MAX_RESULT_CHARS", truncate::DEFAULT_MAX_CHARS)?;
+    m.add("DEFAULT_HEAD_RATIO", truncate::DEFAULT_HEAD_RATIO)?;
+    m.add("MIN_LINE_CHARS", MIN_LINE_CHARS)?;
     m.add_class::<Engine>()?;
     m.add_class::<GlobResult>()?;
     m.add_class::<GrepResult>()?;

@@ -1,0 +1,633 @@
+"""The `spyglass` command line.
+
+    spyglass demo [--selftest]            the offline scripted agent loop
+    spyglass tools [--format openai]      tool definitions as JSON
+    spyglass glob|grep|read ... [--json]  one tool call: the text a model sees, or the typed result
+    spyglass mcp [--root DIR]             MCP server on stdio
+
+Each subcommand is one ``add_<name>_parser`` function plus one ``cmd_<name>(args) -> int``
+function, registered in `SUBCOMMANDS`; adding a subcommand (glob, grep, read, mcp, bench) means
+adding one pair and one entry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from .registry import FORMATS, Registry
+
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
+
+
+def add_demo_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "demo",
+        help="run the offline scripted agent loop",
+        description="A scripted model asks, on a generated repository, why its test is red, "
+        "and walks glob -> grep -> read_file through the registry.",
+    )
+    parser.add_argument(
+        "--selftest",
+        action="store_true",
+        help="run the named checks instead; the last line is 'N passed, M failed'",
+    )
+    return parser
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo, run_selftest
+
+    if args.selftest:
+        return run_selftest(sys.stdout)
+    return run_demo(sys.stdout).exit_code
+
+
+def add_tools_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "tools",
+        help="print the tool definitions",
+        description="Print the tool definitions in one provider's format, as JSON.",
+    )
+    parser.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default="openai",
+        help="openai (chat completions), openai-responses, anthropic or mcp (default: openai)",
+    )
+    parser.add_argument("--compact", action="store_true", help="one line of JSON")
+    add_limit_arguments(parser, LIMIT_FLAGS)
+    return parser
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    from .tools import builtin_tools
+
+    limits = limits_from_args(args)
+    registry = Registry(limits=limits)
+    for spec in builtin_tools(limits):
+        registry.register(spec)
+    option = 0 if args.compact else orjson.OPT_INDENT_2
+    sys.stdout.write(orjson.dumps(registry.definitions(args.format), option=option).decode())
+    sys.stdout.write("\n")
+    return 0
+
+
+# -- glob / grep / read: the tools from a shell ----------------------------------------------------
+#
+# Each prints the text a model would see (the registry's formatted, bounded result) or, with
+# --json, `spyglass.to_dict` of the engine's typed result. Exit codes: 0 results, 1 no match
+# (grep, and glob with no paths), 2 usage or input error with one line on stderr.
+
+EXIT_OK, EXIT_NO_MATCH, EXIT_ERROR = 0, 1, 2
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+def _ratio(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text}")
+    return value
+
+
+def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]:
+    """flag -> (ToolLimits field, parser, metavar, help); defaults and minimums from ToolLimits."""
+    from .limits import DEFAULT_LIMITS as d
+    from .limits import MIN_LINE_CHARS, MIN_RESULT_CHARS
+
+    return {
+        "--glob-limit": (
+            "glob_limit", _int_at_least(1), "N",
+            f"paths one glob call returns unless the call sets limit (default: {d.glob_limit}); "
+            f"calls may ask for up to {d.glob_max_limit}, or this number when it is larger",
+        ),
+        "--grep-limit": (
+            "grep_limit", _int_at_least(1), "N",
+            "matches (or files) one grep call returns unless the call sets limit "
+            f"(default: {d.grep_limit}); calls may ask for up to {d.grep_max_limit}, or this "
+            "number when it is larger",
+        ),
+        "--grep-line-chars": (
+            "grep_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
+            "grep cuts each shown line to this many characters, around the match "
+            f"(default: {d.grep_line_chars}, minimum {MIN_LINE_CHARS})",
+        ),
+        "--read-limit": (
+            "read_limit", _int_at_least(1), "N",
+            "lines one read_file call returns unless the call sets limit "
+            f"(default: {d.read_limit}); calls may ask for up to {d.read_max_limit}, or this "
+            "number when it is larger",
+        ),
+        "--read-line-chars": (
+            "read_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
+            "read_file cuts each line to this many characters, saying how long it was "
+            f"(default: {d.read_line_chars}, minimum {MIN_LINE_CHARS})",
+        ),
+        "--max-result-chars": (
+            "max_result_chars", _int_at_least(MIN_RESULT_CHARS), "N",
+            "budget of one result's text; longer text is cut in the middle "
+            f"(default: {d.max_result_chars}, minimum {MIN_RESULT_CHARS})",
+        ),
+        "--head-ratio": (
+            "head_ratio", _ratio, "R",
+            "share of that budget kept from the head of a cut result, the rest from the tail "
+            f"(default: {d.head_ratio})",
+        ),
+    }
+
+
+#: Every limit flag; `glob`, `grep` and `read` take the ones that apply to them.
+LIMIT_FLAGS = ("--glob-limit", "--grep-limit", "--grep-line-chars", "--read-limit",
+               "--read-line-chars", "--max-result-chars", "--head-ratio")
+_BUDGET_FLAGS = ("--max-result-chars", "--head-ratio")
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, flags: Sequence[str]) -> None:
+    """The `ToolLimits` flags named in `flags`; each defaults to None (the ToolLimits default).
+
+    The tool definitions are generated from these limits, so the schema defaults, maxima and
+    descriptions a client lists state the configured numbers.
+    """
+    specs = _limit_flag_specs()
+    group = parser.add_argument_group(
+        "limits",
+        "defaults of the tools; the tool definitions state them to the model",
+    )
+    for flag in flags:
+        field, parse, metavar, text = specs[flag]
+        group.add_argument(flag, dest=field, type=parse, metavar=metavar, help=text)
+
+
+def limits_from_args(args: argparse.Namespace) -> Any:
+    """The `ToolLimits` the limit flags describe (unset flags keep the defaults)."""
+    import dataclasses
+
+    from .limits import ToolLimits
+
+    names = [f.name for f in dataclasses.fields(ToolLimits)]
+    given = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    return ToolLimits(**given)
+
+
+def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the `Workspace` and `Registry` the command works in (shared by all tools)."""
+    from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
+
+    group = parser.add_argument_group("workspace")
+    group.add_argument(
+        "--root",
+        default=".",
+        metavar="DIR",
+        help="the directory every path is relative to and nothing outside of which is read "
+        "(default: the current directory)",
+    )
+    group.add_argument(
+        "--exclude-dir",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="skip directories with this name at any depth; repeatable; adds to the default "
+        f"set ({', '.join(DEFAULT_EXCLUDE_DIRS)})",
+    )
+    group.add_argument(
+        "--no-default-excludes",
+        action="store_true",
+        help="do not skip the default directory set (only --exclude-dir names are skipped)",
+    )
+    group.add_argument(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="files never listed, searched or read; repeatable; adds to the default secrets "
+        f"policy ({', '.join(DEFAULT_DENY_GLOBS)}), which cannot be switched off",
+    )
+    group.add_argument(
+        "--no-ignore-files",
+        action="store_true",
+        help="do not honour .gitignore, .ignore and .spyglassignore",
+    )
+    group.add_argument(
+        "--time-budget",
+        type=_positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time one walk or search may take before it returns what it found so far, "
+        "marked incomplete (default: 10)",
+    )
+
+
+def registry_from_args(args: argparse.Namespace) -> Registry:
+    """A registry with the three tools, bound to the workspace the options describe."""
+    from .registry import default_registry
+    from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
+
+    excludes = [] if args.no_default_excludes else list(DEFAULT_EXCLUDE_DIRS)
+    excludes += [d for d in args.exclude_dir if d not in excludes]
+    deny = list(DEFAULT_DENY_GLOBS) + [g for g in args.deny if g not in DEFAULT_DENY_GLOBS]
+    return default_registry(
+        args.root,
+        limits=limits_from_args(args),
+        exclude_dirs=excludes,
+        deny=deny,
+        time_budget=args.time_budget,
+        respect_ignore_files=not args.no_ignore_files,
+    )
+
+
+def _workspace_error(args: argparse.Namespace, error: Exception) -> str:
+    return f"cannot use --root {args.root!r} with these options: {error}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _fail(command: str, message: str) -> int:
+    sys.stderr.write(f"spyglass {command}: {_one_line(message)}\n")
+    return EXIT_ERROR
+
+
+def _run_tool(args: argparse.Namespace, tool: str, arguments: dict[str, Any]) -> int:
+    """Runs one tool call through the registry and prints the result; returns the exit code."""
+    from .errors import SpyglassError
+    from .tools import ENGINE_RESULT_KEY
+    from .types import ToolCall
+    from .workspace import to_dict
+
+    try:
+        registry = registry_from_args(args)
+    except (SpyglassError, ValueError, TypeError, OSError) as error:
+        return _fail(args.command, _workspace_error(args, error))
+    with registry:
+        call = ToolCall(
+            id="cli",
+            name=tool,
+            arguments={key: value for key, value in arguments.items() if value is not None},
+        )
+        result = registry.execute(call)
+    if result.is_error:
+        return _fail(args.command, result.content)
+    engine_result = result.meta.get(ENGINE_RESULT_KEY)
+    if args.json:
+        if engine_result is None:
+            return _fail(args.command, "the tool returned no structured result (a bug)")
+        sys.stdout.write(orjson.dumps(to_dict(engine_result)).decode())
+    else:
+        sys.stdout.write(result.content)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    if tool == "glob" and engine_result is not None and engine_result.total == 0:
+        return EXIT_NO_MATCH
+    if tool == "grep" and engine_result is not None and engine_result.total_matches == 0:
+        return EXIT_NO_MATCH
+    return EXIT_OK
+
+
+class _IntermixedParser(argparse.ArgumentParser):
+    """Lets options follow positionals (`spyglass grep TODO -l src`), as grep and rg allow.
+
+    Plain argparse binds both positionals at the first one and then rejects `src`.
+    """
+
+    _parsing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        # Inside the two passes of parse_known_intermixed_args, and after "--" (which the
+        # intermixed passes lose): plain parsing, so `grep -F -- -x` searches for "-x".
+        if self._parsing or (args is not None and "--" in args):
+            return super().parse_known_args(args, namespace)
+        self._parsing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._parsing = False
+
+
+def _intermixed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.__class__ = _IntermixedParser
+    return parser
+
+
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the structured result as one line of JSON (the fields of the Python API's "
+        "typed result, see spyglass.to_dict) instead of the text a model sees",
+    )
+
+
+def add_glob_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "glob",
+        help="find files by name pattern",
+        description="Find files by glob pattern and print what a model would see. "
+        '"**" crosses directories, "*" does not: "**/*.py" is every Python file, "*.py" '
+        "only the top level.",
+        epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
+        "(one line on stderr)",
+    )
+    parser.add_argument("pattern", help='glob pattern, e.g. "**/*.py", "src/**/*.{ts,tsx}"')
+    parser.add_argument(
+        "path", nargs="?", help="directory to search, relative to --root (default: the root)"
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        help="paths per page (default: --glob-limit, 200); at most 1000, or --glob-limit when "
+        "larger",
+    )
+    parser.add_argument("--offset", type=int, help="paths to skip, for the next page (default: 0)")
+    parser.add_argument(
+        "--sort", choices=("path", "mtime"), help="path (default) or mtime (newest first)"
+    )
+    _add_output_arguments(parser)
+    add_workspace_arguments(parser)
+    add_limit_arguments(parser, ("--glob-limit", *_BUDGET_FLAGS))
+    return _intermixed(parser)
+
+
+def cmd_glob(args: argparse.Namespace) -> int:
+    return _run_tool(
+        args,
+        "glob",
+        {
+            "pattern": args.pattern,
+            "path": args.path,
+            "limit": args.limit,
+            "offset": args.offset,
+            "sort": args.sort,
+        },
+    )
+
+
+def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "grep",
+        help="search file contents with a regex",
+        description="Search file contents with a Rust regex (ripgrep syntax) and print what a "
+        "model would see: path:line:text, ordered by path then line.",
+        epilog="exit status: 0 matches found, 1 no match, 2 usage or input error such as an "
+        "invalid regex (one line on stderr)",
+    )
+    parser.add_argument("pattern", help='regular expression, e.g. "def main", "TODO|FIXME"')
+    parser.add_argument(
+        "path", nargs="?", help="file or directory to search, relative to --root (default: root)"
+    )
+    parser.add_argument(
+        "-g", "--glob", help='only files matching this glob, like rg -g ("*.py", "src/**/*.rs")'
+    )
+    parser.add_argument(
+        "-F", "--literal", action="store_true", default=None, help="pattern is plain text"
+    )
+    parser.add_argument(
+        "-i", "--case-insensitive", action="store_true", default=None, help="ignore case"
+    )
+    parser.add_argument("-C", "--context", type=int, help="context lines around matches, 0-20")
+    parser.add_argument(
+        "-U", "--multiline", action="store_true", default=None, help="matches may span lines"
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--output-mode",
+        choices=("content", "files_with_matches", "count"),
+        help="content (default), files_with_matches or count",
+    )
+    mode.add_argument(
+        "-l",
+        "--files-with-matches",
+        dest="output_mode",
+        action="store_const",
+        const="files_with_matches",
+        help="same as --output-mode files_with_matches",
+    )
+    mode.add_argument(
+        "-c",
+        "--count",
+        dest="output_mode",
+        action="store_const",
+        const="count",
+        help="same as --output-mode count",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        help="matches (or files) per page (default: --grep-limit, 50); at most 500, or "
+        "--grep-limit when larger",
+    )
+    parser.add_argument("--offset", type=int, help="entries to skip, for the next page (default: 0)")
+    _add_output_arguments(parser)
+    add_workspace_arguments(parser)
+    add_limit_arguments(parser, ("--grep-limit", "--grep-line-chars", *_BUDGET_FLAGS))
+    return _intermixed(parser)
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    return _run_tool(
+        args,
+        "grep",
+        {
+            "pattern": args.pattern,
+            "path": args.path,
+            "glob": args.glob,
+            "literal": args.literal,
+            "case_insensitive": args.case_insensitive,
+            "context": args.context,
+            "multiline": args.multiline,
+            "output_mode": args.output_mode,
+            "limit": args.limit,
+            "offset": args.offset,
+        },
+    )
+
+
+def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "read",
+        help="read a file's numbered lines",
+        description="Read a text file's lines, numbered like cat -n, and print what a model "
+        "would see (the read_file tool).",
+        epilog="exit status: 0 file read (also: empty, binary, offset past the end, each said "
+        "in the text), 2 usage or input error such as a missing file or a path outside the "
+        "root (one line on stderr)",
+    )
+    parser.add_argument("path", help="file to read, relative to --root")
+    parser.add_argument("--offset", type=int, help="1-based first line (default: 1)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        help="lines to read (default: --read-limit, 400); at most 2000, or --read-limit when "
+        "larger",
+    )
+    _add_output_arguments(parser)
+    add_workspace_arguments(parser)
+    add_limit_arguments(parser, ("--read-limit", "--read-line-chars", *_BUDGET_FLAGS))
+    return _intermixed(parser)
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    return _run_tool(
+        args, "read_file", {"path": args.path, "offset": args.offset, "limit": args.limit}
+    )
+
+
+# -- mcp -------------------------------------------------------------------------------------------
+
+
+def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "mcp",
+        help="serve the tools over MCP on stdio",
+        description="Serve glob, grep and read_file as an MCP server on stdin/stdout, for "
+        "Claude Desktop, Claude Code, Codex, Gemini CLI, Cursor and any MCP client. Every "
+        "result is the text a model sees plus the typed result as structuredContent. "
+        "Logging goes to stderr. Needs the optional extra: pip install 'spyglass[mcp]'.",
+        epilog="A call's limit is a tool argument the model may set; the limit flags set its "
+        "default and the line caps, and the listed tool schemas and descriptions state the "
+        "configured numbers. The server exits when the client closes stdin.",
+    )
+    add_workspace_arguments(parser)
+    add_limit_arguments(parser, LIMIT_FLAGS)
+    parser.add_argument(
+        "--max-concurrent-calls",
+        type=int,
+        default=8,
+        metavar="N",
+        help="tool calls running at the same time in worker threads (default: 8)",
+    )
+    parser.add_argument(
+        "--no-structured-content",
+        action="store_true",
+        help="leave out each tool's outputSchema and the typed result (structuredContent): "
+        "results are the text only. For clients that show the model the structured JSON "
+        "instead of the text, so the model keeps the bounded text and its paging hints",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="stderr logging; info logs one line per call (default: warning)",
+    )
+    return parser
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    import logging
+
+    from .errors import SpyglassError
+
+    try:
+        import anyio
+
+        from . import mcp_server
+    except ImportError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing not in ("mcp", "mcp_types", "anyio", "pydantic"):
+            raise
+        return _fail(
+            "mcp",
+            f"the MCP Python SDK 2.x is not installed ({error}); install it with: "
+            "pip install 'spyglass[mcp]'",
+        )
+    if args.max_concurrent_calls < 1:
+        return _fail("mcp", "--max-concurrent-calls must be at least 1")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=getattr(logging, args.log_level.upper()),
+        format="%(asctime)s spyglass-mcp %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        registry = registry_from_args(args)
+    except (SpyglassError, ValueError, TypeError, OSError) as error:
+        return _fail("mcp", _workspace_error(args, error))
+    logging.getLogger("spyglass.mcp").info(
+        "serving %s on stdio for %s", ", ".join(registry.names), registry.workspace.root
+    )
+    with registry:
+        anyio.run(
+            lambda: mcp_server.serve_stdio(
+                registry,
+                max_concurrent_calls=args.max_concurrent_calls,
+                structured_content=not args.no_structured_content,
+            )
+        )
+    return EXIT_OK
+
+
+#: name -> (parser builder, command). Add a subcommand by adding one entry.
+SUBCOMMANDS: dict[
+    str,
+    tuple[Callable[[argparse._SubParsersAction], argparse.ArgumentParser],
+          Callable[[argparse.Namespace], int]],
+] = {
+    "demo": (add_demo_parser, cmd_demo),
+    "tools": (add_tools_parser, cmd_tools),
+    "glob": (add_glob_parser, cmd_glob),
+    "grep": (add_grep_parser, cmd_grep),
+    "read": (add_read_parser, cmd_read),
+    "mcp": (add_mcp_parser, cmd_mcp),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="spyglass",
+        description="Fast, bounded, read-only glob, grep and read_file tools for LLM agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"spyglass {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for (add_parser, command) in SUBCOMMANDS.values():
+        add_parser(sub).set_defaults(func=command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `spyglass` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        return 141
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

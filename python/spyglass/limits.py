@@ -1,0 +1,128 @@
+"""`ToolLimits`: the default limits of the tools (SPEC section 5), in one place.
+
+    >>> limits = ToolLimits(grep_limit=20, read_line_chars=300)
+    >>> reg = default_registry("/path/to/repo", limits=limits)
+
+The tool definitions are generated from these numbers (schema defaults and maxima, and every
+sentence of a description that states a limit), the argument checking fills defaults from those
+schemas, and the handlers pass the line caps to the engine: what a model is told is what it
+gets. The defaults come from the Rust engine's constants.
+
+A limit is a default, not a ceiling the model cannot move: a call may ask for up to the maximum
+(``glob_max_limit`` and friends). A maximum left unset is the historical one (glob 1000, grep
+500, read_file 2000 lines) or the default, whichever is larger.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from . import _core
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "MIN_LINE_CHARS",
+    "MIN_RESULT_CHARS",
+    "ToolLimits",
+]
+
+#: The smallest line cap grep and read_file accept (the engine enforces it too).
+MIN_LINE_CHARS: int = _core.MIN_LINE_CHARS
+#: The smallest result budget: room for a head, a tail and the truncation note.
+MIN_RESULT_CHARS = 200
+
+# The maxima the schemas allowed before limits were configurable; kept unless a default is larger.
+_GLOB_MAX = 1000
+_GREP_MAX = 500
+_READ_MAX = 2000
+
+
+def _check_int(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLimits:
+    """The default limits of glob, grep and read_file, and the budget of one result.
+
+    Args:
+        glob_limit: paths one glob call returns unless it asks otherwise (default 200).
+        grep_limit: matches (or files, in the file modes) one grep call returns (default 50).
+        grep_line_chars: each line grep shows is cut to this many characters, around the
+            match (default 120, minimum 20).
+        read_limit: lines one read_file call returns (default 400).
+        read_line_chars: each line read_file shows is cut to this many characters (default
+            500, minimum 20).
+        max_result_chars: budget of one result's text; longer text is cut in the middle
+            (default 8000, minimum 200).
+        head_ratio: share of that budget kept from the head (default 0.6, from 0 to 1).
+        glob_max_limit, grep_max_limit, read_max_limit: the largest ``limit`` a call may ask
+            for (None: 1000, 500 and 2000 lines, or the default when that is larger). An
+            explicit maximum below its default is an error.
+
+    Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
+    """
+
+    glob_limit: int = _core.DEFAULT_GLOB_LIMIT
+    grep_limit: int = _core.DEFAULT_GREP_LIMIT
+    grep_line_chars: int = _core.DEFAULT_GREP_LINE_CHARS
+    read_limit: int = _core.DEFAULT_READ_LIMIT
+    read_line_chars: int = _core.DEFAULT_READ_LINE_CHARS
+    max_result_chars: int = _core.DEFAULT_MAX_RESULT_CHARS
+    head_ratio: float = _core.DEFAULT_HEAD_RATIO
+    glob_max_limit: int | None = None
+    grep_max_limit: int | None = None
+    read_max_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_int("glob_limit", self.glob_limit, 1)
+        _check_int("grep_limit", self.grep_limit, 1)
+        _check_int("read_limit", self.read_limit, 1)
+        _check_int("grep_line_chars", self.grep_line_chars, MIN_LINE_CHARS)
+        _check_int("read_line_chars", self.read_line_chars, MIN_LINE_CHARS)
+        _check_int("max_result_chars", self.max_result_chars, MIN_RESULT_CHARS)
+        ratio = self.head_ratio
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
+            raise TypeError(f"head_ratio must be a number, got {type(ratio).__name__} {ratio!r}")
+        if not 0.0 <= float(ratio) <= 1.0:
+            raise ValueError(f"head_ratio must be between 0 and 1, got {ratio}")
+        object.__setattr__(self, "head_ratio", float(ratio))
+        for name, default_name, historical in (
+            ("glob_max_limit", "glob_limit", _GLOB_MAX),
+            ("grep_max_limit", "grep_limit", _GREP_MAX),
+            ("read_max_limit", "read_limit", _READ_MAX),
+        ):
+            default = getattr(self, default_name)
+            maximum = getattr(self, name)
+            if maximum is None:
+                object.__setattr__(self, name, max(historical, default))
+                continue
+            _check_int(name, maximum, 1)
+            if maximum < default:
+                raise ValueError(
+                    f"{name} ({maximum}) is below {default_name} ({default}); a call could not "
+                    f"ask for the default. Raise {name} or lower {default_name}."
+                )
+
+    def replace(self, **changes: Any) -> ToolLimits:
+        """A copy with some values changed (validated again). A maximum that followed its
+        default is recomputed unless given."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name, default_name, historical in (
+            ("glob_max_limit", "glob_limit", _GLOB_MAX),
+            ("grep_max_limit", "grep_limit", _GREP_MAX),
+            ("read_max_limit", "read_limit", _READ_MAX),
+        ):
+            if name not in changes and values[name] == max(historical, values[default_name]):
+                values[name] = None
+        values.update(changes)
+        return ToolLimits(**values)
+
+
+#: The SPEC section 5 defaults.
+DEFAULT_LIMITS = ToolLimits()

@@ -1,0 +1,335 @@
+"""`spyglass mcp`: the registry's tools served over MCP (stdio), on the official MCP Python SDK.
+
+    >>> registry = default_registry("/path/to/repo")
+    >>> anyio.run(serve_stdio, registry)          # what `spyglass mcp --root /path/to/repo` runs
+
+The server is a thin adapter: tool names, descriptions, input schemas and annotations come from
+`Registry.definitions("mcp")`; every call goes through the registry's never-throw `execute`
+(argument checking, guidance on errors, middle truncation), so an MCP client sees exactly the
+text an embedded agent would. Beside that text, a successful call returns the engine's typed
+result (`spyglass.to_dict`) as ``structuredContent``, described by an ``outputSchema`` per tool.
+
+Calls run in worker threads (the engine releases the GIL), so requests in flight at the same
+time are served concurrently. Logging goes to stderr; stdout carries only the protocol.
+
+Requires the optional extra: ``pip install 'spyglass[mcp]'`` (MCP Python SDK 2.x).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from .limits import DEFAULT_LIMITS, ToolLimits
+from .registry import ReadRecord, ReadState, Registry
+from .tools import ENGINE_RESULT_KEY
+from .types import ToolCall, ToolResult
+from .workspace import to_dict
+
+__all__ = ["OUTPUT_SCHEMAS", "build_server", "output_schemas", "serve_stdio", "tool_definitions"]
+
+logger = logging.getLogger("spyglass.mcp")
+
+# -- output schemas: the JSON shape of `spyglass.to_dict(result)` ---------------------------------
+
+
+def _int(description: str, nullable: bool = False) -> dict[str, Any]:
+    kind: Any = ["integer", "null"] if nullable else "integer"
+    return {"type": kind, "minimum": 0, "description": description}
+
+
+def _str(description: str, nullable: bool = False) -> dict[str, Any]:
+    return {"type": ["string", "null"] if nullable else "string", "description": description}
+
+
+def _bool(description: str) -> dict[str, Any]:
+    return {"type": "boolean", "description": description}
+
+
+def _object(properties: dict[str, Any], description: str | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+    }
+    if description:
+        schema["description"] = description
+    return schema
+
+
+_SKIPPED = _object(
+    {
+        "ignored": _int("Entries hidden by ignore rules (.gitignore, .ignore, .spyglassignore)."),
+        "binary": _int("Binary files (NUL byte) not searched."),
+        "denied": _int("Files covered by the deny rules (secrets policy)."),
+        "unreadable": _int("Entries the operating system refused to open."),
+        "special": _int("FIFOs, sockets and devices, never opened."),
+        "too_large": _int("Files too large to search."),
+        "outside_root": _int("Symlinks pointing outside the workspace root, not followed."),
+    },
+    "What the walk or search passed over, by reason.",
+)
+_ELAPSED = {"type": "number", "minimum": 0, "description": "Engine time in milliseconds."}
+_INCOMPLETE = _bool(
+    "True when the time budget ran out: the result and its totals cover only what was walked."
+)
+
+
+def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, Any]]:
+    """``outputSchema`` of each tool: the shape of `spyglass.to_dict` of the engine's result,
+    its line caps stated as `limits` sets them."""
+    return {
+        "glob": _object(
+            {
+                "pattern": _str("The glob pattern as given."),
+                "paths": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "This page of matching files, relative to the root, "
+                    "/-separated.",
+                },
+                "total": _int("Exact number of matching files across all pages."),
+                "offset": _int("Matching files skipped before this page."),
+                "withheld": _int("Matching files after this page."),
+                "files_in_scope": _int(
+                    "Files the searched directory holds, counted when nothing matched.", True
+                ),
+                "anywhere_pattern": _str(
+                    'For a slash-free pattern that found little: the "**/" form that finds more.',
+                    True,
+                ),
+                "anywhere_total": _int("Files the anywhere_pattern matches.", True),
+                "searched": _str('The searched directory relative to the root ("" for the root).'),
+                "skipped": _SKIPPED,
+                "incomplete": _INCOMPLETE,
+                "elapsed_ms": _ELAPSED,
+            }
+        ),
+        "grep": _object(
+            {
+                "pattern": _str("The regex (or literal text) as given."),
+                "output_mode": {
+                    "type": "string",
+                    "enum": ["content", "files_with_matches", "count"],
+                    "description": "The output mode of the call.",
+                },
+                "lines": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "path": _str("File path relative to the root."),
+                            "line": _int("1-based line number."),
+                            "text": _str(
+                                f"The line, cut to {limits.grep_line_chars} characters around the "
+                                "match."
+                            ),
+                            "is_match": _bool("False for a context line."),
+                            "cut": _bool("True when the line was cut."),
+                        }
+                    ),
+                    "description": "content mode: this page's matching lines with their context "
+                    "lines, by path then line.",
+                },
+                "files": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "path": _str("File path relative to the root."),
+                            "count": _int("Matching lines in the file."),
+                        }
+                    ),
+                    "description": "files_with_matches and count modes: this page of files.",
+                },
+                "total_matches": _int("Exact number of matching lines."),
+                "total_files": _int("Exact number of files with a match."),
+                "offset": _int(
+                    "Entries (matches, or files in the file modes) skipped before this page."
+                ),
+                "withheld": _int("Entries after this page."),
+                "files_searched": _int("Files searched."),
+                "skipped": _SKIPPED,
+                "incomplete": _INCOMPLETE,
+                "elapsed_ms": _ELAPSED,
+            }
+        ),
+        "read_file": _object(
+            {
+                "path": _str("The file, relative to the root."),
+                "kind": {
+                    "type": "string",
+                    "enum": ["text", "empty", "binary"],
+                    "description": "text, empty, or binary (content not shown).",
+                },
+                "binary_type": _str(
+                    "Recognised type of a binary file (PNG, PDF, ZIP, ELF...).", True
+                ),
+                "size_bytes": _int("File size in bytes."),
+                "lines": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "number": _int("1-based line number."),
+                            "text": _str(
+                                "The line without its terminator, cut to "
+                                f"{limits.read_line_chars} characters."
+                            ),
+                            "cut_from": _int("The line's full length when it was cut.", True),
+                        }
+                    ),
+                    "description": "The lines read.",
+                },
+                "offset": _int("1-based first line requested."),
+                "total_lines": _int("Lines in the file (an estimate above 1 GiB, see next field)."),
+                "total_lines_estimated": _bool("True when total_lines is estimated from the size."),
+                "next_offset": _int("The offset that reads on, when more lines follow.", True),
+                "encoding": _str('"utf-8", "utf-8-bom", "utf-16le", "utf-16be" or "utf-8-lossy".'),
+                "line_ending": _str('"LF", "CRLF", "mixed", "CR" or "none".'),
+            }
+        ),
+    }
+
+
+#: `output_schemas` under the SPEC section 5 defaults.
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = output_schemas()
+
+
+def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[str, Any]]:
+    """The registry's MCP definitions, each with its ``outputSchema`` (unless `structured` is
+    False) when it has one."""
+    tools = registry.definitions("mcp")
+    schemas = output_schemas(registry.limits)
+    for tool in tools if structured else ():
+        schema = schemas.get(tool["name"])
+        if schema is not None:
+            tool["outputSchema"] = copy.deepcopy(schema)
+    return tools
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+
+class _NoReadState(ReadState):
+    """Read state that remembers nothing.
+
+    An MCP server outlives conversations (Claude Desktop keeps it running across chats) and
+    cannot tell them apart, so "already shown in your earlier call" could point a new
+    conversation at text it never saw. Every read is delivered in full.
+    """
+
+    def lookup(self, path: str, offset: int, limit: int) -> ReadRecord | None:
+        return None
+
+    def record(self, path: str, record: ReadRecord) -> None:
+        return None
+
+
+def _call_result(result: ToolResult, structured_content: bool) -> types.CallToolResult:
+    structured: dict[str, Any] | None = None
+    if structured_content and not result.is_error:
+        engine_result = result.meta.get(ENGINE_RESULT_KEY)
+        if engine_result is not None:
+            try:
+                structured = to_dict(engine_result)
+            except Exception:  # the text still answers the call
+                logger.exception("%s: the typed result could not be converted", result.name)
+        elif result.name in OUTPUT_SCHEMAS:
+            logger.warning("%s returned no typed result; structuredContent left out", result.name)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.content)],
+        structured_content=structured,
+        is_error=result.is_error,
+    )
+
+
+def build_server(
+    registry: Registry,
+    *,
+    name: str = "spyglass",
+    max_concurrent_calls: int = 8,
+    structured_content: bool = True,
+) -> Server[Any]:
+    """An MCP `Server` exposing the registry's tools; run it with `serve_stdio` or the SDK.
+
+    Args:
+        registry: the tools and their workspace; its read state is replaced by one that
+            remembers nothing (see `_NoReadState`).
+        name: the server name reported at initialization.
+        max_concurrent_calls: tool calls running at the same time in worker threads; further
+            requests wait their turn.
+        structured_content: declare an ``outputSchema`` per tool and return the typed result
+            as ``structuredContent`` beside the text (default). Some clients hand the model
+            the structured JSON in place of the text; False keeps them on the bounded text.
+    """
+    from . import __version__
+
+    registry.read_state = _NoReadState()
+    tools = [
+        types.Tool.model_validate(tool)
+        for tool in tool_definitions(registry, structured=structured_content)
+    ]
+    limiter = anyio.CapacityLimiter(max_concurrent_calls)
+    root = registry.workspace.root if registry.workspace is not None else None
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool.model_copy(deep=True) for tool in tools])
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        call = ToolCall(
+            id=str(ctx.request_id),
+            name=params.name,
+            arguments=params.arguments if params.arguments is not None else {},
+        )
+        def answer() -> tuple[ToolResult, types.CallToolResult]:
+            # Converting the typed result is Python work too: keep it off the event loop.
+            result = registry.execute(call)
+            return result, _call_result(result, structured_content)
+
+        result, answered = await anyio.to_thread.run_sync(answer, limiter=limiter)
+        logger.info(
+            "%s %s in %.1f ms%s",
+            call.name,
+            "failed" if result.is_error else "answered",
+            result.meta.get("duration_ms", 0.0),
+            f" ({result.meta.get('error_type')})" if result.is_error else "",
+        )
+        return answered
+
+    instructions = (
+        "Read-only tools over one directory"
+        + (f" ({root})" if root else "")
+        + ": glob finds files by name pattern, grep searches their contents with a regex, "
+        "read_file reads a file's numbered lines. Paths are relative to that directory; "
+        "nothing outside it can be read, and results are bounded (each says how to get more)."
+    )
+    return Server(
+        name,
+        version=__version__,
+        title="spyglass",
+        description="Fast, bounded, read-only glob, grep and read_file for coding agents.",
+        instructions=instructions,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+
+
+async def serve_stdio(
+    registry: Registry, *, max_concurrent_calls: int = 8, structured_content: bool = True
+) -> None:
+    """Serves the registry's tools on stdin/stdout until the client closes stdin."""
+    server = build_server(
+        registry, max_concurrent_calls=max_concurrent_calls, structured_content=structured_content
+    )
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

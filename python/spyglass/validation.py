@@ -1,0 +1,399 @@
+"""Argument checking driven by each tool's JSON Schema, with messages written for a model.
+
+    >>> schema = {"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1}},
+    ...           "additionalProperties": False}
+    >>> check_arguments(schema, {"limit": "5"}).errors
+    ['"limit" must be an integer, got the string "5" (write it without quotes: 5).']
+
+JSON types are checked without coercion (``"5"`` is not an integer, ``true`` is not one either),
+``null`` counts as absent, unknown keys are dropped and reported with the closest accepted name,
+and every problem is collected rather than only the first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+__all__ = [
+    "ArgumentsError",
+    "CheckedArguments",
+    "IgnoredArgument",
+    "check_arguments",
+    "closest_name",
+    "describe_json_error",
+    "json_type_name",
+    "parse_arguments",
+]
+
+# Names models trained on other agents' tools use for our parameters.
+ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
+    "path": ("file_path", "filepath", "filename", "file", "file_name", "directory", "dir",
+             "dir_path", "folder", "cwd", "target_file", "absolute_path", "relative_path",
+             "target_directory", "search_path", "root"),
+    "pattern": ("query", "regex", "search", "search_term", "term", "expression", "text",
+                "glob_pattern", "name_pattern", "keyword"),
+    "glob": ("include", "includes", "file_pattern", "file_glob", "files", "filter", "type",
+             "include_pattern", "glob_filter"),
+    "limit": ("max_results", "max_count", "head_limit", "max_lines", "num_lines", "count",
+              "lines", "n", "max", "max_matches", "max_files", "length"),
+    "offset": ("start_line", "line", "start", "from", "line_number", "skip", "start_index",
+               "page", "begin"),
+    "case_insensitive": ("ignore_case", "i", "-i", "insensitive", "case_sensitive", "nocase"),
+    "context": ("context_lines", "-C", "C", "lines_of_context", "around", "before", "after",
+                "-A", "-B"),
+    "literal": ("fixed_strings", "fixed_string", "-F", "F", "is_regex", "regex_mode", "plain"),
+    "output_mode": ("mode", "output", "format"),
+    "multiline": ("multi_line", "-U", "U", "dotall"),
+    "sort": ("sort_by", "order", "order_by"),
+}
+
+_JSON_TYPE_NAMES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean (true or false)",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+
+
+class ArgumentsError(ValueError):
+    """The argument text is not a JSON object; the message says where and why, for the model."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredArgument:
+    """An unknown key that was dropped, with the accepted name it most likely meant."""
+
+    name: str
+    suggestion: str | None
+
+    def sentence(self) -> str:
+        if self.suggestion:
+            return f'ignored unknown argument "{self.name}" (did you mean "{self.suggestion}"?)'
+        return f'ignored unknown argument "{self.name}"'
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedArguments:
+    """The outcome of `check_arguments`."""
+
+    values: dict[str, Any]
+    errors: list[str] = field(default_factory=list)
+    ignored: list[IgnoredArgument] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON type of a parsed value, as a model would name it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+def _describe_value(value: Any) -> str:
+    kind = json_type_name(value)
+    if kind in ("object", "array"):
+        return f"an {kind}" if kind == "object" else "an array"
+    return f"the {kind} {_show(value)}"
+
+
+def closest_name(
+    name: str, candidates: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None
+) -> str | None:
+    """The accepted name a near miss most likely meant, or None.
+
+        >>> closest_name("file_path", ["pattern", "path", "limit"], ARGUMENT_ALIASES)
+        'path'
+    """
+    candidates = list(candidates)
+    lowered = {c.lower(): c for c in candidates}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    normalised = name.lower().replace("-", "_")
+    if aliases:
+        for target, names in aliases.items():
+            if target in candidates and normalised in {a.lower() for a in names}:
+                return target
+    for candidate in candidates:
+        if len(candidate) >= 4 and (candidate in normalised or normalised in candidate):
+            return candidate
+    match = difflib.get_close_matches(normalised, candidates, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def _type_matches(value: Any, expected: str) -> bool:
+    if expected == "string":
+        return isinstance(value, str)
+    if expected == "integer":
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int):
+            return True
+        # JSON has one number type: 5.0 is the integer 5 (JSON Schema agrees); 5.5 is not.
+        return isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    if expected == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if expected == "boolean":
+        return isinstance(value, bool)
+    if expected == "array":
+        return isinstance(value, (list, tuple))
+    if expected == "object":
+        return isinstance(value, Mapping)
+    if expected == "null":
+        return value is None
+    return True
+
+
+def _type_hint(value: Any, expected: str) -> str:
+    """Extra guidance for the common mix-ups."""
+    if isinstance(value, str):
+        stripped = value.strip()
+        if expected in ("integer", "number"):
+            try:
+                number = orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                return ""
+            if _type_matches(number, expected):
+                return f" (write it without quotes: {stripped})"
+        if expected == "boolean" and stripped.lower() in ("true", "false"):
+            return f" (write it without quotes: {stripped.lower()})"
+    if expected == "integer" and isinstance(value, bool):
+        return " (a boolean is not a number)"
+    if expected == "integer" and isinstance(value, float):
+        return " (use a whole number)"
+    if expected == "string" and isinstance(value, (list, tuple)):
+        return " (pass one string; call the tool again for another value)"
+    return ""
+
+
+def _check_value(name: str, value: Any, schema: Mapping[str, Any], errors: list[str]) -> Any:
+    """Checks one value against its property schema; returns it (integers normalised)."""
+    expected = schema.get("type")
+    types = [expected] if isinstance(expected, str) else list(expected or [])
+    if types and not any(_type_matches(value, t) for t in types):
+        wanted = " or ".join(_JSON_TYPE_NAMES.get(t, t) for t in types if t != "null")
+        errors.append(
+            f'"{name}" must be {wanted}, got {_describe_value(value)}'
+            f"{_type_hint(value, types[0])}."
+        )
+        return value
+    if "integer" in types and isinstance(value, float):
+        value = int(value)
+    enum = schema.get("enum")
+    if enum is not None and value not in enum:
+        choices = ", ".join(_show(e) for e in enum)
+        message = f'"{name}" must be one of {choices}; got {_show(value)}'
+        if isinstance(value, str):
+            near = closest_name(value, [e for e in enum if isinstance(e, str)])
+            if near is not None:
+                message += f' (did you mean "{near}"?)'
+        errors.append(message + ".")
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        minimum = schema.get("minimum")
+        maximum = schema.get("maximum")
+        if minimum is not None and value < minimum:
+            errors.append(f'"{name}" must be at least {minimum}, got {_show(value)}.')
+        elif maximum is not None and value > maximum:
+            errors.append(f'"{name}" must be at most {maximum}, got {_show(value)}.')
+    if isinstance(value, str):
+        min_length = schema.get("minLength")
+        max_length = schema.get("maxLength")
+        if min_length is not None and len(value) < min_length:
+            if min_length == 1:
+                errors.append(f'"{name}" must not be empty.')
+            else:
+                errors.append(f'"{name}" must be at least {min_length} characters long.')
+        elif max_length is not None and len(value) > max_length:
+            errors.append(
+                f'"{name}" must be at most {max_length} characters long, got {len(value)}.'
+            )
+    if isinstance(value, (list, tuple)) and isinstance(schema.get("items"), Mapping):
+        value = [
+            _check_value(f"{name}[{i}]", item, schema["items"], errors)
+            for i, item in enumerate(value)
+        ]
+    return value
+
+
+def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> CheckedArguments:
+    """Checks parsed arguments against an object schema; fills in each property's default.
+
+    Returns every error at once. A `null` value counts as absent (so the default applies);
+    keys the schema does not know are dropped and reported with the closest accepted name.
+    """
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    required = list(schema.get("required", ()))
+    errors: list[str] = []
+    ignored: list[IgnoredArgument] = []
+    values: dict[str, Any] = {}
+    for key, value in arguments.items():
+        key = str(key)
+        if key not in properties:
+            ignored.append(IgnoredArgument(key, closest_name(key, properties, ARGUMENT_ALIASES)))
+            continue
+        if value is None:
+            continue
+        values[key] = _check_value(key, value, properties[key], errors)
+    for key in required:
+        if key not in values:
+            prop = properties.get(key, {})
+            kind = prop.get("type")
+            kind_text = f" ({kind})" if isinstance(kind, str) else ""
+            described = " ".join(str(prop.get("description", "")).split())
+            errors.append(
+                f'missing required argument "{key}"{kind_text}'
+                + (f": {described}" if described else ".")
+            )
+    for key, prop in properties.items():
+        if key not in values and "default" in prop and prop["default"] is not None:
+            values[key] = prop["default"]
+    return CheckedArguments(values=values, errors=errors, ignored=ignored)
+
+
+def _json_state_at_end(text: str) -> tuple[bool, list[str]]:
+    """Whether `text` ends inside a string, and which brackets are still open."""
+    in_string = False
+    escaped = False
+    stack: list[str] = []
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append(ch)
+        elif ch in "}]" and stack:
+            stack.pop()
+    return in_string, stack
+
+
+def _quote(text: str) -> str:
+    return "`" + text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t") + "`"
+
+
+def describe_json_error(text: str, error: orjson.JSONDecodeError) -> str:
+    """Says where the JSON broke and what was expected, quoting the text around that place.
+
+        >>> try:
+        ...     orjson.loads('{"a": }')
+        ... except orjson.JSONDecodeError as e:
+        ...     describe_json_error('{"a": }', e)
+        'unexpected character, expected a JSON value at line 1, column 7 (character 6): the text up to there is `{"a": ` and it continues with `}`'
+    """
+    pos = max(0, min(error.pos, len(text)))
+    where = f"line {error.lineno}, column {error.colno} (character {pos})"
+    before = text[max(0, pos - 40) : pos]
+    if len(before) < pos:
+        before = "..." + before
+    if pos >= len(text.rstrip()) and text.strip():
+        in_string, stack = _json_state_at_end(text)
+        missing = "".join("}" if b == "{" else "]" for b in reversed(stack))
+        problems = []
+        if in_string:
+            problems.append("inside a string (the closing quote is missing)")
+        if missing:
+            count = len(stack)
+            problems.append(
+                f"with {count} bracket{'s' if count != 1 else ''} still open "
+                f"(missing {_quote(missing)})"
+            )
+        state = ", ".join(problems)
+        return (
+            f"{error.msg} at {where}: the text ends {state + ', ' if state else ''}"
+            f"after {_quote(before)}; it looks cut off"
+        )
+    after = text[pos : pos + 20]
+    return (
+        f"{error.msg} at {where}: the text up to there is {_quote(before)} and it continues "
+        f"with {_quote(after)}"
+    )
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any], list[str]]:
+    """Turns a call's raw arguments into a dict; raises `ArgumentsError` with model-facing text.
+
+    Returns the arguments and a list of notes (for metadata). Empty text counts as ``{}``, as
+    providers send for calls without arguments. A JSON string that itself holds one JSON object
+    (double-encoded arguments, which some models produce) is unwrapped once.
+    """
+    notes: list[str] = []
+    if isinstance(raw, Mapping):
+        return dict(raw), notes
+    if isinstance(raw, (bytes, bytearray)):
+        raw = bytes(raw).decode("utf-8", errors="replace")
+    if not isinstance(raw, str):
+        raise ArgumentsError(
+            f"The arguments must be a JSON object, got {json_type_name(raw)}. "
+            'Send them as one JSON object, for example {"pattern": "TODO"}.',
+            "invalid_arguments",
+        )
+    if not raw.strip():
+        return {}, notes
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise ArgumentsError(
+            "The arguments are not valid JSON: "
+            + describe_json_error(raw, error)
+            + ". Nothing was run. Send the arguments again as one complete JSON object, "
+            'for example {"pattern": "TODO"}.',
+            "malformed_json",
+        ) from None
+    if isinstance(value, str) and value.strip().startswith("{"):
+        try:
+            inner = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            inner = None
+        if isinstance(inner, dict):
+            notes.append("arguments were a JSON string holding an object; unwrapped once")
+            value = inner
+    if not isinstance(value, dict):
+        raise ArgumentsError(
+            f"The arguments must be a JSON object, got {_describe_value(value)}. "
+            'Send them as one JSON object with named fields, for example {"pattern": "TODO"}.',
+            "invalid_arguments",
+        )
+    return value, notes

@@ -1,0 +1,151 @@
+"""Shared helpers of the protocol-layer tests (not a conftest: fixtures live in the test files)."""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+from typing import Any
+
+from spyglass.registry import Registry
+from spyglass.tools import builtin_tools
+
+
+def skips(**values: int) -> SimpleNamespace:
+    base = {"ignored": 0, "binary": 0, "denied": 0, "unreadable": 0, "special": 0, "too_large": 0,
+                "outside_root": 0}
+    base.update(values)
+    return SimpleNamespace(**base)
+
+
+def glob_result(**values: Any) -> SimpleNamespace:
+    base: dict[str, Any] = {"pattern": "**/*.py", "paths": [], "total": 0, "offset": 0, "withheld": 0,
+                                "files_in_scope": None, "anywhere_pattern": None, "anywhere_total": None,
+                                "searched": "", "skipped": skips(), "incomplete": False, "elapsed_ms": 1.0}
+    base.update(values)
+    return SimpleNamespace(**base)
+
+
+def gline(path: str, line: int, text: str, is_match: bool = True, cut: bool = False):
+    return SimpleNamespace(path=path, line=line, text=text, is_match=is_match, cut=cut)
+
+
+def grep_result(**values: Any) -> SimpleNamespace:
+    base: dict[str, Any] = {"pattern": "TODO", "output_mode": "content", "lines": [], "files": [],
+                                "total_matches": 0, "total_files": 0, "offset": 0, "withheld": 0,
+                                "files_searched": 0, "skipped": skips(), "incomplete": False,
+                                "elapsed_ms": 1.0}
+    base.update(values)
+    return SimpleNamespace(**base)
+
+
+def rline(number: int, text: str, cut_from: int | None = None) -> SimpleNamespace:
+    return SimpleNamespace(number=number, text=text, cut_from=cut_from)
+
+
+def read_result(**values: Any) -> SimpleNamespace:
+    base: dict[str, Any] = {"path": "src/app.py", "kind": "text", "binary_type": None, "size_bytes": 100,
+                                "lines": [], "offset": 1, "total_lines": 0, "total_lines_estimated": False,
+                                "next_offset": None, "encoding": "utf-8", "line_ending": "LF"}
+    base.update(values)
+    return SimpleNamespace(**base)
+
+
+class FakeWorkspace:
+    """Stands in for `Workspace` in handler tests: reads real small files with Python, so the
+    registry's wiring (read state, meta, errors) is testable before the engine exists."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = os.path.realpath(root)
+        self.calls: list[tuple[str, tuple, dict]] = []
+        self.fail_with: BaseException | None = None
+
+    def _record(self, name: str, *args: Any, **kwargs: Any) -> None:
+        self.calls.append((name, args, kwargs))
+        if self.fail_with is not None:
+            raise self.fail_with
+
+    def glob(self, pattern: str, **kwargs: Any) -> SimpleNamespace:
+        self._record("glob", pattern, **kwargs)
+        return glob_result(pattern=pattern, paths=["a.py"], total=1)
+
+    def grep(self, pattern: str, **kwargs: Any) -> SimpleNamespace:
+        self._record("grep", pattern, **kwargs)
+        return grep_result(pattern=pattern, lines=[gline("a.py", 1, "x = 1")], total_matches=1,
+                           total_files=1, files_searched=1)
+
+    def read_file(self, path: str, offset: int = 1, limit: int = 400,
+                  max_line_chars: int = 500) -> SimpleNamespace:
+        self._record("read_file", path, offset=offset, limit=limit, max_line_chars=max_line_chars)
+        with open(os.path.join(self.root, path), encoding="utf-8") as handle:
+            all_lines = handle.read().splitlines()
+        shown = all_lines[offset - 1 : offset - 1 + limit]
+        last = offset - 1 + len(shown)
+        return read_result(
+            path=path,
+            lines=[rline(offset + i, t) for i, t in enumerate(shown)],
+            offset=offset,
+            total_lines=len(all_lines),
+            next_offset=last + 1 if last < len(all_lines) else None,
+        )
+
+
+def registry_with(workspace: Any = None, **kwargs: Any) -> Registry:
+    registry = Registry(workspace, **kwargs)
+    for spec in builtin_tools():
+        registry.register(spec)
+    return registry
+
+
+class PyWorkspace(FakeWorkspace):
+    """A tiny pure-Python stand-in for the engine (no ignore rules, small trees only), so the
+    demo loop can be exercised before the Rust engine is merged."""
+
+    def _files(self, base: str) -> list[str]:
+        out = []
+        for folder, dirs, files in os.walk(os.path.join(self.root, base)):
+            dirs[:] = sorted(d for d in dirs if d not in (".git", "__pycache__"))
+            for name in files:
+                out.append(os.path.relpath(os.path.join(folder, name), self.root).replace(os.sep, "/"))
+        return sorted(out)
+
+    def glob(self, pattern: str, path=None, limit=200, offset=0, sort="path"):
+        import fnmatch
+
+        self._record("glob", pattern, path=path, limit=limit, offset=offset, sort=sort)
+        regex = fnmatch.translate(pattern.replace("**/", "\x00")).replace("\x00", "(?:.*/)?")
+        import re
+
+        found = [p for p in self._files(path or "") if re.match(regex, p)]
+        page = found[offset : offset + limit]
+        return glob_result(pattern=pattern, paths=page, total=len(found), offset=offset,
+                           withheld=max(0, len(found) - offset - len(page)),
+                           files_in_scope=None if found else len(self._files(path or "")),
+                           searched=path or "")
+
+    def grep(self, pattern: str, path=None, glob=None, literal=False, case_insensitive=False,
+             context=0, multiline=False, output_mode="content", limit=50, offset=0,
+             max_line_chars=120):
+        import fnmatch
+        import re
+
+        self._record("grep", pattern, path=path, glob=glob)
+        regex = re.compile(re.escape(pattern) if literal else pattern,
+                           re.IGNORECASE if case_insensitive else 0)
+        lines, total, files = [], 0, set()
+        names = self._files(path or "")
+        for name in names:
+            if glob and not fnmatch.fnmatch(name.rsplit("/", 1)[-1], glob):
+                continue
+            with open(os.path.join(self.root, name), encoding="utf-8", errors="replace") as f:
+                text = f.read().splitlines()
+            hits = [i for i, t in enumerate(text) if regex.search(t)]
+            total += len(hits)
+            files.update([name] if hits else [])
+            shown: dict[int, bool] = {}
+            for i in hits:
+                for j in range(max(0, i - context), min(len(text), i + context + 1)):
+                    shown[j] = shown.get(j, False) or j == i
+            for j in sorted(shown):
+                lines.append(gline(name, j + 1, text[j], shown[j]))
+        return grep_result(pattern=pattern, lines=lines, total_matches=total,
+                           total_files=len(files), files_searched=len(names))

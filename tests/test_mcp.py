@@ -1,0 +1,485 @@
+"""`spyglass mcp` as a real subprocess, driven by the MCP SDK's own stdio client.
+
+Every tool result is compared with what the Python API gives for the same call: the text with
+`Registry.execute` in this process, the structured content with `spyglass.to_dict` of the
+`Workspace` method's result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # installed with the MCP SDK (the [test] extra)
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from spyglass import ToolCall, Workspace, default_registry, to_dict
+from spyglass.mcp_server import OUTPUT_SCHEMAS
+from spyglass.workspace import _FIELDS
+
+# A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
+SESSION_TIMEOUT = 60.0
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A small repository, plus a file beside it that the server must never read."""
+    root = tmp_path / "repo"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "build").mkdir()
+    (root / "src" / "app.py").write_text(
+        "import os\n\n\ndef main():\n    # TODO: read the config\n    return os.getcwd()\n"
+    )
+    (root / "src" / "pkg" / "__init__.py").write_text("from .util import helper\n")
+    (root / "src" / "pkg" / "util.py").write_text(
+        "def helper(x):\n    return x * 2  # TODO tests\n"
+    )
+    (root / "README.md").write_text("# demo\n\nRun `main()`.\n")
+    (root / "build" / "generated.py").write_text("TODO = 'generated'\n")
+    (root / ".env").write_text("API_KEY=TODO-secret\n")
+    (root / "notes.secret").write_text("TODO private\n")
+    (tmp_path / "outside.txt").write_text("TODO outside the root\n")
+    return root
+
+
+def _server(root: Path | None, *flags: str, cwd: Path | None = None) -> StdioServerParameters:
+    args = ["-m", "spyglass.cli", "mcp"]
+    if root is not None:
+        args += ["--root", str(root)]
+    return StdioServerParameters(
+        command=sys.executable, args=[*args, *flags], cwd=str(cwd) if cwd else None
+    )
+
+
+def run_session(
+    params: StdioServerParameters,
+    body: Callable[[ClientSession], Awaitable[Any]],
+    errlog: Path,
+) -> Any:
+    """Starts the server, initializes a session, runs `body`, shuts down; returns body's value."""
+
+    async def main() -> Any:
+        with errlog.open("w") as err:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await body(session)
+
+    async def guarded() -> Any:
+        return await asyncio.wait_for(main(), SESSION_TIMEOUT)
+
+    result = asyncio.run(guarded())
+    assert "Traceback" not in errlog.read_text(), errlog.read_text()
+    return result
+
+
+def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != "elapsed_ms"}
+
+
+def _text(result: Any) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return result.content[0].text
+
+
+def _expected_text(root: Path, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+    expected = default_registry(root).execute(ToolCall("local", name, arguments))
+    return expected.content, expected.is_error
+
+
+# -- listing -------------------------------------------------------------------------------------
+
+
+def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.list_tools()
+
+    # No --root: the server works in its current directory.
+    listed = run_session(_server(None, cwd=tree), body, tmp_path / "err.log")
+    tools = {tool.name: tool for tool in listed.tools}
+    definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
+    assert sorted(tools) == ["glob", "grep", "read_file"] == sorted(definitions)
+    for name, tool in tools.items():
+        definition = definitions[name]
+        assert tool.description == definition["description"]
+        assert tool.input_schema == definition["inputSchema"]
+        assert tool.title == definition["title"]
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.destructive_hint is False
+        assert tool.annotations.open_world_hint is False
+        assert tool.output_schema == OUTPUT_SCHEMAS[name]
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+
+
+def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
+    async def main() -> Any:
+        with (tmp_path / "err.log").open("w") as err:
+            async with (
+                stdio_client(_server(None, cwd=tree), errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                return await session.initialize()
+
+    init = asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT))
+    assert init.server_info.name == "spyglass"
+    assert init.capabilities.tools is not None
+    assert str(tree.resolve()) in (init.instructions or "")
+
+
+def test_output_schemas_describe_every_field_of_to_dict() -> None:
+    # The schemas are written by hand; this keeps them in step with `to_dict`'s field lists.
+    tops = {"glob": "GlobResult", "grep": "GrepResult", "read_file": "ReadResult"}
+    for tool, type_name in tops.items():
+        schema = OUTPUT_SCHEMAS[tool]
+        assert list(schema["properties"]) == list(_FIELDS[type_name])
+        assert schema["required"] == list(_FIELDS[type_name])
+        if "skipped" in schema["properties"]:
+            skipped = schema["properties"]["skipped"]["properties"]
+            assert list(skipped) == list(_FIELDS["SkipCounts"])
+    grep_props = OUTPUT_SCHEMAS["grep"]["properties"]
+    assert list(grep_props["lines"]["items"]["properties"]) == list(_FIELDS["GrepLine"])
+    assert list(grep_props["files"]["items"]["properties"]) == list(_FIELDS["FileCount"])
+    read_props = OUTPUT_SCHEMAS["read_file"]["properties"]
+    assert list(read_props["lines"]["items"]["properties"]) == list(_FIELDS["ReadLine"])
+
+
+# -- calls ---------------------------------------------------------------------------------------
+
+
+def test_each_tool_returns_the_model_text_and_the_python_api_result(
+    tree: Path, tmp_path: Path
+) -> None:
+    calls = [
+        ("glob", {"pattern": "**/*.py"}),
+        ("glob", {"pattern": "*.md"}),
+        ("grep", {"pattern": "TODO", "context": 1}),
+        ("grep", {"pattern": "todo", "case_insensitive": True, "output_mode": "count"}),
+        ("read_file", {"path": "src/app.py", "offset": 2, "limit": 3}),
+    ]
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool(name, args) for name, args in calls]
+
+    results = run_session(_server(tree), body, tmp_path / "err.log")
+    ws = Workspace(tree)
+    api = {
+        "glob": lambda a: ws.glob(**a),
+        "grep": lambda a: ws.grep(**a),
+        "read_file": lambda a: ws.read_file(**a),
+    }
+    for (name, args), result in zip(calls, results):
+        assert result.is_error is False, _text(result)
+        text, is_error = _expected_text(tree, name, args)
+        assert not is_error
+        assert _text(result) == text
+        expected = to_dict(api[name](dict(args)))
+        assert _without_timing(result.structured_content) == _without_timing(expected)
+        jsonschema.validate(result.structured_content, OUTPUT_SCHEMAS[name])
+
+    glob_paths = results[0].structured_content["paths"]
+    assert glob_paths == [
+        "build/generated.py", "src/app.py", "src/pkg/__init__.py", "src/pkg/util.py"
+    ]
+    grep_paths = {line["path"] for line in results[2].structured_content["lines"]}
+    assert grep_paths == {"build/generated.py", "notes.secret", "src/app.py", "src/pkg/util.py"}
+    read = results[4].structured_content
+    assert [line["number"] for line in read["lines"]] == [2, 3, 4]
+    assert read["lines"][2]["text"] == "def main():"
+
+
+def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) -> None:
+    calls = [("glob", {"pattern": "**/*.py"}), ("read_file", {"path": "src/app.py"})]
+
+    async def body(session: ClientSession) -> tuple[Any, list[Any]]:
+        listed = await session.list_tools()
+        return listed, [await session.call_tool(name, args) for name, args in calls]
+
+    params = _server(tree, "--no-structured-content")
+    listed, results = run_session(params, body, tmp_path / "err.log")
+    assert [t.output_schema for t in listed.tools] == [None, None, None]
+    definitions = default_registry(tree).definitions("mcp")
+    assert [t.input_schema for t in listed.tools] == [d["inputSchema"] for d in definitions]
+    for (name, args), result in zip(calls, results):
+        assert result.structured_content is None
+        text, is_error = _expected_text(tree, name, args)
+        assert (result.is_error, _text(result)) == (is_error, text)
+
+
+def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path) -> None:
+    # The server outlives conversations, so it never answers "already shown".
+    async def body(session: ClientSession) -> list[Any]:
+        args = {"path": "src/app.py"}
+        return [await session.call_tool("read_file", args) for _ in range(2)]
+
+    first, second = run_session(_server(tree), body, tmp_path / "err.log")
+    assert _text(first) == _text(second)
+    assert "def main():" in _text(second)
+    assert second.structured_content["lines"] == first.structured_content["lines"]
+
+
+def test_bad_arguments_and_unknown_tools_are_error_results_with_guidance(
+    tree: Path, tmp_path: Path
+) -> None:
+    calls = [
+        ("grep", {"pattern": "TODO", "limit": "5"}),  # "5" is not an integer: no coercion
+        ("read_file", {}),  # required path missing
+        ("glob", {"pattern": "*", "sort": "size"}),  # not in the enum
+        ("Read", {"path": "src/app.py"}),  # a tool name from another agent
+    ]
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool(name, args) for name, args in calls]
+
+    results = run_session(_server(tree), body, tmp_path / "err.log")
+    for (name, args), result in zip(calls, results):
+        assert result.is_error is True
+        assert result.structured_content is None
+        text, is_error = _expected_text(tree, name, args)
+        assert is_error and _text(result) == text
+    assert "Invalid arguments for grep" in _text(results[0]) and "limit" in _text(results[0])
+    assert "path" in _text(results[1])
+    assert "did you mean read_file" in _text(results[3]).lower()
+
+
+def test_bad_regex_is_an_error_result(tree: Path, tmp_path: Path) -> None:
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("grep", {"pattern": "def (main"})
+
+    result = run_session(_server(tree), body, tmp_path / "err.log")
+    assert result.is_error is True
+    text, _ = _expected_text(tree, "grep", {"pattern": "def (main"})
+    assert _text(result) == text and text
+
+
+def test_path_escapes_are_refused(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    (tree / "link.txt").symlink_to(outside)
+    calls = [
+        ("read_file", {"path": "../outside.txt"}),
+        ("read_file", {"path": str(outside)}),
+        ("read_file", {"path": "link.txt"}),
+        ("read_file", {"path": ".env"}),
+        ("grep", {"pattern": "TODO", "path": ".."}),
+        ("glob", {"pattern": "*", "path": "../"}),
+    ]
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool(name, args) for name, args in calls]
+
+    results = run_session(_server(tree), body, tmp_path / "err.log")
+    for (name, args), result in zip(calls, results):
+        assert result.is_error is True, (name, args, _text(result))
+        assert "TODO outside the root" not in _text(result)
+        assert "TODO-secret" not in _text(result)
+        text, _ = _expected_text(tree, name, args)
+        assert _text(result) == text
+
+
+def test_ten_concurrent_calls_are_all_answered(tree: Path, tmp_path: Path) -> None:
+    calls = [
+        ("grep", {"pattern": "TODO"}),
+        ("glob", {"pattern": "**/*"}),
+        ("read_file", {"path": "src/app.py"}),
+        ("grep", {"pattern": "def \\w+", "output_mode": "files_with_matches"}),
+        ("glob", {"pattern": "src/**/*.py"}),
+        ("read_file", {"path": "README.md", "limit": 1}),
+        ("grep", {"pattern": "helper", "literal": True}),
+        ("glob", {"pattern": "*.md"}),
+        ("read_file", {"path": "src/pkg/util.py", "offset": 2}),
+        ("grep", {"pattern": "x", "limit": "many"}),  # an error answered among the others
+    ]
+    assert len(calls) == 10
+
+    async def body(session: ClientSession) -> list[Any]:
+        return await asyncio.gather(*(session.call_tool(name, args) for name, args in calls))
+
+    results = run_session(_server(tree), body, tmp_path / "err.log")
+    assert len(results) == 10
+    for (name, args), result in zip(calls, results):
+        text, is_error = _expected_text(tree, name, args)
+        assert result.is_error is is_error
+        assert _text(result) == text
+        if not is_error:
+            jsonschema.validate(result.structured_content, OUTPUT_SCHEMAS[name])
+    assert results[-1].is_error is True
+
+
+_RENDEZVOUS_SERVER = """
+import sys, threading, anyio
+from spyglass import Registry, ToolSpec
+from spyglass.mcp_server import serve_stdio
+
+parties = int(sys.argv[1])
+barrier = threading.Barrier(parties, timeout=30)
+
+def rendezvous(context, args):
+    barrier.wait()  # returns only when `parties` calls are running at the same time
+    return "all here"
+
+registry = Registry(None)
+registry.register(ToolSpec(
+    name="rendezvous",
+    description="Waits until all the calls of a test have started.",
+    parameters={"type": "object", "properties": {}, "additionalProperties": False},
+    handler=rendezvous,
+))
+anyio.run(lambda: serve_stdio(registry, max_concurrent_calls=parties))
+"""
+
+
+def test_calls_in_flight_together_run_at_the_same_time(tmp_path: Path) -> None:
+    # Each call blocks at a barrier that opens only when all ten run at once: a server that
+    # served them one by one would break the barrier and answer with errors.
+    script = tmp_path / "rendezvous_server.py"
+    script.write_text(_RENDEZVOUS_SERVER)
+    params = StdioServerParameters(command=sys.executable, args=[str(script), "10"])
+
+    async def body(session: ClientSession) -> list[Any]:
+        return await asyncio.gather(*(session.call_tool("rendezvous", {}) for _ in range(10)))
+
+    results = run_session(params, body, tmp_path / "err.log")
+    assert [(r.is_error, _text(r)) for r in results] == [(False, "all here")] * 10
+    assert all(r.structured_content is None for r in results)
+
+
+def test_workspace_flags_shape_what_the_server_sees(tree: Path, tmp_path: Path) -> None:
+    async def body(session: ClientSession) -> list[Any]:
+        return [
+            await session.call_tool("glob", {"pattern": "**/*"}),
+            await session.call_tool("grep", {"pattern": "TODO"}),
+            await session.call_tool("read_file", {"path": "notes.secret"}),
+        ]
+
+    flags = ("--exclude-dir", "build", "--deny", "*.secret")
+    listed, searched, denied = run_session(_server(tree, *flags), body, tmp_path / "err.log")
+    paths = listed.structured_content["paths"]
+    assert "src/app.py" in paths
+    assert not any(p.startswith("build/") for p in paths)
+    assert "notes.secret" not in paths and ".env" not in paths
+    found = {line["path"] for line in searched.structured_content["lines"]}
+    assert found == {"src/app.py", "src/pkg/util.py"}
+    assert denied.is_error is True and "private" not in _text(denied)
+
+    # Without the flags the same tree shows build/ and notes.secret.
+    plain = run_session(
+        _server(tree), lambda s: s.call_tool("glob", {"pattern": "**/*"}), tmp_path / "e2"
+    )
+    assert "build/generated.py" in plain.structured_content["paths"]
+    assert "notes.secret" in plain.structured_content["paths"]
+
+
+# -- the process ---------------------------------------------------------------------------------
+
+
+def _rpc(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+
+
+def _read_response(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
+    assert process.stdout is not None
+    while True:
+        line = process.stdout.readline()
+        assert line, "the server closed stdout before answering"
+        message = json.loads(line)  # stdout carries nothing but JSON-RPC
+        if message.get("id") == request_id:
+            return message
+
+
+def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) -> None:
+    """A client speaking the 2025-06-18 handshake by hand; stderr gets the logs, stdout only
+    JSON-RPC; closing stdin ends the server with status 0."""
+    stderr_path = tmp_path / "stderr.log"
+    with stderr_path.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tree),
+             "--log-level", "info"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+        try:
+            _rpc(process, {
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "hand-written", "version": "0"}},
+            })
+            init = _read_response(process, 1)
+            assert init["result"]["serverInfo"]["name"] == "spyglass"
+            assert init["result"]["protocolVersion"] == "2025-06-18"
+            _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            listed = _read_response(process, 2)
+            assert [t["name"] for t in listed["result"]["tools"]] == ["glob", "grep", "read_file"]
+            assert all("outputSchema" in t for t in listed["result"]["tools"])
+            _rpc(process, {
+                "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "edit_file", "arguments": {"path": "x"}},
+            })
+            called = _read_response(process, 3)["result"]
+            assert called["isError"] is True
+            assert "no tool named edit_file" in called["content"][0]["text"]
+            assert process.stdin is not None
+            process.stdin.close()
+            assert process.wait(timeout=30) == 0
+            assert process.stdout is not None
+            rest = process.stdout.read()
+            for line in rest.splitlines():
+                json.loads(line)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    log = stderr_path.read_text()
+    assert "Traceback" not in log
+    assert "spyglass-mcp INFO" in log and "edit_file failed" in log
+
+
+def test_mcp_help_documents_the_configuration() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "spyglass.cli", "mcp", "--help"],
+        check=False, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0
+    for flag in ("--root", "--exclude-dir", "--no-default-excludes", "--deny", "--time-budget",
+                 "--max-result-chars", "--log-level", "spyglass[mcp]"):
+        assert flag in done.stdout
+
+
+def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "mcp.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'mcp'\", name='mcp')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(shadow))
+    done = subprocess.run(
+        [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tmp_path)],
+        check=False, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "pip install 'spyglass[mcp]'" in lines[0]
+
+
+def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tmp_path / "nope")],
+        check=False, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "nope" in done.stderr
