@@ -21,6 +21,7 @@ import fnmatch
 import io
 import itertools
 import json
+import math
 import os
 import platform
 import random
@@ -63,7 +64,8 @@ DENY_GLOBS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".ne
 RARE_LITERAL = "quixotic_flux_capacitor"
 # ~14,000 matching lines in the 100,000-file monorepo, ~45 in the small repository.
 COMMON_REGEX = r"FIXME: \w+ \w+ may overflow (cache|queue|buffer|token)\b"
-NO_MATCH = "zyzzyva_not_present_anywhere_7"
+# Split so that running the benchmark on this package's own source still finds nothing.
+NO_MATCH = "zyzzyva_" + "not_present_anywhere_7"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,6 +604,58 @@ def _pick_glob(root: str) -> str:
     return "**/*." + max(sorted(counts), key=lambda e: counts[e])
 
 
+# Tried in order on a repository the generators did not make; the one whose match count is
+# closest to ~15,000 (what the kernel gives for `list_for_each_entry\w*\(`) is used.
+COMMON_CANDIDATES = (
+    r"\b(TODO|FIXME|XXX)\b",
+    r"\breturn\s+\w+\(",
+    r"\b(if|while)\s*\(\w+\s*==",
+    r"\bdef \w+\(self",
+    r"\bfunction\s+\w+\(",
+    r"list_for_each_entry\w*\(",
+)
+
+
+def _pick_rare(root: str) -> str:
+    """RARE_LITERAL when the repository is a generated one; otherwise an identifier (10+
+    characters) from a file in the middle of the listing that occurs on 1-100 lines."""
+    if rg_count(root, RARE_LITERAL, literal=True) > 0:
+        return RARE_LITERAL
+    out = subprocess.run([rg_binary(), "--files", "--sort", "path", *same_set_rg_args(), "."],
+                         cwd=root, capture_output=True, check=False)
+    files = out.stdout.decode("utf-8", "replace").splitlines()
+    for path in files[len(files) // 2:][:20]:
+        try:
+            with open(os.path.join(root, path), "rb") as fh:
+                text = fh.read(65536).decode("utf-8", "replace")
+        except OSError:
+            continue
+        words = sorted(set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{9,40}\b", text)))
+        for word in words[:: max(1, len(words) // 5)][:5]:
+            if 1 <= rg_count(root, word, literal=True) <= 100:
+                return word
+    return RARE_LITERAL
+
+
+def _pick_none(root: str) -> str:
+    """NO_MATCH, with a suffix added while the repository happens to contain it."""
+    word, n = NO_MATCH, 0
+    while rg_count(root, word, literal=True) > 0 and n < 10:
+        n += 1
+        word = f"{NO_MATCH}_{n}{n}{n}"
+    return word
+
+
+def _pick_common(root: str) -> str:
+    """COMMON_REGEX in a generated repository (nothing else matches it); otherwise the
+    candidate closest to ~15,000 matching lines."""
+    if rg_count(root, COMMON_REGEX) > 0:
+        return COMMON_REGEX
+    counts = {c: rg_count(root, c) for c in COMMON_CANDIDATES}
+    best = min(counts, key=lambda c: abs(math.log((counts[c] + 1) / 15_000)))
+    return best if counts[best] > 0 else COMMON_REGEX
+
+
 def _threads_throughput(fn: Callable[[], Any], threads: int, calls: int) -> float:
     """Calls per second when `threads` Python threads share `calls` calls."""
     per = max(1, calls // threads)
@@ -638,9 +692,9 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     missing = [n for n in ("python_ripgrep", "ripgrep_rs") if n not in libs]
     lib_hidden = {name: lib_has_hidden(mod) for name, mod in libs.items()}
     glob = glob or _pick_glob(root)
-    patterns = [("rare literal", rare or RARE_LITERAL, True),
-                ("common regex", common or COMMON_REGEX, False),
-                ("no match", none or NO_MATCH, True)]
+    patterns = [("rare literal", rare or _pick_rare(root), True),
+                ("common regex", common or _pick_common(root), False),
+                ("no match", none or _pick_none(root), True)]
     small = small_root or small_repo(60 if quick else 300)
     wss = Workspace(small)
     log_mb = log_mb if log_mb is not None else (20 if quick else 500)
@@ -946,8 +1000,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="draw the ratios (needs matplotlib)")
     parser.add_argument("--log-mb", type=int, default=None,
                         help="size of the generated log for the deep read (default 500; 20 quick)")
-    parser.add_argument("--rare", help=f"rare literal to grep (default {RARE_LITERAL!r})")
-    parser.add_argument("--common", help=f"common regex to grep (default {COMMON_REGEX!r})")
+    parser.add_argument("--rare", help="rare literal to grep (default: the one the generators "
+                        "plant, else an identifier found on 1-100 lines of the repository)")
+    parser.add_argument("--common", help="common regex to grep (default: the generators' one, "
+                        "else the built-in candidate closest to 15,000 matching lines)")
     parser.add_argument("--none", help=f"literal that matches nothing (default {NO_MATCH!r})")
     parser.add_argument("--glob", help="glob case (default: **/*.EXT for the most common EXT)")
     parser.add_argument("--no-progress", action="store_true",
@@ -996,10 +1052,12 @@ def run(args: argparse.Namespace) -> int:
     fig = run_suite(root, repeat=repeat, quick=args.quick, log_mb=args.log_mb, rare=args.rare,
                     common=args.common, none=args.none, glob=args.glob,
                     progress=not args.no_progress)
+    pats = ", ".join(f"{k}: {v!r}" for k, v in fig["patterns"].items())
     print(f"spyglass bench: {fig['root']} ({fig['machine'].get('cpu', '?')}, "
           f"{fig['machine']['cpus']} cpus, Python {fig['machine']['python']}), "
           f"median of {repeat} warm runs, load average {fig['load_average']['start']:.2f} -> "
           f"{fig['load_average']['end']:.2f}")
+    print(f"patterns: {pats}; glob: {fig['glob']!r}")
     print(format_table(fig))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
