@@ -585,6 +585,26 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from . import bench
+
+    return bench.add_arguments(
+        sub.add_parser(
+            "bench",
+            help="time spyglass against ripgrep and others on a repository",
+            description="Time spyglass against rg, fd, python-ripgrep, ripgrep-rs, pure Python "
+            "and tail|head on a repository (default: a generated one); prints medians and "
+            "ratios to rg.",
+        )
+    )
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    return bench.run(args)
+
+
 #: name -> (parser builder, command). Add a subcommand by adding one entry.
 SUBCOMMANDS: dict[
     str,
@@ -597,6 +617,7 @@ SUBCOMMANDS: dict[
     "grep": (add_grep_parser, cmd_grep),
     "read": (add_read_parser, cmd_read),
     "mcp": (add_mcp_parser, cmd_mcp),
+    "bench": (add_bench_parser, cmd_bench),
 }
 
 
