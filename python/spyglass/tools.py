@@ -48,7 +48,7 @@ def glob_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     return f"""\
 Find files by name pattern. Use it to discover a project's layout or to locate files before \
 reading or searching them. Ignore-aware like ripgrep (.gitignore, .ignore, .spyglassignore); \
-hidden files are included; .git, node_modules, dist and __pycache__ are skipped.
+hidden files are included; skip-set directories such as .git and node_modules are left out.
 
 Pattern syntax: `**` matches across directories, `*` within one directory level (it never \
 crosses "/"), `?` one character, `{{a,b}}` alternatives, `[abc]` a character class. The pattern \
