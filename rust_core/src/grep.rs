@@ -750,16 +750,10 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let meta =
         std::fs::metadata(&target.path).map_err(|e| CoreError::from_io(&target.relative, e))?;
     let (workers, skipped, incomplete) = if meta.is_dir() {
-        let running = workspace.start_search();
         let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
-        let outcome = walk_files(
-            workspace,
-            &target.path,
-            deadline,
-            sequential_max,
-            running.alone,
-            || GrepWorker::new(&plan, &matcher),
-        );
+        let outcome = walk_files(workspace, &target.path, deadline, sequential_max, || {
+            GrepWorker::new(&plan, &matcher)
+        });
         (outcome.visitors, outcome.skipped, outcome.incomplete)
     } else if meta.is_file() {
         let mut worker = GrepWorker::new(&plan, &matcher);

@@ -314,46 +314,34 @@ pub const GREP_SEQUENTIAL_MAX_ENTRIES: u64 = 700;
 /// How [`walk_files_with`] runs the walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WalkMode {
-    /// Parallel the first time and for trees whose last complete walk saw more than
-    /// `sequential_max` entries; for smaller trees, pipelined when `pipeline` is set and the
-    /// workspace has two or more threads, else sequential. A workspace with one thread always
-    /// walks sequentially.
+    /// Sequential when the workspace has one thread or the last complete walk of the
+    /// directory saw at most `sequential_max` entries; parallel otherwise (and the first time).
     Auto {
-        /// Largest remembered walk size walked without the parallel walker.
+        /// Largest remembered walk size walked sequentially.
         sequential_max: u64,
-        /// Whether a small tree may use two threads (the caller knows no other call is running).
-        pipeline: bool,
     },
-    /// On one worker thread, which also visits the files.
+    /// On one worker thread.
     Sequential,
-    /// One worker thread walks and hands the files to the calling thread, which visits them:
-    /// two threads without the parallel walker's idle polling (its idle workers sleep 1 ms
-    /// between looks for work, which on a small tree costs more than the second core gains).
-    Pipelined,
     /// On the workspace's worker threads.
     Parallel,
 }
 
 /// Walks `start` (an existing directory inside the root), calling the visitors made by `make`
 /// for every file that passes the rules in the module docs. Stops when `deadline` expires or a
-/// visitor asks to. How the walk runs is picked by [`WalkMode::Auto`]; every mode gives the
-/// same files and counts.
+/// visitor asks to. Trees whose last walk saw at most `sequential_max` entries are walked by
+/// one thread, others in parallel (see [`WalkMode::Auto`]); both give the same files and counts.
 pub(crate) fn walk_files<V, F>(
     workspace: &Workspace,
     start: &Path,
     deadline: Deadline,
     sequential_max: u64,
-    pipeline: bool,
     make: F,
 ) -> WalkOutcome<V>
 where
     V: FileVisitor,
     F: FnMut() -> V,
 {
-    let mode = WalkMode::Auto {
-        sequential_max,
-        pipeline,
-    };
+    let mode = WalkMode::Auto { sequential_max };
     walk_files_with(workspace, start, deadline, mode, make)
 }
 
@@ -370,19 +358,13 @@ where
 {
     let threads = thread_count(workspace);
     let mode = match mode {
-        WalkMode::Auto { .. } if threads <= 1 => WalkMode::Sequential,
-        WalkMode::Auto {
-            sequential_max,
-            pipeline,
-        } if workspace
-            .walk_size(start)
-            .is_some_and(|n| n <= sequential_max) =>
+        WalkMode::Auto { sequential_max }
+            if threads <= 1
+                || workspace
+                    .walk_size(start)
+                    .is_some_and(|n| n <= sequential_max) =>
         {
-            if pipeline {
-                WalkMode::Pipelined
-            } else {
-                WalkMode::Sequential
-            }
+            WalkMode::Sequential
         }
         WalkMode::Auto { .. } => WalkMode::Parallel,
         forced => forced,
@@ -409,21 +391,17 @@ where
     // hand as the parallel walker does): measured slower on a 300-file tree (1.37 vs 0.84 ms
     // per glob). One worker thread of the parallel walker is the cheaper "sequential" walk, and
     // it runs the very same code as the parallel one.
-    if mode == WalkMode::Pipelined {
-        walk_pipelined(builder, &shared, make());
+    let workers = if mode == WalkMode::Sequential {
+        1
     } else {
-        let workers = if mode == WalkMode::Sequential {
-            1
-        } else {
-            threads
-        };
-        builder.threads(workers);
-        let mut threads = ThreadBuilder {
-            make: &mut make,
-            shared: &shared,
-        };
-        builder.build_parallel().visit(&mut threads);
-    }
+        threads
+    };
+    builder.threads(workers);
+    let mut threads = ThreadBuilder {
+        make: &mut make,
+        shared: &shared,
+    };
+    builder.build_parallel().visit(&mut threads);
 
     let incomplete = incomplete.into_inner();
     if !incomplete {
@@ -440,90 +418,6 @@ where
         visitors,
         skipped,
         incomplete,
-    }
-}
-
-/// The [`WalkMode::Pipelined`] walk: one walker thread forwards the files it lets through to
-/// the calling thread, which visits them with `visitor`.
-fn walk_pipelined<V: FileVisitor>(builder: WalkBuilder, shared: &Shared<'_, V>, mut visitor: V) {
-    let (sender, receiver) = crossbeam_channel::unbounded::<Option<DirEntry>>();
-    let stop = AtomicBool::new(false);
-    let forwarders: Mutex<Vec<(Forward<'_>, SkipCounts)>> = Mutex::new(Vec::new());
-    let walker_shared = Shared {
-        root: shared.root,
-        deadline: shared.deadline,
-        incomplete: shared.incomplete,
-        entries: shared.entries,
-        finished: &forwarders,
-    };
-    let mut skipped = SkipCounts::default();
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            // `None` tells the calling thread the walk is over, also if the walker panics.
-            let _done = SendOnDrop(&sender);
-            let mut builder = builder;
-            builder.threads(1);
-            let mut make = || Forward {
-                sender: &sender,
-                stop: &stop,
-            };
-            let mut threads = ThreadBuilder {
-                make: &mut make,
-                shared: &walker_shared,
-            };
-            builder.build_parallel().visit(&mut threads);
-        });
-        let mut stopped = false;
-        while let Ok(Some(entry)) = receiver.recv() {
-            if stopped {
-                continue;
-            }
-            if shared.deadline.expired() {
-                shared.incomplete.store(true, AtomicOrdering::Relaxed);
-                stop.store(true, AtomicOrdering::Relaxed);
-                stopped = true;
-                continue;
-            }
-            let relative = relative_to(shared.root, entry.path());
-            let name = entry.file_name().to_string_lossy();
-            let file = WalkedFile {
-                path: entry.path(),
-                relative: &relative,
-                name: &name,
-                entry: &entry,
-            };
-            if !visitor.visit_file(&file, &mut skipped) {
-                stop.store(true, AtomicOrdering::Relaxed);
-                stopped = true;
-            }
-        }
-    });
-    // The walker's own counts (entries it could not read); its forwarders hold no results.
-    for (_, walker_skipped) in forwarders.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        skipped.add(&walker_skipped);
-    }
-    let mut finished = shared.finished.lock().unwrap_or_else(|e| e.into_inner());
-    finished.push((visitor, skipped));
-}
-
-/// The walker side of a pipelined walk: hands every file on.
-struct Forward<'a> {
-    sender: &'a crossbeam_channel::Sender<Option<DirEntry>>,
-    stop: &'a AtomicBool,
-}
-
-impl FileVisitor for Forward<'_> {
-    fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
-        !self.stop.load(AtomicOrdering::Relaxed)
-            && self.sender.send(Some(file.entry.clone())).is_ok()
-    }
-}
-
-struct SendOnDrop<'a>(&'a crossbeam_channel::Sender<Option<DirEntry>>);
-
-impl Drop for SendOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.send(None);
     }
 }
 
@@ -880,7 +774,6 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         &start,
         deadline,
         GLOB_SEQUENTIAL_MAX_ENTRIES,
-        false,
         || GlobVisitor {
             matcher: &matcher,
             anywhere: anywhere.as_ref(),
@@ -1049,9 +942,7 @@ mod walk_mode_tests {
             let start = ws.root().to_path_buf();
             let sequential = walk(&ws, &start, WalkMode::Sequential);
             let parallel = walk(&ws, &start, WalkMode::Parallel);
-            let pipelined = walk(&ws, &start, WalkMode::Pipelined);
             assert_eq!(sequential, parallel, "threads={threads}");
-            assert_eq!(sequential, pipelined, "threads={threads}");
             assert!(sequential.0.contains(&"src_link/deep/lib.rs".to_string()));
             assert!(sequential.0.contains(&"drop.log".to_string()));
             assert!(!sequential.0.contains(&"other.log".to_string()));
@@ -1071,9 +962,11 @@ mod walk_mode_tests {
             assert!(!sequential.0.iter().any(|p| p.contains("secret")));
             for sub in ["src", "src_link", "src/deep"] {
                 let start = ws.root().join(sub);
-                let sequential = walk(&ws, &start, WalkMode::Sequential);
-                assert_eq!(sequential, walk(&ws, &start, WalkMode::Parallel), "{sub}");
-                assert_eq!(sequential, walk(&ws, &start, WalkMode::Pipelined), "{sub}");
+                assert_eq!(
+                    walk(&ws, &start, WalkMode::Sequential),
+                    walk(&ws, &start, WalkMode::Parallel),
+                    "{sub}"
+                );
             }
         }
     }
@@ -1086,7 +979,6 @@ mod walk_mode_tests {
         assert_eq!(ws.walk_size(&start), None);
         let auto = WalkMode::Auto {
             sequential_max: 1_000,
-            pipeline: false,
         };
         let first = walk(&ws, &start, auto);
         let seen = ws.walk_size(&start).expect("size remembered");
@@ -1094,37 +986,10 @@ mod walk_mode_tests {
         let second = walk(&ws, &start, auto);
         assert_eq!(first, second);
         assert_eq!(first, walk(&ws, &start, WalkMode::Parallel));
-        let pipelined = WalkMode::Auto {
-            sequential_max: 1_000,
-            pipeline: true,
-        };
-        assert_eq!(first, walk(&ws, &start, pipelined));
-        // Every mode counts the same entries.
+        // Sequential and parallel walks count the same entries.
         walk(&ws, &start, WalkMode::Parallel);
         let parallel_seen = ws.walk_size(&start);
-        for mode in [WalkMode::Sequential, WalkMode::Pipelined] {
-            ws.record_walk_size(&start, 0);
-            walk(&ws, &start, mode);
-            assert_eq!(ws.walk_size(&start), parallel_seen, "{mode:?}");
-        }
-    }
-
-    #[test]
-    fn an_expired_budget_stops_every_mode_and_is_not_remembered_as_a_size() {
-        let (_keep, root) = edge_tree();
-        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
-        let start = ws.root().to_path_buf();
-        for mode in [
-            WalkMode::Sequential,
-            WalkMode::Pipelined,
-            WalkMode::Parallel,
-        ] {
-            let expired = Deadline::start(std::time::Duration::ZERO);
-            let outcome = walk_files_with(&ws, &start, expired, mode, || Collect(Vec::new()));
-            assert!(outcome.incomplete, "{mode:?}");
-            let found: usize = outcome.visitors.iter().map(|c| c.0.len()).sum();
-            assert_eq!(found, 0, "{mode:?}");
-            assert_eq!(ws.walk_size(&start), None, "{mode:?}");
-        }
+        walk(&ws, &start, WalkMode::Sequential);
+        assert_eq!(ws.walk_size(&start), parallel_seen);
     }
 }

@@ -7,7 +7,6 @@
 
 use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -153,8 +152,6 @@ struct Inner {
     deny_name_rules: Vec<String>,
     deny_path_rules: Vec<String>,
     memo: Memo,
-    /// Searches running on this workspace now.
-    running: AtomicUsize,
 }
 
 /// Compiled regex matchers kept per workspace (paging repeats a pattern; agents repeat them).
@@ -231,19 +228,6 @@ impl Memo {
     }
 }
 
-/// A search in progress (see [`Workspace::start_search`]).
-pub(crate) struct Running<'a> {
-    workspace: &'a Workspace,
-    /// No other search was running on the workspace when this one started.
-    pub(crate) alone: bool,
-}
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        self.workspace.inner.running.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
 /// Looks `key` up in `cache`, or builds the value (outside the lock, so a slow build does not
 /// stall other threads) and keeps it. Errors are not kept.
 fn memoize<K: PartialEq, V: Clone, E>(
@@ -308,7 +292,6 @@ impl Workspace {
                 deny_path_rules,
                 options,
                 memo: Memo::new(),
-                running: AtomicUsize::new(0),
             }),
         })
     }
@@ -331,17 +314,6 @@ impl Workspace {
         build: impl FnOnce() -> Result<GlobMatcher, E>,
     ) -> Result<GlobMatcher, E> {
         memoize(&self.inner.memo.globs, pattern.to_string(), build)
-    }
-
-    /// Marks a search as running until the returned guard is dropped; the guard tells whether
-    /// it was the only one when it started (then it may use more than one thread on a small tree
-    /// without oversubscribing the cores).
-    pub(crate) fn start_search(&self) -> Running<'_> {
-        let before = self.inner.running.fetch_add(1, Ordering::AcqRel);
-        Running {
-            workspace: self,
-            alone: before == 0,
-        }
     }
 
     /// Entries the last walk of `dir` saw, if it is remembered.
