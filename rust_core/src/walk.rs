@@ -992,4 +992,19 @@ mod walk_mode_tests {
         walk(&ws, &start, WalkMode::Sequential);
         assert_eq!(ws.walk_size(&start), parallel_seen);
     }
+
+    #[test]
+    fn an_expired_budget_stops_both_modes_and_is_not_remembered_as_a_size() {
+        let (_keep, root) = edge_tree();
+        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
+        let start = ws.root().to_path_buf();
+        for mode in [WalkMode::Sequential, WalkMode::Parallel] {
+            let expired = Deadline::start(std::time::Duration::ZERO);
+            let outcome = walk_files_with(&ws, &start, expired, mode, || Collect(Vec::new()));
+            assert!(outcome.incomplete, "{mode:?}");
+            let found: usize = outcome.visitors.iter().map(|c| c.0.len()).sum();
+            assert_eq!(found, 0, "{mode:?}");
+            assert_eq!(ws.walk_size(&start), None, "{mode:?}");
+        }
+    }
 }
