@@ -31,8 +31,10 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use crate::error::CoreError;
-use crate::walk::{FileVisitor, WalkedFile, compile_glob, resolve_target, walk_files};
-use crate::workspace::{SkipCounts, Workspace};
+use crate::walk::{
+    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, resolve_target, walk_files,
+};
+use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 /// Default number of matches returned.
 pub const DEFAULT_GREP_LIMIT: usize = 50;
@@ -166,7 +168,7 @@ struct FileFilter {
 }
 
 impl FileFilter {
-    fn new(glob: &str) -> Result<FileFilter, CoreError> {
+    fn new(workspace: &Workspace, glob: &str) -> Result<FileFilter, CoreError> {
         let trimmed = glob.trim();
         let (negated, body) = match trimmed.strip_prefix('!') {
             Some(rest) => (true, rest),
@@ -190,7 +192,7 @@ impl FileFilter {
         };
         Ok(FileFilter {
             by_name: !body.contains('/'),
-            matcher: compile_glob(&body, glob)?,
+            matcher: cached_glob(workspace, &body, glob)?,
             negated,
         })
     }
@@ -405,6 +407,49 @@ fn shown_text(bytes: &[u8], match_start: Option<usize>, max_chars: usize) -> (St
     (out, true)
 }
 
+/// Bytes of a file read before its size is looked at: smaller files (nearly all) cost no `fstat`.
+const SIZE_CHECK_AFTER: u64 = 1 << 20;
+
+/// Reads a file for the streaming searcher and stops the search once the file proves larger
+/// than [`MAX_FILE_BYTES`]. The size is asked for only when [`SIZE_CHECK_AFTER`] bytes were
+/// read, so a file is skipped as `too_large` exactly when an up-front size check would skip it.
+struct SizeGuard<'f> {
+    file: &'f File,
+    read: u64,
+    size_checked: bool,
+    too_large: bool,
+}
+
+impl SizeGuard<'_> {
+    /// Checks the size now unless already done: true when the file is too large.
+    fn proves_too_large(&mut self) -> bool {
+        if !self.size_checked {
+            self.size_checked = true;
+            self.too_large = self.file.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES);
+        }
+        self.too_large
+    }
+}
+
+impl Read for SizeGuard<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.size_checked && self.read >= SIZE_CHECK_AFTER {
+            self.size_checked = true;
+            let meta = self.file.metadata()?;
+            if meta.len() > MAX_FILE_BYTES {
+                self.too_large = true;
+                return Err(std::io::Error::other("file too large to search"));
+            }
+        }
+        if self.too_large {
+            return Err(std::io::Error::other("file too large to search"));
+        }
+        let n = self.file.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
 const BOMS: [&[u8]; 3] = [b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];
 
 /// One thread's searcher state and results.
@@ -488,6 +533,8 @@ impl<'a> GrepWorker<'a> {
         }
     }
 
+    /// Searches one file the walk found to be a regular file (or the file the caller named,
+    /// checked by [`grep`]).
     fn search(&mut self, path: &Path, relative: &str, skipped: &mut SkipCounts) {
         let mut file = match File::open(path) {
             Ok(file) => file,
@@ -496,24 +543,27 @@ impl<'a> GrepWorker<'a> {
                 return;
             }
         };
-        match file.metadata() {
-            Ok(meta) if !meta.is_file() => {
-                skipped.special += 1;
-                return;
-            }
-            Ok(meta) if meta.len() > MAX_FILE_BYTES => {
-                skipped.too_large += 1;
-                return;
-            }
-            Ok(_) => {}
-            Err(_) => {
-                skipped.unreadable += 1;
-                return;
+        let options = self.plan.options;
+        if options.multiline {
+            // The whole file is read into memory: look at its size first.
+            match file.metadata() {
+                Ok(meta) if !meta.is_file() => {
+                    skipped.special += 1;
+                    return;
+                }
+                Ok(meta) if meta.len() > MAX_FILE_BYTES => {
+                    skipped.too_large += 1;
+                    return;
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    skipped.unreadable += 1;
+                    return;
+                }
             }
         }
         let may_reach_page = self.may_reach_page(relative);
         let store = self.plan.text && may_reach_page;
-        let options = self.plan.options;
         let mut sink = FileSink {
             matcher: &self.matcher,
             count: 0,
@@ -548,7 +598,19 @@ impl<'a> GrepWorker<'a> {
                 Err(error) => Err(error),
             }
         } else {
-            searcher.search_file(&self.matcher, &file, &mut sink)
+            let mut guarded = SizeGuard {
+                file: &file,
+                read: 0,
+                size_checked: false,
+                too_large: false,
+            };
+            let result = searcher.search_reader(&self.matcher, &mut guarded, &mut sink);
+            // A binary file is too large first, as if the size had been looked at up front.
+            if guarded.too_large || (sink.binary && guarded.proves_too_large()) {
+                skipped.too_large += 1;
+                return;
+            }
+            result
         };
         if result.is_err() {
             skipped.unreadable += 1;
@@ -664,8 +726,18 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let started = Instant::now();
     let deadline = workspace.deadline();
     let target = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
-    let matcher = build_matcher(options)?;
-    let filter = options.glob.as_deref().map(FileFilter::new).transpose()?;
+    let key = RegexKey {
+        pattern: options.pattern.clone(),
+        literal: options.literal,
+        case_insensitive: options.case_insensitive,
+        multiline: options.multiline,
+    };
+    let matcher = workspace.cached_regex(key, || build_matcher(options))?;
+    let filter = options
+        .glob
+        .as_deref()
+        .map(|g| FileFilter::new(workspace, g))
+        .transpose()?;
     let plan = Plan {
         options,
         filter: filter.as_ref(),
@@ -678,7 +750,8 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let meta =
         std::fs::metadata(&target.path).map_err(|e| CoreError::from_io(&target.relative, e))?;
     let (workers, skipped, incomplete) = if meta.is_dir() {
-        let outcome = walk_files(workspace, &target.path, deadline, || {
+        let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
+        let outcome = walk_files(workspace, &target.path, deadline, sequential_max, || {
             GrepWorker::new(&plan, &matcher)
         });
         (outcome.visitors, outcome.skipped, outcome.incomplete)

@@ -5,10 +5,13 @@
 //! component-wise, so a sibling `/repo-old` is not inside `/repo`; string checks for `..` are not
 //! the criterion.
 
+use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use grep_regex::RegexMatcher;
 
 use crate::error::CoreError;
 
@@ -133,15 +136,112 @@ pub struct ResolvedPath {
     pub relative: String,
 }
 
-/// One root directory with its options. Cheap to share between threads (`Sync`).
+/// One root directory with its options. Cheap to clone and to share between threads (`Sync`);
+/// clones share the root, the rules and the caches.
 #[derive(Clone, Debug)]
 pub struct Workspace {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
     root: PathBuf,
     options: WorkspaceOptions,
     deny_names: GlobSet,
     deny_paths: GlobSet,
     deny_name_rules: Vec<String>,
     deny_path_rules: Vec<String>,
+    memo: Memo,
+}
+
+/// Compiled regex matchers kept per workspace (paging repeats a pattern; agents repeat them).
+pub const REGEX_CACHE_ENTRIES: usize = 32;
+/// Compiled globs kept per workspace.
+pub const GLOB_CACHE_ENTRIES: usize = 64;
+/// Walked directories whose size (entries seen by the last walk) is remembered.
+pub const WALK_SIZE_ENTRIES: usize = 256;
+
+/// What makes two regex matchers the same: the pattern and every flag that changes how it is
+/// compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RegexKey {
+    pub(crate) pattern: String,
+    pub(crate) literal: bool,
+    pub(crate) case_insensitive: bool,
+    pub(crate) multiline: bool,
+}
+
+/// A small least-recently-used map. A lookup moves its entry to the front; an insert beyond the
+/// capacity drops the least recently used entry. Linear scans: meant for a few dozen entries.
+#[derive(Debug)]
+pub(crate) struct Lru<K, V> {
+    capacity: usize,
+    entries: VecDeque<(K, V)>,
+}
+
+impl<K: PartialEq, V: Clone> Lru<K, V> {
+    pub(crate) fn new(capacity: usize) -> Self {
+        Lru {
+            capacity: capacity.max(1),
+            entries: VecDeque::new(),
+        }
+    }
+
+    pub(crate) fn get(&mut self, key: &K) -> Option<V> {
+        let index = self.entries.iter().position(|(k, _)| k == key)?;
+        let entry = self.entries.remove(index)?;
+        let value = entry.1.clone();
+        self.entries.push_front(entry);
+        Some(value)
+    }
+
+    pub(crate) fn insert(&mut self, key: K, value: V) {
+        if let Some(index) = self.entries.iter().position(|(k, _)| *k == key) {
+            self.entries.remove(index);
+        }
+        self.entries.push_front((key, value));
+        self.entries.truncate(self.capacity);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Per-workspace caches. They only save work: every cached value is what a fresh computation
+/// would give (compiled matchers), or only steers how a walk runs (sizes), never what it finds.
+#[derive(Debug)]
+struct Memo {
+    regexes: Mutex<Lru<RegexKey, RegexMatcher>>,
+    globs: Mutex<Lru<String, GlobMatcher>>,
+    walk_sizes: Mutex<Lru<PathBuf, u64>>,
+}
+
+impl Memo {
+    fn new() -> Memo {
+        Memo {
+            regexes: Mutex::new(Lru::new(REGEX_CACHE_ENTRIES)),
+            globs: Mutex::new(Lru::new(GLOB_CACHE_ENTRIES)),
+            walk_sizes: Mutex::new(Lru::new(WALK_SIZE_ENTRIES)),
+        }
+    }
+}
+
+/// Looks `key` up in `cache`, or builds the value (outside the lock, so a slow build does not
+/// stall other threads) and keeps it. Errors are not kept.
+fn memoize<K: PartialEq, V: Clone, E>(
+    cache: &Mutex<Lru<K, V>>,
+    key: K,
+    build: impl FnOnce() -> Result<V, E>,
+) -> Result<V, E> {
+    let lock = || cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(value) = lock().get(&key) {
+        return Ok(value);
+    }
+    let value = build()?;
+    lock().insert(key, value.clone());
+    Ok(value)
 }
 
 impl Workspace {
@@ -184,33 +284,88 @@ impl Workspace {
             })
         };
         Ok(Workspace {
-            root,
-            deny_names: build(names)?,
-            deny_paths: build(paths)?,
-            deny_name_rules,
-            deny_path_rules,
-            options,
+            inner: Arc::new(Inner {
+                root,
+                deny_names: build(names)?,
+                deny_paths: build(paths)?,
+                deny_name_rules,
+                deny_path_rules,
+                options,
+                memo: Memo::new(),
+            }),
         })
+    }
+
+    /// The regex matcher for `key`, compiled by `build` unless this workspace compiled it
+    /// recently (the last [`REGEX_CACHE_ENTRIES`] distinct keys are kept).
+    pub(crate) fn cached_regex<E>(
+        &self,
+        key: RegexKey,
+        build: impl FnOnce() -> Result<RegexMatcher, E>,
+    ) -> Result<RegexMatcher, E> {
+        memoize(&self.inner.memo.regexes, key, build)
+    }
+
+    /// The glob matcher for `pattern`, compiled by `build` unless kept from a recent call (the
+    /// last [`GLOB_CACHE_ENTRIES`] distinct patterns).
+    pub(crate) fn cached_glob<E>(
+        &self,
+        pattern: &str,
+        build: impl FnOnce() -> Result<GlobMatcher, E>,
+    ) -> Result<GlobMatcher, E> {
+        memoize(&self.inner.memo.globs, pattern.to_string(), build)
+    }
+
+    /// Entries the last walk of `dir` saw, if it is remembered.
+    pub(crate) fn walk_size(&self, dir: &Path) -> Option<u64> {
+        let mut sizes = self
+            .inner
+            .memo
+            .walk_sizes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        sizes.get(&dir.to_path_buf())
+    }
+
+    /// Remembers how many entries a complete walk of `dir` saw.
+    pub(crate) fn record_walk_size(&self, dir: &Path, entries: u64) {
+        let mut sizes = self
+            .inner
+            .memo
+            .walk_sizes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        sizes.insert(dir.to_path_buf(), entries);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn cache_sizes(&self) -> (usize, usize, usize) {
+        let memo = &self.inner.memo;
+        (
+            memo.regexes.lock().map(|l| l.len()).unwrap_or(0),
+            memo.globs.lock().map(|l| l.len()).unwrap_or(0),
+            memo.walk_sizes.lock().map(|l| l.len()).unwrap_or(0),
+        )
     }
 
     /// The canonical root directory.
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.inner.root
     }
 
     /// The options this workspace was opened with.
     pub fn options(&self) -> &WorkspaceOptions {
-        &self.options
+        &self.inner.options
     }
 
     /// A deadline starting now with the workspace's time budget.
     pub fn deadline(&self) -> Deadline {
-        Deadline::start(self.options.time_budget)
+        Deadline::start(self.inner.options.time_budget)
     }
 
     /// True when `name` is one of the skipped directory names.
     pub fn is_excluded_dir(&self, name: &str) -> bool {
-        self.options.exclude_dirs.iter().any(|d| d == name)
+        self.inner.options.exclude_dirs.iter().any(|d| d == name)
     }
 
     /// The deny rule covering `relative` (a `/`-separated path relative to the root), if any.
@@ -219,11 +374,11 @@ impl Workspace {
             return None;
         }
         for component in relative.split('/') {
-            if let Some(i) = self.deny_names.matches(component).first() {
-                return Some(&self.deny_name_rules[*i]);
+            if let Some(i) = self.inner.deny_names.matches(component).first() {
+                return Some(&self.inner.deny_name_rules[*i]);
             }
         }
-        if !self.deny_paths.is_empty() {
+        if !self.inner.deny_paths.is_empty() {
             let mut end = 0;
             // Every prefix: a rule like `secrets/**` or `config/prod` covers what lies below it.
             loop {
@@ -231,8 +386,8 @@ impl Workspace {
                     .find('/')
                     .map(|i| end + i)
                     .unwrap_or(relative.len());
-                if let Some(i) = self.deny_paths.matches(&relative[..next]).first() {
-                    return Some(&self.deny_path_rules[*i]);
+                if let Some(i) = self.inner.deny_paths.matches(&relative[..next]).first() {
+                    return Some(&self.inner.deny_path_rules[*i]);
                 }
                 if next == relative.len() {
                     break;
@@ -246,13 +401,13 @@ impl Workspace {
     /// The deny check for a walk: is the entry named `name` at `relative` denied?
     /// Faster than [`Workspace::denied_by`] because ancestors were already checked.
     pub fn is_denied_entry(&self, relative: &str, name: &str) -> bool {
-        self.deny_names.is_match(name)
-            || (!self.deny_paths.is_empty() && self.deny_paths.is_match(relative))
+        self.inner.deny_names.is_match(name)
+            || (!self.inner.deny_paths.is_empty() && self.inner.deny_paths.is_match(relative))
     }
 
     /// `absolute` relative to the root, `/`-separated, or `None` when it lies outside.
     pub fn relative(&self, absolute: &Path) -> Option<String> {
-        let rest = absolute.strip_prefix(&self.root).ok()?;
+        let rest = absolute.strip_prefix(&self.inner.root).ok()?;
         let mut out = String::new();
         for component in rest.components() {
             if let Component::Normal(part) = component {
@@ -268,7 +423,7 @@ impl Workspace {
     /// True when `absolute` (already canonical) is the root or lies below it. Component-wise,
     /// so `/repo-old` is not inside `/repo`.
     pub fn contains(&self, absolute: &Path) -> bool {
-        absolute.starts_with(&self.root)
+        absolute.starts_with(&self.inner.root)
     }
 
     /// Resolves a path the caller gave (relative to the root, or absolute) and checks the
@@ -282,11 +437,11 @@ impl Workspace {
         }
         let trimmed = requested.trim();
         let joined = if trimmed.is_empty() || trimmed == "." {
-            self.root.clone()
+            self.inner.root.clone()
         } else if Path::new(trimmed).is_absolute() {
             PathBuf::from(trimmed)
         } else {
-            self.root.join(trimmed)
+            self.inner.root.join(trimmed)
         };
         let shown = if trimmed.is_empty() { "." } else { trimmed };
         let absolute = match std::fs::canonicalize(&joined) {
@@ -366,7 +521,7 @@ impl Workspace {
         let joined = if Path::new(trimmed).is_absolute() {
             PathBuf::from(trimmed)
         } else {
-            self.root.join(trimmed)
+            self.inner.root.join(trimmed)
         };
         let probable = resolve_missing(&joined);
         let Some(relative) = self.relative(&probable) else {
@@ -374,7 +529,7 @@ impl Workspace {
         };
         let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
         let mut depth = 0;
-        let mut dir = self.root.clone();
+        let mut dir = self.inner.root.clone();
         while depth < parts.len() && dir.join(parts[depth]).is_dir() {
             dir.push(parts[depth]);
             depth += 1;
@@ -427,7 +582,7 @@ impl Workspace {
             );
         }
         if same_name.is_empty() {
-            self.find_named(&self.root, &name, budget, &mut budget, &mut same_name);
+            self.find_named(&self.inner.root, &name, budget, &mut budget, &mut same_name);
         }
         let wanted_dirs: Vec<&str> = parts[..parts.len() - 1].to_vec();
         same_name.sort_by_key(|path| {
@@ -469,8 +624,8 @@ impl Workspace {
         budget: &mut usize,
         found: &mut Vec<String>,
     ) {
-        let respect = self.options.respect_ignore_files;
-        let excluded = self.options.exclude_dirs.clone();
+        let respect = self.inner.options.respect_ignore_files;
+        let excluded = self.inner.options.exclude_dirs.clone();
         let mut builder = ignore::WalkBuilder::new(start);
         builder
             .standard_filters(respect)
@@ -673,5 +828,67 @@ mod tests {
         let abs = dir.path().join("src/lib.rs").display().to_string();
         assert_eq!(ws.resolve(&abs).expect("inside").relative, "src/lib.rs");
         assert_eq!(ws.resolve("").expect("root").relative, "");
+    }
+
+    #[test]
+    fn lru_keeps_the_most_recently_used_within_capacity() {
+        let mut lru = Lru::new(3);
+        for i in 0..10 {
+            lru.insert(i, i * 10);
+        }
+        assert_eq!(lru.len(), 3);
+        assert_eq!(lru.get(&9), Some(90));
+        assert_eq!(lru.get(&6), None);
+        // 7 becomes the most recent, so inserting 10 drops 8.
+        assert_eq!(lru.get(&7), Some(70));
+        lru.insert(10, 100);
+        assert_eq!(lru.get(&8), None);
+        assert_eq!(lru.get(&7), Some(70));
+        lru.insert(7, 71);
+        assert_eq!((lru.len(), lru.get(&7)), (3, Some(71)));
+    }
+
+    #[test]
+    fn caches_stay_bounded_and_are_shared_by_clones() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = workspace(dir.path());
+        let clone = ws.clone();
+        for i in 0..(REGEX_CACHE_ENTRIES + GLOB_CACHE_ENTRIES + WALK_SIZE_ENTRIES) * 2 {
+            let key = RegexKey {
+                pattern: format!("p{i}"),
+                literal: i % 2 == 0,
+                case_insensitive: false,
+                multiline: false,
+            };
+            let built = ws.cached_regex(key.clone(), || RegexMatcher::new(&key.pattern));
+            assert!(built.is_ok());
+            let glob = format!("*.e{i}");
+            let built = ws.cached_glob(&glob, || {
+                GlobBuilder::new(&glob).build().map(|g| g.compile_matcher())
+            });
+            assert!(built.is_ok());
+            ws.record_walk_size(&dir.path().join(i.to_string()), i as u64);
+        }
+        assert_eq!(
+            clone.cache_sizes(),
+            (REGEX_CACHE_ENTRIES, GLOB_CACHE_ENTRIES, WALK_SIZE_ENTRIES)
+        );
+        // A failed build is not kept.
+        let bad = RegexKey {
+            pattern: "(".into(),
+            literal: false,
+            case_insensitive: false,
+            multiline: false,
+        };
+        assert!(
+            ws.cached_regex(bad.clone(), || RegexMatcher::new("("))
+                .is_err()
+        );
+        let mut built = false;
+        let again = ws.cached_regex(bad, || {
+            built = true;
+            RegexMatcher::new("(")
+        });
+        assert!(again.is_err() && built);
     }
 }

@@ -464,3 +464,52 @@ fn fifo_is_never_opened() {
     .expect_err("special");
     assert_eq!(err.kind(), "special_file");
 }
+
+#[test]
+fn one_workspace_reusing_compiled_patterns_answers_as_fresh_workspaces_do() {
+    let dir = tree(&[
+        ("a.txt", b"Foo bar\nfoo.bar\nFOO\nfoo\nbar\n"),
+        ("b.py", b"x = foo(1)\ny = Foo\n"),
+        ("c.md", b"start\nfoo\nbar end\n"),
+    ]);
+    let cases: Vec<(&str, bool, bool, bool, Option<&str>)> = vec![
+        ("foo", false, false, false, None),
+        ("foo", false, true, false, None),
+        ("foo.bar", false, false, false, None),
+        ("foo.bar", true, false, false, None),
+        ("foo\nbar", false, false, true, None),
+        ("(?s)foo.bar", false, false, true, None),
+        ("foo", false, false, false, Some("*.py")),
+        ("foo", false, false, false, Some("*.txt")),
+        ("FOO", true, true, false, Some("!*.md")),
+    ];
+    let shared = ws(dir.path());
+    // Twice through, so the second pass answers from the caches.
+    for _ in 0..2 {
+        for (pattern, literal, case_insensitive, multiline, glob) in &cases {
+            let tweak = |o: &mut GrepOptions| {
+                o.literal = *literal;
+                o.case_insensitive = *case_insensitive;
+                o.multiline = *multiline;
+                o.glob = glob.map(String::from);
+            };
+            let reused = search(&shared, pattern, tweak);
+            let fresh = search(&ws(dir.path()), pattern, tweak);
+            assert_eq!(rendered(&reused), rendered(&fresh), "{pattern:?}");
+            assert_eq!(
+                (reused.total_matches, reused.total_files),
+                (fresh.total_matches, fresh.total_files),
+                "{pattern:?}"
+            );
+        }
+    }
+    // The cached flags really differ: literal vs regex, case, multiline.
+    let count = |p: &str, t: fn(&mut GrepOptions)| search(&shared, p, t).total_matches;
+    assert_eq!(count("foo.bar", |_| {}), 1);
+    assert_eq!(count("foo", |_| {}), 4);
+    assert_eq!(count("foo", |o| o.case_insensitive = true), 7);
+    assert_eq!(count("foo.bar", |o| o.literal = true), 1);
+    assert_eq!(count("o.b", |o| o.literal = true), 1);
+    assert_eq!(count("o.b", |_| {}), 2);
+    assert_eq!(count("foo\nbar", |o| o.multiline = true), 4);
+}
