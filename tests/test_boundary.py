@@ -191,3 +191,21 @@ def test_unreadable_directory_on_the_way_is_not_a_leak(tmp_path: Path) -> None:
             ws.read_file("locked/inner.txt")
     finally:
         (repo / "locked").chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["../*", "../**/*", "../outside/secret.txt", "src/../../outside/*", "/etc/*", "/x/repo-old/*"],
+)
+def test_glob_pattern_cannot_leave_the_root(layout: dict[str, Path], pattern: str) -> None:
+    from spyglass import PatternError
+
+    ws = Workspace(layout["repo"])
+    with pytest.raises(PatternError) as caught:
+        ws.glob(pattern)
+    assert "`path`" in str(caught.value)
+
+
+def test_glob_pattern_may_be_absolute_inside_the_root(layout: dict[str, Path]) -> None:
+    ws = Workspace(layout["repo"])
+    assert ws.glob(os.path.join(ws.root, "src", "*.py")).paths == ["src/app.py"]

@@ -566,6 +566,23 @@ fn normalize_pattern(pattern: &str, search_abs: &Path) -> Result<String, CoreErr
         && (inner.is_empty() || inner.starts_with('/'))
     {
         rest = inner;
+    } else if rest.starts_with('/') {
+        return Err(CoreError::InvalidPattern {
+            pattern: pattern.to_string(),
+            message: format!(
+                "the pattern is an absolute path outside the searched directory ({search}); \
+                 patterns match paths relative to `path`, such as `**/*.py` or `src/*.rs`."
+            ),
+        });
+    }
+    if rest.split('/').any(|part| part == "..") {
+        return Err(CoreError::InvalidPattern {
+            pattern: pattern.to_string(),
+            message: "a pattern cannot contain `..`: it matches paths below `path` and never \
+                      leaves the workspace root. To list another directory of the workspace, \
+                      pass it as `path` (for example path=\"src\", pattern=\"**/*.py\")."
+                .into(),
+        });
     }
     loop {
         if let Some(inner) = rest.strip_prefix("./") {
@@ -859,6 +876,16 @@ mod tests {
         );
         assert_eq!(normalize_pattern("a/**/b", search).unwrap(), "a/**/b");
         assert!(normalize_pattern("  ", search).is_err());
+    }
+
+    #[test]
+    fn normalize_pattern_refuses_leaving_the_search_directory() {
+        let search = Path::new("/repo");
+        for pattern in ["../*", "../**/*.rs", "src/../../x", "/etc/*", "/repo-old/*"] {
+            let error = normalize_pattern(pattern, search).expect_err(pattern);
+            assert_eq!(error.kind(), "invalid_pattern", "{pattern}");
+        }
+        assert_eq!(normalize_pattern("/repo/a/*", search).unwrap(), "a/*");
     }
 }
 
