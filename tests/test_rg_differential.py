@@ -346,3 +346,55 @@ def test_grep_counts_equal_rg_count(rg: str, tree: Path) -> None:
     result = Workspace(tree).grep("alpha", output_mode="count", limit=None)
     assert {f.path: f.count for f in result.files} == expected
     assert result.total_matches == sum(expected.values())
+
+
+# ---- the Linux tree (opt-in: SPYGLASS_KERNEL_ROOT=DIR, prepared by benches/linux_source.py) ----
+
+KERNEL_PATTERNS = [
+    (r"spin_lock_irqsave\(&[a-z_]+->lock", []),
+    (r'MODULE_AUTHOR\("Linus', []),
+    ("static const struct file_operations", ["--fixed-strings"]),
+    (r"todo\(", ["--ignore-case"]),
+    (r"^#define\s+[A-Z_]+_MAGIC\s", []),
+    (r"\bcopy_from_user\(", []),
+    ("zyzzyva_not_present_anywhere_31", []),
+    (r"Kconfig|Kbuild", []),
+]
+
+
+@pytest.fixture(scope="module")
+def kernel() -> Path:
+    import os
+
+    root = os.environ.get("SPYGLASS_KERNEL_ROOT")
+    if not root:
+        pytest.skip("opt-in: SPYGLASS_KERNEL_ROOT=~/.cache/spyglass-bench/linux-source-6.1 "
+                    "(prepare it with python benches/linux_source.py)")
+    return Path(root).expanduser()
+
+
+@pytest.mark.parametrize(("pattern", "flags"), KERNEL_PATTERNS)
+def test_kernel_grep_equals_rg(rg: str, kernel: Path, pattern: str, flags: list[str]) -> None:
+    # spyglass follows symlinked directories inside the root, so rg runs with -L.
+    lines = run_rg(rg, kernel, ["-L", "-n", "--no-heading", "--field-match-separator", SEP,
+                                *flags, "-e", pattern])
+    expected = set()
+    for line in lines:
+        path, number, _ = line.split(SEP, 2)
+        if not holds_nul(kernel / path):
+            expected.add((strip_dot(path), int(number)))
+    result = Workspace(kernel).grep(
+        pattern,
+        literal="--fixed-strings" in flags,
+        case_insensitive="--ignore-case" in flags,
+        limit=None,
+    )
+    assert {(m.path, m.line) for m in result.matches} == expected
+    assert result.total_matches == len(expected)
+
+
+@pytest.mark.parametrize("pattern", ["**/*.c", "drivers/net/**/Kconfig", "*", "**/*.{S,lds}"])
+def test_kernel_glob_equals_rg_files(rg: str, kernel: Path, pattern: str) -> None:
+    listed = [strip_dot(p) for p in run_rg(rg, kernel, ["-L", "--files"])]
+    expected = sorted(p for p in listed if glob_matches(pattern, p))
+    assert Workspace(kernel).glob(pattern, limit=None).paths == expected
