@@ -67,7 +67,8 @@ def _object(properties: dict[str, Any], description: str | None = None) -> dict[
 
 _SKIPPED = _object(
     {
-        "ignored": _int("Entries hidden by ignore rules (.gitignore, .ignore, .spyglassignore)."),
+        "ignored": _int("Skip-set directories (such as .git and node_modules) left out, each "
+                        "counted once; files hidden by ignore files are not counted."),
         "binary": _int("Binary files (NUL byte) not searched."),
         "denied": _int("Files covered by the deny rules (secrets policy)."),
         "unreadable": _int("Entries the operating system refused to open."),
