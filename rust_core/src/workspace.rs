@@ -213,7 +213,7 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
 /// would give (compiled matchers), or only steers how a walk runs (sizes), never what it finds.
 #[derive(Debug)]
 struct Memo {
-    regexes: Mutex<Lru<RegexKey, RegexMatcher>>,
+    regexes: Mutex<Lru<RegexKey, Arc<RegexMatcher>>>,
     globs: Mutex<Lru<String, GlobMatcher>>,
     walk_sizes: Mutex<Lru<PathBuf, u64>>,
 }
@@ -302,8 +302,8 @@ impl Workspace {
         &self,
         key: RegexKey,
         build: impl FnOnce() -> Result<RegexMatcher, E>,
-    ) -> Result<RegexMatcher, E> {
-        memoize(&self.inner.memo.regexes, key, build)
+    ) -> Result<Arc<RegexMatcher>, E> {
+        memoize(&self.inner.memo.regexes, key, || build().map(Arc::new))
     }
 
     /// The glob matcher for `pattern`, compiled by `build` unless kept from a recent call (the
