@@ -513,3 +513,56 @@ fn one_workspace_reusing_compiled_patterns_answers_as_fresh_workspaces_do() {
     assert_eq!(count("o.b", |_| {}), 2);
     assert_eq!(count("foo\nbar", |o| o.multiline = true), 4);
 }
+
+/// Files around the 64 KiB whole-file read: one byte under, at, and over the boundary, each
+/// ending in a match and then a NUL byte (binary, skipped) or without it (searched to the end).
+#[test]
+fn files_around_the_whole_read_boundary_are_searched_to_the_end() {
+    const BOUNDARY: usize = 64 * 1024;
+    let make = |size: usize, nul: bool| {
+        let tail: &[u8] = if nul { b"needle\n\0" } else { b"needle\n" };
+        let mut body = b"filler line\n".repeat(size / 12 + 1);
+        body.truncate(size - tail.len() - 1);
+        body.push(b'\n');
+        body.extend_from_slice(tail);
+        assert_eq!(body.len(), size);
+        body
+    };
+    let mut files = Vec::new();
+    for size in [
+        BOUNDARY - 1,
+        BOUNDARY,
+        BOUNDARY + 1,
+        BOUNDARY + 2,
+        3 * BOUNDARY,
+    ] {
+        files.push((format!("text{size}.txt"), make(size, false)));
+        files.push((format!("nul{size}.txt"), make(size, true)));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, content) in &files {
+        write(dir.path(), name, content);
+    }
+    let out = search(&ws(dir.path()), "needle", |_| {});
+    let mut shown: Vec<&str> = out.lines.iter().map(|l| l.path.as_str()).collect();
+    shown.sort_unstable();
+    assert_eq!(
+        shown,
+        [
+            "text196608.txt",
+            "text65535.txt",
+            "text65536.txt",
+            "text65537.txt",
+            "text65538.txt"
+        ]
+    );
+    assert_eq!(out.skipped.binary, 5);
+    for line in &out.lines {
+        let lines = std::fs::read(dir.path().join(&line.path))
+            .expect("read")
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count() as u64;
+        assert_eq!(line.line, lines, "{}", line.path);
+    }
+}
