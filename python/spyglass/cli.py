@@ -278,8 +278,12 @@ def _fail(command: str, message: str) -> int:
     return EXIT_ERROR
 
 
-def _run_tool(args: argparse.Namespace, tool: str, arguments: dict[str, Any]) -> int:
-    """Runs one tool call through the registry and prints the result; returns the exit code."""
+def _run_tool(args: argparse.Namespace, tool: str) -> int:
+    """Runs one tool call through the registry and prints the result; returns the exit code.
+
+    The call's arguments are the options named like the tool's schema properties (the parsers
+    use those names as destinations), so the schema stays the one list of a tool's arguments.
+    """
     from .errors import SpyglassError
     from .tools import ENGINE_RESULT_KEY
     from .types import ToolCall
@@ -290,6 +294,8 @@ def _run_tool(args: argparse.Namespace, tool: str, arguments: dict[str, Any]) ->
     except (SpyglassError, ValueError, TypeError, OSError) as error:
         return _fail(args.command, _workspace_error(args, error))
     with registry:
+        properties = registry.get(tool).parameters["properties"]  # type: ignore[union-attr]
+        arguments = {name: getattr(args, name, None) for name in properties}
         call = ToolCall(
             id="cli",
             name=tool,
@@ -379,17 +385,7 @@ def add_glob_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def cmd_glob(args: argparse.Namespace) -> int:
-    return _run_tool(
-        args,
-        "glob",
-        {
-            "pattern": args.pattern,
-            "path": args.path,
-            "limit": args.limit,
-            "offset": args.offset,
-            "sort": args.sort,
-        },
-    )
+    return _run_tool(args, "glob")
 
 
 def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -454,22 +450,7 @@ def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def cmd_grep(args: argparse.Namespace) -> int:
-    return _run_tool(
-        args,
-        "grep",
-        {
-            "pattern": args.pattern,
-            "path": args.path,
-            "glob": args.glob,
-            "literal": args.literal,
-            "case_insensitive": args.case_insensitive,
-            "context": args.context,
-            "multiline": args.multiline,
-            "output_mode": args.output_mode,
-            "limit": args.limit,
-            "offset": args.offset,
-        },
-    )
+    return _run_tool(args, "grep")
 
 
 def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -497,9 +478,7 @@ def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    return _run_tool(
-        args, "read_file", {"path": args.path, "offset": args.offset, "limit": args.limit}
-    )
+    return _run_tool(args, "read_file")
 
 
 # -- mcp -------------------------------------------------------------------------------------------
