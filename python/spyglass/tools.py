@@ -122,6 +122,17 @@ def _limit_property(default: int, maximum: int, what: str) -> dict[str, Any]:
     }
 
 
+def _offset_property(first: int, description: str) -> dict[str, Any]:
+    """`offset`: where a page starts (`first` is the smallest and default value)."""
+    return {
+        "type": "integer",
+        "minimum": first,
+        "maximum": MAX_OFFSET,
+        "default": first,
+        "description": f"{description} Default: {first}.",
+    }
+
+
 def glob_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `glob`'s arguments under these limits."""
     return {
@@ -144,14 +155,9 @@ def glob_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 _maximum(limits.glob_max_limit),
                 "Maximum number of paths to return",
             ),
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": MAX_OFFSET,
-                "default": 0,
-                "description": "Number of matching paths to skip, to page through a large "
-                "result. Default: 0.",
-            },
+            "offset": _offset_property(
+                0, "Number of matching paths to skip, to page through a large result."
+            ),
             "sort": {
                 "type": "string",
                 "enum": ["path", "mtime"],
@@ -225,14 +231,9 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 _maximum(limits.grep_max_limit),
                 "Maximum number of matches (or files, in the file modes) to return",
             ),
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": MAX_OFFSET,
-                "default": 0,
-                "description": "Number of matches (or files) to skip, to page through a large "
-                "result. Default: 0.",
-            },
+            "offset": _offset_property(
+                0, "Number of matches (or files) to skip, to page through a large result."
+            ),
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -250,13 +251,7 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": 'Path of the file to read, relative to the workspace root, e.g. '
                 '"src/app.py".',
             },
-            "offset": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_OFFSET,
-                "default": 1,
-                "description": "1-based number of the first line to read. Default: 1.",
-            },
+            "offset": _offset_property(1, "1-based number of the first line to read."),
             "limit": _limit_property(
                 limits.read_limit,
                 _maximum(limits.read_max_limit),
