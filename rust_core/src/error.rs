@@ -5,6 +5,7 @@
 //! are data in the result types, never errors.
 
 use std::fmt;
+use std::fs::FileType;
 use std::io;
 
 /// Why a tool call could not run.
@@ -169,4 +170,23 @@ impl std::error::Error for CoreError {
             _ => None,
         }
     }
+}
+
+/// The name of a special file's kind ("FIFO", "socket", ...), for [`CoreError::SpecialFile`].
+pub(crate) fn special_kind(file_type: &FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "FIFO";
+        } else if file_type.is_socket() {
+            return "socket";
+        } else if file_type.is_char_device() {
+            return "character device";
+        } else if file_type.is_block_device() {
+            return "block device";
+        }
+    }
+    let _ = file_type;
+    "special file"
 }

@@ -32,7 +32,7 @@ use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
-use crate::error::CoreError;
+use crate::error::{CoreError, special_kind};
 use crate::walk::{
     FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, resolve_target, walk_files,
 };
@@ -809,7 +809,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     } else {
         return Err(CoreError::SpecialFile {
             path: target.relative,
-            kind: special_kind(&meta),
+            kind: special_kind(&meta.file_type()),
         });
     };
 
@@ -859,29 +859,6 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         incomplete,
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
-}
-
-/// The name of a special file's kind, for the error sentence.
-fn special_kind(meta: &std::fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return "FIFO";
-        }
-        if t.is_socket() {
-            return "socket";
-        }
-        if t.is_block_device() {
-            return "block device";
-        }
-        if t.is_char_device() {
-            return "character device";
-        }
-    }
-    let _ = meta;
-    "special file"
 }
 
 #[cfg(test)]

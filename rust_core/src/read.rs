@@ -21,7 +21,7 @@
 //!   A read that reaches the end of the file anyway (an offset near or past the end) is exact.
 
 use std::cell::Cell;
-use std::fs::{File, FileType, Metadata};
+use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::rc::Rc;
@@ -30,7 +30,7 @@ use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
 use encoding_rs_io::DecodeReaderBytesBuilder;
 use memchr::memchr;
 
-use crate::error::CoreError;
+use crate::error::{CoreError, special_kind};
 use crate::workspace::Workspace;
 
 /// Default number of lines returned.
@@ -314,27 +314,6 @@ fn check_regular(shown: &str, metadata: &Metadata) -> Result<(), CoreError> {
         path: shown.to_string(),
         kind: special_kind(&file_type),
     })
-}
-
-#[cfg(unix)]
-fn special_kind(file_type: &FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if file_type.is_fifo() {
-        "FIFO"
-    } else if file_type.is_socket() {
-        "socket"
-    } else if file_type.is_char_device() {
-        "character device"
-    } else if file_type.is_block_device() {
-        "block device"
-    } else {
-        "special file"
-    }
-}
-
-#[cfg(not(unix))]
-fn special_kind(_file_type: &FileType) -> &'static str {
-    "special file"
 }
 
 /// Opens for reading without blocking on a FIFO and without following a final symlink, in case
