@@ -1,4 +1,4 @@
-"""Per-call cost on the small repository (in-process spyglass vs rg started from Python), and
+"""Per-call cost on the small repository (in-process ripsight vs rg started from Python), and
 throughput of two Python threads against one issuing the same grep calls."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import threading
 
 import pytest
 from benchkit import expected
-from spyglass import Workspace
-from spyglass import bench as sb
+from ripsight import Workspace
+from ripsight import bench as sb
 
 
 @pytest.fixture(scope="module")
@@ -16,10 +16,10 @@ def small() -> str:
     return sb.small_repo(300)
 
 
-@pytest.mark.parametrize("tool", ["spyglass", "rg"])
+@pytest.mark.parametrize("tool", ["ripsight", "rg"])
 def test_call_grep(benchmark, small: str, tool: str) -> None:
     want = expected((small, sb.COMMON_REGEX, True, True), lambda: sb.rg_count(small, sb.COMMON_REGEX))
-    if tool == "spyglass":
+    if tool == "ripsight":
         ws = Workspace(small)
         run = lambda: ws.grep(sb.COMMON_REGEX, limit=50).total_matches
     else:
@@ -30,10 +30,10 @@ def test_call_grep(benchmark, small: str, tool: str) -> None:
     assert benchmark(run) == want
 
 
-@pytest.mark.parametrize("tool", ["spyglass", "rg"])
+@pytest.mark.parametrize("tool", ["ripsight", "rg"])
 def test_call_glob(benchmark, small: str, tool: str) -> None:
     want = expected((small, "files", "*.py", True, True), lambda: sb.rg_files_count(small, "*.py"))
-    if tool == "spyglass":
+    if tool == "ripsight":
         ws = Workspace(small)
         run = lambda: ws.glob("**/*.py", limit=200).total
     else:

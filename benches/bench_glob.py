@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 from benchkit import Corpus, expected
-from spyglass import Workspace
-from spyglass import bench as sb
+from ripsight import Workspace
+from ripsight import bench as sb
 
-TOOLS = ["spyglass", "fd", "rg", "python-ripgrep", "ripgrep-rs", "python"]
+TOOLS = ["ripsight", "fd", "rg", "python-ripgrep", "ripgrep-rs", "python"]
 
 
 @pytest.mark.parametrize("tool", TOOLS)
@@ -16,7 +16,7 @@ def test_glob(benchmark, tree: Corpus, tool: str) -> None:
     root, pattern = tree.root, tree.glob
     name = pattern.rsplit("/", 1)[-1]
     hidden, follow = True, True
-    if tool == "spyglass":
+    if tool == "ripsight":
         ws = Workspace(root)
 
         def run() -> int:

@@ -1,7 +1,7 @@
 """grep, content mode (50 shown + exact totals, path-sorted) against rg, rg --sort path,
 python-ripgrep, ripgrep-rs and a pure-Python reference, on the same file set.
 
-The expected answer of every case is the number of matching lines `rg -c` finds in spyglass's
+The expected answer of every case is the number of matching lines `rg -c` finds in ripsight's
 default file set (hidden files in; .git, node_modules, dist, __pycache__ and deny globs out).
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 from benchkit import Corpus, expected
-from spyglass import Workspace
-from spyglass import bench as sb
+from ripsight import Workspace
+from ripsight import bench as sb
 
 KINDS = ["rare", "common", "none"]
-TOOLS = ["spyglass", "rg", "rg --sort path", "python-ripgrep", "ripgrep-rs", "python"]
+TOOLS = ["ripsight", "rg", "rg --sort path", "python-ripgrep", "ripgrep-rs", "python"]
 _ws: dict[str, Workspace] = {}
 
 
@@ -24,7 +24,7 @@ def _pattern(tree: Corpus, kind: str) -> tuple[str, bool]:
 
 def _runner(tool: str, tree: Corpus, pattern: str, literal: bool):
     root = tree.root
-    if tool == "spyglass":
+    if tool == "ripsight":
         ws = _ws.setdefault(root, Workspace(root))
 
         def run() -> int:
@@ -39,7 +39,7 @@ def _runner(tool: str, tree: Corpus, pattern: str, literal: bool):
         return (lambda: sb.rg_search(root, pattern, literal, sort=True)), True, True
     if tool in ("python-ripgrep", "ripgrep-rs"):
         mod = pytest.importorskip(tool.replace("-", "_"),
-                                  reason=f"{tool} not installed: pip install 'spyglass[bench]'")
+                                  reason=f"{tool} not installed: pip install 'ripsight[bench]'")
         hidden = sb.lib_has_hidden(mod)
         return (lambda: sb.rg_lib_search(mod, root, pattern, literal, hidden)), hidden, False
     if tool == "python":

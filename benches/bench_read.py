@@ -1,19 +1,19 @@
 """read_file of 400 lines deep in a numbered log against `tail -n +N | head -400` and
-itertools.islice; peak memory of the spyglass read measured in a fresh interpreter."""
+itertools.islice; peak memory of the ripsight read measured in a fresh interpreter."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
-from spyglass import Workspace
-from spyglass import bench as sb
+from ripsight import Workspace
+from ripsight import bench as sb
 
 
-@pytest.mark.parametrize("tool", ["spyglass", "tail | head", "python"])
+@pytest.mark.parametrize("tool", ["ripsight", "tail | head", "python"])
 def test_read_deep(benchmark, log: tuple[str, int], tool: str) -> None:
     path, offset = log
-    if tool == "spyglass":
+    if tool == "ripsight":
         ws = Workspace(os.path.dirname(path))
         rel = os.path.basename(path)
 

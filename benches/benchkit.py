@@ -7,14 +7,14 @@ import os
 from dataclasses import dataclass
 
 import pytest
-from spyglass import bench as sb
+from ripsight import bench as sb
 
 BIG = ("kernel", "monorepo", "log")
 
 
 def wanted(config: pytest.Config) -> set[str]:
-    """Big corpora opted into with --corpus or $SPYGLASS_BENCH_CORPUS ('all' for every one)."""
-    raw = config.getoption("--corpus") or os.environ.get("SPYGLASS_BENCH_CORPUS", "")
+    """Big corpora opted into with --corpus or $RIPSIGHT_BENCH_CORPUS ('all' for every one)."""
+    raw = config.getoption("--corpus") or os.environ.get("RIPSIGHT_BENCH_CORPUS", "")
     names = {n.strip() for n in raw.split(",") if n.strip()}
     return set(BIG) if "all" in names else names
 
@@ -46,7 +46,7 @@ def make_corpus(name: str, config: pytest.Config) -> Corpus:
     if name == "mono2k":
         return Corpus(name, sb.monorepo(2_000), **gen)
     if name not in wanted(config):
-        pytest.skip(f"big corpus {name!r} is opt-in: SPYGLASS_BENCH_CORPUS={name} or --corpus {name}")
+        pytest.skip(f"big corpus {name!r} is opt-in: RIPSIGHT_BENCH_CORPUS={name} or --corpus {name}")
     if name == "monorepo":
         return Corpus(name, sb.monorepo(100_000), **gen)
     if name == "kernel":

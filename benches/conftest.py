@@ -3,7 +3,7 @@
 Default run (``pytest``, benchmarks disabled): only small generated corpora, every case runs once
 as a correctness check, the whole collection in well under a minute. Big corpora are opt-in:
 
-    SPYGLASS_BENCH_CORPUS=kernel,monorepo,log pytest benches --benchmark-enable
+    RIPSIGHT_BENCH_CORPUS=kernel,monorepo,log pytest benches --benchmark-enable
     pytest benches --benchmark-enable --corpus all
 
 Each case first asserts that its tool found the expected answer (the total `rg` finds in the same
@@ -20,13 +20,13 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from benchkit import Corpus, make_corpus, wanted
-from spyglass import bench as sb
+from ripsight import bench as sb
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--corpus", default=None,
                      help="opt-in big corpora: comma list of kernel,monorepo,log or 'all' "
-                          "(also $SPYGLASS_BENCH_CORPUS)")
+                          "(also $RIPSIGHT_BENCH_CORPUS)")
 
 
 TREES = ["small", "mono2k", "monorepo", "kernel"]
@@ -46,7 +46,7 @@ def log(request: pytest.FixtureRequest) -> tuple[str, int]:
     """(path, offset) of a numbered-line log: 20 MB by default, 500 MB opt-in (line 5,000,000)."""
     if request.param == "log":
         if "log" not in wanted(request.config):
-            pytest.skip("the 500 MB log is opt-in: SPYGLASS_BENCH_CORPUS=log or --corpus log")
+            pytest.skip("the 500 MB log is opt-in: RIPSIGHT_BENCH_CORPUS=log or --corpus log")
         return sb.log_file(500), 5_000_000
     return sb.log_file(20), 120_000
 

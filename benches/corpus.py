@@ -1,7 +1,7 @@
-"""Deterministic benchmark corpora, cached under ``$SPYGLASS_BENCH_DIR`` (default
-``~/.cache/spyglass-bench``) and keyed by ``GENERATOR_VERSION``, so reruns are instant.
+"""Deterministic benchmark corpora, cached under ``$RIPSIGHT_BENCH_DIR`` (default
+``~/.cache/ripsight-bench``) and keyed by ``GENERATOR_VERSION``, so reruns are instant.
 
-The generators live in :mod:`spyglass.bench` (``spyglass bench`` needs them in an installed
+The generators live in :mod:`ripsight.bench` (``ripsight bench`` needs them in an installed
 package); this module re-exports them for the suites and builds them from the command line:
 
     python benches/corpus.py small            # ~300 visible files (+ ignored extras), seed fixed
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from spyglass.bench import (  # noqa: F401  (re-exported for the suites)
+from ripsight.bench import (  # noqa: F401  (re-exported for the suites)
     COMMON_REGEX,
     GENERATOR_VERSION,
     NO_MATCH,

@@ -15,10 +15,10 @@ import shutil
 import subprocess
 import tarfile
 
-from spyglass.bench import cache_dir
+from ripsight.bench import cache_dir
 
 PACKAGE = "linux-source-6.1"
-DONE_MARK = ".spyglass-bench-ready"
+DONE_MARK = ".ripsight-bench-ready"
 
 
 def kernel_dir() -> str:

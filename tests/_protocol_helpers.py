@@ -6,8 +6,8 @@ import os
 from types import SimpleNamespace
 from typing import Any
 
-from spyglass.registry import Registry
-from spyglass.tools import builtin_tools
+from ripsight.registry import Registry
+from ripsight.tools import builtin_tools
 
 
 def skips(**values: int) -> SimpleNamespace:

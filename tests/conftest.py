@@ -36,7 +36,7 @@ Content = str | bytes
 
 #: The secret that the rich tree hides in `.env` and `certs/server.pem`; it must never appear in
 #: any glob or grep result.
-SECRET = "sk-spyglass-0123456789"
+SECRET = "sk-ripsight-0123456789"
 
 #: Relative paths of the rich tree's files that glob lists with the default options inside git.
 RICH_LISTED_IN_GIT = frozenset(
@@ -44,7 +44,7 @@ RICH_LISTED_IN_GIT = frozenset(
         ".github/workflows/ci.yml",
         ".gitignore",
         ".ignore",
-        ".spyglassignore",
+        ".ripsightignore",
         "README.md",
         "data/early.bin",
         "data/late.bin",
@@ -117,11 +117,11 @@ def rich_files() -> dict[str, Content]:
     utf16 = "\ufeffhello\nutf16 needle here\n".encode("utf-16-le")
     return {
         # Ignore files. Inside git: *.log and generated/* hidden, generated/keep.py re-included by
-        # the .gitignore's own negation, generated/api.py by .spyglassignore; scratch/ hidden by
+        # the .gitignore's own negation, generated/api.py by .ripsightignore; scratch/ hidden by
         # .ignore everywhere; *.tmp hidden below src/sub except keep.tmp.
         ".gitignore": "*.log\n/generated/*\n!/generated/keep.py\n",
         ".ignore": "scratch/\n",
-        ".spyglassignore": "!/generated/api.py\n",
+        ".ripsightignore": "!/generated/api.py\n",
         "src/sub/.gitignore": "*.tmp\n!keep.tmp\n",
         # Sources.
         "README.md": "# Demo\nA needle in the readme.\n",

@@ -1,4 +1,4 @@
-"""`spyglass bench --quick` on a tiny generated repository: runs in seconds, checks the JSON shape
+"""`ripsight bench --quick` on a tiny generated repository: runs in seconds, checks the JSON shape
 and that every tool found the same answers (no timing is asserted)."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from spyglass import bench as sb
+from ripsight import bench as sb
 
 
 @pytest.fixture()
 def bench_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("SPYGLASS_BENCH_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RIPSIGHT_BENCH_DIR", str(tmp_path / "cache"))
     return tmp_path
 
 
@@ -22,7 +22,7 @@ def test_generators_are_deterministic(bench_dir, monkeypatch):
         return names, (Path(root) / "packages/pkg000/tests/f000000.py").read_bytes()
 
     first = sb.small_repo(40)
-    monkeypatch.setenv("SPYGLASS_BENCH_DIR", str(bench_dir / "other"))
+    monkeypatch.setenv("RIPSIGHT_BENCH_DIR", str(bench_dir / "other"))
     second = sb.small_repo(40)
     assert second != first
     assert snapshot(first) == snapshot(second)
@@ -51,7 +51,7 @@ def test_bench_quick_json(bench_dir, capsys):
         if row["median_ms"] is not None:
             assert row["median_ms"] > 0
             assert len(row["runs_ms"]) >= 1
-    spy = [r for r in fig["rows"] if r["tool"] == "spyglass"]
+    spy = [r for r in fig["rows"] if r["tool"] == "ripsight"]
     assert len(spy) == len(cases)
     assert all(r["goal"] and r["met"] in (True, False) for r in spy)
     rg = [r for r in fig["rows"] if r["tool"] == "rg"]
@@ -64,7 +64,7 @@ def test_bench_quick_json(bench_dir, capsys):
     assert fig["read_memory"]["lines"] == 400
     table = capsys.readouterr().out
     assert "| case | tool | median ms | ratio to rg | cpu ms | goal | met |" in table
-    assert "spyglass" in table
+    assert "ripsight" in table
 
 
 def test_bench_rejects_bad_arguments(bench_dir, capsys):
@@ -76,7 +76,7 @@ def test_bench_rejects_bad_arguments(bench_dir, capsys):
 def test_options_mount_on_a_subcommand_parser(bench_dir, capsys):
     import argparse
 
-    parser = argparse.ArgumentParser(prog="spyglass")
+    parser = argparse.ArgumentParser(prog="ripsight")
     sub = parser.add_subparsers(dest="command")
     sb.add_arguments(sub.add_parser("bench"))
     args = parser.parse_args(["bench", "--log-mb", "0", str(bench_dir)])

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from _trees import make_tree
-from spyglass import (
+from ripsight import (
     InvalidArgumentError,
     OutsideRootError,
     PathNotFoundError,
-    SpyglassError,
+    RipsightError,
     Workspace,
 )
 
@@ -137,12 +137,12 @@ def test_nul_bytes_are_rejected(layout: dict[str, Path], tool: str, path: str) -
 
 
 @pytest.mark.parametrize("tool", TOOLS)
-def test_every_refusal_is_a_spyglass_error_without_content(layout: dict[str, Path], tool: str) -> None:
+def test_every_refusal_is_a_ripsight_error_without_content(layout: dict[str, Path], tool: str) -> None:
     ws = Workspace(layout["repo"])
     for path in outside_paths(layout).values():
         try:
             result = call(ws, tool, path)
-        except SpyglassError as error:
+        except RipsightError as error:
             assert SECRET not in str(error)
         else:  # pragma: no cover - would be a boundary bug
             assert not leaked(result), (tool, path)
@@ -187,7 +187,7 @@ def test_unreadable_directory_on_the_way_is_not_a_leak(tmp_path: Path) -> None:
     (repo / "locked").chmod(0)
     try:
         ws = Workspace(repo)
-        with pytest.raises(SpyglassError):
+        with pytest.raises(RipsightError):
             ws.read_file("locked/inner.txt")
     finally:
         (repo / "locked").chmod(0o755)
@@ -198,7 +198,7 @@ def test_unreadable_directory_on_the_way_is_not_a_leak(tmp_path: Path) -> None:
     ["../*", "../**/*", "../outside/secret.txt", "src/../../outside/*", "/etc/*", "/x/repo-old/*"],
 )
 def test_glob_pattern_cannot_leave_the_root(layout: dict[str, Path], pattern: str) -> None:
-    from spyglass import PatternError
+    from ripsight import PatternError
 
     ws = Workspace(layout["repo"])
     with pytest.raises(PatternError) as caught:

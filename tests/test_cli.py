@@ -1,4 +1,4 @@
-"""`spyglass glob|grep|read` through a real subprocess: --json equals the Python API, exit codes."""
+"""`ripsight glob|grep|read` through a real subprocess: --json equals the Python API, exit codes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from spyglass import ToolCall, Workspace, default_registry, to_dict
+from ripsight import ToolCall, Workspace, default_registry, to_dict
 
 
 @pytest.fixture
@@ -31,9 +31,9 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def spyglass(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def ripsight(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "spyglass.cli", *args],
+        [sys.executable, "-m", "ripsight.cli", *args],
         check=False,
         capture_output=True,
         text=True,
@@ -63,7 +63,7 @@ def _one_line_error(done: subprocess.CompletedProcess[str], command: str) -> str
     assert done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith(f"spyglass {command}: ")
+    assert lines[0].startswith(f"ripsight {command}: ")
     return lines[0]
 
 
@@ -82,7 +82,7 @@ def _one_line_error(done: subprocess.CompletedProcess[str], command: str) -> str
 def test_glob_json_equals_the_python_api(
     tree: Path, argv: list[str], api_args: dict[str, Any]
 ) -> None:
-    done = spyglass("glob", *argv, "--json", "--root", str(tree))
+    done = ripsight("glob", *argv, "--json", "--root", str(tree))
     assert done.returncode == 0, done.stderr
     expected = to_dict(Workspace(tree).glob(**api_args))
     assert _without_timing(_json(done)) == _without_timing(expected)
@@ -103,7 +103,7 @@ def test_glob_json_equals_the_python_api(
 def test_grep_json_equals_the_python_api(
     tree: Path, argv: list[str], api_args: dict[str, Any]
 ) -> None:
-    done = spyglass("grep", *argv, "--json", "--root", str(tree))
+    done = ripsight("grep", *argv, "--json", "--root", str(tree))
     assert done.returncode == 0, done.stderr
     expected = to_dict(Workspace(tree).grep(**api_args))
     assert expected["total_matches"] > 0
@@ -111,7 +111,7 @@ def test_grep_json_equals_the_python_api(
 
 
 def test_read_json_equals_the_python_api(tree: Path) -> None:
-    done = spyglass("read", "src/app.py", "--offset", "4", "--limit", "2", "--json",
+    done = ripsight("read", "src/app.py", "--offset", "4", "--limit", "2", "--json",
                     "--root", str(tree))
     assert done.returncode == 0, done.stderr
     data = _json(done)
@@ -130,29 +130,29 @@ def test_text_output_is_what_the_model_sees(tree: Path) -> None:
     ]
     for argv, tool, arguments in cases:
         # The default root is the current directory.
-        done = spyglass(*argv, cwd=tree)
+        done = ripsight(*argv, cwd=tree)
         assert done.returncode == 0, done.stderr
         assert done.stdout == _model_text(tree, tool, arguments) + "\n"
         assert done.stderr == ""
 
 
 def test_workspace_flags(tree: Path) -> None:
-    plain = _json(spyglass("grep", "TODO", "-l", "--json", "--root", str(tree)))
+    plain = _json(ripsight("grep", "TODO", "-l", "--json", "--root", str(tree)))
     paths = [f["path"] for f in plain["files"]]
     assert "vendor/lib.py" in paths and ".env" not in paths
-    narrowed = _json(spyglass("grep", "TODO", "-l", "--json", "--root", str(tree),
+    narrowed = _json(ripsight("grep", "TODO", "-l", "--json", "--root", str(tree),
                               "--exclude-dir", "vendor", "--deny", "*.txt"))
     assert [f["path"] for f in narrowed["files"]] == ["src/app.py"]
 
 
 def test_options_may_follow_the_positionals(tree: Path) -> None:
-    first = _json(spyglass("grep", "-l", "-i", "todo", "src", "--json", "--root", str(tree)))
-    after = _json(spyglass("grep", "todo", "src", "-l", "--json", "-i", "--root", str(tree)))
+    first = _json(ripsight("grep", "-l", "-i", "todo", "src", "--json", "--root", str(tree)))
+    after = _json(ripsight("grep", "todo", "src", "-l", "--json", "-i", "--root", str(tree)))
     assert _without_timing(after) == _without_timing(first)
     assert [f["path"] for f in first["files"]] == ["src/app.py", "src/pkg/notes.txt",
                                                     "src/pkg/util.py"]
     # After "--" a pattern may start with a dash.
-    dashed = spyglass("grep", "-F", "--json", "--root", str(tree), "--", "-secret")
+    dashed = ripsight("grep", "-F", "--json", "--root", str(tree), "--", "-secret")
     assert dashed.returncode == 1 and _json(dashed)["pattern"] == "-secret"
 
 
@@ -160,30 +160,30 @@ def test_options_may_follow_the_positionals(tree: Path) -> None:
 
 
 def test_no_match_exits_1_and_still_explains(tree: Path) -> None:
-    done = spyglass("grep", "no_such_text_anywhere", "--root", str(tree))
+    done = ripsight("grep", "no_such_text_anywhere", "--root", str(tree))
     assert done.returncode == 1
     assert done.stdout.startswith('No matches for "no_such_text_anywhere"')
     assert done.stderr == ""
 
-    done = spyglass("grep", "no_such_text_anywhere", "--json", "--root", str(tree))
+    done = ripsight("grep", "no_such_text_anywhere", "--json", "--root", str(tree))
     assert done.returncode == 1
     assert _json(done)["total_matches"] == 0
 
-    done = spyglass("glob", "**/*.rs", "--json", "--root", str(tree))
+    done = ripsight("glob", "**/*.rs", "--json", "--root", str(tree))
     assert done.returncode == 1
     assert _json(done)["total"] == 0 and _json(done)["paths"] == []
 
 
 def test_offset_past_the_end_is_not_a_no_match(tree: Path) -> None:
     # Results exist (total > 0), this page is empty: 0, not 1.
-    done = spyglass("glob", "**/*.py", "--offset", "50", "--root", str(tree))
+    done = ripsight("glob", "**/*.py", "--offset", "50", "--root", str(tree))
     assert done.returncode == 0
     assert "past the end" in done.stdout
 
 
 def test_bad_regex_exits_2_with_one_line(tree: Path) -> None:
     for extra in ([], ["--json"]):
-        done = spyglass("grep", "def (main", *extra, "--root", str(tree))
+        done = ripsight("grep", "def (main", *extra, "--root", str(tree))
         line = _one_line_error(done, "grep")
         assert "regex" in line.lower() or "pattern" in line.lower()
 
@@ -200,7 +200,7 @@ def test_input_errors_exit_2_with_one_line(tree: Path, tmp_path: Path) -> None:
         (["glob", "*", "no_such_dir"], "glob"),
     ]
     for argv, command in cases:
-        done = spyglass(*argv, "--root", str(tree))
+        done = ripsight(*argv, "--root", str(tree))
         line = _one_line_error(done, command)
         assert "TODO" not in line, line  # nothing of the refused file leaks
 
@@ -213,29 +213,29 @@ def test_invalid_options_exit_2_with_one_line(tree: Path) -> None:
         (["glob", "*", "--limit", "5000"], "glob"),
         (["read", "src/app.py", "--offset", "0"], "read"),
     ]:
-        line = _one_line_error(spyglass(*argv, "--root", str(tree)), command)
+        line = _one_line_error(ripsight(*argv, "--root", str(tree)), command)
         assert "nothing was run" in line
 
 
 def test_missing_root_exits_2_with_one_line(tmp_path: Path) -> None:
-    line = _one_line_error(spyglass("glob", "*", "--root", str(tmp_path / "nope")), "glob")
+    line = _one_line_error(ripsight("glob", "*", "--root", str(tmp_path / "nope")), "glob")
     assert "--root" in line and "nope" in line
 
 
 def test_usage_errors_exit_2() -> None:
     for argv in (["glob"], ["grep", "x", "--limit", "many"], ["read"], ["grep", "x", "-l", "-c"],
                  ["frobnicate"]):
-        done = spyglass(*argv)
+        done = ripsight(*argv)
         assert done.returncode == 2, argv
         assert done.stdout == ""
         assert "usage:" in done.stderr
 
 
 def test_help_lists_the_commands() -> None:
-    done = spyglass("--help")
+    done = ripsight("--help")
     assert done.returncode == 0
     for command in ("glob", "grep", "read", "mcp", "tools", "demo"):
         assert command in done.stdout
     for command in ("glob", "grep", "read"):
-        sub = spyglass(command, "--help")
+        sub = ripsight(command, "--help")
         assert sub.returncode == 0 and "--json" in sub.stdout and "exit status" in sub.stdout

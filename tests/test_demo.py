@@ -1,4 +1,4 @@
-"""`spyglass demo` and `spyglass demo --selftest`."""
+"""`ripsight demo` and `ripsight demo --selftest`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from _protocol_helpers import PyWorkspace, registry_with
-from spyglass import demo
-from spyglass.cli import main
+from ripsight import demo
+from ripsight.cli import main
 
 
 def tree_digest(root: Path) -> str:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import spyglass
-import spyglass.errors as errors
+import ripsight
+import ripsight.errors as errors
 from _trees import make_tree
-from spyglass import (
+from ripsight import (
     DeniedError,
     EngineError,
     InvalidArgumentError,
@@ -20,7 +20,7 @@ from spyglass import (
     PathNotFoundError,
     PatternError,
     SpecialFileError,
-    SpyglassError,
+    RipsightError,
     UnreadableError,
     Workspace,
 )
@@ -40,14 +40,14 @@ BUILTIN = {
 
 
 def test_every_public_error_is_covered_here() -> None:
-    public = {getattr(errors, name) for name in errors.__all__} - {SpyglassError}
+    public = {getattr(errors, name) for name in errors.__all__} - {RipsightError}
     assert public == set(BUILTIN)
-    assert set(errors.__all__) <= set(spyglass.__all__)
+    assert set(errors.__all__) <= set(ripsight.__all__)
 
 
 @pytest.mark.parametrize(("cls", "builtin"), list(BUILTIN.items()), ids=lambda c: c.__name__)
-def test_each_error_is_a_spyglass_error_and_its_builtin(cls: type, builtin: type) -> None:
-    assert issubclass(cls, SpyglassError)
+def test_each_error_is_a_ripsight_error_and_its_builtin(cls: type, builtin: type) -> None:
+    assert issubclass(cls, RipsightError)
     assert issubclass(cls, builtin)
     error = cls("message")
     assert isinstance(error, Exception)
@@ -161,7 +161,7 @@ def test_bad_regex_is_a_pattern_error(repo: Path) -> None:
 
 def test_bad_truncation_ratio_is_an_invalid_argument() -> None:
     with pytest.raises(InvalidArgumentError) as info:
-        spyglass.truncate_middle("x" * 100, 10, 1.5)
+        ripsight.truncate_middle("x" * 100, 10, 1.5)
     assert "head_ratio" in str(info.value)
 
 
@@ -182,4 +182,4 @@ def test_unreadable_file(repo: Path) -> None:
 def test_missing_root(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as info:
         Workspace(tmp_path / "no_such_repo")
-    assert isinstance(info.value, SpyglassError)
+    assert isinstance(info.value, RipsightError)

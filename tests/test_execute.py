@@ -9,13 +9,13 @@ import threading
 from pathlib import Path
 
 import pytest
-import spyglass.registry as registry_module
+import ripsight.registry as registry_module
 from _protocol_helpers import FakeWorkspace, registry_with
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from spyglass import Registry, ToolCall, ToolResult, ToolSpec, default_registry
-from spyglass.errors import OutsideRootError, PathNotFoundError
-from spyglass.types import ToolOutput
+from ripsight import Registry, ToolCall, ToolResult, ToolSpec, default_registry
+from ripsight.errors import OutsideRootError, PathNotFoundError
+from ripsight.types import ToolOutput
 
 EMPTY = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -130,7 +130,7 @@ def test_ignored_argument_is_named_in_a_successful_result(reg, fake):
                                                "sort": "path"})]
 
 
-def test_spyglass_errors_become_results(reg, fake):
+def test_ripsight_errors_become_results(reg, fake):
     fake.fail_with = OutsideRootError(
         "../etc/passwd is outside the workspace root; only files inside it can be read. "
         "Use a path relative to the root, without '..'."
@@ -391,7 +391,7 @@ def test_tool_output_error_flag():
 
 # -- never raises ----------------------------------------------------------------------------------
 
-_FUZZ_ROOT = tempfile.mkdtemp(prefix="spyglass-fuzz-")
+_FUZZ_ROOT = tempfile.mkdtemp(prefix="ripsight-fuzz-")
 Path(_FUZZ_ROOT, "src").mkdir()
 Path(_FUZZ_ROOT, "src", "app.py").write_text("def main():\n    return 1\n")
 _FUZZ_REGISTRY = default_registry(_FUZZ_ROOT, time_budget=2.0)

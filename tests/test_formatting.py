@@ -15,8 +15,8 @@ from _protocol_helpers import (
     rline,
     skips,
 )
-from spyglass import ToolCall, default_registry
-from spyglass.tools import format_glob, format_grep, format_read
+from ripsight import ToolCall, default_registry
+from ripsight.tools import format_glob, format_grep, format_read
 
 # -- glob ----------------------------------------------------------------------------------------
 

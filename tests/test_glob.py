@@ -1,4 +1,4 @@
-"""glob through `spyglass.Workspace`: syntax, order, paging, hints, ignore/deny rules, bounds."""
+"""glob through `ripsight.Workspace`: syntax, order, paging, hints, ignore/deny rules, bounds."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from spyglass import Workspace
-from spyglass.errors import (
+from ripsight import Workspace
+from ripsight.errors import (
     NotADirectoryPathError,
     OutsideRootError,
     PathNotFoundError,
@@ -197,7 +197,7 @@ def test_root_gitignore_star_outside_git_hides_nothing(make_tree) -> None:
     assert Workspace(root).glob("**/*").paths == []
 
 
-def test_spyglassignore_reincludes_and_respect_ignore_files_off(rich_tree: Path) -> None:
+def test_ripsightignore_reincludes_and_respect_ignore_files_off(rich_tree: Path) -> None:
     ws = Workspace(rich_tree)
     assert ws.glob("generated/*").paths == ["generated/api.py", "generated/keep.py"]
     everything = Workspace(rich_tree, respect_ignore_files=False).glob("**/*", limit=None)

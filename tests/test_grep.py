@@ -1,4 +1,4 @@
-"""grep through `spyglass.Workspace`: options, modes, paging, encodings, binary files, deny rules,
+"""grep through `ripsight.Workspace`: options, modes, paging, encodings, binary files, deny rules,
 line windows, determinism and bounds."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from spyglass import Workspace
-from spyglass.errors import (
+from ripsight import Workspace
+from ripsight.errors import (
     DeniedError,
     OutsideRootError,
     PathNotFoundError,

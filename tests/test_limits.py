@@ -14,11 +14,11 @@ from typing import Any
 import orjson
 import pytest
 from mcp import ClientSession
-from spyglass import DEFAULT_LIMITS, ToolCall, ToolLimits, Workspace, default_registry
-from spyglass.errors import InvalidArgumentError
-from spyglass.mcp_server import OUTPUT_SCHEMAS, output_schemas
-from spyglass.registry import FORMATS, Registry
-from spyglass.tools import GREP_SCHEMA, builtin_tools
+from ripsight import DEFAULT_LIMITS, ToolCall, ToolLimits, Workspace, default_registry
+from ripsight.errors import InvalidArgumentError
+from ripsight.mcp_server import OUTPUT_SCHEMAS, output_schemas
+from ripsight.registry import FORMATS, Registry
+from ripsight.tools import GREP_SCHEMA, builtin_tools
 from test_mcp import _server, _text, run_session
 
 LONG = "x" * 150 + " TODO " + "y" * 144  # 300 characters, the match past any small cut
@@ -257,38 +257,38 @@ def test_workspace_and_engine_refuse_a_tiny_line_cap(tree: Path) -> None:
 # -- CLI -----------------------------------------------------------------------------------------
 
 
-def spyglass(*args: str) -> subprocess.CompletedProcess[str]:
+def ripsight(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "spyglass.cli", *args],
+        [sys.executable, "-m", "ripsight.cli", *args],
         check=False, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
 
 
 def test_cli_limit_flags(tree: Path) -> None:
     root = ("--root", str(tree))
-    grep = spyglass("grep", "TODO", "-g", "*.py", "--grep-limit", "3", "--json", *root)
+    grep = ripsight("grep", "TODO", "-g", "*.py", "--grep-limit", "3", "--json", *root)
     assert grep.returncode == 0, grep.stderr
     data = orjson.loads(grep.stdout)
     assert len(data["lines"]) == 3 and data["withheld"] == 9
 
-    glob = spyglass("glob", "**/*.py", "--glob-limit", "2", *root)
+    glob = ripsight("glob", "**/*.py", "--glob-limit", "2", *root)
     assert glob.returncode == 0, glob.stderr
     assert "call glob again with offset=2" in glob.stdout
 
-    read = spyglass("read", "long.txt", "--read-line-chars", "80", "--read-limit", "1", *root)
+    read = ripsight("read", "long.txt", "--read-line-chars", "80", "--read-limit", "1", *root)
     assert read.returncode == 0, read.stderr
     assert "[... line cut at 80 of 300 characters]" in read.stdout
     assert "offset=2" in read.stdout
 
-    cut = spyglass("grep", "TODO", "long.txt", "--grep-line-chars", "40", *root)
+    cut = ripsight("grep", "TODO", "long.txt", "--grep-line-chars", "40", *root)
     assert "longer than 40 characters" in cut.stdout
 
-    small = spyglass("grep", "TODO", "--max-result-chars", "250", *root)
+    small = ripsight("grep", "TODO", "--max-result-chars", "250", *root)
     assert small.returncode == 0 and len(small.stdout) <= 251
 
 
 def test_cli_tools_prints_definitions_under_the_flags() -> None:
-    done = spyglass("tools", "-f", "anthropic", "--grep-limit", "7", "--read-line-chars", "90")
+    done = ripsight("tools", "-f", "anthropic", "--grep-limit", "7", "--read-line-chars", "90")
     assert done.returncode == 0, done.stderr
     tools = {tool["name"]: tool for tool in orjson.loads(done.stdout)}
     assert tools["grep"]["input_schema"]["properties"]["limit"]["default"] == 7
@@ -308,19 +308,19 @@ def test_cli_tools_prints_definitions_under_the_flags() -> None:
     ],
 )
 def test_cli_invalid_limits_exit_2_with_a_clear_error(argv: list[str], words: str) -> None:
-    done = spyglass(*argv)
+    done = ripsight(*argv)
     assert done.returncode == 2
     assert done.stdout == ""
     assert words in done.stderr
 
 
 def test_cli_flags_apply_only_where_they_mean_something() -> None:
-    assert spyglass("glob", "*", "--read-limit", "5").returncode == 2
-    assert spyglass("read", "a", "--grep-limit", "5").returncode == 2
+    assert ripsight("glob", "*", "--read-limit", "5").returncode == 2
+    assert ripsight("read", "a", "--grep-limit", "5").returncode == 2
 
 
 def test_help_documents_the_limit_flags_with_defaults() -> None:
-    helps = {command: spyglass(command, "--help").stdout for command in ("mcp", "glob", "grep",
+    helps = {command: ripsight(command, "--help").stdout for command in ("mcp", "glob", "grep",
                                                                          "read", "tools")}
     mcp = " ".join(helps["mcp"].split())
     for flag, default in (("--glob-limit", "200"), ("--grep-limit", "50"),

@@ -1,7 +1,7 @@
-"""`spyglass mcp` as a real subprocess, driven by the MCP SDK's own stdio client.
+"""`ripsight mcp` as a real subprocess, driven by the MCP SDK's own stdio client.
 
 Every tool result is compared with what the Python API gives for the same call: the text with
-`Registry.execute` in this process, the structured content with `spyglass.to_dict` of the
+`Registry.execute` in this process, the structured content with `ripsight.to_dict` of the
 `Workspace` method's result.
 """
 
@@ -20,9 +20,9 @@ import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from spyglass import ToolCall, Workspace, default_registry, to_dict
-from spyglass.mcp_server import OUTPUT_SCHEMAS
-from spyglass.workspace import _FIELDS
+from ripsight import ToolCall, Workspace, default_registry, to_dict
+from ripsight.mcp_server import OUTPUT_SCHEMAS
+from ripsight.workspace import _FIELDS
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
@@ -50,7 +50,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _server(root: Path | None, *flags: str, cwd: Path | None = None) -> StdioServerParameters:
-    args = ["-m", "spyglass.cli", "mcp"]
+    args = ["-m", "ripsight.cli", "mcp"]
     if root is not None:
         args += ["--root", str(root)]
     return StdioServerParameters(
@@ -131,7 +131,7 @@ def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
                 return await session.initialize()
 
     init = asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT))
-    assert init.server_info.name == "spyglass"
+    assert init.server_info.name == "ripsight"
     assert init.capabilities.tools is not None
     assert str(tree.resolve()) in (init.instructions or "")
 
@@ -316,8 +316,8 @@ def test_ten_concurrent_calls_are_all_answered(tree: Path, tmp_path: Path) -> No
 
 _RENDEZVOUS_SERVER = """
 import sys, threading, anyio
-from spyglass import Registry, ToolSpec
-from spyglass.mcp_server import serve_stdio
+from ripsight import Registry, ToolSpec
+from ripsight.mcp_server import serve_stdio
 
 parties = int(sys.argv[1])
 barrier = threading.Barrier(parties, timeout=30)
@@ -403,7 +403,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
     stderr_path = tmp_path / "stderr.log"
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tree),
+            [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tree),
              "--log-level", "info"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -416,7 +416,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                            "clientInfo": {"name": "hand-written", "version": "0"}},
             })
             init = _read_response(process, 1)
-            assert init["result"]["serverInfo"]["name"] == "spyglass"
+            assert init["result"]["serverInfo"]["name"] == "ripsight"
             assert init["result"]["protocolVersion"] == "2025-06-18"
             _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -443,17 +443,17 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                 process.wait()
     log = stderr_path.read_text()
     assert "Traceback" not in log
-    assert "spyglass-mcp INFO" in log and "edit_file failed" in log
+    assert "ripsight-mcp INFO" in log and "edit_file failed" in log
 
 
 def test_mcp_help_documents_the_configuration() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "spyglass.cli", "mcp", "--help"],
+        [sys.executable, "-m", "ripsight.cli", "mcp", "--help"],
         check=False, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0
     for flag in ("--root", "--exclude-dir", "--no-default-excludes", "--deny", "--time-budget",
-                 "--max-result-chars", "--log-level", "spyglass[mcp]"):
+                 "--max-result-chars", "--log-level", "ripsight[mcp]"):
         assert flag in done.stdout
 
 
@@ -465,19 +465,19 @@ def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
     )
     env = dict(os.environ, PYTHONPATH=str(shadow))
     done = subprocess.run(
-        [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tmp_path)],
+        [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tmp_path)],
         check=False, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert "pip install 'spyglass[mcp]'" in lines[0]
+    assert "pip install 'ripsight[mcp]'" in lines[0]
 
 
 def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "spyglass.cli", "mcp", "--root", str(tmp_path / "nope")],
+        [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tmp_path / "nope")],
         check=False, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic import TypeAdapter
-from spyglass import (
+from ripsight import (
     ToolCall,
     ToolResult,
     anthropic_messages,

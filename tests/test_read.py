@@ -1,4 +1,4 @@
-"""read_file through spyglass.Workspace, on trees generated in tmp_path."""
+"""read_file through ripsight.Workspace, on trees generated in tmp_path."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _trees import ELF, PDF, PNG, ZIP, make_tree, numbered
-from spyglass import (
+from ripsight import (
     DeniedError,
     IsADirectoryPathError,
     PathNotFoundError,
@@ -293,7 +293,7 @@ def test_ignored_files_can_be_read_explicitly(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     make_tree(tmp_path, {
         ".gitignore": "build/\n*.log\n",
-        ".spyglassignore": "vendor/\n",
+        ".ripsightignore": "vendor/\n",
         "build/gen.py": "generated = True\n",
         "debug.log": "boom\n",
         "vendor/lib.js": "var x;\n",
@@ -333,7 +333,7 @@ LINE_BYTES = 100
 MEMORY_PROBE = textwrap.dedent(
     """
     import json, sys
-    import spyglass
+    import ripsight
 
     def status_kib(field):
         with open("/proc/self/status") as status:
@@ -342,7 +342,7 @@ MEMORY_PROBE = textwrap.dedent(
                     return int(line.split()[1])
         raise RuntimeError(field)
 
-    ws = spyglass.Workspace(sys.argv[1])
+    ws = ripsight.Workspace(sys.argv[1])
     ws.read_file("small.txt")  # warm up the allocator and lazy imports on a tiny file
     before = status_kib("VmRSS")
     r = ws.read_file("big.log", offset=int(sys.argv[2]), limit=int(sys.argv[3]))
@@ -357,8 +357,8 @@ MEMORY_PROBE = textwrap.dedent(
 
 
 @pytest.mark.skipif(
-    os.environ.get("SPYGLASS_SKIP_MEMORY_TEST") == "1",
-    reason="SPYGLASS_SKIP_MEMORY_TEST=1 (needs ~1 GB of free disk)",
+    os.environ.get("RIPSIGHT_SKIP_MEMORY_TEST") == "1",
+    reason="RIPSIGHT_SKIP_MEMORY_TEST=1 (needs ~1 GB of free disk)",
 )
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/status")
 def test_deep_read_of_a_large_file_stays_under_64_mb(tmp_path: Path) -> None:

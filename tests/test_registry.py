@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 from _protocol_helpers import registry_with
 from pydantic import TypeAdapter
-from spyglass import Registry, ToolSpec, default_registry
-from spyglass.registry import FORMATS
+from ripsight import Registry, ToolSpec, default_registry
+from ripsight.registry import FORMATS
 
 
 def assert_typed_dict(typed_dict: type, value: dict) -> None:
@@ -144,7 +144,7 @@ def test_custom_tool_registers_in_every_format():
 
 def test_cli_tools_prints_each_format(capsys):
     import orjson
-    from spyglass.cli import main
+    from ripsight.cli import main
 
     for fmt in FORMATS:
         assert main(["tools", "--format", fmt]) == 0

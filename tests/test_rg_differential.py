@@ -3,11 +3,11 @@
 The tree is a generated git repository (a few hundred files in several languages, nested
 `.gitignore` files with negations, an `.ignore`, a skip-set `node_modules`, secrets, a binary
 file, a text file with a late NUL, UTF-16, invalid UTF-8 and CRLF files). ripgrep runs with
-`--no-config --no-ignore-global --hidden --crlf`, and spyglass's skip set and deny globs are
-given to it as its own `-g '!…'` exclusions. spyglass's `.spyglassignore` is mirrored by an
+`--no-config --no-ignore-global --hidden --crlf`, and ripsight's skip set and deny globs are
+given to it as its own `-g '!…'` exclusions. ripsight's `.ripsightignore` is mirrored by an
 `.rgignore` with the same content (both are the highest-precedence ignore file of their tool).
 
-ripgrep lists the lines it matched before it met a NUL byte; spyglass skips such files entirely,
+ripgrep lists the lines it matched before it met a NUL byte; ripsight skips such files entirely,
 so files holding a NUL (outside a UTF-16 BOM file) are removed from ripgrep's answer.
 """
 
@@ -20,8 +20,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from spyglass import Workspace
-from spyglass.workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
+from ripsight import Workspace
+from ripsight.workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
 SEP = "\x1f"
 
@@ -86,14 +86,14 @@ def generate(root: Path, make_tree) -> Path:
             "src/core/.gitignore": "*.gen.rs\n!0.gen.rs\ndeep/*.md\n",
             "pkg2/.gitignore": "inner/*.txt\n",
             ".ignore": "vendor/\n",
-            ".spyglassignore": "!/generated/wanted.txt\n",
+            ".ripsightignore": "!/generated/wanted.txt\n",
             ".rgignore": "!/generated/wanted.txt\n",
             "generated/keep.py": "# TODO kept by the .gitignore's negation\n",
             "generated/drop.py": "# TODO ignored\n",
             "src/core/0.gen.rs": "// TODO kept by the nested negation\n",
             "src/core/1.gen.rs": "// TODO ignored by the nested .gitignore\n",
             "app.log": "TODO in a log\n",
-            "generated/wanted.txt": "TODO re-included by .spyglassignore\n",
+            "generated/wanted.txt": "TODO re-included by .ripsightignore\n",
             ".env": "TODO=secret\nAPI_KEY=alpha\n",
             "keys/server.pem": "needle TODO alpha\n",
             ".github/workflows/ci.yml": "name: ci # TODO alpha\n",
@@ -254,7 +254,7 @@ def rg_matches(rg: str, root: Path, args: list[str]) -> set[str]:
     return out
 
 
-def spyglass_matches(root: Path, pattern: str, **kwargs) -> set[str]:
+def ripsight_matches(root: Path, pattern: str, **kwargs) -> set[str]:
     result = Workspace(root).grep(pattern, limit=None, **kwargs)
     found = {f"{m.path}:{m.line}" for m in result.matches}
     assert len(found) == result.total_matches
@@ -285,7 +285,7 @@ def test_grep_equals_rg(
 ) -> None:
     expected = rg_matches(rg, tree, rg_args + ["-e", pattern])
     assert expected or pattern == "", "the oracle found nothing; the case proves little"
-    assert spyglass_matches(tree, pattern, **kwargs) == expected
+    assert ripsight_matches(tree, pattern, **kwargs) == expected
 
 
 @pytest.mark.parametrize("glob", ["*.py", "src/**/*.rs", "*.{md,txt}", "pkg2/**"])
@@ -299,7 +299,7 @@ def test_grep_glob_filter_equals_rg_narrowed_in_python(rg: str, tree: Path, glob
 
     expected = {loc for loc in everything if admitted(loc)}
     assert expected
-    assert spyglass_matches(tree, "TODO", glob=glob) == expected
+    assert ripsight_matches(tree, "TODO", glob=glob) == expected
 
 
 def test_grep_context_equals_rg(rg: str, tree: Path) -> None:
@@ -348,7 +348,7 @@ def test_grep_counts_equal_rg_count(rg: str, tree: Path) -> None:
     assert result.total_matches == sum(expected.values())
 
 
-# ---- the Linux tree (opt-in: SPYGLASS_KERNEL_ROOT=DIR, prepared by benches/linux_source.py) ----
+# ---- the Linux tree (opt-in: RIPSIGHT_KERNEL_ROOT=DIR, prepared by benches/linux_source.py) ----
 
 KERNEL_PATTERNS = [
     (r"spin_lock_irqsave\(&[a-z_]+->lock", []),
@@ -366,16 +366,16 @@ KERNEL_PATTERNS = [
 def kernel() -> Path:
     import os
 
-    root = os.environ.get("SPYGLASS_KERNEL_ROOT")
+    root = os.environ.get("RIPSIGHT_KERNEL_ROOT")
     if not root:
-        pytest.skip("opt-in: SPYGLASS_KERNEL_ROOT=~/.cache/spyglass-bench/linux-source-6.1 "
+        pytest.skip("opt-in: RIPSIGHT_KERNEL_ROOT=~/.cache/ripsight-bench/linux-source-6.1 "
                     "(prepare it with python benches/linux_source.py)")
     return Path(root).expanduser()
 
 
 @pytest.mark.parametrize(("pattern", "flags"), KERNEL_PATTERNS)
 def test_kernel_grep_equals_rg(rg: str, kernel: Path, pattern: str, flags: list[str]) -> None:
-    # spyglass follows symlinked directories inside the root, so rg runs with -L.
+    # ripsight follows symlinked directories inside the root, so rg runs with -L.
     lines = run_rg(rg, kernel, ["-L", "-n", "--no-heading", "--field-match-separator", SEP,
                                 *flags, "-e", pattern])
     expected = set()

@@ -11,8 +11,8 @@ from _protocol_helpers import registry_with
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
-from spyglass import ToolCall, ToolCallAccumulator
-from spyglass.demo import anthropic_events, openai_chat_chunks, responses_events
+from ripsight import ToolCall, ToolCallAccumulator
+from ripsight.demo import anthropic_events, openai_chat_chunks, responses_events
 
 GREP_ARGS = '{"pattern": "def main", "path": "src", "context": 2}'
 READ_ARGS = '{"path": "src/app.py", "offset": 10, "limit": 40}'
@@ -121,7 +121,7 @@ def test_id_and_name_only_in_the_first_fragment_are_kept():
 def test_missing_id_gets_a_stable_generated_one():
     events = [chunk([frag(4, name="grep", arguments=GREP_ARGS)]), chunk(finish="tool_calls")]
     first = merged(events)
-    assert first == [("call_spyglass_4", "grep", GREP_ARGS)]
+    assert first == [("call_ripsight_4", "grep", GREP_ARGS)]
     assert merged(events) == first
 
 
@@ -244,7 +244,7 @@ def test_legacy_function_call_and_full_message():
     events = [chunk(), {"choices": [{"index": 0, "delta": {"function_call": {
         "name": "grep", "arguments": '{"pattern":'}}}]},
         {"choices": [{"index": 0, "delta": {"function_call": {"arguments": ' "x"}'}}}]}]
-    assert merged(events) == [("call_spyglass_0", "grep", '{"pattern": "x"}')]
+    assert merged(events) == [("call_ripsight_0", "grep", '{"pattern": "x"}')]
     message = {"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
         "role": "assistant", "content": None, "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "grep", "arguments": GREP_ARGS}},

@@ -1,4 +1,4 @@
-"""`python/spyglass/_core.pyi` names exactly what `spyglass._core` exports (parsed with ast)."""
+"""`python/ripsight/_core.pyi` names exactly what `ripsight._core` exports (parsed with ast)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import spyglass
-from spyglass import _core
+import ripsight
+from ripsight import _core
 
-STUB = Path(spyglass.__file__).with_name("_core.pyi")
+STUB = Path(ripsight.__file__).with_name("_core.pyi")
 
 
 def _stub_tree() -> ast.Module:
@@ -94,7 +94,7 @@ def test_properties_are_properties(name: str) -> None:
 
 
 def test_result_fields_used_by_to_dict_exist() -> None:
-    from spyglass.workspace import _FIELDS
+    from ripsight.workspace import _FIELDS
 
     classes = _stub_classes()
     for cls_name, fields in _FIELDS.items():

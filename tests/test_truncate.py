@@ -1,4 +1,4 @@
-"""spyglass.truncate_middle: head and tail kept, the middle replaced by a note, within budget."""
+"""ripsight.truncate_middle: head and tail kept, the middle replaced by a note, within budget."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spyglass import InvalidArgumentError, truncate_middle
-from spyglass._core import truncate_middle as core_truncate
+from ripsight import InvalidArgumentError, truncate_middle
+from ripsight._core import truncate_middle as core_truncate
 
 NOTE = re.compile(r"\[\.\.\. (\d+) of (\d+) characters cut from the middle[^\]]*\]")
 

@@ -6,8 +6,8 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spyglass.tools import GLOB_SCHEMA, GREP_SCHEMA, READ_FILE_SCHEMA
-from spyglass.validation import (
+from ripsight.tools import GLOB_SCHEMA, GREP_SCHEMA, READ_FILE_SCHEMA
+from ripsight.validation import (
     ArgumentsError,
     check_arguments,
     closest_name,
@@ -131,7 +131,7 @@ def test_array_for_string():
      ("context_lines", "context"), ("Pattern", "pattern"), ("pattrn", "pattern"), ("qqq", None)],
 )
 def test_closest_name(name, expected):
-    from spyglass.validation import ARGUMENT_ALIASES
+    from ripsight.validation import ARGUMENT_ALIASES
 
     assert closest_name(name, GREP_SCHEMA["properties"], ARGUMENT_ALIASES) == expected
 

@@ -1,4 +1,4 @@
-//! spyglass-core: the engine behind spyglass's read-only tools for LLM coding agents.
+//! ripsight-core: the engine behind ripsight's read-only tools for LLM coding agents.
 //!
 //! Three bounded operations on one [`workspace::Workspace`] root:
 //! - [`walk::glob`]: ignore-aware parallel listing filtered by a glob (default 200 entries shown);
@@ -11,13 +11,13 @@
 //! language models; the Python layer turns results into model-facing text.
 //!
 //! ```no_run
-//! use spyglass_core::workspace::{Workspace, WorkspaceOptions};
-//! use spyglass_core::walk::{glob, GlobOptions};
+//! use ripsight_core::workspace::{Workspace, WorkspaceOptions};
+//! use ripsight_core::walk::{glob, GlobOptions};
 //!
 //! let ws = Workspace::new(".", WorkspaceOptions::default())?;
 //! let out = glob(&ws, &GlobOptions { pattern: "**/*.rs".into(), ..GlobOptions::default() })?;
 //! assert!(out.paths.len() as u64 <= out.total);
-//! # Ok::<(), spyglass_core::error::CoreError>(())
+//! # Ok::<(), ripsight_core::error::CoreError>(())
 //! ```
 #![warn(missing_docs)]
 

@@ -2,7 +2,7 @@
 //!
 //! Each method converts its arguments to owned Rust values, runs the engine inside one
 //! `py.detach` (the GIL is released for all file work), then builds Python objects. Engine errors
-//! and panics become the exception classes of `spyglass.errors`.
+//! and panics become the exception classes of `ripsight.errors`.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -37,7 +37,7 @@ fn check_line_chars(py: Python<'_>, max_line_chars: usize, default: usize) -> Py
     Ok(())
 }
 
-/// Raises the `spyglass.errors` class that fits the engine error.
+/// Raises the `ripsight.errors` class that fits the engine error.
 fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
     let class_name = match &error {
         CoreError::NotFound { .. } => "PathNotFoundError",
@@ -56,7 +56,7 @@ fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
 
 fn raise(py: Python<'_>, class_name: &str, message: String) -> PyErr {
     let class = py
-        .import("spyglass.errors")
+        .import("ripsight.errors")
         .and_then(|module| module.getattr(class_name))
         .and_then(|class| class.cast_into::<PyType>().map_err(PyErr::from));
     match class {
@@ -84,7 +84,7 @@ where
                 py,
                 "EngineError",
                 format!(
-                    "internal error in the spyglass engine ({detail}); this is a bug. Try a narrower request."
+                    "internal error in the ripsight engine ({detail}); this is a bug. Try a narrower request."
                 ),
             ))
         }
@@ -92,7 +92,7 @@ where
 }
 
 /// What a walk or search passed over, by reason.
-#[pyclass(frozen, get_all, module = "spyglass._core", name = "SkipCounts")]
+#[pyclass(frozen, get_all, module = "ripsight._core", name = "SkipCounts")]
 pub struct PySkipCounts {
     ignored: u64,
     binary: u64,
@@ -134,7 +134,7 @@ impl PySkipCounts {
 }
 
 /// Result of `Engine.glob`.
-#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct GlobResult {
     pattern: String,
     paths: Vec<String>,
@@ -166,7 +166,7 @@ impl GlobResult {
 }
 
 /// One shown line of a grep result.
-#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct GrepLine {
     path: String,
     line: u64,
@@ -187,7 +187,7 @@ impl GrepLine {
 }
 
 /// A file and its number of matching lines.
-#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct FileCount {
     path: String,
     count: u64,
@@ -201,7 +201,7 @@ impl FileCount {
 }
 
 /// Result of `Engine.grep`.
-#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct GrepResult {
     pattern: String,
     output_mode: String,
@@ -243,7 +243,7 @@ impl GrepResult {
 }
 
 /// One shown line of a read.
-#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct ReadLine {
     number: u64,
     text: String,
@@ -258,7 +258,7 @@ impl ReadLine {
 }
 
 /// Result of `Engine.read_file`.
-#[pyclass(frozen, get_all, module = "spyglass._core")]
+#[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct ReadResult {
     path: String,
     kind: String,
@@ -289,7 +289,7 @@ impl ReadResult {
 }
 
 /// One workspace root with its policy; all methods release the GIL.
-#[pyclass(frozen, module = "spyglass._core")]
+#[pyclass(frozen, module = "ripsight._core")]
 pub struct Engine {
     workspace: Arc<Workspace>,
 }
@@ -577,7 +577,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .map(|s| s.to_string())
             .collect::<Vec<_>>(),
     )?;
-    // The default limits (SPEC section 5), so `spyglass.limits.ToolLimits` has one source.
+    // The default limits (SPEC section 5), so `ripsight.limits.ToolLimits` has one source.
     m.add("DEFAULT_GLOB_LIMIT", walk::DEFAULT_GLOB_LIMIT)?;
     m.add("DEFAULT_GREP_LIMIT", grep::DEFAULT_GREP_LIMIT)?;
     m.add("DEFAULT_GREP_LINE_CHARS", grep::DEFAULT_MAX_LINE_CHARS)?;

@@ -1,13 +1,13 @@
 //! Ignore-aware parallel walking and `glob`.
 //!
 //! `walk_files` is the one walker behind both `glob` and `grep`: it runs
-//! `ignore::WalkBuilder::build_parallel` with spyglass's rules and hands every file that passes
+//! `ignore::WalkBuilder::build_parallel` with ripsight's rules and hands every file that passes
 //! them to a per-thread `FileVisitor`. The rules, in the order they apply to an entry:
 //!
 //! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false: `.gitignore` and
 //!    `.git/info/exclude` only inside a git repository (as ripgrep: a stray `.gitignore` of `/*`
 //!    outside git hides nothing), `.ignore` everywhere, ignore files of parent directories, and
-//!    `.spyglassignore` with the highest precedence (its `!pattern` re-includes what `.gitignore`
+//!    `.ripsightignore` with the highest precedence (its `!pattern` re-includes what `.gitignore`
 //!    hides). The global git excludes file is never read, so results do not depend on the machine.
 //!    Hidden files are included.
 //! 2. the skip set of directory names ([`Workspace::is_excluded_dir`]): pruned, counted `ignored`;
@@ -35,7 +35,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 
 use crate::error::CoreError;
 use crate::workspace::{
-    Deadline, SPYGLASS_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
+    Deadline, RIPSIGHT_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
 };
 
 /// Default number of paths a glob returns.
@@ -225,7 +225,7 @@ fn walk_root(dir: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
-/// A `WalkBuilder` rooted at `start` with spyglass's ignore-file rules (no entry filter).
+/// A `WalkBuilder` rooted at `start` with ripsight's ignore-file rules (no entry filter).
 fn ignore_rules(workspace: &Workspace, start: &Path) -> WalkBuilder {
     let respect = workspace.options().respect_ignore_files;
     let mut builder = WalkBuilder::new(start);
@@ -239,7 +239,7 @@ fn ignore_rules(workspace: &Workspace, start: &Path) -> WalkBuilder {
         .require_git(true)
         .follow_links(true);
     if respect {
-        builder.add_custom_ignore_filename(SPYGLASS_IGNORE_FILENAME);
+        builder.add_custom_ignore_filename(RIPSIGHT_IGNORE_FILENAME);
     }
     builder
 }
@@ -528,7 +528,7 @@ impl<V> Drop for ThreadVisitor<'_, V> {
 /// Characters that make a pattern component a glob rather than a literal name.
 const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\', '!'];
 
-/// Compiles a glob with spyglass's semantics: `*` and `?` never cross `/`, `**` does.
+/// Compiles a glob with ripsight's semantics: `*` and `?` never cross `/`, `**` does.
 pub(crate) fn compile_glob(pattern: &str, shown: &str) -> Result<GlobMatcher, CoreError> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
@@ -929,7 +929,7 @@ mod walk_mode_tests {
         write(&root, "keep.log", "k\n");
         write(&root, "drop.log", "d\n");
         write(&root, "build/out.txt", "o\n");
-        write(&root, ".spyglassignore", "!drop.log\n");
+        write(&root, ".ripsightignore", "!drop.log\n");
         write(&root, "other.log", "o\n");
         write(&root, "src/.ignore", "gen_*\n");
         write(&root, "src/gen_x.rs", "g\n");

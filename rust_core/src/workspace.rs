@@ -34,8 +34,8 @@ pub const DEFAULT_DENY_GLOBS: &[&str] = &[
 /// Default time budget of one walk or search: 10 seconds.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(10);
 
-/// Name of spyglass's own ignore file (gitignore syntax, read after the others, may re-include).
-pub const SPYGLASS_IGNORE_FILENAME: &str = ".spyglassignore";
+/// Name of ripsight's own ignore file (gitignore syntax, read after the others, may re-include).
+pub const RIPSIGHT_IGNORE_FILENAME: &str = ".ripsightignore";
 
 /// How a workspace behaves. `Default` gives the documented defaults.
 #[derive(Clone, Debug)]
@@ -49,7 +49,7 @@ pub struct WorkspaceOptions {
     pub time_budget: Duration,
     /// Worker threads for walking and searching; 0 means one per core.
     pub threads: usize,
-    /// Whether ignore files (`.gitignore` in a git repository, `.ignore`, `.spyglassignore`) apply
+    /// Whether ignore files (`.gitignore` in a git repository, `.ignore`, `.ripsightignore`) apply
     /// (default true).
     pub respect_ignore_files: bool,
 }
@@ -71,7 +71,7 @@ impl Default for WorkspaceOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SkipCounts {
     /// Directories of the skip set pruned by a walk (each counts once). Entries hidden by ignore
-    /// files are not counted: the walker drops them before spyglass sees them.
+    /// files are not counted: the walker drops them before ripsight sees them.
     pub ignored: u64,
     /// Files with a NUL byte (not searched).
     pub binary: u64,
@@ -639,7 +639,7 @@ impl Workspace {
                     && excluded.iter().any(|d| entry.file_name() == d.as_str()))
             });
         if respect {
-            builder.add_custom_ignore_filename(SPYGLASS_IGNORE_FILENAME);
+            builder.add_custom_ignore_filename(RIPSIGHT_IGNORE_FILENAME);
         }
         for (seen, entry) in builder.build().flatten().enumerate() {
             if seen >= limit || *budget == 0 {

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use spyglass_core::grep::{GrepOptions, GrepOutput, OutputMode, grep};
-use spyglass_core::workspace::{Workspace, WorkspaceOptions};
+use ripsight_core::grep::{GrepOptions, GrepOutput, OutputMode, grep};
+use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
 fn write(root: &Path, relative: &str, content: &[u8]) {
     let path = root.join(relative);
@@ -433,7 +433,7 @@ fn files_over_the_size_limit_are_counted_too_large() {
     let dir = tree(&[("small.txt", b"needle\n")]);
     // A sparse file: large on paper, nothing written.
     let big = std::fs::File::create(dir.path().join("big.log")).expect("create");
-    big.set_len(spyglass_core::grep::MAX_FILE_BYTES + 1)
+    big.set_len(ripsight_core::grep::MAX_FILE_BYTES + 1)
         .expect("set_len");
     let out = search(&ws(dir.path()), "needle", |_| {});
     assert_eq!(out.total_matches, 1);

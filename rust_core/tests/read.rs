@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use spyglass_core::error::CoreError;
-use spyglass_core::read::{ContentKind, ReadOptions, ReadOutput, read_file};
-use spyglass_core::workspace::{Workspace, WorkspaceOptions};
+use ripsight_core::error::CoreError;
+use ripsight_core::read::{ContentKind, ReadOptions, ReadOutput, read_file};
+use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
 fn workspace(dir: &Path) -> Workspace {
     Workspace::new(dir, WorkspaceOptions::default()).expect("workspace opens")

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use spyglass_core::walk::{GlobOptions, GlobOutput, SortOrder, glob};
-use spyglass_core::workspace::{Workspace, WorkspaceOptions};
+use ripsight_core::walk::{GlobOptions, GlobOutput, SortOrder, glob};
+use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
 fn write(root: &Path, relative: &str, content: &[u8]) {
     let path = root.join(relative);
@@ -130,12 +130,12 @@ fn nested_gitignore_with_negation() {
 }
 
 #[test]
-fn dot_ignore_applies_everywhere_and_spyglassignore_reincludes() {
+fn dot_ignore_applies_everywhere_and_ripsightignore_reincludes() {
     let dir = tree(&["vendor/lib.js", "gen/api.py", "gen/other.py", "src/main.py"]);
     write(dir.path(), ".ignore", b"vendor/\n");
     std::fs::create_dir(dir.path().join(".git")).expect("git dir");
     write(dir.path(), ".gitignore", b"gen/*\n");
-    write(dir.path(), ".spyglassignore", b"!gen/api.py\n");
+    write(dir.path(), ".ripsightignore", b"!gen/api.py\n");
     let ws = ws(dir.path());
     assert_eq!(paths(&ws, "**/*.{py,js}"), ["gen/api.py", "src/main.py"]);
     let all = Workspace::new(

@@ -214,8 +214,8 @@ class ToolCallAccumulator:
                 arguments
             )
             call_id = slot.call_id or (
-                f"call_spyglass_{slot.index}" if slot.seq == 0 else
-                f"call_spyglass_{slot.index}_{slot.seq}"
+                f"call_ripsight_{slot.index}" if slot.seq == 0 else
+                f"call_ripsight_{slot.index}_{slot.seq}"
             )
             calls.append(
                 ToolCall(id=call_id, name=slot.name or "", arguments=arguments,

@@ -1,13 +1,13 @@
-"""`spyglass bench [ROOT]`: spyglass against ripgrep and its peers, on your repository or a generated one.
+"""`ripsight bench [ROOT]`: ripsight against ripgrep and its peers, on your repository or a generated one.
 
-    spyglass bench                       # a generated 5,000-file repository (cached)
-    spyglass bench ~/src/monorepo --json figures.json --plot figures.png
-    spyglass bench --quick               # a generated ~300-file repository, 3 repeats
+    ripsight bench                       # a generated 5,000-file repository (cached)
+    ripsight bench ~/src/monorepo --json figures.json --plot figures.png
+    ripsight bench --quick               # a generated ~300-file repository, 3 repeats
 
 Every case first checks that each tool found the same answer (the same total of matching lines or
 files), then times it. Figures are medians of `--repeat` runs, page cache warm (one untimed run
 first), the tools of a case timed round-robin so that outside load falls on all alike; every
-figure is also shown as a ratio to `rg`, the reference. spyglass is timed
+figure is also shown as a ratio to `rg`, the reference. ripsight is timed
 in-process through the Python API (the way an agent pays for a call); `rg`, `fd` and
 `tail | head` are timed as whole subprocesses started from Python.
 
@@ -55,7 +55,7 @@ __all__ = [
 GENERATOR_VERSION = 1
 SEED = 20260101
 
-# spyglass's defaults (SPEC 2.2, 2.5), mirrored as peer flags so every tool sees the same file set.
+# ripsight's defaults (SPEC 2.2, 2.5), mirrored as peer flags so every tool sees the same file set.
 SKIP_DIRS = (".git", ".hg", ".svn", "node_modules", "dist", "__pycache__")
 DENY_GLOBS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".netrc",
               ".git-credentials")
@@ -74,9 +74,9 @@ NO_MATCH = "zyzzyva_" + "not_present_anywhere_7"
 
 
 def cache_dir() -> str:
-    """Where generated corpora live: ``$SPYGLASS_BENCH_DIR`` or ``~/.cache/spyglass-bench``."""
-    d = os.environ.get("SPYGLASS_BENCH_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "spyglass-bench"
+    """Where generated corpora live: ``$RIPSIGHT_BENCH_DIR`` or ``~/.cache/ripsight-bench``."""
+    d = os.environ.get("RIPSIGHT_BENCH_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "ripsight-bench"
     )
     os.makedirs(d, exist_ok=True)
     return d
@@ -179,7 +179,7 @@ class _Writer:
 
 
 def _git_init(root: str) -> None:
-    # ripgrep, fd and spyglass apply .gitignore only inside a git repository: a bare `.git/` is enough.
+    # ripgrep, fd and ripsight apply .gitignore only inside a git repository: a bare `.git/` is enough.
     os.makedirs(os.path.join(root, ".git", "info"), exist_ok=True)
     with open(os.path.join(root, ".git", "HEAD"), "w") as fh:
         fh.write("ref: refs/heads/main\n")
@@ -297,8 +297,8 @@ def fd_binary() -> str | None:
 
 
 def same_set_rg_args(hidden: bool = True, follow: bool = True) -> list[str]:
-    """Flags that make rg search exactly spyglass's default file set (hidden files in, skip set out)."""
-    # -L: spyglass follows symlinks that stay inside the root (the kernel has some, e.g.
+    """Flags that make rg search exactly ripsight's default file set (hidden files in, skip set out)."""
+    # -L: ripsight follows symlinks that stay inside the root (the kernel has some, e.g.
     # scripts/dtc/include-prefixes/*); rg and fd must follow them too to see the same files.
     args = (["--follow"] if follow else []) + (["--hidden"] if hidden else [])
     for d in SKIP_DIRS:
@@ -319,7 +319,7 @@ def same_set_fd_args() -> list[str]:
 
 def rg_count(root: str, pattern: str, literal: bool = False, hidden: bool = True,
              follow: bool = True) -> int:
-    """Matching lines in spyglass's file set, by ``rg -c`` (the expected answer of a grep case).
+    """Matching lines in ripsight's file set, by ``rg -c`` (the expected answer of a grep case).
 
     ``hidden=False`` / ``follow=False`` leave hidden files / symlinks out, for a peer that
     cannot search them (python-ripgrep, ripgrep-rs and the pure-Python reference)."""
@@ -347,14 +347,14 @@ def rg_search(root: str, pattern: str, literal: bool = False, sort: bool = False
 
 
 def fd_count(root: str, glob: str) -> int:
-    """`fd -g GLOB` in spyglass's file set, as a subprocess; returns the number of paths."""
+    """`fd -g GLOB` in ripsight's file set, as a subprocess; returns the number of paths."""
     out = subprocess.run([fd_binary(), *same_set_fd_args(), "-g", glob, "."], cwd=root,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
     return out.stdout.count(b"\n")
 
 
 def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = True) -> int:
-    """`rg --files -g GLOB` in spyglass's file set."""
+    """`rg --files -g GLOB` in ripsight's file set."""
     out = subprocess.run([rg_binary(), "--files", *same_set_rg_args(hidden, follow), "-g", glob,
                           "."],
                          cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
@@ -511,7 +511,7 @@ def py_read(path: str, offset: int, limit: int) -> int:
 
 
 def peak_rss_of_read(path: str, offset: int, limit: int) -> dict[str, float]:
-    """Peak resident memory (MB) of one spyglass read, in a fresh interpreter.
+    """Peak resident memory (MB) of one ripsight read, in a fresh interpreter.
 
     The high-water mark is reset just before the read (``/proc/self/clear_refs``), so the peak is
     the read's own plus what the interpreter already holds (``baseline_mb``). ``getrusage``'s
@@ -524,7 +524,7 @@ def peak_rss_of_read(path: str, offset: int, limit: int) -> dict[str, float]:
         "        for line in fh:\n"
         "            if line.startswith(key + ':'):\n"
         "                return int(line.split()[1])\n"
-        "from spyglass import Workspace\n"
+        "from ripsight import Workspace\n"
         "ws = Workspace(os.path.dirname(sys.argv[1]))\n"
         "before = mem('VmRSS')\n"
         "with open('/proc/self/clear_refs', 'w') as fh:\n"
@@ -681,7 +681,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
               glob: str | None = None, small_root: str | None = None,
               progress: bool = True) -> dict[str, Any]:
     """Run every case on `root`; returns the raw figures (what ``--json`` writes)."""
-    from spyglass import Workspace
+    from ripsight import Workspace
 
     load_start = os.getloadavg()[0]
     root = os.path.realpath(root)
@@ -719,8 +719,8 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
                 ans = fn()
             except Exception as exc:  # noqa: BLE001 - a peer that breaks is reported, not fatal
                 rows.append(Row(case, tool, None, note=f"failed: {exc}"))
-                if tool == "spyglass":
-                    problems.append(f"{case}: spyglass failed: {exc}")
+                if tool == "ripsight":
+                    problems.append(f"{case}: ripsight failed: {exc}")
                 continue
             row = Row(case, tool, None, answer=ans if isinstance(ans, int) else None)
             if expect is not None and row.answer != expect:
@@ -749,7 +749,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
         measure(case, "rg", lambda p=pat, l=lit: rg_search(root, p, l), expect)
         measure(case, "rg --sort path", lambda p=pat, l=lit: rg_search(root, p, l, sort=True),
                 expect)
-        measure(case, "spyglass",
+        measure(case, "ripsight",
                 lambda p=pat, l=lit: ws.grep(p, literal=l, limit=50).total_matches, expect)
         for name, mod in libs.items():
             # python-ripgrep cannot search hidden files: its answer is rg's without --hidden.
@@ -772,7 +772,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     else:
         bar.step("fd missing")
         rows.append(Row(case, "fd", None, note="fd not installed (apt-get install fd-find)"))
-    measure(case, "spyglass", lambda: ws.glob(glob, limit=200).total, expect)
+    measure(case, "ripsight", lambda: ws.glob(glob, limit=200).total, expect)
     for name, mod in libs.items():
         hid = lib_hidden[name]
         measure(case, name.replace("_", "-"),
@@ -788,13 +788,13 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     case = "per-call grep (small repo)"
     expect = rg_count(small, COMMON_REGEX)
     measure(case, "rg", lambda: rg_search(small, COMMON_REGEX), expect, reps_small)
-    measure(case, "spyglass", lambda: wss.grep(COMMON_REGEX, limit=50).total_matches, expect,
+    measure(case, "ripsight", lambda: wss.grep(COMMON_REGEX, limit=50).total_matches, expect,
             reps_small)
     run_case(case)
     case = "per-call glob (small repo)"
     expect = rg_files_count(small, "*.py")
     measure(case, "rg", lambda: rg_files_count(small, "*.py"), expect, reps_small)
-    measure(case, "spyglass", lambda: wss.glob("**/*.py", limit=200).total, expect, reps_small)
+    measure(case, "ripsight", lambda: wss.glob("**/*.py", limit=200).total, expect, reps_small)
     run_case(case)
 
     # two threads vs one on small-repo grep
@@ -823,7 +823,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
             raise AssertionError(f"line {offset} reads {first[:20]!r}")
         return len(r.lines)
 
-    measure(case, "spyglass", sg_read, 400)
+    measure(case, "ripsight", sg_read, 400)
     measure(case, "python (islice)", lambda: py_read(log, offset, 400), 400,
             reps=min(repeat, 3))
     run_case(case)
@@ -869,7 +869,7 @@ def _apply_goals(rows: list[Row], threads: dict[str, Any], mem: dict[str, Any]) 
         for r in tools.values():
             if ref and ref.median_ms and r.median_ms is not None:
                 r.ratio_to_rg = r.median_ms / ref.median_ms
-        sg = tools.get("spyglass")
+        sg = tools.get("ripsight")
         if sg is None or sg.median_ms is None:
             continue
         goals: list[tuple[str, float | None]] = []
@@ -926,8 +926,8 @@ def machine_info() -> dict[str, Any]:
         except (OSError, subprocess.TimeoutExpired):
             info[key] = None
     try:
-        import spyglass
-        info["spyglass"] = getattr(spyglass, "__version__", None)
+        import ripsight
+        info["ripsight"] = getattr(ripsight, "__version__", None)
     except ImportError:
         pass
     return info
@@ -942,18 +942,18 @@ def format_table(fig: dict[str, Any]) -> str:
         med = "—" if r["median_ms"] is None else f"{r['median_ms']:.2f}"
         ratio = "" if r["ratio_to_rg"] is None else f"{r['ratio_to_rg']:.2f}x"
         met = "" if r["met"] is None else ("met" if r["met"] else "MISSED")
-        goal = r["note"] if r["tool"] == "spyglass" else (r["note"] or "")
+        goal = r["note"] if r["tool"] == "ripsight" else (r["note"] or "")
         cpu = "" if r.get("cpu_ms") is None else f"{r['cpu_ms']:.1f}"
         cells = [r["case"], r["tool"], med, ratio, cpu, goal, met]
         out.write("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |\n")
     t = fig["threads"]
-    out.write(f"| 2 threads vs 1 (small-repo grep) | spyglass | {t['one_thread_calls_per_s']:.0f}"
+    out.write(f"| 2 threads vs 1 (small-repo grep) | ripsight | {t['one_thread_calls_per_s']:.0f}"
               f" -> {t['two_threads_calls_per_s']:.0f} calls/s | {t['speedup']:.2f}x | "
               "| 2 threads >=1.7x one "
               f"| {'met' if t['met'] else 'MISSED'} |\n")
     m = fig["read_memory"]
     if m.get("peak_mb") is not None:
-        out.write(f"| read_file peak memory | spyglass | {m['peak_mb']:.1f} MB peak RSS "
+        out.write(f"| read_file peak memory | ripsight | {m['peak_mb']:.1f} MB peak RSS "
                   f"(+{m['delta_mb']:.1f} MB for the read) | | | <64 MB | "
                   f"{'met' if m['peak_mb'] < 64 else 'MISSED'} |\n")
     for name, why in fig.get("missing_peers", {}).items():
@@ -973,7 +973,7 @@ def plot(fig: dict[str, Any], path: str) -> None:
     rows = [r for r in fig["rows"] if r["ratio_to_rg"] is not None]
     labels = [f"{r['case']} — {r['tool']}" for r in rows]
     values = [r["ratio_to_rg"] for r in rows]
-    colors = ["tab:blue" if r["tool"] == "spyglass" else "tab:gray" for r in rows]
+    colors = ["tab:blue" if r["tool"] == "ripsight" else "tab:gray" for r in rows]
     f, ax = plt.subplots(figsize=(10, 0.28 * len(rows) + 1.5))
     ax.barh(range(len(rows)), values, color=colors)
     ax.set_yticks(range(len(rows)), labels, fontsize=7)
@@ -981,14 +981,14 @@ def plot(fig: dict[str, Any], path: str) -> None:
     ax.set_xscale("log")
     ax.axvline(1.0, color="k", lw=0.8)
     ax.set_xlabel("median time / rg's median time (lower is faster; log scale)")
-    ax.set_title(f"spyglass bench on {os.path.basename(fig['root'])}")
+    ax.set_title(f"ripsight bench on {os.path.basename(fig['root'])}")
     f.tight_layout()
     f.savefig(path, dpi=120)
     plt.close(f)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The options of ``spyglass bench``, for a CLI that builds its own (sub)parser."""
+    """The options of ``ripsight bench``, for a CLI that builds its own (sub)parser."""
     parser.add_argument("root", nargs="?", help="repository to measure (default: a generated "
                         "5,000-file repository; with --quick a ~300-file one)")
     parser.add_argument("--repeat", type=int, default=None,
@@ -1011,27 +1011,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def build_parser(prog: str = "spyglass bench") -> argparse.ArgumentParser:
+def build_parser(prog: str = "ripsight bench") -> argparse.ArgumentParser:
     return add_arguments(argparse.ArgumentParser(
         prog=prog,
-        description="Time spyglass against rg, fd, python-ripgrep, ripgrep-rs, pure Python and "
+        description="Time ripsight against rg, fd, python-ripgrep, ripgrep-rs, pure Python and "
                     "tail|head on a repository; prints medians and ratios to rg."))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``spyglass bench [ROOT] [--quick] [--repeat N] [--json FILE] [--plot FILE.png]``."""
+    """``ripsight bench [ROOT] [--quick] [--repeat N] [--json FILE] [--plot FILE.png]``."""
     return run(build_parser().parse_args(argv))
 
 
 def run(args: argparse.Namespace) -> int:
-    """Runs ``spyglass bench`` from parsed arguments (see `add_arguments`); returns the exit code:
-    0, 1 when a tool found a different answer or spyglass failed, 2 for unusable arguments."""
+    """Runs ``ripsight bench`` from parsed arguments (see `add_arguments`); returns the exit code:
+    0, 1 when a tool found a different answer or ripsight failed, 2 for unusable arguments."""
     if args.plot:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             print("--plot needs matplotlib, which is not installed: "
-                  "pip install 'spyglass[bench]' (or pip install matplotlib), or drop --plot.",
+                  "pip install 'ripsight[bench]' (or pip install matplotlib), or drop --plot.",
                   file=sys.stderr)
             return 2
     if rg_binary() is None:
@@ -1053,7 +1053,7 @@ def run(args: argparse.Namespace) -> int:
                     common=args.common, none=args.none, glob=args.glob,
                     progress=not args.no_progress)
     pats = ", ".join(f"{k}: {v!r}" for k, v in fig["patterns"].items())
-    print(f"spyglass bench: {fig['root']} ({fig['machine'].get('cpu', '?')}, "
+    print(f"ripsight bench: {fig['root']} ({fig['machine'].get('cpu', '?')}, "
           f"{fig['machine']['cpus']} cpus, Python {fig['machine']['python']}), "
           f"median of {repeat} warm runs, load average {fig['load_average']['start']:.2f} -> "
           f"{fig['load_average']['end']:.2f}")

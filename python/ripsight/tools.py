@@ -47,7 +47,7 @@ def glob_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     """The model-facing description of `glob` under these limits."""
     return f"""\
 Find files by name pattern. Use it to discover a project's layout or to locate files before \
-reading or searching them. Ignore-aware like ripgrep (.gitignore, .ignore, .spyglassignore); \
+reading or searching them. Ignore-aware like ripgrep (.gitignore, .ignore, .ripsightignore); \
 hidden files are included; skip-set directories such as .git and node_modules are left out.
 
 Pattern syntax: `**` matches across directories, `*` within one directory level (it never \
@@ -100,7 +100,7 @@ line grep found."""
 
 
 #: `ToolResult.meta` key holding the engine's typed result (GlobResult, GrepResult, ReadResult)
-#: of a successful call, for front ends that return structured data (MCP, `spyglass --json`).
+#: of a successful call, for front ends that return structured data (MCP, `ripsight --json`).
 ENGINE_RESULT_KEY = "engine_result"
 
 #: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).

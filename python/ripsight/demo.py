@@ -1,4 +1,4 @@
-"""`spyglass demo`: an offline, scripted agent loop that shows the whole protocol at work.
+"""`ripsight demo`: an offline, scripted agent loop that shows the whole protocol at work.
 
 A scripted "model" is asked, on a small repository generated deterministically in a temporary
 directory, why its test is red. It answers in tool calls that are streamed chunk by chunk in the
@@ -413,12 +413,12 @@ def _describe_follow_up(provider: str, messages: list[dict[str, Any]]) -> str:
 def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
     """Runs the scripted loop, printing a card per call and the conclusion."""
     report = DemoReport()
-    with tempfile.TemporaryDirectory(prefix="spyglass-demo-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ripsight-demo-") as tmp:
         repo = make_demo_repo(Path(root or tmp) / "shop")
         registry = default_registry(repo)
         model = ScriptedModel()
         acc = ToolCallAccumulator()
-        print(f"spyglass demo: a scripted model investigates a generated repository ({repo})", file=out)
+        print(f"ripsight demo: a scripted model investigates a generated repository ({repo})", file=out)
         print(f"user> {QUESTION}", file=out)
         results: list[ToolResult] = []
         number = 0
@@ -589,7 +589,7 @@ def run_selftest(out: TextIO = sys.stdout) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="spyglass demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="ripsight demo", description=__doc__.splitlines()[0])
     parser.add_argument("--selftest", action="store_true", help="run the named checks")
     args = parser.parse_args(argv)
     if args.selftest:

@@ -1,11 +1,11 @@
-"""Type stubs of the Rust extension `spyglass._core` (hand-maintained; tests/test_stub.py checks names)."""
+"""Type stubs of the Rust extension `ripsight._core` (hand-maintained; tests/test_stub.py checks names)."""
 
 from typing import final
 
 __version__: str
 DEFAULT_EXCLUDE_DIRS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
-# The default limits (SPEC section 5); `spyglass.limits.ToolLimits` takes its defaults from these.
+# The default limits (SPEC section 5); `ripsight.limits.ToolLimits` takes its defaults from these.
 DEFAULT_GLOB_LIMIT: int
 DEFAULT_GREP_LIMIT: int
 DEFAULT_GREP_LINE_CHARS: int

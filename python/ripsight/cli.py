@@ -1,9 +1,9 @@
-"""The `spyglass` command line.
+"""The `ripsight` command line.
 
-    spyglass demo [--selftest]            the offline scripted agent loop
-    spyglass tools [--format openai]      tool definitions as JSON
-    spyglass glob|grep|read ... [--json]  one tool call: the text a model sees, or the typed result
-    spyglass mcp [--root DIR]             MCP server on stdio
+    ripsight demo [--selftest]            the offline scripted agent loop
+    ripsight tools [--format openai]      tool definitions as JSON
+    ripsight glob|grep|read ... [--json]  one tool call: the text a model sees, or the typed result
+    ripsight mcp [--root DIR]             MCP server on stdio
 
 Each subcommand is one ``add_<name>_parser`` function plus one ``cmd_<name>(args) -> int``
 function, registered in `SUBCOMMANDS`; adding a subcommand (glob, grep, read, mcp, bench) means
@@ -81,7 +81,7 @@ def cmd_tools(args: argparse.Namespace) -> int:
 # -- glob / grep / read: the tools from a shell ----------------------------------------------------
 #
 # Each prints the text a model would see (the registry's formatted, bounded result) or, with
-# --json, `spyglass.to_dict` of the engine's typed result. Exit codes: 0 results, 1 no match
+# --json, `ripsight.to_dict` of the engine's typed result. Exit codes: 0 results, 1 no match
 # (grep, and glob with no paths), 2 usage or input error with one line on stderr.
 
 EXIT_OK, EXIT_NO_MATCH, EXIT_ERROR = 0, 1, 2
@@ -235,7 +235,7 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--no-ignore-files",
         action="store_true",
-        help="do not honour .gitignore, .ignore and .spyglassignore",
+        help="do not honour .gitignore, .ignore and .ripsightignore",
     )
     group.add_argument(
         "--time-budget",
@@ -274,7 +274,7 @@ def _one_line(text: str) -> str:
 
 
 def _fail(command: str, message: str) -> int:
-    sys.stderr.write(f"spyglass {command}: {_one_line(message)}\n")
+    sys.stderr.write(f"ripsight {command}: {_one_line(message)}\n")
     return EXIT_ERROR
 
 
@@ -284,14 +284,14 @@ def _run_tool(args: argparse.Namespace, tool: str) -> int:
     The call's arguments are the options named like the tool's schema properties (the parsers
     use those names as destinations), so the schema stays the one list of a tool's arguments.
     """
-    from .errors import SpyglassError
+    from .errors import RipsightError
     from .tools import ENGINE_RESULT_KEY
     from .types import ToolCall
     from .workspace import to_dict
 
     try:
         registry = registry_from_args(args)
-    except (SpyglassError, ValueError, TypeError, OSError) as error:
+    except (RipsightError, ValueError, TypeError, OSError) as error:
         return _fail(args.command, _workspace_error(args, error))
     with registry:
         properties = registry.get(tool).parameters["properties"]  # type: ignore[union-attr]
@@ -321,7 +321,7 @@ def _run_tool(args: argparse.Namespace, tool: str) -> int:
 
 
 class _IntermixedParser(argparse.ArgumentParser):
-    """Lets options follow positionals (`spyglass grep TODO -l src`), as grep and rg allow.
+    """Lets options follow positionals (`ripsight grep TODO -l src`), as grep and rg allow.
 
     Plain argparse binds both positionals at the first one and then rejects `src`.
     """
@@ -350,7 +350,7 @@ def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
         "--json",
         action="store_true",
         help="print the structured result as one line of JSON (the fields of the Python API's "
-        "typed result, see spyglass.to_dict) instead of the text a model sees",
+        "typed result, see ripsight.to_dict) instead of the text a model sees",
     )
 
 
@@ -491,7 +491,7 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Serve glob, grep and read_file as an MCP server on stdin/stdout, for "
         "Claude Desktop, Claude Code, Codex, Gemini CLI, Cursor and any MCP client. Every "
         "result is the text a model sees plus the typed result as structuredContent. "
-        "Logging goes to stderr. Needs the optional extra: pip install 'spyglass[mcp]'.",
+        "Logging goes to stderr. Needs the optional extra: pip install 'ripsight[mcp]'.",
         epilog="A call's limit is a tool argument the model may set; the limit flags set its "
         "default and the line caps, and the listed tool schemas and descriptions state the "
         "configured numbers. The server exits when the client closes stdin.",
@@ -524,7 +524,7 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def cmd_mcp(args: argparse.Namespace) -> int:
     import logging
 
-    from .errors import SpyglassError
+    from .errors import RipsightError
 
     try:
         import anyio
@@ -537,20 +537,20 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return _fail(
             "mcp",
             f"the MCP Python SDK 2.x is not installed ({error}); install it with: "
-            "pip install 'spyglass[mcp]'",
+            "pip install 'ripsight[mcp]'",
         )
     if args.max_concurrent_calls < 1:
         return _fail("mcp", "--max-concurrent-calls must be at least 1")
     logging.basicConfig(
         stream=sys.stderr,
         level=getattr(logging, args.log_level.upper()),
-        format="%(asctime)s spyglass-mcp %(levelname)s %(name)s: %(message)s",
+        format="%(asctime)s ripsight-mcp %(levelname)s %(name)s: %(message)s",
     )
     try:
         registry = registry_from_args(args)
-    except (SpyglassError, ValueError, TypeError, OSError) as error:
+    except (RipsightError, ValueError, TypeError, OSError) as error:
         return _fail("mcp", _workspace_error(args, error))
-    logging.getLogger("spyglass.mcp").info(
+    logging.getLogger("ripsight.mcp").info(
         "serving %s on stdio for %s", ", ".join(registry.names), registry.workspace.root
     )
     with registry:
@@ -570,8 +570,8 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     return bench.add_arguments(
         sub.add_parser(
             "bench",
-            help="time spyglass against ripgrep and others on a repository",
-            description="Time spyglass against rg, fd, python-ripgrep, ripgrep-rs, pure Python "
+            help="time ripsight against ripgrep and others on a repository",
+            description="Time ripsight against rg, fd, python-ripgrep, ripgrep-rs, pure Python "
             "and tail|head on a repository (default: a generated one); prints medians and "
             "ratios to rg.",
         )
@@ -604,10 +604,10 @@ def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
     parser = argparse.ArgumentParser(
-        prog="spyglass",
+        prog="ripsight",
         description="Fast, bounded, read-only glob, grep and read_file tools for LLM agents.",
     )
-    parser.add_argument("--version", action="version", version=f"spyglass {__version__}")
+    parser.add_argument("--version", action="version", version=f"ripsight {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for (add_parser, command) in SUBCOMMANDS.values():
         add_parser(sub).set_defaults(func=command)
@@ -615,7 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `spyglass` console script; returns the exit code."""
+    """Entry point of the `ripsight` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

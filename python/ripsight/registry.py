@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
-from .errors import SpyglassError
+from .errors import RipsightError
 from .limits import DEFAULT_LIMITS, ToolLimits
 from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
 from .validation import ArgumentsError, check_arguments, closest_name, parse_arguments
@@ -300,7 +300,7 @@ class Registry:
     def _suggest_tool(self, name: str) -> str | None:
         names = self.names
         normalised = name.strip().lower().replace("-", "_").replace(" ", "_")
-        for prefix in ("functions.", "tools.", "default_api.", "spyglass."):
+        for prefix in ("functions.", "tools.", "default_api.", "ripsight."):
             normalised = normalised.removeprefix(prefix)
         for candidate in names:
             if candidate.lower() == normalised:
@@ -426,7 +426,7 @@ class Registry:
             output = spec.handler(context, checked.values)
         except (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError):
             raise
-        except SpyglassError as error:
+        except RipsightError as error:
             meta["error_type"] = getattr(error, "kind", "error")
             text = str(error) or f"{name} failed ({type(error).__name__})."
             if ignored_note:
@@ -499,7 +499,7 @@ class Registry:
         with self._pool_lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(
-                    max_workers=self._max_workers, thread_name_prefix="spyglass-tool"
+                    max_workers=self._max_workers, thread_name_prefix="ripsight-tool"
                 )
             return self._pool
 

@@ -1,6 +1,6 @@
-"""spyglass: fast, bounded, read-only glob, grep and read_file tools for LLM coding agents.
+"""ripsight: fast, bounded, read-only glob, grep and read_file tools for LLM coding agents.
 
-    >>> from spyglass import Workspace
+    >>> from ripsight import Workspace
     >>> Workspace(".").grep("fn main", glob="*.rs").total_matches
 """
 
@@ -18,7 +18,7 @@ from .errors import (
     PathNotFoundError,
     PatternError,
     SpecialFileError,
-    SpyglassError,
+    RipsightError,
     UnreadableError,
 )
 from .limits import DEFAULT_LIMITS, ToolLimits
@@ -48,7 +48,7 @@ __all__ = [
     "DEFAULT_DENY_GLOBS",
     "to_dict",
     "truncate_middle",
-    "SpyglassError",
+    "RipsightError",
     "PathNotFoundError",
     "OutsideRootError",
     "DeniedError",

@@ -5,7 +5,7 @@
     12
 
 Every method releases the GIL while it walks, searches or reads, so threads scale. Invalid input
-raises a :mod:`spyglass.errors` class (a bad regex is a ``PatternError``, also a ``ValueError``).
+raises a :mod:`ripsight.errors` class (a bad regex is a ``PatternError``, also a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class Workspace:
             marked incomplete (default 10).
         threads: worker threads; 0 means one per core.
         respect_ignore_files: honour .gitignore (inside git repositories), .ignore and
-            .spyglassignore (default True).
+            .ripsightignore (default True).
     """
 
     __slots__ = ("_engine",)

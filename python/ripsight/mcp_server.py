@@ -1,18 +1,18 @@
-"""`spyglass mcp`: the registry's tools served over MCP (stdio), on the official MCP Python SDK.
+"""`ripsight mcp`: the registry's tools served over MCP (stdio), on the official MCP Python SDK.
 
     >>> registry = default_registry("/path/to/repo")
-    >>> anyio.run(serve_stdio, registry)          # what `spyglass mcp --root /path/to/repo` runs
+    >>> anyio.run(serve_stdio, registry)          # what `ripsight mcp --root /path/to/repo` runs
 
 The server is a thin adapter: tool names, descriptions, input schemas and annotations come from
 `Registry.definitions("mcp")`; every call goes through the registry's never-throw `execute`
 (argument checking, guidance on errors, middle truncation), so an MCP client sees exactly the
 text an embedded agent would. Beside that text, a successful call returns the engine's typed
-result (`spyglass.to_dict`) as ``structuredContent``, described by an ``outputSchema`` per tool.
+result (`ripsight.to_dict`) as ``structuredContent``, described by an ``outputSchema`` per tool.
 
 Calls run in worker threads (the engine releases the GIL), so requests in flight at the same
 time are served concurrently. Logging goes to stderr; stdout carries only the protocol.
 
-Requires the optional extra: ``pip install 'spyglass[mcp]'`` (MCP Python SDK 2.x).
+Requires the optional extra: ``pip install 'ripsight[mcp]'`` (MCP Python SDK 2.x).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from .workspace import to_dict
 
 __all__ = ["OUTPUT_SCHEMAS", "build_server", "output_schemas", "serve_stdio", "tool_definitions"]
 
-logger = logging.getLogger("spyglass.mcp")
+logger = logging.getLogger("ripsight.mcp")
 
-# -- output schemas: the JSON shape of `spyglass.to_dict(result)` ---------------------------------
+# -- output schemas: the JSON shape of `ripsight.to_dict(result)` ---------------------------------
 
 
 def _int(description: str, nullable: bool = False) -> dict[str, Any]:
@@ -85,7 +85,7 @@ _INCOMPLETE = _bool(
 
 
 def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, Any]]:
-    """``outputSchema`` of each tool: the shape of `spyglass.to_dict` of the engine's result,
+    """``outputSchema`` of each tool: the shape of `ripsight.to_dict` of the engine's result,
     its line caps stated as `limits` sets them."""
     return {
         "glob": _object(
@@ -253,7 +253,7 @@ def _call_result(result: ToolResult, structured_content: bool) -> types.CallTool
 def build_server(
     registry: Registry,
     *,
-    name: str = "spyglass",
+    name: str = "ripsight",
     max_concurrent_calls: int = 8,
     structured_content: bool = True,
 ) -> Server[Any]:
@@ -317,7 +317,7 @@ def build_server(
     return Server(
         name,
         version=__version__,
-        title="spyglass",
+        title="ripsight",
         description="Fast, bounded, read-only glob, grep and read_file for coding agents.",
         instructions=instructions,
         on_list_tools=on_list_tools,
