@@ -1,6 +1,6 @@
 """Type stubs of the Rust extension `ripsight._core` (hand-maintained; tests/test_stub.py checks names)."""
 
-from typing import final
+from typing import Any, final
 
 __version__: str
 DEFAULT_EXCLUDE_DIRS: list[str]
@@ -183,9 +183,15 @@ class Engine:
         time_budget: float,
         threads: int,
         respect_ignore_files: bool,
+        index: bool = False,
     ) -> None: ...
     @property
     def root(self) -> str: ...
+    @property
+    def revision(self) -> int: ...
+    def index_status(self) -> dict[str, Any]: ...
+    def wait_index(self, timeout: float | None = None) -> bool: ...
+    def close(self) -> None: ...
     def glob(
         self, pattern: str, /, *, path: str | None, limit: int | None, offset: int, sort: str
     ) -> GlobResult: ...

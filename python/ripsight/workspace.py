@@ -55,6 +55,10 @@ class Workspace:
         threads: worker threads; 0 means one per core.
         respect_ignore_files: honour .gitignore (inside git repositories), .ignore and
             .ripsightignore (default True).
+        index: keep a live table of the tree and an n-gram index of its contents, built in the
+            background and kept fresh by a file watcher (SPEC §2.8). Answers are the same as
+            without it; calls made before it is ready are answered without it. `close()` stops
+            its threads (default False).
     """
 
     __slots__ = ("_engine",)
@@ -68,6 +72,7 @@ class Workspace:
         time_budget: float = 10.0,
         threads: int = 0,
         respect_ignore_files: bool = True,
+        index: bool = False,
     ) -> None:
         _check_int("threads", threads, 0)
         self._engine = _core.Engine(
@@ -77,6 +82,7 @@ class Workspace:
             time_budget=float(time_budget),
             threads=threads,
             respect_ignore_files=bool(respect_ignore_files),
+            index=bool(index),
         )
 
     @property
@@ -158,6 +164,37 @@ class Workspace:
         return self._engine.read_file(
             os.fspath(path), offset=offset, limit=limit, max_line_chars=max_line_chars
         )
+
+    # ==== The warm index (SPEC §2.8) ====
+
+    def index_status(self) -> dict[str, Any]:
+        """The index's state: ``{"state": "off" | "building" | "ready" | "fallback" | "closed",
+        "files", "bytes", "index_bytes" (resident size of the index), ...}``. "fallback" means
+        the table cannot be kept fresh here (no file watcher, watch limit): every call is
+        answered without the index."""
+        return self._engine.index_status()
+
+    def wait_index(self, timeout: float | None = None) -> bool:
+        """Blocks until the index is ready (or `timeout` seconds pass); True when ready."""
+        if timeout is not None and not isinstance(timeout, (int, float)):
+            raise InvalidArgumentError(f"timeout must be a number of seconds or None, got {timeout!r}")
+        return self._engine.wait_index(None if timeout is None else float(timeout))
+
+    @property
+    def revision(self) -> int:
+        """A number that changes whenever the tree does (with ``index=True``; without an index
+        every read gives a new number)."""
+        return self._engine.revision
+
+    def close(self) -> None:
+        """Stops the index's threads and file watcher; later calls are answered without it."""
+        self._engine.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"Workspace({self.root!r})"

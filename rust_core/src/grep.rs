@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use globset::GlobMatcher;
@@ -161,7 +162,7 @@ pub struct GrepOutput {
 // ==== Setup shared by all threads ====
 
 /// The `glob` option compiled: which files a search looks at.
-struct FileFilter {
+pub(crate) struct FileFilter {
     matcher: GlobMatcher,
     /// Slash-free: match the file name; otherwise the path relative to the root.
     by_name: bool,
@@ -199,7 +200,7 @@ impl FileFilter {
         })
     }
 
-    fn admits(&self, relative: &str, name: &str) -> bool {
+    pub(crate) fn admits(&self, relative: &str, name: &str) -> bool {
         let subject = if self.by_name { name } else { relative };
         self.matcher.is_match(subject) != self.negated
     }
@@ -235,7 +236,7 @@ fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
 }
 
 /// Everything the threads share read-only.
-struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     options: &'a GrepOptions,
     filter: Option<&'a FileFilter>,
     /// Entries that can reach the page (`offset + limit`), `None` for all: matching lines in
@@ -452,7 +453,7 @@ impl Read for SizeGuard<'_> {
     }
 }
 
-const BOMS: [&[u8]; 3] = [b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];
+pub(crate) const BOMS: [&[u8]; 3] = [b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];
 
 /// Files up to this size are read with one call and searched as a slice (64 KiB: the window in
 /// which the searcher's slice mode looks for NUL bytes).
@@ -475,7 +476,7 @@ fn read_head(file: &mut File, head: &mut [u8]) -> std::io::Result<(usize, bool)>
 }
 
 /// One thread's searcher state and results.
-struct GrepWorker<'a> {
+pub(crate) struct GrepWorker<'a> {
     plan: &'a Plan<'a>,
     matcher: &'a RegexMatcher,
     /// No line numbers, no context: for files whose text is not needed.
@@ -496,7 +497,7 @@ struct GrepWorker<'a> {
 }
 
 impl<'a> GrepWorker<'a> {
-    fn new(plan: &'a Plan<'a>, matcher: &'a RegexMatcher) -> GrepWorker<'a> {
+    pub(crate) fn new(plan: &'a Plan<'a>, matcher: &'a RegexMatcher) -> GrepWorker<'a> {
         let options = plan.options;
         let mut builder = SearcherBuilder::new();
         builder
@@ -560,7 +561,7 @@ impl<'a> GrepWorker<'a> {
 
     /// Searches one file the walk found to be a regular file (or the file the caller named,
     /// checked by [`grep`]).
-    fn search(&mut self, path: &Path, relative: &str, skipped: &mut SkipCounts) {
+    pub(crate) fn search(&mut self, path: &Path, relative: &str, skipped: &mut SkipCounts) {
         let mut file = match File::open(path) {
             Ok(file) => file,
             Err(_) => {
@@ -766,26 +767,8 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let started = Instant::now();
     let deadline = workspace.deadline();
     let target = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
-    let key = RegexKey {
-        pattern: options.pattern.clone(),
-        literal: options.literal,
-        case_insensitive: options.case_insensitive,
-        multiline: options.multiline,
-    };
-    let matcher = workspace.cached_regex(key, || build_matcher(options))?;
-    let filter = options
-        .glob
-        .as_deref()
-        .map(|g| FileFilter::new(workspace, g))
-        .transpose()?;
-    let plan = Plan {
-        options,
-        filter: filter.as_ref(),
-        keep: options
-            .limit
-            .map(|l| (l as u64).saturating_add(options.offset as u64)),
-        text: options.output_mode == OutputMode::Content,
-    };
+    let (matcher, filter) = prepare(workspace, options)?;
+    let plan = Plan::new(options, filter.as_ref());
 
     let meta =
         std::fs::metadata(&target.path).map_err(|e| CoreError::from_io(&target.relative, e))?;
@@ -812,8 +795,53 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             kind: special_kind(&meta.file_type()),
         });
     };
+    Ok(finish(options, workers, skipped, 0, incomplete, started))
+}
 
-    let (mut files_searched, mut total_matches, mut total_files) = (0, 0, 0);
+/// The compiled pattern (through the workspace's cache) and `glob` filter of a search.
+pub(crate) fn prepare(
+    workspace: &Workspace,
+    options: &GrepOptions,
+) -> Result<(Arc<RegexMatcher>, Option<FileFilter>), CoreError> {
+    let key = RegexKey {
+        pattern: options.pattern.clone(),
+        literal: options.literal,
+        case_insensitive: options.case_insensitive,
+        multiline: options.multiline,
+    };
+    let matcher = workspace.cached_regex(key, || build_matcher(options))?;
+    let filter = options
+        .glob
+        .as_deref()
+        .map(|g| FileFilter::new(workspace, g))
+        .transpose()?;
+    Ok((matcher, filter))
+}
+
+impl<'a> Plan<'a> {
+    pub(crate) fn new(options: &'a GrepOptions, filter: Option<&'a FileFilter>) -> Plan<'a> {
+        Plan {
+            options,
+            filter,
+            keep: options
+                .limit
+                .map(|l| (l as u64).saturating_add(options.offset as u64)),
+            text: options.output_mode == OutputMode::Content,
+        }
+    }
+}
+
+/// Merges the workers of one search into its result. `unread_searched` counts files known to be
+/// searched without a match that no worker read (the warm index proves them match-free).
+pub(crate) fn finish(
+    options: &GrepOptions,
+    workers: Vec<GrepWorker<'_>>,
+    skipped: SkipCounts,
+    unread_searched: u64,
+    incomplete: bool,
+    started: Instant,
+) -> GrepOutput {
+    let (mut files_searched, mut total_matches, mut total_files) = (unread_searched, 0, 0);
     let mut hits = Vec::new();
     for worker in workers {
         files_searched += worker.files_searched;
@@ -847,7 +875,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             (Vec::new(), files, withheld)
         }
     };
-    Ok(GrepOutput {
+    GrepOutput {
         lines,
         files,
         total_matches,
@@ -858,7 +886,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         skipped,
         incomplete,
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
-    })
+    }
 }
 
 #[cfg(test)]

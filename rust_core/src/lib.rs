@@ -23,6 +23,7 @@
 
 pub mod error;
 pub mod grep;
+pub mod index;
 pub mod read;
 pub mod truncate;
 pub mod walk;

@@ -10,14 +10,18 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::types::{PyDict, PyType};
 
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, OutputMode};
+use crate::index::{IndexState, WarmIndex};
 use crate::read::{self, ContentKind, ReadOptions};
 use crate::truncate;
 use crate::walk::{self, GlobOptions, SortOrder};
 use crate::workspace::{SkipCounts, Workspace, WorkspaceOptions};
+
+/// Revisions handed out by engines without an index: every read is a new number.
+static NO_INDEX_REVISION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
 /// line to be worth reading.
@@ -292,12 +296,18 @@ impl ReadResult {
 #[pyclass(frozen, module = "ripsight._core")]
 pub struct Engine {
     workspace: Arc<Workspace>,
+    /// The warm index (SPEC §2.8), when asked for.
+    index: Option<Arc<WarmIndex>>,
 }
 
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the Workspace's keyword arguments"
+    )]
+    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false))]
     fn new(
         py: Python<'_>,
         root: String,
@@ -306,6 +316,7 @@ impl Engine {
         time_budget: f64,
         threads: usize,
         respect_ignore_files: bool,
+        index: bool,
     ) -> PyResult<Self> {
         if !(time_budget.is_finite() && time_budget > 0.0) {
             return Err(PyValueError::new_err(format!(
@@ -320,9 +331,96 @@ impl Engine {
             respect_ignore_files,
         };
         let workspace = run_detached(py, move || Workspace::new(&root, options))?;
+        let index = index.then(|| Arc::new(WarmIndex::start(&workspace)));
         Ok(Engine {
             workspace: Arc::new(workspace),
+            index,
         })
+    }
+
+    /// The warm index's state as a dict (`{"state": "off"}` without one).
+    fn index_status<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        let Some(index) = &self.index else {
+            out.set_item("state", "off")?;
+            return Ok(out);
+        };
+        let index = Arc::clone(index);
+        let status = py.detach(move || index.status());
+        let state = match status.state {
+            IndexState::Building => "building",
+            IndexState::Ready if status.fallback.is_none() => "ready",
+            IndexState::Ready => "fallback",
+            IndexState::Closed => "closed",
+        };
+        out.set_item("state", state)?;
+        out.set_item("files", status.files)?;
+        out.set_item("bytes", status.bytes)?;
+        out.set_item("index_bytes", status.index_bytes)?;
+        out.set_item("indexed_files", status.indexed_files)?;
+        out.set_item("unindexed_files", status.unindexed_files)?;
+        out.set_item("watched_dirs", status.watched_dirs)?;
+        out.set_item("fallback", status.fallback)?;
+        out.set_item("build_ms", status.build_ms)?;
+        out.set_item("rescans", status.rescans)?;
+        out.set_item("warm_calls", status.warm_calls)?;
+        out.set_item("cold_calls", status.cold_calls)?;
+        Ok(out)
+    }
+
+    /// Waits for the first build (at most `timeout` seconds); true when the index is ready.
+    #[pyo3(signature = (timeout = None))]
+    fn wait_index(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
+        let Some(index) = &self.index else {
+            return Ok(false);
+        };
+        let timeout = match timeout {
+            Some(t) if t.is_finite() && t >= 0.0 => Some(Duration::from_secs_f64(t)),
+            Some(t) => {
+                return Err(PyValueError::new_err(format!(
+                    "timeout must be a non-negative number of seconds or None, got {t}"
+                )));
+            }
+            None => None,
+        };
+        let index = Arc::clone(index);
+        // Waits in slices so Ctrl-C is seen.
+        let slice = Duration::from_millis(50);
+        let started = std::time::Instant::now();
+        loop {
+            let wait = timeout.map_or(slice, |t| t.saturating_sub(started.elapsed()).min(slice));
+            let waiting = Arc::clone(&index);
+            if py.detach(move || waiting.wait(Some(wait))) {
+                return Ok(true);
+            }
+            if timeout.is_some_and(|t| started.elapsed() >= t) {
+                return Ok(false);
+            }
+            py.check_signals()?;
+            if index.status().state == IndexState::Closed {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Changes whenever the tree does (with the index; without it, on every read).
+    #[getter]
+    fn revision(&self, py: Python<'_>) -> u64 {
+        match &self.index {
+            Some(index) => {
+                let index = Arc::clone(index);
+                py.detach(move || index.revision())
+            }
+            None => NO_INDEX_REVISION.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1,
+        }
+    }
+
+    /// Stops the index's threads and watcher; the engine answers cold from then on.
+    fn close(&self, py: Python<'_>) {
+        if let Some(index) = &self.index {
+            let index = Arc::clone(index);
+            py.detach(move || index.close());
+        }
     }
 
     /// The canonical root directory.
@@ -360,7 +458,11 @@ impl Engine {
             sort,
         };
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, move || walk::glob(&workspace, &options))?;
+        let index = self.index.clone();
+        let out = run_detached(py, move || match &index {
+            Some(index) => index.glob(&options),
+            None => walk::glob(&workspace, &options),
+        })?;
         let (anywhere_pattern, anywhere_total) = match out.anywhere_hint {
             Some((p, n)) => (Some(p), Some(n)),
             None => (None, None),
@@ -432,7 +534,11 @@ impl Engine {
         // Assigned after the literal so that fields added to GrepOptions keep their defaults.
         options.max_line_chars = max_line_chars;
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, move || grep::grep(&workspace, &options))?;
+        let index = self.index.clone();
+        let out = run_detached(py, move || match &index {
+            Some(index) => index.grep(&options),
+            None => grep::grep(&workspace, &options),
+        })?;
         let lines = out
             .lines
             .into_iter()

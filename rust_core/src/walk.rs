@@ -35,7 +35,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 
 use crate::error::CoreError;
 use crate::workspace::{
-    Deadline, RIPSIGHT_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
+    Deadline, RIPSIGHT_IGNORE_FILENAME, SkipCounts, SkipReason, Workspace, normalize_lexically,
 };
 
 /// Default number of paths a glob returns.
@@ -267,6 +267,33 @@ impl FilterCounts {
         skipped.outside_root += self.outside_root.load(AtomicOrdering::Relaxed);
         skipped.unreadable += self.unreadable.load(AtomicOrdering::Relaxed);
     }
+}
+
+/// Why the entry filter passes over `entry`, or `None` when the walk keeps it (for the warm
+/// index, which records every skip with its path so that any directory's counts can be summed).
+pub(crate) fn entry_skip_reason(workspace: &Workspace, entry: &DirEntry) -> Option<SkipReason> {
+    let counts = FilterCounts::default();
+    if keep_entry(workspace, &counts, entry) {
+        return None;
+    }
+    let load = |c: &AtomicU64| c.load(AtomicOrdering::Relaxed) > 0;
+    Some(if load(&counts.ignored) {
+        SkipReason::Ignored
+    } else if load(&counts.denied) {
+        SkipReason::Denied
+    } else if load(&counts.special) {
+        SkipReason::Special
+    } else if load(&counts.outside_root) {
+        SkipReason::OutsideRoot
+    } else {
+        SkipReason::Unreadable
+    })
+}
+
+/// A `WalkBuilder` for directory `start` with the rules of [`walk_files`] (ignore files, the
+/// entry filter is left to the caller: see [`entry_skip_reason`]).
+pub(crate) fn rules_for(workspace: &Workspace, start: &Path) -> WalkBuilder {
+    ignore_rules(workspace, &walk_root(start))
 }
 
 /// The entry filter: skip set, deny rules, special files, symlinks leaving the root.
@@ -770,31 +797,18 @@ impl FileVisitor for GlobVisitor<'_> {
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let search = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
-    if !search.path.is_dir() {
-        return Err(CoreError::NotADirectory {
-            path: search.relative,
-        });
-    }
-    let pattern = normalize_pattern(&options.pattern, &search.path)?;
-    let matcher = cached_glob(workspace, &pattern, &options.pattern)?;
-    let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
-    let anywhere = match &anywhere_pattern {
-        Some(p) => Some(cached_glob(workspace, p, p)?),
-        None => None,
-    };
-    let start = pruned_start(workspace, &search.path, &pattern);
+    let setup = GlobSetup::new(workspace, options)?;
     let cap = options.limit.map(|l| l.saturating_add(options.offset));
 
     let outcome = walk_files(
         workspace,
-        &start,
+        &setup.start,
         deadline,
         GLOB_SEQUENTIAL_MAX_ENTRIES,
         || GlobVisitor {
-            matcher: &matcher,
-            anywhere: anywhere.as_ref(),
-            search_abs: &search.path,
+            matcher: &setup.matcher,
+            anywhere: setup.anywhere.as_ref(),
+            search_abs: &setup.search.path,
             sort: options.sort,
             matched: 0,
             anywhere_matched: 0,
@@ -803,12 +817,12 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         },
     );
 
-    let (mut total, mut anywhere_total, mut in_scope) = (0u64, 0u64, 0u64);
+    let mut counts = GlobCounts::default();
     let mut keys = Vec::new();
     for visitor in outcome.visitors {
-        total += visitor.matched;
-        anywhere_total += visitor.anywhere_matched;
-        in_scope += visitor.in_scope;
+        counts.total += visitor.matched;
+        counts.anywhere_total += visitor.anywhere_matched;
+        counts.in_scope += visitor.in_scope;
         keys.extend(visitor.page.into_vec());
     }
     keys.sort_unstable();
@@ -818,25 +832,100 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         .take(options.limit.unwrap_or(usize::MAX))
         .map(|k| k.path)
         .collect();
-    let shown_end = (options.offset as u64).saturating_add(paths.len() as u64);
-    let anywhere_hint = match anywhere_pattern {
-        Some(p) if total < ANYWHERE_HINT_BELOW && anywhere_total > total => {
-            Some((p, anywhere_total))
-        }
-        _ => None,
-    };
-    Ok(GlobOutput {
+    let searched = workspace.relative(&setup.start).unwrap_or_default();
+    Ok(setup.output(
+        options,
         paths,
-        total,
-        offset: options.offset as u64,
-        withheld: total.saturating_sub(shown_end),
-        files_in_scope: (total == 0).then_some(in_scope),
-        anywhere_hint,
-        searched: workspace.relative(&start).unwrap_or_default(),
-        skipped: outcome.skipped,
-        incomplete: outcome.incomplete,
-        elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
-    })
+        counts,
+        searched,
+        outcome.skipped,
+        outcome.incomplete,
+        started,
+    ))
+}
+
+/// What a glob compiles before it lists anything (shared with the warm index's listing).
+pub(crate) struct GlobSetup {
+    /// The searched directory.
+    pub(crate) search: Target,
+    /// The pattern's matcher (against paths relative to `search`).
+    pub(crate) matcher: GlobMatcher,
+    /// For a slash-free pattern: `**/pattern`, and its matcher.
+    pub(crate) anywhere_pattern: Option<String>,
+    pub(crate) anywhere: Option<GlobMatcher>,
+    /// The directory walked: `search`, or the pattern's literal leading directory below it.
+    pub(crate) start: PathBuf,
+}
+
+/// A glob's counts over the walked directory.
+#[derive(Default)]
+pub(crate) struct GlobCounts {
+    pub(crate) total: u64,
+    pub(crate) anywhere_total: u64,
+    pub(crate) in_scope: u64,
+}
+
+impl GlobSetup {
+    pub(crate) fn new(
+        workspace: &Workspace,
+        options: &GlobOptions,
+    ) -> Result<GlobSetup, CoreError> {
+        let search = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
+        if !search.path.is_dir() {
+            return Err(CoreError::NotADirectory {
+                path: search.relative,
+            });
+        }
+        let pattern = normalize_pattern(&options.pattern, &search.path)?;
+        let matcher = cached_glob(workspace, &pattern, &options.pattern)?;
+        let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
+        let anywhere = match &anywhere_pattern {
+            Some(p) => Some(cached_glob(workspace, p, p)?),
+            None => None,
+        };
+        let start = pruned_start(workspace, &search.path, &pattern);
+        Ok(GlobSetup {
+            search,
+            matcher,
+            anywhere_pattern,
+            anywhere,
+            start,
+        })
+    }
+
+    /// The result for one page of `paths`.
+    #[expect(clippy::too_many_arguments, reason = "the parts of one result")]
+    pub(crate) fn output(
+        &self,
+        options: &GlobOptions,
+        paths: Vec<String>,
+        counts: GlobCounts,
+        searched: String,
+        skipped: SkipCounts,
+        incomplete: bool,
+        started: Instant,
+    ) -> GlobOutput {
+        let total = counts.total;
+        let shown_end = (options.offset as u64).saturating_add(paths.len() as u64);
+        let anywhere_hint = match &self.anywhere_pattern {
+            Some(p) if total < ANYWHERE_HINT_BELOW && counts.anywhere_total > total => {
+                Some((p.clone(), counts.anywhere_total))
+            }
+            _ => None,
+        };
+        GlobOutput {
+            paths,
+            total,
+            offset: options.offset as u64,
+            withheld: total.saturating_sub(shown_end),
+            files_in_scope: (total == 0).then_some(counts.in_scope),
+            anywhere_hint,
+            searched,
+            skipped,
+            incomplete,
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+        }
+    }
 }
 
 #[cfg(test)]

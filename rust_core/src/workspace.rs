@@ -87,7 +87,33 @@ pub struct SkipCounts {
     pub outside_root: u64,
 }
 
+/// One reason a walk passes over an entry (the walk-level fields of [`SkipCounts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// A directory of the skip set.
+    Ignored,
+    /// Covered by a deny rule.
+    Denied,
+    /// A FIFO, socket or device.
+    Special,
+    /// A symlink resolving outside the root.
+    OutsideRoot,
+    /// Could not be read.
+    Unreadable,
+}
+
 impl SkipCounts {
+    /// Counts one more entry skipped for `reason`.
+    pub fn bump(&mut self, reason: SkipReason) {
+        match reason {
+            SkipReason::Ignored => self.ignored += 1,
+            SkipReason::Denied => self.denied += 1,
+            SkipReason::Special => self.special += 1,
+            SkipReason::OutsideRoot => self.outside_root += 1,
+            SkipReason::Unreadable => self.unreadable += 1,
+        }
+    }
+
     /// Adds another count into this one.
     pub fn add(&mut self, other: &SkipCounts) {
         self.ignored += other.ignored;

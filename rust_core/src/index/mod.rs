@@ -1,0 +1,916 @@
+//! The warm workspace (SPEC §2.8): a live table of the walk and an n-gram index of contents,
+//! built in the background, kept fresh by a file watcher drained at the start of every call.
+//!
+//! How a call is answered:
+//! 1. The watcher's queue is read without blocking and every change is applied to the table
+//!    (a changed file loses its index document and is searched directly from then on; a new or
+//!    removed directory, or an edited ignore file, re-walks that part of the tree). A queue
+//!    overflow re-walks the whole tree and keeps only documents whose file metadata did not
+//!    change. A watch that cannot be added stops the table from answering.
+//! 2. If the table cannot answer for the requested directory (still building, a watch failed,
+//!    a path through a symlink, a directory the root walk never entered, a single file), the
+//!    cold engine answers.
+//! 3. Otherwise the regex is planned into a trigram query ([`plan`]), the index gives the files
+//!    that can match, and exactly those (plus every file the index does not describe) are
+//!    searched by the cold engine's per-file search ([`crate::grep`]); the others are counted as
+//!    searched without a match, which is what reading them would give: they are text files whose
+//!    contents lack a trigram every match needs. Skip counts come from the table.
+//!
+//! Answers are therefore the cold engine's, which the tests check on generated trees.
+
+mod plan;
+mod postings;
+mod source;
+mod table;
+mod watch;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::ErrorKind;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::error::CoreError;
+use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, Plan};
+use crate::walk::{
+    self, GlobCounts, GlobOptions, GlobOutput, GlobSetup, SortOrder, resolve_target, thread_count,
+};
+use crate::workspace::{SkipCounts, Workspace};
+
+use plan::Query;
+use postings::{Indexed, Postings, intersect, union};
+use table::{FileEntry, Table, below, is_within, parent_of, set_below};
+use watch::{Change, Drained, Limits, Watcher};
+
+/// Where the index is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexState {
+    /// The first walk or the content index is being built: the cold engine answers.
+    Building,
+    /// The table and the index answer.
+    Ready,
+    /// Closed: the cold engine answers.
+    Closed,
+}
+
+/// What `index_status()` reports.
+#[derive(Clone, Debug)]
+pub struct IndexStatus {
+    /// The state.
+    pub state: IndexState,
+    /// Files in the live table.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Resident size of the n-gram index (posting lists, keys and the document paths).
+    pub index_bytes: u64,
+    /// Files whose current contents the index describes.
+    pub indexed_files: u64,
+    /// Files every query searches directly (changed since indexing, binary, too large).
+    pub unindexed_files: u64,
+    /// Directories watched.
+    pub watched_dirs: u64,
+    /// Why the table does not answer although it is built (the cold engine answers), if so.
+    pub fallback: Option<String>,
+    /// Wall time of the last build in milliseconds.
+    pub build_ms: Option<f64>,
+    /// Re-walks forced by lost events (overflow) since the start.
+    pub rescans: u64,
+    /// Calls answered from the table (and the index, for grep).
+    pub warm_calls: u64,
+    /// Calls the cold engine answered.
+    pub cold_calls: u64,
+}
+
+/// Files a re-index is started for: when this many files have changed since the last build,
+/// the next call starts a background re-index.
+pub const REINDEX_AFTER_CHANGED_FILES: usize = 512;
+
+/// The warm index of one workspace.
+pub struct WarmIndex {
+    shared: Arc<Shared>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+struct Shared {
+    workspace: Workspace,
+    live: Mutex<Live>,
+    ready: Condvar,
+    stop: AtomicBool,
+    revision: AtomicU64,
+    limits: Limits,
+    warm_calls: AtomicU64,
+    cold_calls: AtomicU64,
+}
+
+/// The index data: postings and each document's path.
+struct Data {
+    postings: Postings,
+    paths: Vec<String>,
+}
+
+impl Data {
+    fn resident_bytes(&self) -> u64 {
+        self.postings.resident_bytes()
+            + self
+                .paths
+                .iter()
+                .map(|p| (p.capacity() + std::mem::size_of::<String>()) as u64)
+                .sum::<u64>()
+    }
+}
+
+struct Live {
+    state: IndexState,
+    table: Table,
+    watcher: Option<Watcher>,
+    data: Arc<Data>,
+    fallback: Option<String>,
+    build_ms: Option<f64>,
+    rescans: u64,
+    reindexing: bool,
+    /// Files the last build could not index (binary, too large): not changes.
+    unindexed_after_build: usize,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn now_ns() -> i128 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// File names whose change re-derives the ignore status of their directory's subtree.
+const RULE_FILES: &[&str] = &[".gitignore", ".ignore", ".ripsightignore", ".git"];
+
+impl WarmIndex {
+    /// Starts building the index of `workspace` in the background.
+    pub fn start(workspace: &Workspace) -> WarmIndex {
+        let shared = Arc::new(Shared {
+            workspace: workspace.clone(),
+            live: Mutex::new(Live {
+                state: IndexState::Building,
+                table: Table::default(),
+                watcher: None,
+                data: Arc::new(Data {
+                    postings: Postings::default(),
+                    paths: Vec::new(),
+                }),
+                fallback: None,
+                build_ms: None,
+                rescans: 0,
+                reindexing: false,
+                unindexed_after_build: 0,
+            }),
+            ready: Condvar::new(),
+            stop: AtomicBool::new(false),
+            revision: AtomicU64::new(1),
+            limits: Limits::from_env(),
+            warm_calls: AtomicU64::new(0),
+            cold_calls: AtomicU64::new(0),
+        });
+        let index = WarmIndex {
+            shared: Arc::clone(&shared),
+            threads: Mutex::new(Vec::new()),
+        };
+        let spawned = std::thread::Builder::new()
+            .name("ripsight-index".into())
+            .spawn(move || build(&shared));
+        match spawned {
+            Ok(handle) => lock(&index.threads).push(handle),
+            Err(error) => {
+                let mut live = lock(&index.shared.live);
+                live.state = IndexState::Ready;
+                live.fallback = Some(format!("the index thread did not start: {error}"));
+                index.shared.ready.notify_all();
+            }
+        }
+        index
+    }
+
+    /// What the index holds now.
+    pub fn status(&self) -> IndexStatus {
+        let live = lock(&self.shared.live);
+        IndexStatus {
+            state: live.state,
+            files: live.table.files.len() as u64,
+            bytes: live.table.bytes,
+            index_bytes: live.data.resident_bytes(),
+            indexed_files: (live.table.files.len() - live.table.unindexed.len()) as u64,
+            unindexed_files: live.table.unindexed.len() as u64,
+            watched_dirs: live.watcher.as_ref().map_or(0, |w| w.watches() as u64),
+            fallback: live.fallback.clone(),
+            build_ms: live.build_ms,
+            rescans: live.rescans,
+            warm_calls: self.shared.warm_calls.load(Ordering::Relaxed),
+            cold_calls: self.shared.cold_calls.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Waits until the first build is done (or `timeout` passes); true when ready.
+    pub fn wait(&self, timeout: Option<Duration>) -> bool {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut live = lock(&self.shared.live);
+        loop {
+            match live.state {
+                IndexState::Ready => return true,
+                IndexState::Closed => return false,
+                IndexState::Building => {}
+            }
+            live = match deadline {
+                None => self
+                    .shared
+                    .ready
+                    .wait(live)
+                    .unwrap_or_else(|e| e.into_inner()),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return false;
+                    }
+                    self.shared
+                        .ready
+                        .wait_timeout(live, deadline - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
+        }
+    }
+
+    /// A number that changes whenever the tree does. While the table cannot tell (building,
+    /// fallback), every read returns a new number.
+    pub fn revision(&self) -> u64 {
+        let mut live = lock(&self.shared.live);
+        if live.state == IndexState::Ready && live.fallback.is_none() {
+            live.refresh(&self.shared);
+            if live.fallback.is_none() {
+                return self.shared.revision.load(Ordering::SeqCst);
+            }
+        }
+        self.shared.revision.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Stops the background threads and the watcher. Later calls use the cold engine.
+    pub fn close(&self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        let handles: Vec<JoinHandle<()>> = lock(&self.threads).drain(..).collect();
+        for handle in handles {
+            let _ = handle.join();
+        }
+        let mut live = lock(&self.shared.live);
+        live.state = IndexState::Closed;
+        live.watcher = None;
+        live.table = Table::default();
+        live.data = Arc::new(Data {
+            postings: Postings::default(),
+            paths: Vec::new(),
+        });
+        self.shared.ready.notify_all();
+    }
+
+    /// Locks the live state, applies pending changes, and returns it when it can answer.
+    fn answering(&self) -> Option<MutexGuard<'_, Live>> {
+        let mut live = lock(&self.shared.live);
+        if live.state != IndexState::Ready || live.fallback.is_some() {
+            return None;
+        }
+        live.refresh(&self.shared);
+        if live.fallback.is_some() {
+            return None;
+        }
+        if live.table.unindexed.len() >= live.unindexed_after_build + REINDEX_AFTER_CHANGED_FILES
+            && !live.reindexing
+        {
+            self.start_reindex(&mut live);
+        }
+        Some(live)
+    }
+
+    fn start_reindex(&self, live: &mut Live) {
+        let shared = Arc::clone(&self.shared);
+        let spawned = std::thread::Builder::new()
+            .name("ripsight-reindex".into())
+            .spawn(move || reindex(&shared));
+        if let Ok(handle) = spawned {
+            live.reindexing = true;
+            let mut threads = lock(&self.threads);
+            threads.retain(|h| !h.is_finished());
+            threads.push(handle);
+        }
+    }
+
+    /// `grep` answered from the table and the index when they can, else by the cold engine.
+    pub fn grep(&self, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
+        let warm = self.warm_grep(options);
+        self.count(warm.is_some());
+        warm.unwrap_or_else(|| grep::grep(&self.shared.workspace, options))
+    }
+
+    /// `glob` answered from the table when it can, else by the cold engine.
+    pub fn glob(&self, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
+        let warm = self.warm_glob(options);
+        self.count(warm.is_some());
+        warm.unwrap_or_else(|| walk::glob(&self.shared.workspace, options))
+    }
+
+    fn count(&self, warm: bool) {
+        let counter = if warm {
+            &self.shared.warm_calls
+        } else {
+            &self.shared.cold_calls
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The warm answer, or `None` when the cold engine must answer.
+    fn warm_grep(&self, options: &GrepOptions) -> Option<Result<GrepOutput, CoreError>> {
+        let started = Instant::now();
+        let workspace = &self.shared.workspace;
+        let live = self.answering()?;
+        let target = match resolve_target(workspace, options.path.as_deref().unwrap_or("")) {
+            Ok(target) => target,
+            Err(error) => return Some(Err(error)),
+        };
+        let (matcher, filter) = match grep::prepare(workspace, options) {
+            Ok(prepared) => prepared,
+            Err(error) => return Some(Err(error)),
+        };
+        let scope = target.relative.clone();
+        if target.path != source::absolute(workspace, &scope) || !live.table.answers_for(&scope) {
+            drop(live);
+            return None;
+        }
+        let query = plan::plan(&options.pattern, options.literal, options.case_insensitive);
+        let data = Arc::clone(&live.data);
+        let docs = evaluate(&query, &data.postings);
+        let mut candidates: Vec<String> = Vec::new();
+        let mut unread = 0u64;
+        match (&docs, &filter) {
+            (Some(docs), None) => {
+                // Only the index's candidates and the files it does not describe.
+                let mut in_scope = 0u64;
+                for &doc in docs {
+                    let Some(path) = data.paths.get(doc as usize) else {
+                        continue;
+                    };
+                    if !is_within(path, &scope) || path == &scope {
+                        continue;
+                    }
+                    if live
+                        .table
+                        .files
+                        .get(path)
+                        .is_some_and(|e| e.doc == Some(doc))
+                    {
+                        candidates.push(path.clone());
+                        in_scope += 1;
+                    }
+                }
+                let mut unindexed = 0u64;
+                for path in set_below(&live.table.unindexed, &scope) {
+                    candidates.push(path.clone());
+                    unindexed += 1;
+                }
+                let files = if scope.is_empty() {
+                    live.table.files.len() as u64
+                } else {
+                    below(&live.table.files, &scope).count() as u64
+                };
+                unread = files - unindexed - in_scope;
+            }
+            _ => {
+                for (path, entry) in below(&live.table.files, &scope) {
+                    if let Some(filter) = &filter {
+                        let name = path.rsplit('/').next().unwrap_or(path);
+                        if !filter.admits(path, name) {
+                            continue;
+                        }
+                    }
+                    match (entry.doc, &docs) {
+                        (Some(doc), Some(docs)) if docs.binary_search(&doc).is_err() => {
+                            unread += 1;
+                        }
+                        _ => candidates.push(path.clone()),
+                    }
+                }
+            }
+        }
+        let skipped = live.table.skips_below(&scope);
+        drop(live);
+        candidates.sort_unstable();
+        let plan = Plan::new(options, filter.as_ref());
+        let (workers, more_skipped, incomplete) =
+            search_files(workspace, &plan, &matcher, &candidates);
+        let mut skipped = skipped;
+        skipped.add(&more_skipped);
+        Some(Ok(grep::finish(
+            options, workers, skipped, unread, incomplete, started,
+        )))
+    }
+
+    /// The warm answer, or `None` when the cold engine must answer.
+    fn warm_glob(&self, options: &GlobOptions) -> Option<Result<GlobOutput, CoreError>> {
+        let started = Instant::now();
+        let workspace = &self.shared.workspace;
+        let live = self.answering()?;
+        let setup = match GlobSetup::new(workspace, options) {
+            Ok(setup) => setup,
+            Err(error) => return Some(Err(error)),
+        };
+        let scope = setup.search.relative.clone();
+        let start_rel = workspace.relative(&setup.start).unwrap_or_default();
+        let answers = |dir: &str, abs: &std::path::Path| {
+            abs == source::absolute(workspace, dir) && live.table.answers_for(dir)
+        };
+        if !answers(&scope, &setup.search.path) || !answers(&start_rel, &setup.start) {
+            drop(live);
+            return None;
+        }
+        let strip = if scope.is_empty() { 0 } else { scope.len() + 1 };
+        let mut counts = GlobCounts::default();
+        let limit = options.limit.unwrap_or(usize::MAX);
+        let mut paths = Vec::new();
+        let mut by_time = Vec::new();
+        for (path, entry) in below(&live.table.files, &start_rel) {
+            counts.in_scope += 1;
+            let in_search = &path[strip..];
+            if let Some(anywhere) = &setup.anywhere
+                && anywhere.is_match(in_search)
+            {
+                counts.anywhere_total += 1;
+            }
+            if !setup.matcher.is_match(in_search) {
+                continue;
+            }
+            counts.total += 1;
+            match options.sort {
+                SortOrder::Path => {
+                    if counts.total > options.offset as u64 && paths.len() < limit {
+                        paths.push(path.clone());
+                    }
+                }
+                SortOrder::Modified => by_time.push((std::cmp::Reverse(entry.meta.mtime()), path)),
+            }
+        }
+        if options.sort == SortOrder::Modified {
+            by_time.sort_unstable();
+            paths = by_time
+                .into_iter()
+                .skip(options.offset)
+                .take(limit)
+                .map(|(_, p)| p.clone())
+                .collect();
+        }
+        let skipped = live.table.skips_below(&start_rel);
+        drop(live);
+        Some(Ok(setup.output(
+            options, paths, counts, start_rel, skipped, false, started,
+        )))
+    }
+}
+
+impl Drop for WarmIndex {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// Candidate files at or above this number are searched on the workspace's threads.
+const PARALLEL_FROM_FILES: usize = 48;
+
+/// Searches `candidates` with the cold engine's per-file search; returns the workers, the skips
+/// they counted and whether the time budget ran out.
+fn search_files<'a>(
+    workspace: &Workspace,
+    plan: &'a Plan<'a>,
+    matcher: &'a grep_regex::RegexMatcher,
+    candidates: &[String],
+) -> (Vec<GrepWorker<'a>>, SkipCounts, bool) {
+    let deadline = workspace.deadline();
+    let threads = if candidates.len() >= PARALLEL_FROM_FILES {
+        thread_count(workspace).min(candidates.len()).max(1)
+    } else {
+        1
+    };
+    let next = AtomicUsize::new(0);
+    let incomplete = AtomicBool::new(false);
+    let run = || {
+        let mut worker = GrepWorker::new(plan, matcher);
+        let mut skipped = SkipCounts::default();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = candidates.get(i) else {
+                break;
+            };
+            if deadline.expired() {
+                incomplete.store(true, Ordering::Relaxed);
+                break;
+            }
+            worker.search(&source::absolute(workspace, path), path, &mut skipped);
+        }
+        (worker, skipped)
+    };
+    let results: Vec<(GrepWorker<'a>, SkipCounts)> = if threads == 1 {
+        vec![run()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(run)).collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        })
+    };
+    let mut skipped = SkipCounts::default();
+    let mut workers = Vec::new();
+    for (worker, s) in results {
+        skipped.add(&s);
+        workers.push(worker);
+    }
+    (workers, skipped, incomplete.into_inner())
+}
+
+/// The documents satisfying `query`, sorted; `None` for all.
+fn evaluate(query: &Query, postings: &Postings) -> Option<Vec<u32>> {
+    /// Once this few candidates are left, further trigrams are not looked up: decoding their
+    /// lists would cost more than searching the few files.
+    const ENOUGH: usize = 8;
+    match query {
+        Query::All => None,
+        Query::Nothing => Some(Vec::new()),
+        Query::Trigram(t) => Some(postings.list(*t)),
+        Query::And(parts) => {
+            let mut trigrams: Vec<u32> = parts
+                .iter()
+                .filter_map(|p| match p {
+                    Query::Trigram(t) => Some(*t),
+                    _ => None,
+                })
+                .collect();
+            trigrams.sort_unstable();
+            trigrams.dedup();
+            trigrams.sort_by_key(|t| postings.count(*t));
+            let mut acc: Option<Vec<u32>> = None;
+            for t in trigrams {
+                if acc.as_ref().is_some_and(|a| a.len() <= ENOUGH) {
+                    break;
+                }
+                let list = postings.list(t);
+                acc = Some(match acc {
+                    None => list,
+                    Some(a) => intersect(&a, &list),
+                });
+            }
+            for part in parts {
+                if matches!(part, Query::Trigram(_)) {
+                    continue;
+                }
+                if acc.as_ref().is_some_and(|a| a.is_empty()) {
+                    break;
+                }
+                if let Some(list) = evaluate(part, postings) {
+                    acc = Some(match acc {
+                        None => list,
+                        Some(a) => intersect(&a, &list),
+                    });
+                }
+            }
+            acc
+        }
+        Query::Or(parts) => {
+            let mut acc = Vec::new();
+            for part in parts {
+                acc = union(&acc, &evaluate(part, postings)?);
+            }
+            Some(acc)
+        }
+    }
+}
+
+// ==== Building and keeping the table fresh ====
+
+/// Walks `dir` into `table` and watches every directory it enters. The walk is repeated until
+/// it finds no directory that was not watched before it started, so nothing created between a
+/// listing and its watch is missed. Errors when a watch cannot be added.
+fn scan_subtree(
+    workspace: &Workspace,
+    table: &mut Table,
+    watcher: &mut Watcher,
+    dir: &str,
+    previous: &BTreeMap<String, FileEntry>,
+    stale: &BTreeSet<String>,
+    require_trusted: bool,
+) -> Result<(), String> {
+    // A directory that vanished before its watch was added is left out: the change that
+    // removed it is queued for its parent.
+    let watch = |watcher: &mut Watcher, d: &str| match watcher
+        .watch(&source::absolute(workspace, d), d)
+    {
+        Ok(()) => Ok(true),
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(false),
+        Err(e) => Err(format!("cannot watch {d:?}: {e}")),
+    };
+    if !watch(watcher, dir)? {
+        return Ok(());
+    }
+    for _ in 0..MAX_SCAN_ROUNDS {
+        let scan = source::scan(workspace, dir, false);
+        let unwatched: Vec<String> = scan
+            .dirs
+            .iter()
+            .filter(|d| !watcher.is_watched(d))
+            .cloned()
+            .collect();
+        if unwatched.is_empty() {
+            table.add_scan(scan, previous, stale, require_trusted);
+            return Ok(());
+        }
+        for d in &unwatched {
+            watch(watcher, d)?;
+        }
+    }
+    Err(format!("{dir:?} kept changing while it was walked"))
+}
+
+/// Walks of one directory before a tree that keeps changing under the walk is given up on.
+const MAX_SCAN_ROUNDS: usize = 16;
+
+fn build(shared: &Shared) {
+    let started = Instant::now();
+    let workspace = &shared.workspace;
+    let mut table = Table::default();
+    let fail = |reason: String| {
+        let mut live = lock(&shared.live);
+        if live.state == IndexState::Building {
+            live.state = IndexState::Ready;
+            live.fallback = Some(reason);
+        }
+        shared.ready.notify_all();
+    };
+    let mut watcher = match Watcher::new(shared.limits) {
+        Ok(w) => w,
+        Err(e) => return fail(format!("no file watcher: {e}")),
+    };
+    let none = BTreeMap::new();
+    if let Err(reason) = scan_subtree(
+        workspace,
+        &mut table,
+        &mut watcher,
+        "",
+        &none,
+        &BTreeSet::new(),
+        false,
+    ) {
+        return fail(reason);
+    }
+    let data = index_table(shared, &mut table);
+    let mut live = lock(&shared.live);
+    if live.state != IndexState::Building {
+        return;
+    }
+    live.unindexed_after_build = table.unindexed.len();
+    live.table = table;
+    live.watcher = Some(watcher);
+    live.data = Arc::new(data);
+    live.state = IndexState::Ready;
+    live.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+    shared.revision.fetch_add(1, Ordering::SeqCst);
+    shared.ready.notify_all();
+}
+
+/// Reads every file of `table` into a new index and gives the table's entries their documents.
+fn index_table(shared: &Shared, table: &mut Table) -> Data {
+    let files: Vec<(String, u64)> = table
+        .files
+        .iter()
+        .map(|(p, e)| (p.clone(), e.meta.size))
+        .collect();
+    let generations: Vec<u64> = table.files.values().map(|e| e.generation).collect();
+    let workspace = &shared.workspace;
+    let open = |p: &str| source::open(workspace, p);
+    let stop = || shared.stop.load(Ordering::Relaxed);
+    let (postings, status) = Postings::build(&files, thread_count(workspace), &open, &stop);
+    for (i, ((path, _), indexed)) in files.iter().zip(&status).enumerate() {
+        let doc = (*indexed == Indexed::Text).then_some(i as u32);
+        table.set_doc(path, generations[i], doc);
+    }
+    let paths = files.into_iter().map(|(p, _)| p).collect();
+    Data { postings, paths }
+}
+
+/// Rebuilds the index from the table's current files in the background, then gives each file
+/// its new document unless it changed meanwhile.
+fn reindex(shared: &Shared) {
+    let snapshot: Vec<(String, u64, u64)> = {
+        let live = lock(&shared.live);
+        live.table
+            .files
+            .iter()
+            .map(|(p, e)| (p.clone(), e.meta.size, e.generation))
+            .collect()
+    };
+    let files: Vec<(String, u64)> = snapshot.iter().map(|(p, s, _)| (p.clone(), *s)).collect();
+    let workspace = &shared.workspace;
+    let open = |p: &str| source::open(workspace, p);
+    let stop = || shared.stop.load(Ordering::Relaxed);
+    let (postings, status) = Postings::build(&files, thread_count(workspace), &open, &stop);
+    let mut live = lock(&shared.live);
+    live.reindexing = false;
+    if live.state != IndexState::Ready || shared.stop.load(Ordering::Relaxed) {
+        return;
+    }
+    // Events that arrived while reading are applied first, so their files keep no document.
+    live.refresh(shared);
+    if live.fallback.is_some() {
+        return;
+    }
+    let Live { table, data, .. } = &mut *live;
+    for (doc, ((path, _, generation), indexed)) in snapshot.iter().zip(&status).enumerate() {
+        let doc = (*indexed == Indexed::Text).then_some(doc as u32);
+        table.set_doc(path, *generation, doc);
+    }
+    // Files whose document belongs to the old index lose it (their generation changed, or they
+    // were added after the snapshot).
+    let orphans: Vec<String> = table
+        .files
+        .iter()
+        .filter(|(p, e)| {
+            e.doc.is_some_and(|d| {
+                snapshot
+                    .get(d as usize)
+                    .is_none_or(|(sp, _, g)| sp != *p || *g != e.generation)
+            })
+        })
+        .map(|(p, _)| p.clone())
+        .collect();
+    for path in orphans {
+        table.touch(&path);
+    }
+    *data = Arc::new(Data {
+        postings,
+        paths: files.into_iter().map(|(p, _)| p).collect(),
+    });
+    live.unindexed_after_build = live.table.unindexed.len();
+}
+
+impl Live {
+    /// Applies every queued change to the table.
+    fn refresh(&mut self, shared: &Shared) {
+        let Some(watcher) = self.watcher.as_mut() else {
+            return;
+        };
+        let drained = watcher.drain();
+        let result = match drained {
+            Drained::Changes(changes) if changes.is_empty() => return,
+            Drained::Changes(changes) => self.apply(&shared.workspace, changes),
+            Drained::Overflow => {
+                self.rescans += 1;
+                self.rescan(&shared.workspace, "", &BTreeSet::new(), true)
+            }
+        };
+        shared.revision.fetch_add(1, Ordering::SeqCst);
+        if let Err(reason) = result {
+            self.fallback = Some(reason);
+            self.watcher = None;
+        }
+    }
+
+    fn apply(&mut self, workspace: &Workspace, changes: Vec<Change>) -> Result<(), String> {
+        let mut subtrees: BTreeSet<String> = BTreeSet::new();
+        let mut relist: BTreeSet<String> = BTreeSet::new();
+        let mut stale: BTreeSet<String> = BTreeSet::new();
+        for change in changes {
+            let Some(name) = change.name else {
+                subtrees.insert(change.dir);
+                continue;
+            };
+            let name = name.to_string_lossy();
+            let path = if change.dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}/{name}", change.dir)
+            };
+            if RULE_FILES.contains(&name.as_ref()) {
+                subtrees.insert(change.dir);
+            } else if change.is_dir {
+                subtrees.insert(path);
+            } else {
+                relist.insert(change.dir);
+                stale.insert(path);
+            }
+        }
+        // Outermost subtrees only.
+        let mut outer: Vec<String> = Vec::new();
+        for dir in subtrees {
+            if !outer.iter().any(|o| is_within(&dir, o)) {
+                outer.retain(|o| !is_within(o, &dir));
+                outer.push(dir);
+            }
+        }
+        for dir in &outer {
+            self.rescan(workspace, dir, &stale, false)?;
+        }
+        for dir in relist {
+            if !outer.iter().any(|o| is_within(&dir, o)) {
+                self.relist(workspace, &dir, &stale, &BTreeMap::new())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets everything within `dir` and walks it again (through its parent's listing, which
+    /// says whether `dir` is still a directory the walk enters).
+    fn rescan(
+        &mut self,
+        workspace: &Workspace,
+        dir: &str,
+        stale: &BTreeSet<String>,
+        require_trusted: bool,
+    ) -> Result<(), String> {
+        let Some(watcher) = self.watcher.as_mut() else {
+            return Ok(());
+        };
+        let previous = self.table.remove_below(dir);
+        self.table.dirs.remove(dir);
+        watcher.unwatch_within(dir);
+        if dir.is_empty() {
+            return scan_subtree(
+                workspace,
+                &mut self.table,
+                watcher,
+                "",
+                &previous,
+                stale,
+                require_trusted,
+            );
+        }
+        // The parent may itself be gone or outside the table: then its own change covers it.
+        let parent = parent_of(dir).to_string();
+        self.relist(workspace, &parent, stale, &previous)
+    }
+
+    /// Lists `dir`'s direct entries again and reconciles them with the table.
+    fn relist(
+        &mut self,
+        workspace: &Workspace,
+        dir: &str,
+        stale: &BTreeSet<String>,
+        previous: &BTreeMap<String, FileEntry>,
+    ) -> Result<(), String> {
+        if !self.table.dirs.contains(dir) {
+            return Ok(());
+        }
+        let Some(watcher) = self.watcher.as_mut() else {
+            return Ok(());
+        };
+        let mut scan = source::scan(workspace, dir, true);
+        let mut before = self.table.remove_direct(dir);
+        before.extend(previous.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let listed: BTreeSet<String> = scan.dirs.drain(..).filter(|d| d != dir).collect();
+        for child in self.table.child_dirs(dir) {
+            if !listed.contains(&child) {
+                self.table.remove_below(&child);
+                self.table.dirs.remove(&child);
+                watcher.unwatch_within(&child);
+            }
+        }
+        self.table.add_scan(scan, &before, stale, false);
+        for child in listed {
+            if !self.table.dirs.contains(&child) {
+                scan_subtree(
+                    workspace,
+                    &mut self.table,
+                    watcher,
+                    &child,
+                    &before,
+                    stale,
+                    false,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source::FileMeta;
+    use super::*;
+
+    #[test]
+    fn metadata_round_trips_mtime() {
+        let meta = FileMeta {
+            mtime_ns: 1_500_000_000_123,
+            ..FileMeta::default()
+        };
+        let back = meta
+            .mtime()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        assert_eq!(back, 1_500_000_000_123);
+        assert!(now_ns() > 0);
+    }
+}

@@ -1,0 +1,246 @@
+//! The live table: the cold walk's answer kept in memory and kept true.
+//!
+//! It holds what a walk of the root lets through (files with their metadata, directories) and
+//! what it passes over (with the path and reason), so the answer for any directory it entered
+//! can be read from it: the files below, and the skip counts below. Each file also says whether
+//! the n-gram index describes its current contents (`doc`); files it does not describe are kept
+//! in `unindexed` and searched by every query.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::source::{FileMeta, Scan};
+use crate::workspace::{SkipCounts, SkipReason};
+
+#[derive(Clone, Debug)]
+pub(crate) struct FileEntry {
+    pub(crate) meta: FileMeta,
+    /// The index document describing this file's contents, while that is still true.
+    pub(crate) doc: Option<u32>,
+    /// Bumped on every change, so a background re-index can tell what changed while it read.
+    pub(crate) generation: u64,
+    /// The change time was over a second old when the metadata was taken: a later change of
+    /// the file shows in its metadata (change times are coarse, so a file changed again in the
+    /// same tick as its last change may keep them).
+    pub(crate) trusted: bool,
+}
+
+/// Change times within this many nanoseconds of "now" are not trusted (see `FileEntry::trusted`).
+const TRUST_MARGIN_NS: i128 = 1_000_000_000;
+
+#[derive(Default)]
+pub(crate) struct Table {
+    pub(crate) files: BTreeMap<String, FileEntry>,
+    /// Paths of `files` whose `doc` is `None`.
+    pub(crate) unindexed: BTreeSet<String>,
+    pub(crate) skips: BTreeMap<String, SkipReason>,
+    pub(crate) dirs: BTreeSet<String>,
+    pub(crate) unattributed: SkipCounts,
+    pub(crate) through_links: u64,
+    pub(crate) bytes: u64,
+    next_generation: u64,
+}
+
+/// The keys of `map` strictly below directory `dir` ("" for the root: every key).
+pub(crate) fn below<'m, V>(
+    map: &'m BTreeMap<String, V>,
+    dir: &str,
+) -> Box<dyn Iterator<Item = (&'m String, &'m V)> + 'm> {
+    if dir.is_empty() {
+        return Box::new(map.iter());
+    }
+    // Every key starting with `dir/`: from `dir/` up to `dir0` ('0' follows '/').
+    let start = format!("{dir}/");
+    let end = format!("{dir}0");
+    Box::new(map.range(start..end))
+}
+
+/// The members of `set` strictly below directory `dir`.
+pub(crate) fn set_below<'s>(
+    set: &'s BTreeSet<String>,
+    dir: &str,
+) -> Box<dyn Iterator<Item = &'s String> + 's> {
+    if dir.is_empty() {
+        return Box::new(set.iter());
+    }
+    let start = format!("{dir}/");
+    let end = format!("{dir}0");
+    Box::new(set.range(start..end))
+}
+
+/// True when `path` is `dir` or lies below it.
+pub(crate) fn is_within(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path == dir
+        || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
+}
+
+/// The directory holding `path` ("" for a top-level entry).
+pub(crate) fn parent_of(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..i])
+}
+
+impl Table {
+    fn bump(&mut self) -> u64 {
+        self.next_generation += 1;
+        self.next_generation
+    }
+
+    /// Adds or replaces a file. `doc` is kept only when the caller proved the contents unchanged.
+    pub(crate) fn put_file(&mut self, path: String, meta: FileMeta, doc: Option<u32>) {
+        let generation = self.bump();
+        if doc.is_none() {
+            self.unindexed.insert(path.clone());
+        } else {
+            self.unindexed.remove(&path);
+        }
+        self.bytes += meta.size;
+        let trusted = meta.ctime_ns < super::now_ns() - TRUST_MARGIN_NS;
+        if let Some(old) = self.files.insert(
+            path,
+            FileEntry {
+                meta,
+                doc,
+                generation,
+                trusted,
+            },
+        ) {
+            self.bytes -= old.meta.size;
+        }
+    }
+
+    pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileEntry> {
+        let old = self.files.remove(path)?;
+        self.unindexed.remove(path);
+        self.bytes -= old.meta.size;
+        Some(old)
+    }
+
+    /// Marks a file's contents as unknown to the index (it changed).
+    pub(crate) fn touch(&mut self, path: &str) {
+        let generation = self.bump();
+        if let Some(entry) = self.files.get_mut(path) {
+            entry.doc = None;
+            entry.generation = generation;
+            self.unindexed.insert(path.to_string());
+        }
+    }
+
+    /// Sets a file's document when the file did not change since `generation`.
+    pub(crate) fn set_doc(&mut self, path: &str, generation: u64, doc: Option<u32>) {
+        if let Some(entry) = self.files.get_mut(path)
+            && entry.generation == generation
+        {
+            entry.doc = doc;
+            if doc.is_some() {
+                self.unindexed.remove(path);
+            } else {
+                self.unindexed.insert(path.to_string());
+            }
+        }
+    }
+
+    /// Removes everything strictly below `dir` and returns the files removed.
+    pub(crate) fn remove_below(&mut self, dir: &str) -> BTreeMap<String, FileEntry> {
+        let files: Vec<String> = below(&self.files, dir).map(|(k, _)| k.clone()).collect();
+        let mut removed = BTreeMap::new();
+        for path in files {
+            if let Some(entry) = self.remove_file(&path) {
+                removed.insert(path, entry);
+            }
+        }
+        let skips: Vec<String> = below(&self.skips, dir).map(|(k, _)| k.clone()).collect();
+        for path in skips {
+            self.skips.remove(&path);
+        }
+        let dirs: Vec<String> = set_below(&self.dirs, dir).cloned().collect();
+        for path in dirs {
+            self.dirs.remove(&path);
+        }
+        if dir.is_empty() {
+            self.unattributed = SkipCounts::default();
+            self.through_links = 0;
+        }
+        removed
+    }
+
+    /// Removes the direct entries of `dir` (files and skips; directories are left to the
+    /// caller) and returns the files removed.
+    pub(crate) fn remove_direct(&mut self, dir: &str) -> BTreeMap<String, FileEntry> {
+        let direct =
+            |p: &String| !p[if dir.is_empty() { 0 } else { dir.len() + 1 }..].contains('/');
+        let files: Vec<String> = below(&self.files, dir)
+            .map(|(k, _)| k)
+            .filter(|k| direct(k))
+            .cloned()
+            .collect();
+        let mut removed = BTreeMap::new();
+        for path in files {
+            if let Some(entry) = self.remove_file(&path) {
+                removed.insert(path, entry);
+            }
+        }
+        let skips: Vec<String> = below(&self.skips, dir)
+            .map(|(k, _)| k)
+            .filter(|k| direct(k))
+            .cloned()
+            .collect();
+        for path in skips {
+            self.skips.remove(&path);
+        }
+        removed
+    }
+
+    /// The direct subdirectories of `dir` in the table.
+    pub(crate) fn child_dirs(&self, dir: &str) -> Vec<String> {
+        let skip = if dir.is_empty() { 0 } else { dir.len() + 1 };
+        set_below(&self.dirs, dir)
+            .filter(|d| d.len() > skip && !d[skip..].contains('/'))
+            .cloned()
+            .collect()
+    }
+
+    /// Adds what a scan found. A file whose metadata equals its entry in `previous` keeps that
+    /// entry's document, unless `stale` says the file changed (an event named it) or, when
+    /// `require_trusted` (no event stream vouches for the time between), the old metadata was
+    /// too recent to prove anything.
+    pub(crate) fn add_scan(
+        &mut self,
+        scan: Scan,
+        previous: &BTreeMap<String, FileEntry>,
+        stale: &BTreeSet<String>,
+        require_trusted: bool,
+    ) {
+        for (path, meta) in scan.files {
+            let doc = previous.get(&path).and_then(|old| {
+                let same = old.meta == meta && (old.trusted || !require_trusted);
+                (same && !stale.contains(&path))
+                    .then_some(old.doc)
+                    .flatten()
+            });
+            self.put_file(path, meta, doc);
+        }
+        self.dirs.extend(scan.dirs);
+        self.skips.extend(scan.skips);
+        self.unattributed.add(&scan.unattributed);
+        self.through_links += scan.through_links;
+    }
+
+    /// Walk-level skip counts strictly below `dir`.
+    pub(crate) fn skips_below(&self, dir: &str) -> SkipCounts {
+        let mut counts = SkipCounts::default();
+        for (_, reason) in below(&self.skips, dir) {
+            counts.bump(*reason);
+        }
+        if dir.is_empty() {
+            counts.add(&self.unattributed);
+        }
+        counts
+    }
+
+    /// True when a walk of `dir` would list exactly the table's entries below it.
+    pub(crate) fn answers_for(&self, dir: &str) -> bool {
+        self.through_links == 0
+            && self.dirs.contains(dir)
+            && (dir.is_empty() || self.unattributed == SkipCounts::default())
+    }
+}

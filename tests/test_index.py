@@ -1,0 +1,436 @@
+"""The warm workspace (SPEC §2.8) against its oracle, the cold engine.
+
+Every answer of ``Workspace(root, index=True)`` must equal that of ``Workspace(root)`` on the same
+tree at the same moment: for random trees and queries (differential), after random mutations made
+right before the query (freshness), with the watcher's queue overflowing or its watch limit hit
+(both forced through the test limits ``RIPSIGHT_INDEX_MAX_EVENTS`` / ``RIPSIGHT_INDEX_MAX_WATCHES``),
+and for two indexed workspaces on one tree. Lifecycle: ``close()`` stops the index's threads.
+
+The kernel tree variant runs when ``RIPSIGHT_KERNEL_ROOT`` names a checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ripsight import Workspace
+from ripsight.workspace import to_dict
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the index watches with inotify (Linux)"
+)
+
+WORDS = ["alpha", "Beta", "gamma", "PM_RESUME", "cassini", "Copyright", "fooBar", "x_y", "été"]
+DIRS = ["", "src", "src/core", "src/core/deep", "docs", "build", "node_modules/pkg", "lib"]
+NAMES = ["a.py", "b.rs", "c.md", "d.txt", "e.c", "notes", ".hidden.py", "f.h"]
+
+
+def _text(rng: random.Random) -> bytes:
+    lines = []
+    for _ in range(rng.randint(0, 12)):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(0, 5))]
+        sep = rng.choice([" ", "  ", "(", "."])
+        lines.append(sep.join(words))
+    ending = rng.choice(["\n", "\r\n"])
+    text = ending.join(lines) + (ending if lines and rng.random() < 0.8 else "")
+    data = text.encode("utf-8")
+    kind = rng.random()
+    if kind < 0.05:
+        data = data[: len(data) // 2] + b"\x00" + data[len(data) // 2 :]  # binary
+    elif kind < 0.08:
+        data = b"\xff\xfe" + text.encode("utf-16-le")  # UTF-16 with a BOM
+    elif kind < 0.1:
+        data = b"\xef\xbb\xbf" + data  # UTF-8 BOM
+    elif kind < 0.12:
+        data += b"\xff\xfe bad utf8 alpha\n"
+    return data
+
+
+def build_tree(root: Path, seed: int) -> Path:
+    """A random tree with ignore files, the skip set, secrets, binary and UTF-16 files."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    if rng.random() < 0.7:
+        (root / ".git").mkdir(exist_ok=True)
+    for _ in range(rng.randint(3, 25)):
+        d = rng.choice(DIRS)
+        path = root / d / rng.choice(NAMES)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(_text(rng))
+    if rng.random() < 0.6:
+        (root / ".gitignore").write_text(rng.choice(["build/\n", "*.md\n", "*.txt\n!d.txt\n", ""]))
+    if rng.random() < 0.3:
+        (root / "src").mkdir(exist_ok=True)
+        (root / "src" / ".ignore").write_text(rng.choice(["deep/\n", "*.rs\n", "a.*\n"]))
+    if rng.random() < 0.3:
+        (root / ".ripsightignore").write_text(rng.choice(["!build/\n", "*.h\n", "!*.md\n"]))
+    if rng.random() < 0.3:
+        (root / ".env").write_text("SECRET=alpha\n")
+    if rng.random() < 0.2:
+        (root / "src").mkdir(exist_ok=True)
+        (root / "src" / "key.pem").write_text("alpha\n")
+    if rng.random() < 0.1:
+        os.mkfifo(root / "pipe")
+    return root
+
+
+PATTERNS = [
+    "alpha",
+    "Beta",
+    "PM_RESUME",
+    "cassini",
+    "Copyright|cassini",
+    "foo[A-Z]ar",
+    r"\bx_y\b",
+    "alp.a",
+    "gam+a",
+    r"\w+",
+    ".",
+    "^alpha",
+    "alpha$",
+    "été",
+    "ÉTÉ",
+    "beta gamma",
+    r"(?i)copyRIGHT",
+    "a(lpha|bc)",
+    r"Beta\s+alpha",
+    "alpha.*Beta",
+    "zzz_absent",
+    "x_y|alpha",
+    "[cC]opy",
+    "bad utf8",
+]
+
+
+def query_strategy() -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
+        {
+            "pattern": st.sampled_from(PATTERNS),
+            "literal": st.booleans(),
+            "case_insensitive": st.booleans(),
+            "context": st.sampled_from([0, 0, 1, 2]),
+            "multiline": st.sampled_from([False, False, False, True]),
+            "output_mode": st.sampled_from(["content", "files_with_matches", "count"]),
+            "limit": st.sampled_from([None, 1, 3, 50]),
+            "offset": st.sampled_from([0, 0, 1, 4]),
+            "glob": st.sampled_from([None, None, "*.py", "!*.md", "src/**", "*.{rs,c}"]),
+            "path": st.sampled_from([None, None, "src", "src/core", "build", "docs", "src/a.py"]),
+        }
+    )
+
+
+def answer(ws: Workspace, call: str, kwargs: dict[str, Any]) -> Any:
+    """What a call returns, without its timing; an error by class and message."""
+    try:
+        result = getattr(ws, call)(**kwargs)
+    except Exception as error:  # noqa: BLE001 - the error is the answer
+        return (type(error).__name__, str(error))
+    out = to_dict(result)
+    out.pop("elapsed_ms", None)
+    return out
+
+
+def same(indexed: Workspace, root: Path, call: str, kwargs: dict[str, Any]) -> None:
+    warm = answer(indexed, call, kwargs)
+    cold = answer(Workspace(root), call, kwargs)
+    assert warm == cold, (call, kwargs)
+
+
+GLOBS = ["**/*", "**/*.py", "*.md", "src/**/*.rs", "*", "src/*", "a.py", "**/deep/*"]
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(seed=st.integers(0, 10_000), queries=st.lists(query_strategy(), min_size=10, max_size=10))
+def test_indexed_answers_equal_cold_ones(tmp_path_factory, seed, queries) -> None:
+    root = build_tree(tmp_path_factory.mktemp("tree"), seed)
+    ws = Workspace(root, index=True)
+    try:
+        assert ws.wait_index(30)
+        assert ws.index_status()["state"] == "ready"
+        for q in queries:
+            kwargs = {k: v for k, v in q.items() if v is not None}
+            same(ws, root, "grep", kwargs)
+        for pattern in GLOBS:
+            for path in (None, "src"):
+                for sort in ("path", "mtime"):
+                    same(ws, root, "glob", {"pattern": pattern, "path": path, "sort": sort})
+        # The index answered (not only the cold fallback): the root is always a table directory.
+        assert ws.index_status()["warm_calls"] >= len(GLOBS) * 2
+    finally:
+        ws.close()
+
+
+# ==== Freshness ====
+
+
+def mutate(root: Path, rng: random.Random, outside: Path) -> str:
+    """One random change to the tree; returns what it did."""
+    files = [p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
+    dirs = [p for p in root.rglob("*") if p.is_dir() and ".git" not in p.parts]
+    action = rng.choice(
+        ["create", "create", "modify", "modify", "append", "delete", "rename", "move_out",
+         "move_in", "mkdir_tree", "rmtree", "rename_dir", "gitignore", "ignore", "chmod",
+         "binary", "same_size"]
+    )
+    if action in ("modify", "append", "delete", "rename", "move_out", "chmod", "binary",
+                  "same_size") and not files:
+        action = "create"
+    if action in ("rmtree", "rename_dir") and not dirs:
+        action = "mkdir_tree"
+    if action == "create":
+        path = root / rng.choice(DIRS) / f"n{rng.randint(0, 99)}{rng.choice(['.py', '.md', ''])}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(_text(rng))
+    elif action == "modify":
+        rng.choice(files).write_bytes(_text(rng))
+    elif action == "append":
+        with open(rng.choice(files), "ab") as f:
+            f.write(f"{rng.choice(WORDS)} appended\n".encode())
+    elif action == "same_size":
+        path = rng.choice(files)
+        data = path.read_bytes()
+        if data:
+            word = rng.choice([b"cassini", b"alpha", b"zzzzz"])
+            i = rng.randrange(len(data))
+            data = (data[:i] + word + data[i:])[: len(data)]
+            path.write_bytes(data)
+    elif action == "delete":
+        rng.choice(files).unlink()
+    elif action == "rename":
+        src = rng.choice(files)
+        src.rename(src.parent / f"r{rng.randint(0, 99)}{src.suffix}")
+    elif action == "move_out":
+        src = rng.choice(files)
+        src.rename(outside / f"{rng.randint(0, 10**9)}")
+    elif action == "move_in":
+        src = outside / f"in{rng.randint(0, 10**9)}.py"
+        src.write_bytes(_text(rng))
+        dst = root / rng.choice(DIRS) / src.name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        src.rename(dst)
+    elif action == "mkdir_tree":
+        base = root / rng.choice(DIRS) / f"t{rng.randint(0, 99)}"
+        for i in range(rng.randint(1, 4)):
+            path = base / rng.choice(["", "x", "x/y"]) / f"f{i}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(_text(rng))
+    elif action == "rmtree":
+        shutil.rmtree(rng.choice(dirs))
+    elif action == "rename_dir":
+        src = rng.choice(dirs)
+        dst = src.parent / f"{src.name}_{rng.randint(0, 99)}"
+        if not dst.exists():
+            src.rename(dst)
+    elif action == "gitignore":
+        where = rng.choice([root, root / "src"])
+        where.mkdir(exist_ok=True)
+        (where / ".gitignore").write_text(rng.choice(["*.py\n", "", "x/\n", "*.md\n!c.md\n"]))
+    elif action == "ignore":
+        where = rng.choice([root, root / "src", root / "docs"])
+        where.mkdir(exist_ok=True)
+        target = where / rng.choice([".ignore", ".ripsightignore"])
+        if target.exists() and rng.random() < 0.5:
+            target.unlink()
+        else:
+            target.write_text(rng.choice(["*.rs\n", "n*\n", "!build/\n", "deep/\n"]))
+    elif action == "chmod":
+        path = rng.choice(files)
+        path.chmod(rng.choice([0o644, 0o600, 0o444]))
+    elif action == "binary":
+        with open(rng.choice(files), "ab") as f:
+            f.write(b"alpha\x00")
+    return action
+
+
+def fresh_queries(rng: random.Random) -> list[tuple[str, dict[str, Any]]]:
+    pattern = rng.choice(PATTERNS + ["appended", "zzzzz"])
+    return [
+        ("grep", {"pattern": pattern, "output_mode": "count", "limit": None}),
+        ("grep", {"pattern": pattern, "case_insensitive": True, "context": 1}),
+        ("glob", {"pattern": "**/*", "limit": None}),
+    ]
+
+
+def run_mutations(tmp_path: Path, seed: int, steps: int, workspaces: int = 1) -> list[Workspace]:
+    rng = random.Random(seed)
+    root = build_tree(tmp_path / "tree", seed)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    indexed = [Workspace(root, index=True) for _ in range(workspaces)]
+    for ws in indexed:
+        assert ws.wait_index(30)
+    try:
+        for _ in range(steps):
+            action = mutate(root, rng, outside)
+            for call, kwargs in fresh_queries(rng):
+                for ws in indexed:
+                    warm = answer(ws, call, kwargs)
+                    cold = answer(Workspace(root), call, kwargs)
+                    assert warm == cold, (action, call, kwargs)
+        for ws in indexed:
+            assert ws.index_status()["warm_calls"] > steps
+    finally:
+        for ws in indexed:
+            ws.close()
+    return indexed
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_change_is_in_the_next_answer(tmp_path: Path, seed: int) -> None:
+    run_mutations(tmp_path, seed, steps=120)
+
+
+def test_two_indexed_workspaces_on_one_tree(tmp_path: Path) -> None:
+    run_mutations(tmp_path, 7, steps=60, workspaces=2)
+
+
+def test_revision_changes_with_the_tree(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 5)
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        first = ws.revision
+        assert ws.revision == first  # nothing changed
+        (root / "new.py").write_text("alpha\n")
+        second = ws.revision
+        assert second != first
+        assert ws.revision == second
+    cold = Workspace(root)
+    assert cold.revision != cold.revision  # without an index every read is new
+    assert cold.index_status() == {"state": "off"}
+
+
+def test_overflowing_queue_still_gives_exact_answers(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RIPSIGHT_INDEX_MAX_EVENTS", "3")
+    (ws,) = run_mutations(tmp_path, 11, steps=60)
+    assert ws.index_status()["state"] == "closed"
+
+
+def test_overflow_is_counted_as_a_rescan(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RIPSIGHT_INDEX_MAX_EVENTS", "2")
+    root = build_tree(tmp_path / "tree", 3)
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        for i in range(10):
+            (root / f"burst{i}.py").write_text("cassini\n")
+        same(ws, root, "grep", {"pattern": "cassini", "output_mode": "files_with_matches"})
+        status = ws.index_status()
+        assert status["rescans"] >= 1 and status["state"] == "ready"
+
+
+def test_watch_limit_falls_back_to_exact_cold_answers(tmp_path: Path, monkeypatch) -> None:
+    root = build_tree(tmp_path / "tree", 4)
+    with Workspace(root, index=True) as probe:
+        assert probe.wait_index(30)
+        watched = probe.index_status()["watched_dirs"]
+    monkeypatch.setenv("RIPSIGHT_INDEX_MAX_WATCHES", str(watched))
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        # A new directory needs one watch more than the limit allows.
+        (root / "newdir" / "sub").mkdir(parents=True)
+        (root / "newdir" / "sub" / "x.py").write_text("cassini\n")
+        same(ws, root, "grep", {"pattern": "cassini"})
+        same(ws, root, "glob", {"pattern": "**/*.py"})
+        assert ws.index_status()["state"] == "fallback"
+        (root / "newdir" / "y.py").write_text("cassini\n")
+        same(ws, root, "grep", {"pattern": "cassini", "output_mode": "count"})
+
+
+def test_watch_limit_at_build_falls_back(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("RIPSIGHT_INDEX_MAX_WATCHES", "1")
+    root = build_tree(tmp_path / "tree", 4)
+    (root / "src" / "core").mkdir(parents=True, exist_ok=True)
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        assert ws.index_status()["state"] == "fallback"
+        same(ws, root, "grep", {"pattern": "alpha"})
+
+
+# ==== Lifecycle ====
+
+
+def thread_count() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_close_stops_the_threads(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 9)
+    before = thread_count()
+    ws = Workspace(root, index=True)
+    assert ws.wait_index(30)
+    for i in range(600):  # enough changes to start a background re-index
+        (root / f"c{i}.txt").write_text("alpha\n")
+    same(ws, root, "grep", {"pattern": "alpha", "output_mode": "count"})
+    ws.close()
+    assert thread_count() == before
+    assert ws.index_status()["state"] == "closed"
+    same(ws, root, "grep", {"pattern": "alpha"})  # answered cold after close
+    assert not ws.wait_index(0)
+
+
+def test_dropping_the_workspace_stops_the_threads(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 10)
+    before = thread_count()
+    ws = Workspace(root, index=True)
+    assert ws.wait_index(30)
+    del ws
+    import gc
+
+    gc.collect()
+    assert thread_count() == before
+
+
+def test_status_reports_sizes(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 12)
+    (root / "big.txt").write_text("".join(f"line {i} alpha beta\n" for i in range(20_000)))
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        status = ws.index_status()
+        assert status["files"] > 1 and status["bytes"] > 300_000
+        assert 0 < status["index_bytes"] <= status["bytes"] // 4
+
+
+def test_symlinks_are_answered_exactly(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 13)
+    (root / "src").mkdir(exist_ok=True)
+    os.symlink(root / "src", root / "src_link")
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        same(ws, root, "grep", {"pattern": "alpha", "output_mode": "files_with_matches"})
+        same(ws, root, "glob", {"pattern": "**/*"})
+
+
+KERNEL = os.environ.get("RIPSIGHT_KERNEL_ROOT")
+
+
+@pytest.mark.skipif(not KERNEL, reason="set RIPSIGHT_KERNEL_ROOT to a Linux checkout")
+@settings(max_examples=40, deadline=None)
+@given(query=query_strategy())
+def test_kernel_indexed_answers_equal_cold_ones(query) -> None:
+    ws = _kernel_workspace()
+    kwargs = {k: v for k, v in query.items() if v is not None and k != "path"}
+    kwargs["path"] = "drivers/net" if query["path"] else None
+    same(ws, Path(str(KERNEL)), "grep", kwargs)
+
+
+_KERNEL_WS: list[Workspace] = []
+
+
+def _kernel_workspace() -> Workspace:
+    if not _KERNEL_WS:
+        ws = Workspace(str(KERNEL), index=True)
+        assert ws.wait_index(300)
+        _KERNEL_WS.append(ws)
+    return _KERNEL_WS[0]
