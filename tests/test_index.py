@@ -15,6 +15,7 @@ import os
 import random
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -400,6 +401,37 @@ def test_status_reports_sizes(tmp_path: Path) -> None:
         status = ws.index_status()
         assert status["files"] > 1 and status["bytes"] > 300_000
         assert 0 < status["index_bytes"] <= status["bytes"] // 4
+
+
+def test_a_persisted_index_is_loaded_and_checked_against_the_tree(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 14)
+    for i in range(5):
+        (root / "src" / f"p{i}.py").parent.mkdir(parents=True, exist_ok=True)
+        (root / "src" / f"p{i}.py").write_text(f"alpha {i}\nBeta\n")
+    time.sleep(1.1)  # change times old enough to vouch for unchanged files (no timing asserted)
+    store = tmp_path / "store"
+    with Workspace(root, index=True, index_dir=store) as first:
+        assert first.wait_index(30)
+        assert first.index_status()["loaded"] is False
+    assert any(store.iterdir())
+    # Changes made while no index is watching.
+    (root / "src" / "p0.py").write_text("cassini\n")
+    (root / "src" / "p1.py").unlink()
+    (root / "src" / "p5.py").write_text("cassini alpha\n")
+    data = (root / "src" / "p2.py").read_bytes()
+    (root / "src" / "p2.py").write_bytes(data.replace(b"alpha", b"cassi"))  # same size
+    with Workspace(root, index=True, index_dir=store) as second:
+        assert second.wait_index(30)
+        status = second.index_status()
+        assert status["loaded"] is True and status["indexed_files"] > 0
+        for pattern in ("cassini", "cassi", "alpha", "Beta", r"\w+"):
+            for mode in ("content", "count"):
+                same(second, root, "grep", {"pattern": pattern, "output_mode": mode})
+        same(second, root, "glob", {"pattern": "**/*.py"})
+    # A copy made for other options is not loaded.
+    with Workspace(root, index=True, index_dir=store, deny=[]) as other:
+        assert other.wait_index(30)
+        assert other.index_status()["loaded"] is False
 
 
 def test_symlinks_are_answered_exactly(tmp_path: Path) -> None:

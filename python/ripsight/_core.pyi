@@ -184,6 +184,7 @@ class Engine:
         threads: int,
         respect_ignore_files: bool,
         index: bool = False,
+        index_dir: str | None = None,
     ) -> None: ...
     @property
     def root(self) -> str: ...

@@ -59,6 +59,9 @@ class Workspace:
             background and kept fresh by a file watcher (SPEC §2.8). Answers are the same as
             without it; calls made before it is ready are answered without it. `close()` stops
             its threads (default False).
+        index_dir: with ``index=True``, a directory for an on-disk copy of the index: a later
+            process loads it instead of rebuilding and checks it against the tree (files whose
+            size, times or inode changed are searched directly until re-indexed).
     """
 
     __slots__ = ("_engine",)
@@ -73,6 +76,7 @@ class Workspace:
         threads: int = 0,
         respect_ignore_files: bool = True,
         index: bool = False,
+        index_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         _check_int("threads", threads, 0)
         self._engine = _core.Engine(
@@ -83,6 +87,7 @@ class Workspace:
             threads=threads,
             respect_ignore_files=bool(respect_ignore_files),
             index=bool(index),
+            index_dir=None if index_dir is None else os.fspath(index_dir),
         )
 
     @property

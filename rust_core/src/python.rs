@@ -14,7 +14,7 @@ use pyo3::types::{PyDict, PyType};
 
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, OutputMode};
-use crate::index::{IndexState, WarmIndex};
+use crate::index::{IndexOptions, IndexState, WarmIndex};
 use crate::read::{self, ContentKind, ReadOptions};
 use crate::truncate;
 use crate::walk::{self, GlobOptions, SortOrder};
@@ -307,7 +307,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the Workspace's keyword arguments"
     )]
-    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false))]
+    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None))]
     fn new(
         py: Python<'_>,
         root: String,
@@ -317,6 +317,7 @@ impl Engine {
         threads: usize,
         respect_ignore_files: bool,
         index: bool,
+        index_dir: Option<std::path::PathBuf>,
     ) -> PyResult<Self> {
         if !(time_budget.is_finite() && time_budget > 0.0) {
             return Err(PyValueError::new_err(format!(
@@ -331,7 +332,8 @@ impl Engine {
             respect_ignore_files,
         };
         let workspace = run_detached(py, move || Workspace::new(&root, options))?;
-        let index = index.then(|| Arc::new(WarmIndex::start(&workspace)));
+        let index =
+            index.then(|| Arc::new(WarmIndex::start(&workspace, IndexOptions { index_dir })));
         Ok(Engine {
             workspace: Arc::new(workspace),
             index,
@@ -363,6 +365,7 @@ impl Engine {
         out.set_item("fallback", status.fallback)?;
         out.set_item("build_ms", status.build_ms)?;
         out.set_item("rescans", status.rescans)?;
+        out.set_item("loaded", status.loaded)?;
         out.set_item("warm_calls", status.warm_calls)?;
         out.set_item("cold_calls", status.cold_calls)?;
         Ok(out)

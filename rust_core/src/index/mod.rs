@@ -18,6 +18,7 @@
 //!
 //! Answers are therefore the cold engine's, which the tests check on generated trees.
 
+mod persist;
 mod plan;
 mod postings;
 mod source;
@@ -77,6 +78,8 @@ pub struct IndexStatus {
     pub build_ms: Option<f64>,
     /// Re-walks forced by lost events (overflow) since the start.
     pub rescans: u64,
+    /// The index was loaded from `index_dir` (not built).
+    pub loaded: bool,
     /// Calls answered from the table (and the index, for grep).
     pub warm_calls: u64,
     /// Calls the cold engine answered.
@@ -86,6 +89,14 @@ pub struct IndexStatus {
 /// Files a re-index is started for: when this many files have changed since the last build,
 /// the next call starts a background re-index.
 pub const REINDEX_AFTER_CHANGED_FILES: usize = 512;
+
+/// How the index is kept.
+#[derive(Clone, Debug, Default)]
+pub struct IndexOptions {
+    /// A directory for the on-disk copy: loaded (and checked against the tree) instead of a
+    /// rebuild, written after every build.
+    pub index_dir: Option<std::path::PathBuf>,
+}
 
 /// The warm index of one workspace.
 pub struct WarmIndex {
@@ -102,6 +113,7 @@ struct Shared {
     limits: Limits,
     warm_calls: AtomicU64,
     cold_calls: AtomicU64,
+    options: IndexOptions,
 }
 
 /// The index data: postings and each document's path.
@@ -132,6 +144,7 @@ struct Live {
     reindexing: bool,
     /// Files the last build could not index (binary, too large): not changes.
     unindexed_after_build: usize,
+    loaded: bool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -149,7 +162,7 @@ const RULE_FILES: &[&str] = &[".gitignore", ".ignore", ".ripsightignore", ".git"
 
 impl WarmIndex {
     /// Starts building the index of `workspace` in the background.
-    pub fn start(workspace: &Workspace) -> WarmIndex {
+    pub fn start(workspace: &Workspace, options: IndexOptions) -> WarmIndex {
         let shared = Arc::new(Shared {
             workspace: workspace.clone(),
             live: Mutex::new(Live {
@@ -165,6 +178,7 @@ impl WarmIndex {
                 rescans: 0,
                 reindexing: false,
                 unindexed_after_build: 0,
+                loaded: false,
             }),
             ready: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -172,6 +186,7 @@ impl WarmIndex {
             limits: Limits::from_env(),
             warm_calls: AtomicU64::new(0),
             cold_calls: AtomicU64::new(0),
+            options,
         });
         let index = WarmIndex {
             shared: Arc::clone(&shared),
@@ -206,6 +221,7 @@ impl WarmIndex {
             fallback: live.fallback.clone(),
             build_ms: live.build_ms,
             rescans: live.rescans,
+            loaded: live.loaded,
             warm_calls: self.shared.warm_calls.load(Ordering::Relaxed),
             cold_calls: self.shared.cold_calls.load(Ordering::Relaxed),
         }
@@ -615,20 +631,24 @@ fn scan_subtree(
     if !watch(watcher, dir)? {
         return Ok(());
     }
+    // Directories that could not be watched because they are gone (or are not directories).
+    let mut gone: BTreeSet<String> = BTreeSet::new();
     for _ in 0..MAX_SCAN_ROUNDS {
         let scan = source::scan(workspace, dir, false);
         let unwatched: Vec<String> = scan
             .dirs
             .iter()
-            .filter(|d| !watcher.is_watched(d))
+            .filter(|d| !watcher.is_watched(d) && !gone.contains(*d))
             .cloned()
             .collect();
         if unwatched.is_empty() {
             table.add_scan(scan, previous, stale, require_trusted);
             return Ok(());
         }
-        for d in &unwatched {
-            watch(watcher, d)?;
+        for d in unwatched {
+            if !watch(watcher, &d)? {
+                gone.insert(d);
+            }
         }
     }
     Err(format!("{dir:?} kept changing while it was walked"))
@@ -653,31 +673,71 @@ fn build(shared: &Shared) {
         Ok(w) => w,
         Err(e) => return fail(format!("no file watcher: {e}")),
     };
-    let none = BTreeMap::new();
+    let saved = shared
+        .options
+        .index_dir
+        .as_deref()
+        .and_then(|dir| persist::load(dir, workspace));
+    let loaded = saved.is_some();
+    let (previous, saved_data) = match saved {
+        Some(saved) => (saved.files, Some(saved.data)),
+        None => (BTreeMap::new(), None),
+    };
+    let saved_unindexed = previous.values().filter(|e| e.doc.is_none()).count();
+    // A loaded copy's documents are kept for files whose metadata proves them unchanged.
     if let Err(reason) = scan_subtree(
         workspace,
         &mut table,
         &mut watcher,
         "",
-        &none,
+        &previous,
         &BTreeSet::new(),
-        false,
+        true,
     ) {
         return fail(reason);
     }
-    let data = index_table(shared, &mut table);
+    drop(previous);
+    let data = match saved_data {
+        Some(data) => data,
+        None => index_table(shared, &mut table),
+    };
     let mut live = lock(&shared.live);
     if live.state != IndexState::Building {
         return;
     }
-    live.unindexed_after_build = table.unindexed.len();
+    live.unindexed_after_build = if loaded {
+        saved_unindexed
+    } else {
+        table.unindexed.len()
+    };
     live.table = table;
     live.watcher = Some(watcher);
     live.data = Arc::new(data);
     live.state = IndexState::Ready;
+    live.loaded = loaded;
     live.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     shared.ready.notify_all();
+    if !loaded {
+        save_copy(shared, live);
+    }
+}
+
+/// Writes the on-disk copy when the workspace has an `index_dir`: of the table as it is after
+/// every queued change is applied (so no document it holds is stale).
+fn save_copy(shared: &Shared, mut live: MutexGuard<'_, Live>) {
+    let Some(dir) = shared.options.index_dir.as_deref() else {
+        return;
+    };
+    live.refresh(shared);
+    if live.fallback.is_some() {
+        return;
+    }
+    let files = live.table.files.clone();
+    let data = Arc::clone(&live.data);
+    drop(live);
+    // A copy that cannot be written only costs the next process a rebuild.
+    let _ = persist::save(dir, &shared.workspace, &files, &data);
 }
 
 /// Reads every file of `table` into a new index and gives the table's entries their documents.
@@ -753,6 +813,7 @@ fn reindex(shared: &Shared) {
         paths: files.into_iter().map(|(p, _)| p).collect(),
     });
     live.unindexed_after_build = live.table.unindexed.len();
+    save_copy(shared, live);
 }
 
 impl Live {

@@ -271,6 +271,32 @@ impl Postings {
         self.find(key).map_or(0, |i| self.counts[i])
     }
 
+    /// The raw parts, for the on-disk copy.
+    pub(crate) fn parts(&self) -> (&[u32], &[u32], &[u64], &[u8]) {
+        (&self.keys, &self.counts, &self.offsets, &self.data)
+    }
+
+    /// Rebuilds an index from the raw parts of an on-disk copy, if they are consistent.
+    pub(crate) fn from_parts(
+        keys: Vec<u32>,
+        counts: Vec<u32>,
+        offsets: Vec<u64>,
+        data: Vec<u8>,
+    ) -> Option<Postings> {
+        let consistent = counts.len() == keys.len()
+            && offsets.len() == keys.len() + 1
+            && keys.windows(2).all(|w| w[0] < w[1])
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.first() == Some(&0)
+            && offsets.last() == Some(&(data.len() as u64));
+        consistent.then_some(Postings {
+            keys,
+            counts,
+            offsets,
+            data,
+        })
+    }
+
     /// The sorted documents holding `key`.
     pub(crate) fn list(&self, key: u32) -> Vec<u32> {
         let Some(i) = self.find(key) else {
