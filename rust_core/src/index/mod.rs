@@ -556,31 +556,31 @@ fn evaluate(query: &Query, postings: &Postings) -> Option<Vec<u32>> {
     match query {
         Query::All => None,
         Query::Nothing => Some(Vec::new()),
-        Query::Trigram(t) => Some(postings.list(*t)),
+        Query::Trigram(t, next) => Some(postings.list(*t, *next)),
         Query::And(parts) => {
-            let mut trigrams: Vec<u32> = parts
+            let mut grams: Vec<(u32, u8)> = parts
                 .iter()
                 .filter_map(|p| match p {
-                    Query::Trigram(t) => Some(*t),
+                    Query::Trigram(t, next) => Some((*t, *next)),
                     _ => None,
                 })
                 .collect();
-            trigrams.sort_unstable();
-            trigrams.dedup();
-            trigrams.sort_by_key(|t| postings.count(*t));
+            grams.sort_unstable();
+            grams.dedup();
+            grams.sort_by_key(|(t, _)| postings.count(*t));
             let mut acc: Option<Vec<u32>> = None;
-            for t in trigrams {
+            for (t, next) in grams {
                 if acc.as_ref().is_some_and(|a| a.len() <= ENOUGH) {
                     break;
                 }
-                let list = postings.list(t);
+                let list = postings.list(t, next);
                 acc = Some(match acc {
                     None => list,
                     Some(a) => intersect(&a, &list),
                 });
             }
             for part in parts {
-                if matches!(part, Query::Trigram(_)) {
+                if matches!(part, Query::Trigram(..)) {
                     continue;
                 }
                 if acc.as_ref().is_some_and(|a| a.is_empty()) {

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use regex_syntax::ParserBuilder;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::postings::{lower, trigram};
+use super::postings::{follow_bits, lower, trigram};
 
 /// A trigram query.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,8 +22,9 @@ pub(crate) enum Query {
     All,
     /// No file.
     Nothing,
-    /// Files holding this trigram.
-    Trigram(u32),
+    /// Files holding this trigram with these follow-mask bits (the bytes after it: see
+    /// [`follow_bits`]).
+    Trigram(u32, u8),
     /// Files satisfying every part.
     And(Vec<Query>),
     /// Files satisfying some part.
@@ -131,11 +132,13 @@ fn string_query(s: &[u8]) -> Query {
         return Query::All;
     }
     let mut seen = BTreeSet::new();
-    let parts: Vec<Query> = s
-        .windows(3)
-        .map(|w| trigram(w[0], w[1], w[2]))
-        .filter(|t| seen.insert(*t))
-        .map(Query::Trigram)
+    let parts: Vec<Query> = (0..s.len() - 2)
+        .map(|i| {
+            let want = follow_bits(s.get(i + 3).copied(), s.get(i + 4).copied());
+            (trigram(s[i], s[i + 1], s[i + 2]), want)
+        })
+        .filter(|g| seen.insert(*g))
+        .map(|(t, next)| Query::Trigram(t, next))
         .collect();
     if parts.len() == 1 {
         parts.into_iter().next().unwrap_or(Query::All)
@@ -433,14 +436,17 @@ mod tests {
 
     fn tri(s: &str) -> Query {
         let b = s.as_bytes();
-        Query::Trigram(trigram(b[0], b[1], b[2]))
+        Query::Trigram(
+            trigram(b[0], b[1], b[2]),
+            follow_bits(b.get(3).copied(), b.get(4).copied()),
+        )
     }
 
     #[test]
     fn literals_need_all_their_trigrams() {
         assert_eq!(
             plan("Hello", false, false),
-            Query::And(vec![tri("hel"), tri("ell"), tri("llo")])
+            Query::And(vec![tri("hello"), tri("ello"), tri("llo")])
         );
         assert_eq!(plan("ab", false, false), Query::All);
         assert_eq!(plan("a.b", true, false), tri("a.b"));
