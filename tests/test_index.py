@@ -466,3 +466,21 @@ def _kernel_workspace() -> Workspace:
         assert ws.wait_index(300)
         _KERNEL_WS.append(ws)
     return _KERNEL_WS[0]
+
+
+def test_mcp_serves_with_the_index_unless_told_not_to(tmp_path: Path) -> None:
+    from ripsight.cli import add_mcp_parser, registry_from_args
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_mcp_parser(parser.add_subparsers())
+    on = parser.parse_args(["mcp", "--root", str(tmp_path)])
+    off = parser.parse_args(["mcp", "--root", str(tmp_path), "--no-index"])
+    assert on.no_index is False and off.no_index is True
+    registry = registry_from_args(on, index=not on.no_index)
+    assert registry.workspace is not None
+    assert registry.workspace.index_status()["state"] in ("building", "ready")
+    registry.workspace.close()
+    registry = registry_from_args(off, index=not off.no_index)
+    assert registry.workspace is not None
+    assert registry.workspace.index_status() == {"state": "off"}

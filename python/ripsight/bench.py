@@ -1008,6 +1008,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--glob", help="glob case (default: **/*.EXT for the most common EXT)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar on stderr")
+    parser.add_argument("--warm", action="store_true",
+                        help="measure the warm workspace (index=True) on ROOT beside the cold "
+                             "engine, rg, csearch and ayg instead (see ripsight.bench_warm)")
+    parser.add_argument("--warm-patterns", nargs="+", metavar="PATTERN",
+                        help="patterns of --warm (default on a Linux tree: PM_RESUME cassini "
+                             "EXPORT_SYMBOL_GPL Copyright)")
+    parser.add_argument("--ayg", action="store_true",
+                        help="with --warm: also build and time ayg (writes ayg_index/ into ROOT)")
     return parser
 
 
@@ -1041,6 +1049,10 @@ def run(args: argparse.Namespace) -> int:
     if args.root and not os.path.isdir(args.root):
         print(f"{args.root} is not a directory: pass the repository to measure.", file=sys.stderr)
         return 2
+    if args.warm:
+        from . import bench_warm
+
+        return bench_warm.run(args)
     if args.repeat is not None and args.repeat < 1:
         print("--repeat must be at least 1.", file=sys.stderr)
         return 2

@@ -3,7 +3,7 @@
     ripsight demo [--selftest]            the offline scripted agent loop
     ripsight tools [--format openai]      tool definitions as JSON
     ripsight glob|grep|read ... [--json]  one tool call: the text a model sees, or the typed result
-    ripsight mcp [--root DIR]             MCP server on stdio
+    ripsight mcp [--root DIR] [--no-index] MCP server on stdio (warm index by default)
 
 Each subcommand is one ``add_<name>_parser`` function plus one ``cmd_<name>(args) -> int``
 function, registered in `SUBCOMMANDS`; adding a subcommand (glob, grep, read, mcp, bench) means
@@ -247,8 +247,9 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def registry_from_args(args: argparse.Namespace) -> Registry:
-    """A registry with the three tools, bound to the workspace the options describe."""
+def registry_from_args(args: argparse.Namespace, index: bool = False) -> Registry:
+    """A registry with the three tools, bound to the workspace the options describe (with the
+    warm index when `index`)."""
     from .registry import default_registry
     from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
@@ -262,6 +263,7 @@ def registry_from_args(args: argparse.Namespace) -> Registry:
         deny=deny,
         time_budget=args.time_budget,
         respect_ignore_files=not args.no_ignore_files,
+        index=index,
     )
 
 
@@ -518,6 +520,12 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default="warning",
         help="stderr logging; info logs one line per call (default: warning)",
     )
+    parser.add_argument(
+        "--no-index",
+        action="store_true",
+        help="answer every call by walking and reading the tree; by default a live index of "
+        "the tree is built in the background and kept fresh by a file watcher (same answers)",
+    )
     return parser
 
 
@@ -547,20 +555,24 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         format="%(asctime)s ripsight-mcp %(levelname)s %(name)s: %(message)s",
     )
     try:
-        registry = registry_from_args(args)
+        registry = registry_from_args(args, index=not args.no_index)
     except (RipsightError, ValueError, TypeError, OSError) as error:
         return _fail("mcp", _workspace_error(args, error))
     logging.getLogger("ripsight.mcp").info(
         "serving %s on stdio for %s", ", ".join(registry.names), registry.workspace.root
     )
     with registry:
-        anyio.run(
-            lambda: mcp_server.serve_stdio(
-                registry,
-                max_concurrent_calls=args.max_concurrent_calls,
-                structured_content=not args.no_structured_content,
+        try:
+            anyio.run(
+                lambda: mcp_server.serve_stdio(
+                    registry,
+                    max_concurrent_calls=args.max_concurrent_calls,
+                    structured_content=not args.no_structured_content,
+                )
             )
-        )
+        finally:
+            if registry.workspace is not None:
+                registry.workspace.close()
     return EXIT_OK
 
 

@@ -1,0 +1,28 @@
+"""`ripsight bench --warm` checks every tool's answer before timing it (on a small tree)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from ripsight import bench_warm
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+
+
+def test_warm_bench_checks_answers_and_reports_the_index(tmp_path: Path) -> None:
+    for i in range(30):
+        (tmp_path / f"d{i % 3}").mkdir(exist_ok=True)
+        (tmp_path / f"d{i % 3}" / f"f{i}.c").write_text(f"int x{i};\n" + ("PM_RESUME\n" if i % 7 == 0 else ""))
+    fig = bench_warm.run_warm(str(tmp_path), ["PM_RESUME", "x1"], "**/*.c", repeat=1)
+    assert fig["problems"] == []
+    row = fig["rows"][0]
+    assert row["files"] == 5 and row["differs"]["ripsight warm"] == 0
+    if "rg" in row["ms"]:
+        assert row["differs"]["rg"] == 0
+    assert fig["glob"]["files"] == 30
+    assert fig["index"]["files"] == 30
+    text = bench_warm.format_warm(fig)
+    assert "`PM_RESUME` (5)" in text and "PROBLEM" not in text
