@@ -127,48 +127,83 @@ def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]
 
     return {
         "--glob-limit": (
-            "glob_limit", _int_at_least(1), "N",
-            f"paths one glob call returns unless the call sets limit (default: {d.glob_limit}); "
-            f"calls may ask for up to {d.glob_max_limit}, or this number when it is larger",
+            "glob_limit",
+            _int_at_least(1),
+            "N",
+            (
+                f"paths one glob call returns unless the call sets limit (default: {d.glob_limit}); "
+                f"calls may ask for up to {d.glob_max_limit}, or this number when it is larger"
+            ),
         ),
         "--grep-limit": (
-            "grep_limit", _int_at_least(1), "N",
-            "matches (or files) one grep call returns unless the call sets limit "
-            f"(default: {d.grep_limit}); calls may ask for up to {d.grep_max_limit}, or this "
-            "number when it is larger",
+            "grep_limit",
+            _int_at_least(1),
+            "N",
+            (
+                "matches (or files) one grep call returns unless the call sets limit "
+                f"(default: {d.grep_limit}); calls may ask for up to {d.grep_max_limit}, or this "
+                "number when it is larger"
+            ),
         ),
         "--grep-line-chars": (
-            "grep_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
-            "grep cuts each shown line to this many characters, around the match "
-            f"(default: {d.grep_line_chars}, minimum {MIN_LINE_CHARS})",
+            "grep_line_chars",
+            _int_at_least(MIN_LINE_CHARS),
+            "N",
+            (
+                "grep cuts each shown line to this many characters, around the match "
+                f"(default: {d.grep_line_chars}, minimum {MIN_LINE_CHARS})"
+            ),
         ),
         "--read-limit": (
-            "read_limit", _int_at_least(1), "N",
-            "lines one read_file call returns unless the call sets limit "
-            f"(default: {d.read_limit}); calls may ask for up to {d.read_max_limit}, or this "
-            "number when it is larger",
+            "read_limit",
+            _int_at_least(1),
+            "N",
+            (
+                "lines one read_file call returns unless the call sets limit "
+                f"(default: {d.read_limit}); calls may ask for up to {d.read_max_limit}, or this "
+                "number when it is larger"
+            ),
         ),
         "--read-line-chars": (
-            "read_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
-            "read_file cuts each line to this many characters, saying how long it was "
-            f"(default: {d.read_line_chars}, minimum {MIN_LINE_CHARS})",
+            "read_line_chars",
+            _int_at_least(MIN_LINE_CHARS),
+            "N",
+            (
+                "read_file cuts each line to this many characters, saying how long it was "
+                f"(default: {d.read_line_chars}, minimum {MIN_LINE_CHARS})"
+            ),
         ),
         "--max-result-chars": (
-            "max_result_chars", _int_at_least(MIN_RESULT_CHARS), "N",
-            "budget of one result's text; longer text is cut in the middle "
-            f"(default: {d.max_result_chars}, minimum {MIN_RESULT_CHARS})",
+            "max_result_chars",
+            _int_at_least(MIN_RESULT_CHARS),
+            "N",
+            (
+                "budget of one result's text; longer text is cut in the middle "
+                f"(default: {d.max_result_chars}, minimum {MIN_RESULT_CHARS})"
+            ),
         ),
         "--head-ratio": (
-            "head_ratio", _ratio, "R",
-            "share of that budget kept from the head of a cut result, the rest from the tail "
-            f"(default: {d.head_ratio})",
+            "head_ratio",
+            _ratio,
+            "R",
+            (
+                "share of that budget kept from the head of a cut result, the rest from the tail "
+                f"(default: {d.head_ratio})"
+            ),
         ),
     }
 
 
 #: Every limit flag; `glob`, `grep` and `read` take the ones that apply to them.
-LIMIT_FLAGS = ("--glob-limit", "--grep-limit", "--grep-line-chars", "--read-limit",
-               "--read-line-chars", "--max-result-chars", "--head-ratio")
+LIMIT_FLAGS = (
+    "--glob-limit",
+    "--grep-limit",
+    "--grep-line-chars",
+    "--read-limit",
+    "--read-line-chars",
+    "--max-result-chars",
+    "--head-ratio",
+)
 _BUDGET_FLAGS = ("--max-result-chars", "--head-ratio")
 
 
@@ -442,7 +477,9 @@ def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="matches (or files) per page (default: --grep-limit, 50); at most 500, or "
         "--grep-limit when larger",
     )
-    parser.add_argument("--offset", type=int, help="entries to skip, for the next page (default: 0)")
+    parser.add_argument(
+        "--offset", type=int, help="entries to skip, for the next page (default: 0)"
+    )
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
     add_limit_arguments(parser, ("--grep-limit", "--grep-line-chars", *_BUDGET_FLAGS))
@@ -565,9 +602,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from . import bench
+    # Only the options: the 1,000-line harness loads when `ripsight bench` runs.
+    from .bench.options import add_arguments
 
-    return bench.add_arguments(
+    return add_arguments(
         sub.add_parser(
             "bench",
             help="time ripsight against ripgrep and others on a repository",
@@ -579,16 +617,18 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from . import bench
+    from .bench.harness import run
 
-    return bench.run(args)
+    return run(args)
 
 
 #: name -> (parser builder, command). Add a subcommand by adding one entry.
 SUBCOMMANDS: dict[
     str,
-    tuple[Callable[[argparse._SubParsersAction], argparse.ArgumentParser],
-          Callable[[argparse.Namespace], int]],
+    tuple[
+        Callable[[argparse._SubParsersAction], argparse.ArgumentParser],
+        Callable[[argparse.Namespace], int],
+    ],
 ] = {
     "demo": (add_demo_parser, cmd_demo),
     "tools": (add_tools_parser, cmd_tools),
@@ -609,7 +649,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ripsight {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for (add_parser, command) in SUBCOMMANDS.values():
+    for add_parser, command in SUBCOMMANDS.values():
         add_parser(sub).set_defaults(func=command)
     return parser
 

@@ -1,0 +1,84 @@
+"""Provider formats: tool definitions, follow-up messages and transcript compaction, per API.
+
+    >>> definitions(builtin_tools(), "anthropic")[0]["name"]
+    'glob'
+    >>> messages += follow_up("openai", calls, results, text=acc.text)
+
+One module per provider (`openai`, `anthropic`, `mcp`); this package maps format names to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..types import ToolCall, ToolResult, ToolSpec
+from . import anthropic, mcp, openai
+from ._common import pair_results, strict_schema
+
+__all__ = [
+    "FORMATS",
+    "anthropic_messages",
+    "definitions",
+    "follow_up",
+    "normalise_format",
+    "openai_chat_messages",
+    "openai_responses_items",
+    "pair_results",
+    "strict_schema",
+]
+
+#: The definition formats `Registry.definitions` exports.
+FORMATS = ("openai", "openai-responses", "anthropic", "mcp")
+_FORMAT_ALIASES = {
+    "openai-chat": "openai",
+    "chat": "openai",
+    "responses": "openai-responses",
+    "openai_responses": "openai-responses",
+    "claude": "anthropic",
+}
+
+openai_chat_messages = openai.chat_messages
+openai_responses_items = openai.responses_items
+anthropic_messages = anthropic.messages_for
+
+
+def normalise_format(fmt: str) -> str:
+    """The canonical name of a format ("chat" -> "openai", "claude" -> "anthropic", ...)."""
+    key = str(fmt).strip().lower()
+    key = _FORMAT_ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise ValueError(f"unknown definition format {fmt!r}; use one of: {', '.join(FORMATS)}")
+    return key
+
+
+def definitions(specs: Sequence[ToolSpec], fmt: str, strict: bool = False) -> list[Any]:
+    """Definitions of `specs` for one API (see `Registry.definitions`)."""
+    key = normalise_format(fmt)
+    if strict and key not in ("openai", "openai-responses"):
+        raise ValueError(f"strict=True applies to the OpenAI formats only, not {fmt!r}")
+    if key == "openai":
+        return openai.chat_definitions(specs, strict=strict)
+    if key == "openai-responses":
+        return openai.responses_definitions(specs, strict=strict)
+    if key == "anthropic":
+        return anthropic.definitions(specs)
+    return mcp.definitions(specs)
+
+
+def follow_up(
+    fmt: str,
+    calls: Sequence[ToolCall | Mapping[str, Any]],
+    results: Sequence[ToolResult],
+    text: str | None = None,
+) -> list[Any]:
+    """The follow-up messages for ``fmt`` = "openai", "openai-responses" or "anthropic"."""
+    key = _FORMAT_ALIASES.get(str(fmt).strip().lower(), str(fmt).strip().lower())
+    parsed = [ToolCall.from_any(c) for c in calls]
+    if key == "openai":
+        return openai.chat_messages(parsed, results, text)
+    if key == "openai-responses":
+        return openai.responses_items(parsed, results, text)
+    if key == "anthropic":
+        return anthropic.messages_for(parsed, results, text)
+    raise ValueError(f"unknown format {fmt!r}; use one of: openai, openai-responses, anthropic")

@@ -1,0 +1,121 @@
+"""What the built-in tools share: schema pieces, number and size wording, skip notes, checks.
+
+Descriptions and schemas are generated from a `ToolLimits`, so every number a model reads
+(defaults, maxima, line caps) is the one the tool applies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidArgumentError
+from ..types import ToolContext
+from ..workspace import Workspace
+
+__all__ = ["ENGINE_RESULT_KEY", "MAX_OFFSET"]
+
+#: `ToolResult.meta` key holding the engine's typed result (GlobResult, GrepResult, ReadResult)
+#: of a successful call, for front ends that return structured data (MCP, `ripsight --json`).
+ENGINE_RESULT_KEY = "engine_result"
+
+#: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).
+MAX_OFFSET = 10**12
+
+
+def _maximum(value: int | None) -> int:
+    assert value is not None, "ToolLimits resolves every maximum"
+    return value
+
+
+def _limit_property(default: int, maximum: int, what: str) -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": maximum,
+        "default": default,
+        "description": f"{what} (1-{maximum}). Default: {default}.",
+    }
+
+
+def _offset_property(first: int, description: str) -> dict[str, Any]:
+    """`offset`: where a page starts (`first` is the smallest and default value)."""
+    return {
+        "type": "integer",
+        "minimum": first,
+        "maximum": MAX_OFFSET,
+        "default": first,
+        "description": f"{description} Default: {first}.",
+    }
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{_n(count)} {word if count == 1 else (plural or word + 's')}"
+
+
+def _where(searched: str | None) -> str:
+    searched = (searched or "").strip("/")
+    return "the workspace root" if searched in ("", ".") else f"{searched}/"
+
+
+def _size(size: int) -> str:
+    if size < 10 * 1024:
+        return _plural(size, "byte")
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}, {_n(size)} bytes"
+    return _plural(size, "byte")  # pragma: no cover
+
+
+def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
+    parts: list[str] = []
+    if include_binary and getattr(skipped, "binary", 0):
+        parts.append(_plural(skipped.binary, "binary file"))
+    if getattr(skipped, "denied", 0):
+        parts.append(f"{_plural(skipped.denied, 'file')} denied by the secrets policy")
+    if getattr(skipped, "unreadable", 0):
+        parts.append(f"{_plural(skipped.unreadable, 'unreadable entry', 'unreadable entries')}")
+    if getattr(skipped, "special", 0):
+        parts.append(f"{_plural(skipped.special, 'special file')} (FIFO, socket, device)")
+    if getattr(skipped, "too_large", 0):
+        parts.append(f"{_plural(skipped.too_large, 'file')} too large to search")
+    if getattr(skipped, "outside_root", 0):
+        parts.append(f"{_plural(skipped.outside_root, 'symlink')} pointing outside the root")
+    return parts
+
+
+def _skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | None:
+    parts = _skip_parts(skipped, include_binary)
+    ignored = getattr(skipped, "ignored", 0)
+    if nothing_found and ignored:
+        # The engine counts pruned skip-set directories here (files hidden by ignore files
+        # are dropped inside the walker, uncounted).
+        parts.append(
+            f"{_plural(ignored, 'directory', 'directories')} skipped by name (such as .git and "
+            "node_modules)"
+        )
+    if not parts:
+        return None
+    return "Skipped: " + ", ".join(parts) + "."
+
+
+def _check_paths(args: dict[str, Any]) -> None:
+    for key in ("path", "glob", "pattern"):
+        value = args.get(key)
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidArgumentError(
+                f"{key} contains a NUL character (\\0), which no file name or pattern can "
+                f"hold; remove it and call the tool again."
+            )
+
+
+def _workspace(context: ToolContext) -> Workspace:
+    if context.workspace is None:
+        raise InvalidArgumentError(
+            "this registry has no workspace, so tools cannot run; create it with "
+            "default_registry(root)"
+        )
+    return context.workspace
