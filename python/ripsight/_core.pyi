@@ -144,7 +144,7 @@ class ReadResult:
     def path(self) -> str: ...
     @property
     def kind(self) -> str:
-        """ "text", "empty" or "binary"."""
+        """"text", "empty" or "binary"."""
     @property
     def binary_type(self) -> str | None: ...
     @property
@@ -164,12 +164,12 @@ class ReadResult:
         """The `offset` that reads on, when more lines follow the shown ones."""
     @property
     def encoding(self) -> str:
-        """ "utf-8", "utf-8-bom", "utf-16le", "utf-16be", "utf-8-lossy" (invalid bytes shown as
+        """"utf-8", "utf-8-bom", "utf-16le", "utf-16be", "utf-8-lossy" (invalid bytes shown as
         U+FFFD) or "binary". Describes the whole file unless `total_lines_estimated`, then the
         bytes read (the start of the file through the shown lines)."""
     @property
     def line_ending(self) -> str:
-        """ "LF", "CRLF", "mixed", "CR" or "none"; same coverage as `encoding`."""
+        """"LF", "CRLF", "mixed", "CR" or "none"; same coverage as `encoding`."""
 
 @final
 class Engine:
