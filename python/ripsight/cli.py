@@ -19,12 +19,15 @@ from typing import Any
 
 import orjson
 
+from .oplog import OperationLog
 from .registry import FORMATS, Registry
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 
-def add_demo_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_demo_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "demo",
         help="run the offline scripted agent loop",
@@ -47,7 +50,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(sys.stdout).exit_code
 
 
-def add_tools_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_tools_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "tools",
         help="print the tool definitions",
@@ -282,8 +287,19 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def operation_log_from_args(args: argparse.Namespace) -> OperationLog | None:
+    """The `OperationLog` ``--log FILE`` asks for: SQLite for a ``.db``, ``.sqlite`` or
+    ``.sqlite3`` file, JSON Lines otherwise; None without the flag."""
+    path = getattr(args, "log", None)
+    if not path:
+        return None
+    if str(path).lower().endswith((".db", ".sqlite", ".sqlite3")):
+        return OperationLog(sqlite=path)
+    return OperationLog(jsonl=path)
+
+
 def registry_from_args(args: argparse.Namespace) -> Registry:
-    """A registry with the three tools, bound to the workspace the options describe."""
+    """A registry with the built-in tools, bound to the workspace the options describe."""
     from .registry import default_registry
     from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
@@ -297,6 +313,7 @@ def registry_from_args(args: argparse.Namespace) -> Registry:
         deny=deny,
         time_budget=args.time_budget,
         respect_ignore_files=not args.no_ignore_files,
+        log=operation_log_from_args(args),
     )
 
 
@@ -389,7 +406,9 @@ def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_glob_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_glob_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "glob",
         help="find files by name pattern",
@@ -423,7 +442,9 @@ def cmd_glob(args: argparse.Namespace) -> int:
     return _run_tool(args, "glob")
 
 
-def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_grep_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "grep",
         help="search file contents with a regex",
@@ -490,7 +511,9 @@ def cmd_grep(args: argparse.Namespace) -> int:
     return _run_tool(args, "grep")
 
 
-def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_read_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "read",
         help="read a file's numbered lines",
@@ -521,7 +544,9 @@ def cmd_read(args: argparse.Namespace) -> int:
 # -- mcp -------------------------------------------------------------------------------------------
 
 
-def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_mcp_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "mcp",
         help="serve the tools over MCP on stdio",
@@ -548,6 +573,13 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="leave out each tool's outputSchema and the typed result (structuredContent): "
         "results are the text only. For clients that show the model the structured JSON "
         "instead of the text, so the model keeps the bounded text and its paging hints",
+    )
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        help="record every call as one operation (tool, status, outcome, code, compact "
+        "arguments, sizes; never file contents): JSON Lines, or SQLite when FILE ends in .db, "
+        ".sqlite or .sqlite3",
     )
     parser.add_argument(
         "--log-level",
@@ -588,7 +620,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except (RipsightError, ValueError, TypeError, OSError) as error:
         return _fail("mcp", _workspace_error(args, error))
     logging.getLogger("ripsight.mcp").info(
-        "serving %s on stdio for %s", ", ".join(registry.names), registry.workspace.root
+        "serving %s on stdio for %s",
+        ", ".join(registry.names),
+        registry.workspace.root if registry.workspace is not None else args.root,
     )
     with registry:
         anyio.run(
@@ -601,7 +635,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_bench_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     # Only the options: the 1,000-line harness loads when `ripsight bench` runs.
     from .bench.options import add_arguments
 
@@ -626,7 +662,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 SUBCOMMANDS: dict[
     str,
     tuple[
-        Callable[[argparse._SubParsersAction], argparse.ArgumentParser],
+        Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], argparse.ArgumentParser],
         Callable[[argparse.Namespace], int],
     ],
 ] = {

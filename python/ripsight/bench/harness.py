@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import io
 import itertools
 import json
@@ -357,6 +358,12 @@ def log_file(megabytes: int = 500) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def _binary(path: str | None, name: str) -> str:
+    if path is None:
+        raise FileNotFoundError(f"{name} is not installed")
+    return path
+
+
 def rg_binary() -> str | None:
     """The PyPI ``ripgrep`` wheel's binary next to this interpreter, else ``rg`` on PATH."""
     # A venv with --system-site-packages has the wheel's binary under the base interpreter;
@@ -417,7 +424,7 @@ def rg_count(
 
 def rg_search(root: str, pattern: str, literal: bool = False, sort: bool = False) -> int:
     """`rg -n PATTERN .` (optionally ``--sort path``) as a subprocess; returns output lines."""
-    cmd = [rg_binary(), "-n", "--no-messages", *same_set_rg_args()]
+    cmd = [_binary(rg_binary(), "rg"), "-n", "--no-messages", *same_set_rg_args()]
     if literal:
         cmd.append("-F")
     if sort:
@@ -435,7 +442,7 @@ def rg_search(root: str, pattern: str, literal: bool = False, sort: bool = False
 def fd_count(root: str, glob: str) -> int:
     """`fd -g GLOB` in ripsight's file set, as a subprocess; returns the number of paths."""
     out = subprocess.run(
-        [fd_binary(), *same_set_fd_args(), "-g", glob, "."],
+        [_binary(fd_binary(), "fd"), *same_set_fd_args(), "-g", glob, "."],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -447,7 +454,7 @@ def fd_count(root: str, glob: str) -> int:
 def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = True) -> int:
     """`rg --files -g GLOB` in ripsight's file set."""
     out = subprocess.run(
-        [rg_binary(), "--files", *same_set_rg_args(hidden, follow), "-g", glob, "."],
+        [_binary(rg_binary(), "rg"), "--files", *same_set_rg_args(hidden, follow), "-g", glob, "."],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -705,7 +712,7 @@ class _Progress:
 def _pick_glob(root: str) -> str:
     """The most common file extension in the file set (by ``rg --files``), as ``**/*.EXT``."""
     out = subprocess.run(
-        [rg_binary(), "--files", *same_set_rg_args(), "."],
+        [_binary(rg_binary(), "rg"), "--files", *same_set_rg_args(), "."],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -740,7 +747,7 @@ def _pick_rare(root: str) -> str:
     if rg_count(root, RARE_LITERAL, literal=True) > 0:
         return RARE_LITERAL
     out = subprocess.run(
-        [rg_binary(), "--files", "--sort", "path", *same_set_rg_args(), "."],
+        [_binary(rg_binary(), "rg"), "--files", "--sort", "path", *same_set_rg_args(), "."],
         cwd=root,
         capture_output=True,
         check=False,
@@ -755,7 +762,7 @@ def _pick_rare(root: str) -> str:
         words = sorted(set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{9,40}\b", text)))
         for word in words[:: max(1, len(words) // 5)][:5]:
             if 1 <= rg_count(root, word, literal=True) <= 100:
-                return word
+                return str(word)
     return RARE_LITERAL
 
 
@@ -885,29 +892,28 @@ def run_suite(
     for label, pat, lit in patterns:
         case = f"grep {label}"
         expect = rg_count(root, pat, lit)
-        measure(case, "rg", lambda p=pat, l=lit: rg_search(root, p, l), expect)
+        measure(case, "rg", functools.partial(rg_search, root, pat, lit), expect)
         measure(
-            case, "rg --sort path", lambda p=pat, l=lit: rg_search(root, p, l, sort=True), expect
+            case, "rg --sort path", functools.partial(rg_search, root, pat, lit, sort=True), expect
         )
-        measure(
-            case,
-            "ripsight",
-            lambda p=pat, l=lit: ws.grep(p, literal=l, limit=50).total_matches,
-            expect,
-        )
+
+        def ripsight_grep(p: str = pat, is_literal: bool = lit) -> int:
+            return ws.grep(p, literal=is_literal, limit=50).total_matches
+
+        measure(case, "ripsight", ripsight_grep, expect)
         for name, mod in libs.items():
             # python-ripgrep cannot search hidden files: its answer is rg's without --hidden.
             hid = lib_hidden[name]
             measure(
                 case,
                 name.replace("_", "-"),
-                lambda m=mod, p=pat, l=lit, h=hid: rg_lib_search(m, root, p, l, h),
+                functools.partial(rg_lib_search, mod, root, pat, lit, hid),
                 rg_count(root, pat, lit, hidden=hid, follow=False),
             )
         measure(
             case,
             "python (os.walk+re)",
-            lambda p=pat, l=lit: py_grep(root, p, l),
+            functools.partial(py_grep, root, pat, lit),
             rg_count(root, pat, lit, follow=False),
             reps=1 if not quick else min(repeat, 2),
         )
@@ -929,7 +935,7 @@ def run_suite(
         measure(
             case,
             name.replace("_", "-"),
-            lambda m=mod, h=hid: rg_lib_files(m, root, name_glob, h),
+            functools.partial(rg_lib_files, mod, root, name_glob, hid),
             rg_files_count(root, name_glob, hidden=hid, follow=False),
         )
     measure(
@@ -1137,10 +1143,10 @@ def format_table(fig: dict[str, Any]) -> str:
 
 def plot(fig: dict[str, Any], path: str) -> None:
     """Horizontal bars of each case's ratios to rg (log scale). Needs matplotlib."""
-    import matplotlib
+    import matplotlib  # type: ignore[import-not-found]
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found]
 
     rows = [r for r in fig["rows"] if r["ratio_to_rg"] is not None]
     labels = [f"{r['case']} — {r['tool']}" for r in rows]

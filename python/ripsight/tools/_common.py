@@ -72,7 +72,7 @@ def _size(size: int) -> str:
 
 def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
     parts: list[str] = []
-    if include_binary and getattr(skipped, "binary", 0):
+    if include_binary and int(getattr(skipped, "binary", 0)):
         parts.append(_plural(skipped.binary, "binary file"))
     if getattr(skipped, "denied", 0):
         parts.append(f"{_plural(skipped.denied, 'file')} denied by the secrets policy")
