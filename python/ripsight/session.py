@@ -286,21 +286,24 @@ class ReferenceStore:
 
 
 class RepeatMemo:
-    """Calls answered on a tree revision: (tool, arguments, revision) -> the call id that
-    answered. Filled only while the workspace reports a revision (the index is on)."""
+    """Calls answered on a tree revision: (tool, arguments, revision) -> the id of the call that
+    answered and the reference its whole result was stored under, if it was cut. Filled only
+    while the workspace reports a revision (the index is on)."""
 
     def __init__(self, max_entries: int = 4096) -> None:
         self._lock = threading.Lock()
-        self._calls: OrderedDict[tuple[str, str, int], str] = OrderedDict()
+        self._calls: OrderedDict[tuple[str, str, int], tuple[str, str | None]] = OrderedDict()
         self._max = max_entries
 
-    def lookup(self, tool: str, arguments: str, revision: int) -> str | None:
+    def lookup(self, tool: str, arguments: str, revision: int) -> tuple[str, str | None] | None:
         with self._lock:
             return self._calls.get((tool, arguments, revision))
 
-    def record(self, tool: str, arguments: str, revision: int, call_id: str) -> None:
+    def record(
+        self, tool: str, arguments: str, revision: int, call_id: str, ref: str | None = None
+    ) -> None:
         with self._lock:
-            self._calls[(tool, arguments, revision)] = call_id
+            self._calls[(tool, arguments, revision)] = (call_id, ref)
             self._calls.move_to_end((tool, arguments, revision))
             while len(self._calls) > self._max:
                 self._calls.popitem(last=False)

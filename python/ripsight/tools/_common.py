@@ -6,10 +6,13 @@ Descriptions and schemas are generated from a `ToolLimits`, so every number a mo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from ..errors import InvalidArgumentError
-from ..types import ToolContext
+from ..types import ToolContext, ToolOutput, ToolResult
 from ..workspace import Workspace
 
 __all__ = ["ENGINE_RESULT_KEY", "MAX_OFFSET"]
@@ -119,3 +122,65 @@ def _workspace(context: ToolContext) -> Workspace:
             "default_registry(root)"
         )
     return context.workspace
+
+
+# -- repeated calls on an unchanged tree ---------------------------------------------------------
+
+
+def revision_of(workspace: Any) -> int | None:
+    """The tree revision the workspace reports (the warm index), or None when it has none."""
+    revision = getattr(workspace, "revision", None)
+    if isinstance(revision, bool) or not isinstance(revision, int):
+        return None
+    return revision
+
+
+def _repeat_key(args: dict[str, Any]) -> str:
+    return orjson.dumps(args, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def same_as_earlier(
+    context: ToolContext, tool: str, args: dict[str, Any], revision: int | None
+) -> ToolOutput | None:
+    """The short answer to a call this session already answered on the same tree revision."""
+    if revision is None:
+        return None
+    earlier = context.session.repeats.lookup(tool, _repeat_key(args), revision)
+    if earlier is None:
+        return None
+    call_id, ref = earlier
+    stored = (
+        f' Its whole result is stored as {ref} (call read_result with ref="{ref}" to page it).'
+        if ref
+        else ""
+    )
+    return ToolOutput(
+        f"Same as call {call_id}: the files have not changed since that call, so {tool} with "
+        f"these arguments gives the same result, which is not repeated.{stored} Use that "
+        f"result, or call {tool} with other arguments.",
+        meta={"same_as": call_id, "revision": revision},
+        code="same_as",
+    )
+
+
+def remember_answer(
+    context: ToolContext, tool: str, args: dict[str, Any], revision: int | None, workspace: Any
+) -> Callable[[ToolResult], None] | None:
+    """An `on_delivered` callback that remembers this call's answer for `revision`, provided the
+    tree did not change while the call ran."""
+    if revision is None or revision_of(workspace) != revision:
+        return None
+    repeats, key, call_id = context.session.repeats, _repeat_key(args), context.call_id
+
+    def delivered(answer: ToolResult) -> None:
+        ref = answer.meta.get("ref")
+        repeats.record(tool, key, revision, call_id, ref if isinstance(ref, str) else None)
+
+    return delivered
+
+
+def result_code(result: Any, total: int) -> str:
+    """The machine code of a search's answer: time_budget (cut short), no_match, or ok."""
+    if getattr(result, "incomplete", False):
+        return "time_budget"
+    return "no_match" if total == 0 else "ok"

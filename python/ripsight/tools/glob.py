@@ -17,6 +17,10 @@ from ._common import (
     _skip_note,
     _where,
     _workspace,
+    remember_answer,
+    result_code,
+    revision_of,
+    same_as_earlier,
 )
 
 __all__ = [
@@ -150,14 +154,24 @@ def format_glob(result: Any, sort: str = "path") -> str:
 def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
     _check_paths(args)
-    result = _workspace(context).glob(
+    workspace = _workspace(context)
+    revision = revision_of(workspace)
+    earlier = same_as_earlier(context, "glob", args, revision)
+    if earlier is not None:
+        return earlier
+    result = workspace.glob(
         args["pattern"],
         path=args.get("path") or None,
         limit=args["limit"],
         offset=args["offset"],
         sort=args["sort"],
     )
-    return ToolOutput(format_glob(result, sort=args["sort"]), meta={ENGINE_RESULT_KEY: result})
+    return ToolOutput(
+        format_glob(result, sort=args["sort"]),
+        meta={ENGINE_RESULT_KEY: result},
+        on_delivered=remember_answer(context, "glob", args, revision, workspace),
+        code=result_code(result, result.total),
+    )
 
 
 def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:

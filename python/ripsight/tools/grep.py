@@ -17,6 +17,10 @@ from ._common import (
     _plural,
     _skip_note,
     _workspace,
+    remember_answer,
+    result_code,
+    revision_of,
+    same_as_earlier,
 )
 
 __all__ = [
@@ -242,7 +246,12 @@ def run_grep(
 ) -> ToolOutput:
     """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
     _check_paths(args)
-    result = _workspace(context).grep(
+    workspace = _workspace(context)
+    revision = revision_of(workspace)
+    earlier = same_as_earlier(context, "grep", args, revision)
+    if earlier is not None:
+        return earlier
+    result = workspace.grep(
         args["pattern"],
         path=args.get("path") or None,
         glob=args.get("glob") or None,
@@ -264,7 +273,12 @@ def run_grep(
         line_chars=limits.grep_line_chars,
         read_line_chars=limits.read_line_chars,
     )
-    return ToolOutput(text, meta={ENGINE_RESULT_KEY: result})
+    return ToolOutput(
+        text,
+        meta={ENGINE_RESULT_KEY: result},
+        on_delivered=remember_answer(context, "grep", args, revision, workspace),
+        code=result_code(result, result.total_matches),
+    )
 
 
 def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:

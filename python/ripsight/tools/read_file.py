@@ -162,7 +162,17 @@ def run_read_file(
         if record is not None and not answer.meta.get("truncated"):
             reads.record(result, record)
 
-    return ToolOutput(format_read(result), meta={ENGINE_RESULT_KEY: result}, on_delivered=delivered)
+    if result.kind == "empty":
+        code = "empty_file"
+    elif result.kind == "binary":
+        code = "binary"
+    elif not result.lines:
+        code = "past_end"
+    else:
+        code = "ok"
+    return ToolOutput(
+        format_read(result), meta={ENGINE_RESULT_KEY: result}, on_delivered=delivered, code=code
+    )
 
 
 def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
