@@ -585,7 +585,7 @@ def test_concurrency_is_decided_from_the_arguments() -> None:
 
 
 def test_calls_whose_arguments_do_not_parse_run_alone() -> None:
-    reg, events = concurrency_registry()
+    reg, _events = concurrency_registry()
     calls = [
         ToolCall("a", "work", '{"n": 1}'),
         ToolCall("bad", "work", '{"n": '),
