@@ -25,6 +25,7 @@ from .limits import DEFAULT_LIMITS, ToolLimits
 from .oplog import OperationLog
 from .providers import (
     anthropic_messages,
+    compact_history,
     follow_up,
     openai_chat_messages,
     openai_responses_items,
@@ -77,6 +78,7 @@ __all__ = [
     "Workspace",
     "__version__",
     "anthropic_messages",
+    "compact_history",
     "default_registry",
     "follow_up",
     "openai_chat_messages",

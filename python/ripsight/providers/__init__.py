@@ -19,6 +19,7 @@ from ._common import pair_results, strict_schema
 __all__ = [
     "FORMATS",
     "anthropic_messages",
+    "compact_history",
     "definitions",
     "follow_up",
     "normalise_format",
@@ -82,3 +83,32 @@ def follow_up(
     if key == "anthropic":
         return anthropic.messages_for(parsed, results, text)
     raise ValueError(f"unknown format {fmt!r}; use one of: openai, openai-responses, anthropic")
+
+
+def compact_history(
+    messages: Sequence[Any], provider: str = "openai", keep_recent: int = 4
+) -> list[Any]:
+    """A copy of a transcript with older tool results (and large old arguments) compacted.
+
+    The last `keep_recent` tool results stay verbatim; each older one becomes one line saying
+    which call it answered, how long it was, how it began (for this package's tools, the summary
+    line) and any ``ref_...`` it named. Every call keeps its result and nothing else changes, so
+    the transcript stays valid for the provider. `provider`: "openai" (Chat Completions
+    messages), "openai-responses" (Responses input items) or "anthropic" (Messages API); SDK
+    objects in `messages` come back as plain dicts.
+
+        >>> messages = compact_history(messages, provider="anthropic", keep_recent=4)
+    """
+    if isinstance(keep_recent, bool) or not isinstance(keep_recent, int) or keep_recent < 0:
+        raise ValueError(f"keep_recent must be a whole number from 0, got {keep_recent!r}")
+    key = normalise_format(provider)
+    if key == "openai":
+        return openai.compact_chat(messages, keep_recent)
+    if key == "openai-responses":
+        return openai.compact_responses(messages, keep_recent)
+    if key == "anthropic":
+        return anthropic.compact(messages, keep_recent)
+    raise ValueError(
+        f"compact_history works on openai, openai-responses and anthropic transcripts, not "
+        f"{provider!r}"
+    )

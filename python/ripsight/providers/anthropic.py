@@ -9,11 +9,20 @@ The return types are the `anthropic` SDK's own parameter types (for type checker
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ..types import ToolCall, ToolResult, ToolSpec
-from ._common import arguments_object, pair_results
+from ._common import (
+    LARGE_ARGUMENTS_CHARS,
+    arguments_object,
+    compact_arguments_object,
+    compact_result_text,
+    pair_results,
+    plain,
+)
 
 if TYPE_CHECKING:
     from anthropic.types import (
@@ -23,7 +32,7 @@ if TYPE_CHECKING:
         ToolResultBlockParam,
     )
 
-__all__ = ["definitions", "messages_for"]
+__all__ = ["compact", "definitions", "messages_for"]
 
 
 def definitions(specs: Sequence[ToolSpec]) -> list[ToolParam]:
@@ -59,3 +68,38 @@ def messages_for(
             block["is_error"] = True
         blocks.append(block)
     return [{"role": "assistant", "content": content}, {"role": "user", "content": blocks}]
+
+
+def _blocks(message: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+
+def compact(messages: Iterable[Any], keep_recent: int) -> list[dict[str, Any]]:
+    """Messages API messages with every ``tool_result`` block but the last `keep_recent` in
+    compact form (a string), and the large ``input`` of those older ``tool_use`` blocks clipped.
+    No block is removed, so every ``tool_use`` keeps its ``tool_result``."""
+    out: list[dict[str, Any]] = [plain(m) for m in messages]
+    names = {
+        str(block.get("id")): str(block.get("name", ""))
+        for message in out
+        for block in _blocks(message, "tool_use")
+    }
+    results = [block for message in out for block in _blocks(message, "tool_result")]
+    older: set[str] = set()
+    for block in results[: max(0, len(results) - keep_recent)]:
+        call_id = str(block.get("tool_use_id", ""))
+        block["content"] = compact_result_text(
+            names.get(call_id, ""), call_id, block.get("content")
+        )
+        older.add(call_id)
+    for message in out:
+        for block in _blocks(message, "tool_use"):
+            value = block.get("input")
+            if str(block.get("id")) not in older or not isinstance(value, Mapping):
+                continue
+            if len(orjson.dumps(value, default=str)) > LARGE_ARGUMENTS_CHARS:
+                block["input"] = compact_arguments_object(value)
+    return out

@@ -11,11 +11,18 @@ so passing them to ``client.chat.completions.create(tools=..., messages=...)`` t
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..types import ToolCall, ToolResult, ToolSpec
-from ._common import arguments_text, pair_results, strict_schema
+from ._common import (
+    arguments_text,
+    compact_arguments_text,
+    compact_result_text,
+    pair_results,
+    plain,
+    strict_schema,
+)
 
 if TYPE_CHECKING:
     from openai.types.chat import (
@@ -26,7 +33,14 @@ if TYPE_CHECKING:
     )
     from openai.types.responses import FunctionToolParam, ResponseInputItemParam
 
-__all__ = ["chat_definitions", "chat_messages", "responses_definitions", "responses_items"]
+__all__ = [
+    "chat_definitions",
+    "chat_messages",
+    "compact_chat",
+    "compact_responses",
+    "responses_definitions",
+    "responses_items",
+]
 
 
 def _parameters(spec: ToolSpec, strict: bool) -> dict[str, object]:
@@ -121,3 +135,69 @@ def responses_items(
     for call, result in pairs:
         items.append({"type": "function_call_output", "call_id": call.id, "output": result.content})
     return items
+
+
+def _older(positions: list[int], keep_recent: int) -> list[int]:
+    return positions[: max(0, len(positions) - keep_recent)]
+
+
+def compact_chat(messages: Iterable[Any], keep_recent: int) -> list[dict[str, Any]]:
+    """Chat Completions messages with every tool result but the last `keep_recent` in compact
+    form, and the large arguments of those older calls clipped. Nothing is removed, so every
+    ``tool_calls`` entry keeps its ``tool`` message."""
+    out: list[dict[str, Any]] = [plain(m) for m in messages]
+    names: dict[str, str] = {}
+    for message in out:
+        if message.get("role") == "assistant":
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict):
+                    names[str(call.get("id"))] = str(function.get("name", ""))
+    results = [i for i, m in enumerate(out) if m.get("role") == "tool"]
+    older: set[str] = set()
+    for i in _older(results, keep_recent):
+        call_id = str(out[i].get("tool_call_id", ""))
+        out[i]["content"] = compact_result_text(
+            names.get(call_id, ""), call_id, out[i].get("content")
+        )
+        older.add(call_id)
+    for message in out:
+        if message.get("role") != "assistant":
+            continue
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if str(call.get("id")) in older and isinstance(function, dict):
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    function["arguments"] = compact_arguments_text(arguments)
+    return out
+
+
+_CALL_ITEMS = {"function_call": "arguments", "custom_tool_call": "input"}
+_OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output")
+
+
+def compact_responses(items: Iterable[Any], keep_recent: int) -> list[dict[str, Any]]:
+    """Responses API input items, compacted as `compact_chat` does: older ``*_call_output``
+    items hold compact text, their calls' large arguments are clipped, nothing is removed."""
+    out: list[dict[str, Any]] = [plain(item) for item in items]
+    names = {
+        str(item.get("call_id")): str(item.get("name", ""))
+        for item in out
+        if item.get("type") in _CALL_ITEMS
+    }
+    results = [i for i, item in enumerate(out) if item.get("type") in _OUTPUT_ITEMS]
+    older: set[str] = set()
+    for i in _older(results, keep_recent):
+        call_id = str(out[i].get("call_id", ""))
+        out[i]["output"] = compact_result_text(
+            names.get(call_id, ""), call_id, out[i].get("output")
+        )
+        older.add(call_id)
+    for item in out:
+        key = _CALL_ITEMS.get(str(item.get("type")))
+        if key is not None and str(item.get("call_id")) in older:
+            value = item.get(key)
+            if isinstance(value, str):
+                item[key] = compact_arguments_text(value)
+    return out
