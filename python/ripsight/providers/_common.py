@@ -27,7 +27,7 @@ __all__ = [
 
 # Keywords OpenAI's strict mode (Structured Outputs) does not accept; the descriptions state the
 # defaults and lengths in words, and `Registry.execute` still checks them against the full schema.
-_STRICT_UNSUPPORTED = ("default", "minLength", "maxLength", "examples", "title")
+_STRICT_UNSUPPORTED = ("default", "minLength", "maxLength")
 
 
 def arguments_text(call: ToolCall) -> str:
@@ -89,11 +89,20 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _strict(schema: Any) -> Any:
-    if isinstance(schema, list):
-        return [_strict(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: _strict(v) for k, v in schema.items() if k not in _STRICT_UNSUPPORTED}
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _STRICT_UNSUPPORTED:
+            continue
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: _strict(sub) for name, sub in value.items()}
+        elif key in ("items", "not") and isinstance(value, dict):
+            out[key] = _strict(value)
+        elif key in ("anyOf", "allOf", "oneOf", "prefixItems") and isinstance(value, list):
+            out[key] = [_strict(sub) for sub in value]
+        else:
+            out[key] = copy.deepcopy(value)
     properties = out.get("properties")
     if out.get("type") == "object" or isinstance(properties, dict):
         properties = properties if isinstance(properties, dict) else {}
@@ -118,7 +127,7 @@ def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         ...     "default": 5}}, "required": []})["properties"]["n"]
         {'type': ['integer', 'null']}
     """
-    result: dict[str, Any] = _strict(copy.deepcopy(dict(schema)))
+    result: dict[str, Any] = _strict(dict(schema))
     return result
 
 
