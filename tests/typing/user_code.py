@@ -9,7 +9,6 @@ from anthropic import Anthropic
 from openai import OpenAI
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import ResponseInputItemParam
-
 from ripsight import (
     ToolCall,
     anthropic_messages,
