@@ -13,12 +13,14 @@ adding one pair and one entry.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 import orjson
 
+from .names import terminal_safe
 from .oplog import OperationLog
 from .registry import FORMATS, Registry
 
@@ -325,8 +327,43 @@ def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def write_text(stream: TextIO, text: str) -> None:
+    """Writes text the tools produced: on a terminal with every control character escaped
+    (names and file contents can hold escape sequences); elsewhere as is, the bytes of
+    non-UTF-8 names (surrogateescape) restored."""
+    if _isatty(stream):
+        stream.write(terminal_safe(text))
+        return
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            stream.write(terminal_safe(text))
+            return
+        stream.flush()
+        buffer.write(text.encode(getattr(stream, "encoding", None) or "utf-8", "surrogateescape"))
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        # A non-UTF-8 name (a lone surrogate) is no valid UTF-8 for orjson; the stdlib writes it
+        # as a \udcXX escape, which json.loads turns back into the same str (and os.fsencode
+        # into the same bytes).
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
 def _fail(command: str, message: str) -> int:
-    sys.stderr.write(f"ripsight {command}: {_one_line(message)}\n")
+    write_text(sys.stderr, f"ripsight {command}: {_one_line(message)}\n")
     return EXIT_ERROR
 
 
@@ -360,9 +397,9 @@ def _run_tool(args: argparse.Namespace, tool: str) -> int:
     if args.json:
         if engine_result is None:
             return _fail(args.command, "the tool returned no structured result (a bug)")
-        sys.stdout.write(orjson.dumps(to_dict(engine_result)).decode())
+        write_text(sys.stdout, _json_text(to_dict(engine_result)))
     else:
-        sys.stdout.write(result.content)
+        write_text(sys.stdout, result.content)
     sys.stdout.write("\n")
     sys.stdout.flush()
     if tool == "glob" and engine_result is not None and engine_result.total == 0:

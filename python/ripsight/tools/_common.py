@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from ..errors import InvalidArgumentError
+from ..names import quote_path, unquote_path
 from ..types import ToolContext, ToolOutput, ToolResult
 from ..workspace import Workspace
 
@@ -61,7 +62,7 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
 
 def _where(searched: str | None) -> str:
     searched = (searched or "").strip("/")
-    return "the workspace root" if searched in ("", ".") else f"{searched}/"
+    return "the workspace root" if searched in ("", ".") else quote_path(f"{searched}/")
 
 
 def _size(size: int) -> str:
@@ -106,6 +107,9 @@ def _skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str |
 
 
 def _check_paths(args: dict[str, Any]) -> None:
+    """Turns a quoted `path` (as results show odd names) back into the name; refuses NULs."""
+    if isinstance(args.get("path"), str):
+        args["path"] = unquote_path(args["path"])
     for key in ("path", "glob", "pattern"):
         value = args.get(key)
         if isinstance(value, str) and "\x00" in value:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..names import quote_path
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ._common import (
     ENGINE_RESULT_KEY,
@@ -127,7 +128,7 @@ def format_glob(result: Any, sort: str = "path") -> str:
             f'{_plural(total, "file")} match "{pattern}" in {where}; showing '
             f"{_n(first)}-{_n(last)}{order}:"
         )
-    lines.extend(result.paths)
+    lines.extend(quote_path(path) for path in result.paths)
     if result.withheld and shown:
         lines.append(
             f"{_n(result.withheld)} more not shown: call glob again with "

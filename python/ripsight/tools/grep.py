@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..names import quote_path
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ._common import (
     ENGINE_RESULT_KEY,
@@ -147,7 +148,7 @@ def format_grep(
     pattern = f'"{result.pattern}"'
     scope = ""
     if path:
-        scope += f" under {path.rstrip('/')}"
+        scope += f" under {quote_path(path.rstrip('/'))}"
     if glob:
         scope += f' in files matching "{glob}"'
     searched = f"{_plural(result.files_searched, 'file')} searched"
@@ -190,7 +191,7 @@ def format_grep(
             ):
                 lines.append("--")
             sep = ":" if line.is_match else "-"
-            lines.append(f"{line.path}{sep}{line.line}{sep}{line.text}")
+            lines.append(f"{quote_path(line.path)}{sep}{line.line}{sep}{line.text}")
             cut += bool(line.cut)
             previous = (line.path, line.line)
         if result.withheld and shown:
@@ -224,7 +225,10 @@ def format_grep(
         else:
             lines.append(f"{totals}:")
         for item in result.files:
-            lines.append(item.path if mode == "files_with_matches" else f"{item.path}:{item.count}")
+            shown_path = quote_path(item.path)
+            lines.append(
+                shown_path if mode == "files_with_matches" else f"{shown_path}:{item.count}"
+            )
         if result.withheld and shown:
             lines.append(
                 f"{_plural(result.withheld, 'more file')} not shown: call grep again with "

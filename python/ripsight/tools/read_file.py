@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..names import quote_path
 from ..session import ReadState
 from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
 from ._common import (
@@ -85,7 +86,7 @@ _ENCODING_NAMES = {
 
 def format_read(result: Any) -> str:
     """The text a model sees for a `Workspace.read_file` result."""
-    path = result.path
+    path = quote_path(result.path)
     if result.kind == "empty":
         return f"{path} is empty (0 bytes)."
     if result.kind == "binary":
@@ -148,7 +149,7 @@ def run_read_file(
     if earlier is not None:
         first, last = result.lines[0].number, result.lines[-1].number
         return ToolOutput(
-            f"Already shown: {path} lines {_n(first)}-{_n(last)} are part of the result of "
+            f"Already shown: {quote_path(result.path)} lines {_n(first)}-{_n(last)} are part of the result of "
             f"your earlier read_file call (id {earlier.call_id}), and the file has not changed "
             "since, so the text is not repeated. Use that result, or call read_file with "
             "another offset to see other lines.",
