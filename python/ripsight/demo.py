@@ -142,6 +142,11 @@ def make_demo_repo(root: Path, seed: int = 7) -> Path:
                 "",
             ]
         files[f"src/shop/{name}.py"] = "\n".join(body).rstrip() + "\n"
+    # A long data file: reading it whole gives a result over the budget, stored by reference.
+    files["data/prices.csv"] = "sku,price,stock\n" + "".join(
+        f"SKU-{i:05d},{rng.randint(100, 99_999) / 100:.2f},{rng.randint(0, 500)}\n"
+        for i in range(1, 1201)
+    )
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -514,6 +519,55 @@ def _describe_follow_up(provider: str, messages: list[dict[str, Any]]) -> str:
     return f"assistant message with {tools} tool_calls + {tools} tool messages (OpenAI chat)"
 
 
+def _card(number: int, call: ToolCall, result: ToolResult, out: TextIO) -> None:
+    status = f"ERROR ({result.meta.get('code')})" if result.is_error else "ok"
+    print(f"-- call {number}: {call.name}  [id {call.id}]", file=out)
+    print(f"   arguments: {call.arguments}", file=out)
+    print(
+        f"   result:    {status}, {len(result.content):,} of {result.meta['original_chars']:,} "
+        f"characters fed back, code {result.meta['code']}"
+        + (f", stored as {result.meta['ref']}" if result.meta.get("truncated") else ""),
+        file=out,
+    )
+
+
+def _epilogue(registry: Registry, out: TextIO) -> None:
+    """After the investigation: a result stored by reference and read back, then the log."""
+    print(file=out)
+    print("== after the answer: a result too long for one reply is stored by reference", file=out)
+    whole = ToolCall("call_demo_8", "read_file", '{"path": "data/prices.csv", "limit": 2000}')
+    result = registry.execute(whole)
+    _card(8, whole, result, out)
+    note = next((line for line in result.content.splitlines() if line.startswith("[...")), "")
+    for line in textwrap.wrap(note, 96):
+        print(f"    | {line}", file=out)
+    ref = result.meta.get("ref")
+    if ref:
+        match = re.search(r"offset=(\d+)", note)
+        offset = int(match.group(1)) if match else 1
+        page = ToolCall(
+            "call_demo_9",
+            "read_result",
+            orjson.dumps({"ref": ref, "offset": offset, "limit": 3}).decode(),
+        )
+        paged = registry.execute(page)
+        _card(9, page, paged, out)
+        for line in _preview(paged.content):
+            print(line, file=out)
+    print(file=out)
+    print("== the operation log (reg.log.records(): compact, never file contents)", file=out)
+    print(
+        f"   {'call id':<14} {'tool':<11} {'status':<15} {'outcome':<8} {'code':<15} chars",
+        file=out,
+    )
+    for record in registry.log.records():
+        print(
+            f"   {record['call_id']:<14} {record['tool'] or '-':<11} {record['status']:<15} "
+            f"{record['outcome']:<8} {record['code']:<15} {record['model_chars']:>5,}",
+            file=out,
+        )
+
+
 def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
     """Runs the scripted loop, printing a card per call and the conclusion."""
     report = DemoReport()
@@ -572,6 +626,7 @@ def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
             print(f"   fed back: {_describe_follow_up(turn.provider, messages)}", file=out)
             report.calls += calls
             report.results += results
+        _epilogue(registry, out)
         registry.close()
     ok = bool(report.answer) and report.answer.startswith("The test is red because")
     report.exit_code = 0 if ok else 1

@@ -79,7 +79,7 @@ def run_read_result(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
         return ToolOutput(
             f"{ref} has {_n(rows)} line{'s' if rows != 1 else ''}; offset {_n(offset)} is past "
             f"the end. Call read_result with an offset from 1 to {_n(rows)}.",
-            meta={"ref": ref, "rows": rows},
+            meta={"page_of": ref, "rows": rows},
             code="past_end",
         )
     room = max(1, context.max_result_chars - _FRAME_CHARS)
@@ -95,7 +95,7 @@ def run_read_result(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
             f'More lines follow: call read_result with ref="{ref}" and offset={next_offset}.'
         )
     meta = {
-        "ref": ref,
+        "page_of": ref,
         "first": first,
         "last": last,
         "rows": rows,
