@@ -487,3 +487,28 @@ def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert "nope" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["ops.jsonl", "ops.db"])
+def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> None:
+    import json
+    import sqlite3
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [
+            await session.call_tool("grep", {"pattern": "TODO"}),
+            await session.call_tool("read_file", {"path": "nope.txt"}),
+            await session.call_tool("Read", {}),
+        ]
+
+    log = tmp_path / name
+    results = run_session(_server(tree, "--log", str(log)), body, tmp_path / "err.log")
+    assert [r.is_error for r in results] == [False, True, True]
+    if name.endswith(".jsonl"):
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        rows = [(r["tool"], r["status"], r["code"]) for r in records]
+    else:
+        rows = sqlite3.connect(log).execute(
+            "SELECT tool, status, code FROM operations ORDER BY started_at").fetchall()
+    assert rows == [("grep", "done", "ok"), ("read_file", "runtime_error", "not_found"),
+                    ("Read", "contract_error", "unknown_tool")]
