@@ -10,7 +10,8 @@
     True
 
 A name is shown as it is unless it could be misread: a control or format character (newline,
-tab, escape, bidi override ...), a ``:`` followed by a digit (``path:line:`` in grep output),
+tab, escape, bidi override ...) or a space other than U+0020 (what `str.isprintable` calls
+nonprintable), a ``:`` followed by a digit (``path:line:`` in grep output),
 leading or trailing whitespace, a leading double quote, or bytes that are not UTF-8 (which
 arrive as lone surrogates, Python's ``surrogateescape``). Such a name is shown in double quotes
 with backslash escapes: ``\\n \\t \\r \\" \\\\``, ``\\xNN`` for a control character below
@@ -24,6 +25,7 @@ visible escapes (newlines and tabs stay).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -36,22 +38,24 @@ _ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}
 
 
 def _is_odd(char: str) -> bool:
-    """A character that is invisible, moves the cursor, or is no character at all."""
-    code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # a raw byte carried by surrogateescape
-        return True
-    return unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp", "Co", "Cn")
+    """A character that is invisible, moves the cursor, is a space other than U+0020, or is no
+    character at all (a surrogate carrying a raw byte): what `str.isprintable` calls
+    nonprintable (categories C* and Z* but the ASCII space), checked in C."""
+    return not char.isprintable()
+
+
+def _is_control(char: str) -> bool:
+    """What a terminal could act on: control, format, surrogate and line/paragraph separators."""
+    return unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
 
 
 def needs_quoting(name: str) -> bool:
     """Whether `name` must be quoted to be read unambiguously (see the module docstring)."""
     if not name:
         return False
-    if name != name.strip() or name.startswith('"'):
+    if not name.isprintable() or name != name.strip() or name.startswith('"'):
         return True
-    if _LINE_NUMBER_LIKE.search(name):
-        return True
-    return any(_is_odd(char) for char in name)
+    return _LINE_NUMBER_LIKE.search(name) is not None
 
 
 def _escape(char: str) -> str:
@@ -70,6 +74,7 @@ def _escape(char: str) -> str:
     return f"\\U{code:08x}"
 
 
+@functools.lru_cache(maxsize=4096)  # a page of grep output repeats the same few paths
 def quote_path(name: str) -> str:
     """`name` as a model sees it: unchanged, or quoted with escapes when it could be misread."""
     if not needs_quoting(name):
@@ -113,9 +118,15 @@ def unquote_path(text: str) -> str:
         return text
 
 
+def _terminal_line(line: str) -> str:
+    if line.isprintable():  # the common case, checked in C
+        return line
+    return "".join(
+        char if char == "\t" or not _is_control(char) else _escape(char) for char in line
+    )
+
+
 def terminal_safe(text: str) -> str:
     """`text` with every control or format character but newline and tab shown as an escape,
     so writing it to a terminal cannot move the cursor, recolour, retitle or hide anything."""
-    if not any(_is_odd(char) for char in text if char not in "\n\t"):
-        return text
-    return "".join(char if char in "\n\t" or not _is_odd(char) else _escape(char) for char in text)
+    return "\n".join(_terminal_line(line) for line in text.split("\n"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import itertools
 import os
 import re
 import sqlite3
@@ -216,6 +217,9 @@ class OperationLog:
         self._lock = threading.Lock()
         self._ring: collections.OrderedDict[str, dict[str, Any]] = collections.OrderedDict()
         self._running: dict[str, dict[str, Any]] = {}
+        # Operation ids: unique across processes (random prefix) and ordered within one log.
+        self._prefix = uuid.uuid4().hex[:16] + "-"
+        self._counter = itertools.count(1)
         self._sinks: list[Any] = []
         self.sink_errors = 0
         self.last_sink_error: str | None = None
@@ -228,7 +232,7 @@ class OperationLog:
 
     def start(self, call_id: str, tool: str, arguments: Any) -> str:
         """Inserts a running operation (before any check of the call); returns its id."""
-        op_id = uuid.uuid4().hex
+        op_id = f"{self._prefix}{next(self._counter):08x}"
         record: dict[str, Any] = {
             "op_id": op_id,
             "call_id": call_id,
