@@ -214,8 +214,10 @@ def test_compaction_of_30_tool_turns(kind: str, tree: Path) -> None:
     assert len(compacted) == len(messages)
 
     old_texts, new_texts = result_texts(kind, messages), result_texts(kind, compacted)
-    recent = [cid for cid, *_ in before[-KEEP:]]
-    older = [(cid, name) for cid, name, *_ in before[:-KEEP]]
+    # The last KEEP tool turns (turn t made call_t_0 and, for odd t, call_t_1) stay verbatim.
+    recent = [cid for cid, *_ in before if int(cid.split("_")[1]) >= TURNS - KEEP]
+    older = [(cid, name) for cid, name, *_ in before if int(cid.split("_")[1]) < TURNS - KEEP]
+    assert len(recent) == 6 and len(older) == 39
     for cid in recent:
         assert new_texts[cid] == old_texts[cid]
     for cid, name in older:
@@ -322,6 +324,19 @@ def test_references_named_in_a_result_survive_compaction(tree: Path) -> None:
     messages = follow_up("openai", [call], [result])
     compacted = compact_history(messages, provider="openai", keep_recent=0)
     assert f"whole result stored as {result.meta['ref']}" in compacted[1]["content"]
+
+
+def test_keep_recent_counts_tool_turns(tree: Path) -> None:
+    turns = tool_turns(tree)[:3]  # turn 1 has two calls
+    for kind in ("openai", "openai-responses", "anthropic"):
+        messages = transcript(kind, turns)
+        texts = result_texts(kind, compact_history(messages, provider=kind, keep_recent=2))
+        compacted = sorted(
+            cid for cid, text in texts.items() if str(text).startswith("[compacted:")
+        )
+        assert compacted == ["call_0_0"], (kind, compacted)
+        texts = result_texts(kind, compact_history(messages, provider=kind, keep_recent=0))
+        assert all(str(t).startswith("[compacted:") for t in texts.values())
 
 
 def test_bad_arguments() -> None:

@@ -621,3 +621,39 @@ def test_async_batches_respect_concurrency_too() -> None:
     assert overlaps(spans["a"], spans["b"])
     assert spans["b"][1] <= spans["big"][0] and spans["big"][1] <= spans["c"][0]
     assert len(reg.log.records()) == 4
+
+
+def test_v1_read_only_flag_still_works() -> None:
+    handler = lambda c, a: ""
+    old_style = ToolSpec("w", "", EMPTY, handler, False, False, "Writes")  # v1 positional order
+    assert (old_style.effect, old_style.read_only, old_style.title) == ("write", False, "Writes")
+    assert ToolSpec("r", "", EMPTY, handler).read_only is True
+    assert ToolSpec("c", "", EMPTY, handler, effect="consequential").read_only is False
+    with pytest.raises(ValueError, match="contradicts"):
+        ToolSpec("x", "", EMPTY, handler, read_only=True, effect="write")
+
+
+def test_records_read_as_dicts_and_attributes(tmp_path: Path) -> None:
+    reg = Registry()
+    reg.register(ToolSpec("ok", "", EMPTY, lambda c, a: "fine"))
+    reg.execute(ToolCall("c1", "ok", "{}"))
+    record = reg.log.records()[0]
+    assert record["status"] == record.status == "done"
+    assert (record.call_id, record.tool, record.outcome, record.code) == (
+        "c1",
+        "ok",
+        "success",
+        "ok",
+    )
+    assert json.loads(orjson.dumps(record))["code"] == "ok"
+    with pytest.raises(AttributeError):
+        _ = record.nothing
+
+
+def test_an_unopenable_database_is_a_failing_sink(tmp_path: Path) -> None:
+    log = OperationLog(sqlite=tmp_path / "no" / "such" / "dir" / "ops.db")
+    reg = Registry(log=log)
+    reg.register(ToolSpec("ok", "", EMPTY, lambda c, a: "fine"))
+    assert reg.execute(ToolCall("c1", "ok", "{}")).content == "fine"
+    assert log.sink_errors == 1 and "OperationalError" in (log.last_sink_error or "")
+    assert [r.code for r in log.records()] == ["ok"]

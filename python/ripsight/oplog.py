@@ -34,6 +34,7 @@ import orjson
 __all__ = [
     "OUTCOMES",
     "STATUSES",
+    "Operation",
     "OperationLog",
     "Outcome",
     "Status",
@@ -158,15 +159,32 @@ _COLUMNS = (
 
 
 class _SqliteSink:
+    """Connects on first write, so a database that cannot be opened is a failing sink (counted)
+    rather than an error at construction."""
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS operations (op_id TEXT PRIMARY KEY, call_id TEXT, "
-            "tool TEXT, status TEXT, outcome TEXT, code TEXT, started_at REAL, "
-            "duration_ms REAL, model_chars INTEGER, input TEXT, output TEXT)"
-        )
+        self._db: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is None:
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            try:
+                # WAL: readers see committed operations while the server keeps writing.
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS operations (op_id TEXT PRIMARY KEY, "
+                    "call_id TEXT, tool TEXT, status TEXT, outcome TEXT, code TEXT, "
+                    "started_at REAL, duration_ms REAL, model_chars INTEGER, input TEXT, "
+                    "output TEXT)"
+                )
+            except BaseException:
+                db.close()
+                raise
+            self._db = db
+        return self._db
 
     def write(self, record: Mapping[str, Any]) -> None:
         row = []
@@ -176,7 +194,7 @@ class _SqliteSink:
                 value = orjson.dumps(value, default=str).decode()
             row.append(value)
         with self._lock:
-            self._db.execute(
+            self._connect().execute(
                 f"INSERT OR REPLACE INTO operations ({', '.join(_COLUMNS)}) "
                 f"VALUES ({', '.join('?' for _ in _COLUMNS)})",
                 row,
@@ -184,7 +202,22 @@ class _SqliteSink:
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+class Operation(dict[str, Any]):
+    """One operation record: a dict (JSON-ready) whose keys also read as attributes
+    (``record["status"]`` or ``record.status``)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 class OperationLog:
@@ -298,10 +331,10 @@ class OperationLog:
 
     # -- the application's side --------------------------------------------------------------
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[Operation]:
         """The finished operations in the ring, oldest first, then the running ones (copies)."""
         with self._lock:
-            return [dict(r) for r in (*self._ring.values(), *self._running.values())]
+            return [Operation(r) for r in (*self._ring.values(), *self._running.values())]
 
     def clear(self) -> None:
         """Empties the ring (the sinks keep what they have)."""

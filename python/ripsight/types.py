@@ -91,29 +91,36 @@ class ToolSpec:
             ``additionalProperties: false``); it drives both the exported definitions and the
             argument checking.
         handler: the function, see `Handler`.
-        effect: ``"read"`` (changes nothing; MCP's ``readOnlyHint``), ``"write"`` or
-            ``"consequential"``; see `Effect`.
+        read_only: the v1 flag, kept so existing code runs: False means ``effect="write"``.
+            After construction it always equals ``effect == "read"``.
         concurrency_safe: calls may run in parallel threads within one batch: a bool, or a
             function of the checked arguments returning one.
         title: a human-readable name for MCP clients.
+        effect: ``"read"`` (changes nothing; MCP's ``readOnlyHint``), ``"write"`` or
+            ``"consequential"``; see `Effect`. Default: from `read_only`, else ``"read"``.
     """
 
     name: str
     description: str
     parameters: Mapping[str, Any]
     handler: Handler
-    effect: Effect = "read"
+    read_only: bool | None = None
     concurrency_safe: ConcurrencySafety = True
     title: str | None = None
+    effect: Effect | None = None
 
     def __post_init__(self) -> None:
-        if self.effect not in EFFECTS:
-            raise ValueError(f"{self.name}: effect must be one of {EFFECTS}, got {self.effect!r}")
-
-    @property
-    def read_only(self) -> bool:
-        """The tool changes nothing (``effect == "read"``)."""
-        return self.effect == "read"
+        effect = self.effect
+        if effect is None:
+            effect = "write" if self.read_only is False else "read"
+        if effect not in EFFECTS:
+            raise ValueError(f"{self.name}: effect must be one of {EFFECTS}, got {effect!r}")
+        if self.read_only is not None and self.read_only != (effect == "read"):
+            raise ValueError(
+                f"{self.name}: read_only={self.read_only} contradicts effect={effect!r}"
+            )
+        object.__setattr__(self, "effect", effect)
+        object.__setattr__(self, "read_only", effect == "read")
 
     def is_concurrency_safe(self, arguments: dict[str, Any] | None) -> bool:
         """Whether a call with these checked arguments may run beside others.

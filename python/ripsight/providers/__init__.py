@@ -90,9 +90,10 @@ def compact_history(
 ) -> list[Any]:
     """A copy of a transcript with older tool results (and large old arguments) compacted.
 
-    The last `keep_recent` tool results stay verbatim; each older one becomes one line saying
-    which call it answered, how long it was, how it began (for this package's tools, the summary
-    line) and any ``ref_...`` it named. Every call keeps its result and nothing else changes, so
+    The last `keep_recent` tool turns (a model message with its calls, and their results) stay
+    verbatim; in each older turn every result becomes one line saying which call it answered,
+    how long it was, how it began (for this package's tools, the summary line) and any
+    ``ref_...`` it named, and arguments over 400 characters are clipped. Every call keeps its result and nothing else changes, so
     the transcript stays valid for the provider. `provider`: "openai" (Chat Completions
     messages), "openai-responses" (Responses input items) or "anthropic" (Messages API); SDK
     objects in `messages` come back as plain dicts.

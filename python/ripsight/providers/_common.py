@@ -19,6 +19,7 @@ __all__ = [
     "compact_arguments_object",
     "compact_arguments_text",
     "compact_result_text",
+    "older_calls",
     "pair_results",
     "plain",
     "strict_schema",
@@ -212,6 +213,12 @@ def compact_arguments_text(arguments: str) -> str:
     if isinstance(value, Mapping):
         return orjson.dumps(compact_arguments_object(value)).decode()
     return orjson.dumps(_clip(value)).decode()
+
+
+def older_calls(turns: Sequence[Sequence[str]], keep_recent: int) -> set[str]:
+    """The call ids of every tool turn but the last `keep_recent`."""
+    kept = max(0, len(turns) - keep_recent)
+    return {call_id for turn in turns[:kept] for call_id in turn}
 
 
 def plain(value: Any) -> Any:

@@ -20,6 +20,7 @@ from ._common import (
     arguments_object,
     compact_arguments_object,
     compact_result_text,
+    older_calls,
     pair_results,
     plain,
 )
@@ -78,24 +79,26 @@ def _blocks(message: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def compact(messages: Iterable[Any], keep_recent: int) -> list[dict[str, Any]]:
-    """Messages API messages with every ``tool_result`` block but the last `keep_recent` in
-    compact form (a string), and the large ``input`` of those older ``tool_use`` blocks clipped.
-    No block is removed, so every ``tool_use`` keeps its ``tool_result``."""
+    """Messages API messages in which every tool turn (an assistant message with ``tool_use``
+    blocks) but the last `keep_recent` has its ``tool_result`` blocks in compact form (a
+    string) and its large ``input`` clipped. No block is removed, so every ``tool_use`` keeps
+    its ``tool_result``."""
     out: list[dict[str, Any]] = [plain(m) for m in messages]
-    names = {
-        str(block.get("id")): str(block.get("name", ""))
-        for message in out
-        for block in _blocks(message, "tool_use")
-    }
-    results = [block for message in out for block in _blocks(message, "tool_result")]
-    older: set[str] = set()
-    for block in results[: max(0, len(results) - keep_recent)]:
-        call_id = str(block.get("tool_use_id", ""))
-        block["content"] = compact_result_text(
-            names.get(call_id, ""), call_id, block.get("content")
-        )
-        older.add(call_id)
+    names: dict[str, str] = {}
+    turns: list[list[str]] = []
     for message in out:
+        uses = _blocks(message, "tool_use") if message.get("role") == "assistant" else []
+        if uses:
+            turns.append([str(block.get("id")) for block in uses])
+            names.update({str(block.get("id")): str(block.get("name", "")) for block in uses})
+    older = older_calls(turns, keep_recent)
+    for message in out:
+        for block in _blocks(message, "tool_result"):
+            call_id = str(block.get("tool_use_id", ""))
+            if call_id in older:
+                block["content"] = compact_result_text(
+                    names.get(call_id, ""), call_id, block.get("content")
+                )
         for block in _blocks(message, "tool_use"):
             value = block.get("input")
             if str(block.get("id")) not in older or not isinstance(value, Mapping):

@@ -19,6 +19,7 @@ from ._common import (
     arguments_text,
     compact_arguments_text,
     compact_result_text,
+    older_calls,
     pair_results,
     plain,
     strict_schema,
@@ -137,31 +138,31 @@ def responses_items(
     return items
 
 
-def _older(positions: list[int], keep_recent: int) -> list[int]:
-    return positions[: max(0, len(positions) - keep_recent)]
-
-
 def compact_chat(messages: Iterable[Any], keep_recent: int) -> list[dict[str, Any]]:
-    """Chat Completions messages with every tool result but the last `keep_recent` in compact
-    form, and the large arguments of those older calls clipped. Nothing is removed, so every
-    ``tool_calls`` entry keeps its ``tool`` message."""
+    """Chat Completions messages in which every tool turn (an assistant message with
+    ``tool_calls``) but the last `keep_recent` has its ``tool`` results in compact form and its
+    large arguments clipped. Nothing is removed, so every call keeps its result."""
     out: list[dict[str, Any]] = [plain(m) for m in messages]
     names: dict[str, str] = {}
+    turns: list[list[str]] = []
     for message in out:
-        if message.get("role") == "assistant":
-            for call in message.get("tool_calls") or ():
-                function = call.get("function") if isinstance(call, dict) else None
-                if isinstance(function, dict):
-                    names[str(call.get("id"))] = str(function.get("name", ""))
-    results = [i for i, m in enumerate(out) if m.get("role") == "tool"]
-    older: set[str] = set()
-    for i in _older(results, keep_recent):
-        call_id = str(out[i].get("tool_call_id", ""))
-        out[i]["content"] = compact_result_text(
-            names.get(call_id, ""), call_id, out[i].get("content")
-        )
-        older.add(call_id)
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        if not calls:
+            continue
+        turns.append([])
+        for call in calls:
+            if isinstance(call, dict):
+                function = call.get("function")
+                name = function.get("name", "") if isinstance(function, dict) else ""
+                names[str(call.get("id"))] = str(name)
+                turns[-1].append(str(call.get("id")))
+    older = older_calls(turns, keep_recent)
     for message in out:
+        if message.get("role") == "tool" and str(message.get("tool_call_id")) in older:
+            call_id = str(message.get("tool_call_id"))
+            message["content"] = compact_result_text(
+                names.get(call_id, ""), call_id, message.get("content")
+            )
         if message.get("role") != "assistant":
             continue
         for call in message.get("tool_calls") or ():
@@ -178,26 +179,32 @@ _OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output")
 
 
 def compact_responses(items: Iterable[Any], keep_recent: int) -> list[dict[str, Any]]:
-    """Responses API input items, compacted as `compact_chat` does: older ``*_call_output``
-    items hold compact text, their calls' large arguments are clipped, nothing is removed."""
+    """Responses API input items, compacted as `compact_chat` does. A tool turn is a run of
+    call items up to the next output item or message (reasoning items do not end it)."""
     out: list[dict[str, Any]] = [plain(item) for item in items]
-    names = {
-        str(item.get("call_id")): str(item.get("name", ""))
-        for item in out
-        if item.get("type") in _CALL_ITEMS
-    }
-    results = [i for i, item in enumerate(out) if item.get("type") in _OUTPUT_ITEMS]
-    older: set[str] = set()
-    for i in _older(results, keep_recent):
-        call_id = str(out[i].get("call_id", ""))
-        out[i]["output"] = compact_result_text(
-            names.get(call_id, ""), call_id, out[i].get("output")
-        )
-        older.add(call_id)
+    names: dict[str, str] = {}
+    turns: list[list[str]] = []
+    in_turn = False
     for item in out:
+        kind = item.get("type")
+        if kind in _CALL_ITEMS:
+            if not in_turn:
+                turns.append([])
+                in_turn = True
+            names[str(item.get("call_id"))] = str(item.get("name", ""))
+            turns[-1].append(str(item.get("call_id")))
+        elif kind != "reasoning":
+            in_turn = False
+    older = older_calls(turns, keep_recent)
+    for item in out:
+        call_id = str(item.get("call_id"))
+        if call_id not in older:
+            continue
+        if item.get("type") in _OUTPUT_ITEMS:
+            item["output"] = compact_result_text(
+                names.get(call_id, ""), call_id, item.get("output")
+            )
         key = _CALL_ITEMS.get(str(item.get("type")))
-        if key is not None and str(item.get("call_id")) in older:
-            value = item.get(key)
-            if isinstance(value, str):
-                item[key] = compact_arguments_text(value)
+        if key is not None and isinstance(item.get(key), str):
+            item[key] = compact_arguments_text(item[key])
     return out
