@@ -657,3 +657,26 @@ def test_an_unopenable_database_is_a_failing_sink(tmp_path: Path) -> None:
     assert reg.execute(ToolCall("c1", "ok", "{}")).content == "fine"
     assert log.sink_errors == 1 and "OperationalError" in (log.last_sink_error or "")
     assert [r.code for r in log.records()] == ["ok"]
+
+
+def test_the_read_state_uses_the_engines_identity_when_it_has_one(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("".join(f"line {i}\n" for i in range(1, 11)))
+    fake = FakeWorkspace(tmp_path)
+    identity = [(1, 42, 70, 1000)]
+    plain_read = fake.read_file
+
+    def read_file(path: str, **kwargs: Any) -> Any:
+        result = plain_read(path, **kwargs)
+        result.identity = identity[0]
+        return result
+
+    fake.read_file = read_file  # type: ignore[method-assign]
+    reg = registry_with(fake)
+    reg.execute(ToolCall("c1", "read_file", '{"path": "a.py"}'))
+    assert reg.execute(ToolCall("c2", "read_file", '{"path": "a.py"}')).meta["code"] == "unchanged"
+    identity[0] = (1, 42, 70, 2000)  # touched: same bytes, new modification time
+    fresh = reg.execute(ToolCall("c3", "read_file", '{"path": "a.py"}'))
+    assert fresh.meta["code"] == "ok" and "line 10" in fresh.content
+    assert "(id c3)" in reg.execute(ToolCall("c4", "read_file", '{"path": "a.py"}')).content
+    # Python never looked at the file for the read state: the fake's reads are the only opens.
+    assert [c[0] for c in fake.calls] == ["read_file"] * 4

@@ -50,8 +50,8 @@ DEFAULT_ROW_CHARS = 2000
 class ReadRecord:
     """One delivered read: the lines the model saw and what identified the file then.
 
-    `stamp` is the engine's identity of the opened file when it reports one (device, inode,
-    size, modification time), else ``(size_bytes, total_lines)``; `line_hashes` fingerprint the
+    `stamp` is the file's size and line count, plus the engine's identity of the opened file
+    when it reports one (device, inode, size, modification time); `line_hashes` fingerprint the
     text of lines `first` .. `last`.
     """
 
@@ -64,22 +64,24 @@ class ReadRecord:
 
 
 def _identity(result: Any) -> tuple[Any, ...]:
+    """Size and line count, plus the engine's identity of the opened file when it reports one
+    (a tuple, or an object with device, inode, size and mtime fields)."""
+    stamp: tuple[Any, ...] = (
+        getattr(result, "size_bytes", None),
+        getattr(result, "total_lines", None),
+    )
     identity = getattr(result, "identity", None)
-    if identity is not None:
-        if isinstance(identity, (tuple, list)):
-            return ("id", *identity)
-        fields = ("device", "inode", "size", "mtime_ns")
-        return ("id", *(getattr(identity, f, None) for f in fields))
-    return ("size", getattr(result, "size_bytes", None), getattr(result, "total_lines", None))
+    if isinstance(identity, (tuple, list)):
+        stamp += tuple(identity)
+    elif identity is not None:
+        fields = ("device", "dev", "inode", "ino", "size", "mtime_ns", "mtime")
+        stamp += tuple(getattr(identity, f, None) for f in fields)
+    return stamp
 
 
 def _key(result: Any) -> Hashable:
-    identity = getattr(result, "identity", None)
-    if identity is not None:
-        if isinstance(identity, (tuple, list)):
-            return ("file", *identity[:2])
-        return ("file", getattr(identity, "device", None), getattr(identity, "inode", None))
-    return ("path", getattr(result, "path", None))
+    # The path the engine opened (relative to the root): two names of one file are two keys.
+    return getattr(result, "path", None)
 
 
 class ReadState:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .session import Session
+from .session import ReadState, Session
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -51,6 +51,11 @@ class ToolContext:
     call_id: str
     session: Session
     max_result_chars: int = 8000
+
+    @property
+    def read_state(self) -> ReadState:
+        """The session's delivered reads (v1 name)."""
+        return self.session.reads
 
 
 @dataclass(frozen=True, slots=True)
