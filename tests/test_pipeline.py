@@ -680,3 +680,33 @@ def test_the_read_state_uses_the_engines_identity_when_it_has_one(tmp_path: Path
     assert "(id c3)" in reg.execute(ToolCall("c4", "read_file", '{"path": "a.py"}')).content
     # Python never looked at the file for the read state: the fake's reads are the only opens.
     assert [c[0] for c in fake.calls] == ["read_file"] * 4
+
+
+def test_python_touches_no_file_for_a_model_given_path(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+    import os
+
+    reg = default_registry(tree)
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"Python touched the filesystem: {args!r}")
+
+    for module, name in [
+        (os, "stat"),
+        (os, "lstat"),
+        (os.path, "realpath"),
+        (os, "open"),
+        (builtins, "open"),
+        (os.path, "exists"),
+        (os, "scandir"),
+    ]:
+        monkeypatch.setattr(module, name, refuse)
+    first = reg.execute(ToolCall("c1", "read_file", '{"path": "src/app.py"}'))
+    again = reg.execute(ToolCall("c2", "read_file", '{"path": "src/app.py"}'))
+    listed = reg.execute(ToolCall("c3", "glob", '{"pattern": "**/*"}'))
+    found = reg.execute(ToolCall("c4", "grep", '{"pattern": "needle", "limit": 500}'))
+    monkeypatch.undo()
+    assert first.meta["code"] == "ok" and again.meta["code"] == "unchanged"
+    assert listed.meta["code"] == "ok" and found.meta["code"] == "ok"
