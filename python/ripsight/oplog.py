@@ -302,12 +302,15 @@ class OperationLog:
         duration_ms: float,
         model_chars: int,
         output: Mapping[str, Any] | None = None,
+        **fields: Any,
     ) -> dict[str, Any] | None:
-        """Finishes an operation once (a second finish is ignored) and hands it to the sinks."""
+        """Finishes an operation once (a second finish is ignored) and hands it to the sinks;
+        `fields` (such as the call id and tool once known) are set too."""
         with self._lock:
             record = self._running.pop(op_id, None)
             if record is None:
                 return None
+            record.update(fields)
             record.update(
                 status=status,
                 outcome=outcome_of(status, code),

@@ -720,7 +720,6 @@ class Registry:
         if pending.op_id is None:
             return
         try:
-            self.log.update(pending.op_id, call_id=pending.call_id, tool=pending.name)
             self.log.finish(
                 pending.op_id,
                 status=status,
@@ -728,6 +727,8 @@ class Registry:
                 duration_ms=round((time.perf_counter() - pending.started) * 1000.0, 3),
                 model_chars=model_chars,
                 output=output,
+                call_id=pending.call_id,
+                tool=pending.name,
             )
         except Exception:
             logger.debug("operation log finish failed", exc_info=True)
