@@ -167,7 +167,7 @@ def same_as_earlier(
     )
 
 
-def remember_answer(
+def _remember_answer(
     context: ToolContext, tool: str, args: dict[str, Any], revision: int | None, workspace: Any
 ) -> Callable[[ToolResult], None] | None:
     """An `on_delivered` callback that remembers this call's answer for `revision`, provided the
@@ -181,6 +181,32 @@ def remember_answer(
         repeats.record(tool, key, revision, call_id, ref if isinstance(ref, str) else None)
 
     return delivered
+
+
+def answer_search(
+    context: ToolContext,
+    tool: str,
+    args: dict[str, Any],
+    search: Callable[[Workspace], Any],
+    describe: Callable[[Any], tuple[str, int]],
+) -> ToolOutput:
+    """Runs a search tool's call: checks the path, answers "same as call X" for a repeat on an
+    unchanged tree revision, else runs `search` on the workspace and turns its result into the
+    model's text and the total that decides the code (`describe`)."""
+    _check_paths(args)
+    workspace = _workspace(context)
+    revision = revision_of(workspace)
+    earlier = same_as_earlier(context, tool, args, revision)
+    if earlier is not None:
+        return earlier
+    result = search(workspace)
+    text, total = describe(result)
+    return ToolOutput(
+        text,
+        meta={ENGINE_RESULT_KEY: result},
+        on_delivered=_remember_answer(context, tool, args, revision, workspace),
+        code=result_code(result, total),
+    )
 
 
 def result_code(result: Any, total: int) -> str:

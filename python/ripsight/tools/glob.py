@@ -7,9 +7,8 @@ from typing import Any
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..types import ToolContext, ToolOutput, ToolSpec
+from ..workspace import Workspace
 from ._common import (
-    ENGINE_RESULT_KEY,
-    _check_paths,
     _limit_property,
     _maximum,
     _n,
@@ -17,11 +16,7 @@ from ._common import (
     _plural,
     _skip_note,
     _where,
-    _workspace,
-    remember_answer,
-    result_code,
-    revision_of,
-    same_as_earlier,
+    answer_search,
 )
 
 __all__ = [
@@ -154,24 +149,18 @@ def format_glob(result: Any, sort: str = "path") -> str:
 
 def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
-    _check_paths(args)
-    workspace = _workspace(context)
-    revision = revision_of(workspace)
-    earlier = same_as_earlier(context, "glob", args, revision)
-    if earlier is not None:
-        return earlier
-    result = workspace.glob(
-        args["pattern"],
-        path=args.get("path") or None,
-        limit=args["limit"],
-        offset=args["offset"],
-        sort=args["sort"],
-    )
-    return ToolOutput(
-        format_glob(result, sort=args["sort"]),
-        meta={ENGINE_RESULT_KEY: result},
-        on_delivered=remember_answer(context, "glob", args, revision, workspace),
-        code=result_code(result, result.total),
+
+    def search(workspace: Workspace) -> Any:
+        return workspace.glob(
+            args["pattern"],
+            path=args.get("path") or None,
+            limit=args["limit"],
+            offset=args["offset"],
+            sort=args["sort"],
+        )
+
+    return answer_search(
+        context, "glob", args, search, lambda r: (format_glob(r, sort=args["sort"]), r.total)
     )
 
 

@@ -8,20 +8,15 @@ from typing import Any
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..types import ToolContext, ToolOutput, ToolSpec
+from ..workspace import Workspace
 from ._common import (
-    ENGINE_RESULT_KEY,
-    _check_paths,
     _limit_property,
     _maximum,
     _n,
     _offset_property,
     _plural,
     _skip_note,
-    _workspace,
-    remember_answer,
-    result_code,
-    revision_of,
-    same_as_earlier,
+    answer_search,
 )
 
 __all__ = [
@@ -249,40 +244,35 @@ def run_grep(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
-    _check_paths(args)
-    workspace = _workspace(context)
-    revision = revision_of(workspace)
-    earlier = same_as_earlier(context, "grep", args, revision)
-    if earlier is not None:
-        return earlier
-    result = workspace.grep(
-        args["pattern"],
-        path=args.get("path") or None,
-        glob=args.get("glob") or None,
-        literal=args["literal"],
-        case_insensitive=args["case_insensitive"],
-        context=args["context"],
-        multiline=args["multiline"],
-        output_mode=args["output_mode"],
-        limit=args["limit"],
-        offset=args["offset"],
-        max_line_chars=limits.grep_line_chars,
-    )
-    text = format_grep(
-        result,
-        context=args["context"],
-        path=args.get("path"),
-        glob=args.get("glob"),
-        case_insensitive=args["case_insensitive"],
-        line_chars=limits.grep_line_chars,
-        read_line_chars=limits.read_line_chars,
-    )
-    return ToolOutput(
-        text,
-        meta={ENGINE_RESULT_KEY: result},
-        on_delivered=remember_answer(context, "grep", args, revision, workspace),
-        code=result_code(result, result.total_matches),
-    )
+
+    def search(workspace: Workspace) -> Any:
+        return workspace.grep(
+            args["pattern"],
+            path=args.get("path") or None,
+            glob=args.get("glob") or None,
+            literal=args["literal"],
+            case_insensitive=args["case_insensitive"],
+            context=args["context"],
+            multiline=args["multiline"],
+            output_mode=args["output_mode"],
+            limit=args["limit"],
+            offset=args["offset"],
+            max_line_chars=limits.grep_line_chars,
+        )
+
+    def describe(result: Any) -> tuple[str, int]:
+        text = format_grep(
+            result,
+            context=args["context"],
+            path=args.get("path"),
+            glob=args.get("glob"),
+            case_insensitive=args["case_insensitive"],
+            line_chars=limits.grep_line_chars,
+            read_line_chars=limits.read_line_chars,
+        )
+        return text, result.total_matches
+
+    return answer_search(context, "grep", args, search, describe)
 
 
 def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
