@@ -26,12 +26,12 @@ ENGINE_RESULT_KEY = "engine_result"
 MAX_OFFSET = 10**12
 
 
-def _maximum(value: int | None) -> int:
+def resolved_maximum(value: int | None) -> int:
     assert value is not None, "ToolLimits resolves every maximum"
     return value
 
 
-def _limit_property(default: int, maximum: int, what: str) -> dict[str, Any]:
+def limit_property(default: int, maximum: int, what: str) -> dict[str, Any]:
     return {
         "type": "integer",
         "minimum": 1,
@@ -41,7 +41,7 @@ def _limit_property(default: int, maximum: int, what: str) -> dict[str, Any]:
     }
 
 
-def _offset_property(first: int, description: str) -> dict[str, Any]:
+def offset_property(first: int, description: str) -> dict[str, Any]:
     """`offset`: where a page starts (`first` is the smallest and default value)."""
     return {
         "type": "integer",
@@ -52,53 +52,53 @@ def _offset_property(first: int, description: str) -> dict[str, Any]:
     }
 
 
-def _n(value: int) -> str:
+def thousands(value: int) -> str:
     return f"{value:,}"
 
 
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{_n(count)} {word if count == 1 else (plural or word + 's')}"
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{thousands(count)} {word if count == 1 else (many or word + 's')}"
 
 
-def _where(searched: str | None) -> str:
+def where_text(searched: str | None) -> str:
     searched = (searched or "").strip("/")
     return "the workspace root" if searched in ("", ".") else quote_path(f"{searched}/")
 
 
-def _size(size: int) -> str:
+def size_text(size: int) -> str:
     if size < 10 * 1024:
-        return _plural(size, "byte")
+        return plural(size, "byte")
     for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= factor:
-            return f"{size / factor:.1f} {unit}, {_n(size)} bytes"
-    return _plural(size, "byte")  # pragma: no cover
+            return f"{size / factor:.1f} {unit}, {thousands(size)} bytes"
+    return plural(size, "byte")  # pragma: no cover
 
 
 def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
     parts: list[str] = []
     if include_binary and int(getattr(skipped, "binary", 0)):
-        parts.append(_plural(skipped.binary, "binary file"))
+        parts.append(plural(skipped.binary, "binary file"))
     if getattr(skipped, "denied", 0):
-        parts.append(f"{_plural(skipped.denied, 'file')} denied by the secrets policy")
+        parts.append(f"{plural(skipped.denied, 'file')} denied by the secrets policy")
     if getattr(skipped, "unreadable", 0):
-        parts.append(f"{_plural(skipped.unreadable, 'unreadable entry', 'unreadable entries')}")
+        parts.append(f"{plural(skipped.unreadable, 'unreadable entry', 'unreadable entries')}")
     if getattr(skipped, "special", 0):
-        parts.append(f"{_plural(skipped.special, 'special file')} (FIFO, socket, device)")
+        parts.append(f"{plural(skipped.special, 'special file')} (FIFO, socket, device)")
     if getattr(skipped, "too_large", 0):
-        parts.append(f"{_plural(skipped.too_large, 'file')} too large to search")
+        parts.append(f"{plural(skipped.too_large, 'file')} too large to search")
     if getattr(skipped, "outside_root", 0):
-        parts.append(f"{_plural(skipped.outside_root, 'symlink')} pointing outside the root")
+        parts.append(f"{plural(skipped.outside_root, 'symlink')} pointing outside the root")
     return parts
 
 
-def _skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | None:
+def skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | None:
     parts = _skip_parts(skipped, include_binary)
     ignored = getattr(skipped, "ignored", 0)
     if nothing_found and ignored:
         # The engine counts pruned skip-set directories here (files hidden by ignore files
         # are dropped inside the walker, uncounted).
         parts.append(
-            f"{_plural(ignored, 'directory', 'directories')} skipped by name (such as .git and "
+            f"{plural(ignored, 'directory', 'directories')} skipped by name (such as .git and "
             "node_modules)"
         )
     if not parts:
@@ -106,7 +106,7 @@ def _skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str |
     return "Skipped: " + ", ".join(parts) + "."
 
 
-def _check_paths(args: dict[str, Any]) -> None:
+def check_paths(args: dict[str, Any]) -> None:
     """Turns a quoted `path` (as results show odd names) back into the name; refuses NULs."""
     if isinstance(args.get("path"), str):
         args["path"] = unquote_path(args["path"])
@@ -119,7 +119,7 @@ def _check_paths(args: dict[str, Any]) -> None:
             )
 
 
-def _workspace(context: ToolContext) -> Workspace:
+def workspace_of(context: ToolContext) -> Workspace:
     if context.workspace is None:
         raise InvalidArgumentError(
             "this registry has no workspace, so tools cannot run; create it with "
@@ -193,8 +193,8 @@ def answer_search(
     """Runs a search tool's call: checks the path, answers "same as call X" for a repeat on an
     unchanged tree revision, else runs `search` on the workspace and turns its result into the
     model's text and the total that decides the code (`describe`)."""
-    _check_paths(args)
-    workspace = _workspace(context)
+    check_paths(args)
+    workspace = workspace_of(context)
     revision = revision_of(workspace)
     earlier = same_as_earlier(context, tool, args, revision)
     if earlier is not None:

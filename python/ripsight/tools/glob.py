@@ -9,14 +9,14 @@ from ..names import quote_path
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
-    _limit_property,
-    _maximum,
-    _n,
-    _offset_property,
-    _plural,
-    _skip_note,
-    _where,
     answer_search,
+    limit_property,
+    offset_property,
+    plural,
+    resolved_maximum,
+    skip_note,
+    thousands,
+    where_text,
 )
 
 __all__ = [
@@ -66,12 +66,12 @@ def glob_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": "Directory to search in, relative to the workspace root. "
                 "Default: the workspace root.",
             },
-            "limit": _limit_property(
+            "limit": limit_property(
                 limits.glob_limit,
-                _maximum(limits.glob_max_limit),
+                resolved_maximum(limits.glob_max_limit),
                 "Maximum number of paths to return",
             ),
-            "offset": _offset_property(
+            "offset": offset_property(
                 0, "Number of matching paths to skip, to page through a large result."
             ),
             "sort": {
@@ -95,7 +95,7 @@ GLOB_SCHEMA: dict[str, Any] = glob_schema()
 def format_glob(result: Any, sort: str = "path") -> str:
     """The text a model sees for a `Workspace.glob` result."""
     pattern = result.pattern
-    where = _where(result.searched)
+    where = where_text(result.searched)
     shown = len(result.paths)
     total = result.total
     lines: list[str] = []
@@ -104,36 +104,36 @@ def format_glob(result: Any, sort: str = "path") -> str:
         header = f'No files match "{pattern}" in {where}'
         if result.files_in_scope is not None:
             held = result.files_in_scope
-            header += f", which holds {_plural(held, 'file') if held else 'no files'}"
+            header += f", which holds {plural(held, 'file') if held else 'no files'}"
         lines.append(header + ".")
     elif shown == 0:
         lines.append(
-            f'{_plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
+            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
             f"{where}, but offset={result.offset} is past the end; use an offset below {total}."
         )
     elif shown == total:
         lines.append(
-            f'{_plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
+            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
             f"{where}{order}:"
         )
     else:
         first = result.offset + 1
         last = result.offset + shown
         lines.append(
-            f'{_plural(total, "file")} match "{pattern}" in {where}; showing '
-            f"{_n(first)}-{_n(last)}{order}:"
+            f'{plural(total, "file")} match "{pattern}" in {where}; showing '
+            f"{thousands(first)}-{thousands(last)}{order}:"
         )
     lines.extend(quote_path(path) for path in result.paths)
     if result.withheld and shown:
         lines.append(
-            f"{_n(result.withheld)} more not shown: call glob again with "
+            f"{thousands(result.withheld)} more not shown: call glob again with "
             f"offset={result.offset + shown} for the next page."
         )
     if result.anywhere_pattern and result.anywhere_total:
         lines.append(
             f'Note: "*" never crosses "/", so "{pattern}" only matches at the top level of '
             f'{where}; "{result.anywhere_pattern}" matches '
-            f"{_plural(result.anywhere_total, 'file')} at any depth."
+            f"{plural(result.anywhere_total, 'file')} at any depth."
         )
     if result.incomplete:
         lines.append(
@@ -141,7 +141,7 @@ def format_glob(result: Any, sort: str = "path") -> str:
             f"total cover only part of {where}. Narrow the search with a more specific pattern "
             "or path."
         )
-    note = _skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
+    note = skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
     if note:
         lines.append(note)
     return "\n".join(lines)

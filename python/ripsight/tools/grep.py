@@ -10,13 +10,13 @@ from ..names import quote_path
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
-    _limit_property,
-    _maximum,
-    _n,
-    _offset_property,
-    _plural,
-    _skip_note,
     answer_search,
+    limit_property,
+    offset_property,
+    plural,
+    resolved_maximum,
+    skip_note,
+    thousands,
 )
 
 __all__ = [
@@ -106,12 +106,12 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 '"files_with_matches": only the paths of files that match; "count": matches '
                 'per file as path:count. Default: "content".',
             },
-            "limit": _limit_property(
+            "limit": limit_property(
                 limits.grep_limit,
-                _maximum(limits.grep_max_limit),
+                resolved_maximum(limits.grep_max_limit),
                 "Maximum number of matches (or files, in the file modes) to return",
             ),
-            "offset": _offset_property(
+            "offset": offset_property(
                 0, "Number of matches (or files) to skip, to page through a large result."
             ),
         },
@@ -146,7 +146,7 @@ def format_grep(
         scope += f" under {quote_path(path.rstrip('/'))}"
     if glob:
         scope += f' in files matching "{glob}"'
-    searched = f"{_plural(result.files_searched, 'file')} searched"
+    searched = f"{plural(result.files_searched, 'file')} searched"
     mode = result.output_mode
     lines: list[str] = []
     matches = result.total_matches
@@ -162,7 +162,7 @@ def format_grep(
     elif mode == "content":
         shown = sum(1 for line in result.lines if line.is_match)
         totals = (
-            f"{_plural(matches, 'match', 'matches')} in {_plural(files, 'file')} for "
+            f"{plural(matches, 'match', 'matches')} in {plural(files, 'file')} for "
             f"{pattern}{scope} ({searched})"
         )
         if shown == 0:
@@ -172,7 +172,7 @@ def format_grep(
             )
         elif result.offset or result.withheld:
             lines.append(
-                f"{totals}; showing matches {_n(result.offset + 1)}-{_n(result.offset + shown)}:"
+                f"{totals}; showing matches {thousands(result.offset + 1)}-{thousands(result.offset + shown)}:"
             )
         else:
             lines.append(f"{totals}:")
@@ -191,22 +191,22 @@ def format_grep(
             previous = (line.path, line.line)
         if result.withheld and shown:
             lines.append(
-                f"{_plural(result.withheld, 'more match', 'more matches')} not shown: call grep again with "
+                f"{plural(result.withheld, 'more match', 'more matches')} not shown: call grep again with "
                 f"offset={result.offset + shown} for the next page, or narrow the search with "
                 "path or glob."
             )
         if cut:
             lines.append(
-                f"{_plural(cut, 'line')} longer than {_n(line_chars)} characters "
+                f"{plural(cut, 'line')} longer than {thousands(line_chars)} characters "
                 f"{'is' if cut == 1 else 'are'} shown in part (around the match); read_file "
-                f"shows up to {_n(read_line_chars)} characters per line."
+                f"shows up to {thousands(read_line_chars)} characters per line."
             )
     else:
         shown = len(result.files)
         entry = "files" if mode == "files_with_matches" else "counts"
         totals = (
-            f"{_plural(files, 'file')} {'matches' if files == 1 else 'match'} {pattern}{scope} "
-            f"({_plural(matches, 'matching line')}, {searched})"
+            f"{plural(files, 'file')} {'matches' if files == 1 else 'match'} {pattern}{scope} "
+            f"({plural(matches, 'matching line')}, {searched})"
         )
         if shown == 0:
             lines.append(
@@ -215,7 +215,7 @@ def format_grep(
             )
         elif result.offset or result.withheld:
             lines.append(
-                f"{totals}; showing {entry} {_n(result.offset + 1)}-{_n(result.offset + shown)}:"
+                f"{totals}; showing {entry} {thousands(result.offset + 1)}-{thousands(result.offset + shown)}:"
             )
         else:
             lines.append(f"{totals}:")
@@ -226,7 +226,7 @@ def format_grep(
             )
         if result.withheld and shown:
             lines.append(
-                f"{_plural(result.withheld, 'more file')} not shown: call grep again with "
+                f"{plural(result.withheld, 'more file')} not shown: call grep again with "
                 f"offset={result.offset + shown} for the next page."
             )
     if result.incomplete:
@@ -234,7 +234,7 @@ def format_grep(
             f"Incomplete: the time budget ran out after {searched}, so there may be more "
             "matches and the totals are lower bounds. Narrow the search with path or glob."
         )
-    note = _skip_note(result.skipped, include_binary=True, nothing_found=nothing)
+    note = skip_note(result.skipped, include_binary=True, nothing_found=nothing)
     if note:
         lines.append(note)
     return "\n".join(lines)

@@ -11,14 +11,14 @@ from ..session import ReadState
 from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
 from ._common import (
     ENGINE_RESULT_KEY,
-    _check_paths,
-    _limit_property,
-    _maximum,
-    _n,
-    _offset_property,
-    _plural,
-    _size,
-    _workspace,
+    check_paths,
+    limit_property,
+    offset_property,
+    plural,
+    resolved_maximum,
+    size_text,
+    thousands,
+    workspace_of,
 )
 
 __all__ = [
@@ -59,10 +59,10 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": "Path of the file to read, relative to the workspace root, e.g. "
                 '"src/app.py".',
             },
-            "offset": _offset_property(1, "1-based number of the first line to read."),
-            "limit": _limit_property(
+            "offset": offset_property(1, "1-based number of the first line to read."),
+            "limit": limit_property(
                 limits.read_limit,
-                _maximum(limits.read_max_limit),
+                resolved_maximum(limits.read_max_limit),
                 "Maximum number of lines to read",
             ),
         },
@@ -92,21 +92,25 @@ def format_read(result: Any) -> str:
     if result.kind == "binary":
         kind = f"{result.binary_type}, " if result.binary_type else ""
         return (
-            f"{path} is a binary file ({kind}{_size(result.size_bytes)}); its content is not "
+            f"{path} is a binary file ({kind}{size_text(result.size_bytes)}); its content is not "
             "shown. Use grep or glob to find related text files."
         )
     about = "about " if result.total_lines_estimated else ""
     estimated = " (estimated from the file size)" if result.total_lines_estimated else ""
-    total = f"{about}{_plural(result.total_lines, 'line')}"
+    total = f"{about}{plural(result.total_lines, 'line')}"
     if not result.lines:
         return (
             f"{path}: offset {result.offset} is past the end: the file has {total}{estimated}. "
-            f"Call read_file with an offset from 1 to {_n(result.total_lines)}."
+            f"Call read_file with an offset from 1 to {thousands(result.total_lines)}."
         )
     first = result.lines[0].number
     last = result.lines[-1].number
-    span = f"line {_n(first)}" if first == last else f"lines {_n(first)}-{_n(last)}"
-    lines = [f"{path}: {span} of {about}{_n(result.total_lines)}{estimated}."]
+    span = (
+        f"line {thousands(first)}"
+        if first == last
+        else f"lines {thousands(first)}-{thousands(last)}"
+    )
+    lines = [f"{path}: {span} of {about}{thousands(result.total_lines)}{estimated}."]
     details: list[str] = []
     if result.encoding not in ("utf-8", "", None):
         details.append(f"Encoding: {_ENCODING_NAMES.get(result.encoding, result.encoding)}.")
@@ -120,7 +124,7 @@ def format_read(result: Any) -> str:
     for line in result.lines:
         text = line.text
         if line.cut_from is not None:
-            text += f" [... line cut at {_n(len(line.text))} of {_n(line.cut_from)} characters]"
+            text += f" [... line cut at {thousands(len(line.text))} of {thousands(line.cut_from)} characters]"
         lines.append(f"{line.number:>{width}}\t{text}")
     if result.next_offset is not None:
         lines.append(
@@ -138,8 +142,8 @@ def run_read_file(
     the same size, line count and line text), is answered with a short notice naming the
     earlier call instead of the text.
     """
-    _check_paths(args)
-    workspace = _workspace(context)
+    check_paths(args)
+    workspace = workspace_of(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
     result = workspace.read_file(
         path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
@@ -149,7 +153,7 @@ def run_read_file(
     if earlier is not None:
         first, last = result.lines[0].number, result.lines[-1].number
         return ToolOutput(
-            f"Already shown: {quote_path(result.path)} lines {_n(first)}-{_n(last)} are part of the result of "
+            f"Already shown: {quote_path(result.path)} lines {thousands(first)}-{thousands(last)} are part of the result of "
             f"your earlier read_file call (id {earlier.call_id}), and the file has not changed "
             "since, so the text is not repeated. Use that result, or call read_file with "
             "another offset to see other lines.",

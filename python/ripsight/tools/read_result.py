@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..types import ToolContext, ToolOutput, ToolSpec
-from ._common import MAX_OFFSET, _n, _offset_property
+from ._common import MAX_OFFSET, offset_property, thousands
 
 __all__ = [
     "READ_RESULT_DESCRIPTION",
@@ -52,7 +52,7 @@ READ_RESULT_SCHEMA: dict[str, Any] = {
             "minLength": 1,
             "description": 'The reference named in a cut result, e.g. "ref_3fa2c1d09b7e4a51c2d8".',
         },
-        "offset": _offset_property(1, "1-based number of the first line to read."),
+        "offset": offset_property(1, "1-based number of the first line to read."),
         "limit": {
             "type": "integer",
             "minimum": 1,
@@ -77,16 +77,16 @@ def run_read_result(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     rows = len(entry.rows)
     if offset > rows:
         return ToolOutput(
-            f"{ref} has {_n(rows)} line{'s' if rows != 1 else ''}; offset {_n(offset)} is past "
-            f"the end. Call read_result with an offset from 1 to {_n(rows)}.",
+            f"{ref} has {thousands(rows)} line{'s' if rows != 1 else ''}; offset {thousands(offset)} is past "
+            f"the end. Call read_result with an offset from 1 to {thousands(rows)}.",
             meta={"page_of": ref, "rows": rows},
             code="past_end",
         )
     room = max(1, context.max_result_chars - _FRAME_CHARS)
     body, first, last = entry.page(offset, int(args["limit"]), room)
     header = (
-        f"{ref}: lines {_n(first)}-{_n(last)} of {_n(rows)} "
-        f"({_n(len(entry.text))} characters in all)."
+        f"{ref}: lines {thousands(first)}-{thousands(last)} of {thousands(rows)} "
+        f"({thousands(len(entry.text))} characters in all)."
     )
     text = f"{header}\n{body}"
     next_offset = last + 1 if last < rows else None
