@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -659,27 +661,52 @@ def test_an_unopenable_database_is_a_failing_sink(tmp_path: Path) -> None:
     assert [r.code for r in log.records()] == ["ok"]
 
 
-def test_the_read_state_uses_the_engines_identity_when_it_has_one(tmp_path: Path) -> None:
+class IdentityWorkspace(FakeWorkspace):
+    """A stand-in whose reads carry the engine's identity of the opened file (dev, inode,
+    mtime_ns) and which can identify a file without reading it, as the engine can."""
+
+    def __init__(self, root: Path, identify: bool) -> None:
+        super().__init__(root)
+        self.mtime_ns = 1000
+        if not identify:
+            self.identify = None  # type: ignore[assignment]
+
+    def _stamp(self, target: Any, path: str) -> Any:
+        target.path, target.dev, target.inode, target.mtime_ns = path, 1, 42, self.mtime_ns
+        return target
+
+    def identify(self, path: str) -> Any:  # type: ignore[no-redef]
+        self._record("identify", path)
+        size = os.path.getsize(os.path.join(self.root, path))
+        return self._stamp(SimpleNamespace(size=size), path)
+
+    def read_file(self, path: str, **kwargs: Any) -> Any:
+        result = super().read_file(path, **kwargs)
+        result.size_bytes = os.path.getsize(os.path.join(self.root, path))
+        return self._stamp(result, path)
+
+
+@pytest.mark.parametrize("identify", [True, False])
+def test_the_read_state_uses_the_engines_identity(tmp_path: Path, identify: bool) -> None:
     (tmp_path / "a.py").write_text("".join(f"line {i}\n" for i in range(1, 11)))
-    fake = FakeWorkspace(tmp_path)
-    identity = [(1, 42, 70, 1000)]
-    plain_read = fake.read_file
-
-    def read_file(path: str, **kwargs: Any) -> Any:
-        result = plain_read(path, **kwargs)
-        result.identity = identity[0]
-        return result
-
-    fake.read_file = read_file  # type: ignore[method-assign]
+    fake = IdentityWorkspace(tmp_path, identify)
     reg = registry_with(fake)
     reg.execute(ToolCall("c1", "read_file", '{"path": "a.py"}'))
-    assert reg.execute(ToolCall("c2", "read_file", '{"path": "a.py"}')).meta["code"] == "unchanged"
-    identity[0] = (1, 42, 70, 2000)  # touched: same bytes, new modification time
+    again = reg.execute(ToolCall("c2", "read_file", '{"path": "a.py", "offset": 3, "limit": 2}'))
+    assert again.meta["code"] == "unchanged"
+    assert again.content.startswith(
+        "Already shown: a.py lines 3-4 are part of the result of "
+        "your earlier read_file call (id c1)"
+    )
+    fake.mtime_ns = 2000  # touched: same bytes, a new modification time
     fresh = reg.execute(ToolCall("c3", "read_file", '{"path": "a.py"}'))
     assert fresh.meta["code"] == "ok" and "line 10" in fresh.content
     assert "(id c3)" in reg.execute(ToolCall("c4", "read_file", '{"path": "a.py"}')).content
-    # Python never looked at the file for the read state: the fake's reads are the only opens.
-    assert [c[0] for c in fake.calls] == ["read_file"] * 4
+    reads = [c[0] for c in fake.calls]
+    if identify:  # an unchanged identity answers without reading
+        assert reads == ["identify", "read_file", "identify", "identify", "read_file", "identify"]
+    else:
+        assert reads == ["read_file"] * 4
 
 
 def test_python_touches_no_file_for_a_model_given_path(

@@ -32,6 +32,7 @@ __all__ = [
     "RepeatMemo",
     "Session",
     "StoredResult",
+    "file_stamp",
 ]
 
 #: Bytes (UTF-8) the reference store of one session holds before evicting its oldest entries.
@@ -50,9 +51,8 @@ DEFAULT_ROW_CHARS = 2000
 class ReadRecord:
     """One delivered read: the lines the model saw and what identified the file then.
 
-    `stamp` is the file's size and line count, plus the engine's identity of the opened file
-    when it reports one (device, inode, size, modification time); `line_hashes` fingerprint the
-    text of lines `first` .. `last`.
+    `stamp` is `file_stamp` of the result; `line_hashes` fingerprint the text of lines
+    `first` .. `last`.
     """
 
     call_id: str
@@ -63,33 +63,30 @@ class ReadRecord:
     line_hashes: tuple[int, ...]
 
 
-def _identity(result: Any) -> tuple[Any, ...]:
-    """Size and line count, plus the engine's identity of the opened file when it reports one
-    (a tuple, or an object with device, inode, size and mtime fields)."""
-    stamp: tuple[Any, ...] = (
-        getattr(result, "size_bytes", None),
-        getattr(result, "total_lines", None),
-    )
-    identity = getattr(result, "identity", None)
-    if isinstance(identity, (tuple, list)):
-        stamp += tuple(identity)
-    elif identity is not None:
-        fields = ("device", "dev", "inode", "ino", "size", "mtime_ns", "mtime")
-        stamp += tuple(getattr(identity, f, None) for f in fields)
-    return stamp
+def file_stamp(found: Any) -> tuple[Any, ...]:
+    """What identifies a file's state, from an engine result (`ReadResult`, or the identity
+    `Workspace.identify` returns): device, inode, size and modification time when the engine
+    reports them (it takes them with `fstat` of the descriptor it opened), else only the size."""
+    size = getattr(found, "size_bytes", getattr(found, "size", None))
+    dev, inode = getattr(found, "dev", None), getattr(found, "inode", None)
+    mtime = getattr(found, "mtime_ns", None)
+    if dev is None or inode is None or mtime is None:
+        return ("size", size)
+    return ("id", dev, inode, size, mtime)
 
 
-def _key(result: Any) -> Hashable:
-    # The path the engine opened (relative to the root): two names of one file are two keys.
-    return getattr(result, "path", None)
+def _key(found: Any) -> Hashable:
+    # The path the engine opened, relative to the root.
+    return getattr(found, "path", None)
 
 
 class ReadState:
     """Which file ranges this session has delivered, so an unchanged re-read answers short.
 
-    The read itself still runs (bounded, through the engine); what is saved is the model's
-    context: a range whose file and lines are unchanged since an earlier delivery is answered
-    with a notice naming that earlier call.
+    Two checks, both on what the engine reports (Python never stats a model-given path):
+    `lookup_identity` before a read, when the engine can identify a file without reading it
+    (its identity unchanged and the range delivered: no read at all), and `lookup` after one
+    (the same stamp, line count and text of the lines).
     """
 
     def __init__(self) -> None:
@@ -107,18 +104,32 @@ class ReadState:
             first=lines[0].number,
             last=lines[-1].number,
             total_lines=result.total_lines,
-            stamp=_identity(result),
+            stamp=file_stamp(result),
             line_hashes=tuple(hash((line.text, line.cut_from)) for line in lines),
         )
+
+    def _records_of(self, found: Any) -> list[ReadRecord]:
+        with self._lock:
+            return list(self._records.get(_key(found), ()))
+
+    def lookup_identity(self, identity: Any, offset: int, limit: int) -> ReadRecord | None:
+        """The earlier delivery of lines `offset` .. `offset + limit - 1` of a file whose
+        identity (device, inode, size, modification time) has not changed since."""
+        stamp = file_stamp(identity)
+        if stamp[0] != "id":
+            return None
+        for record in reversed(self._records_of(identity)):
+            last_wanted = min(offset + limit - 1, record.total_lines)
+            if record.stamp == stamp and record.first <= offset <= last_wanted <= record.last:
+                return record
+        return None
 
     def lookup(self, result: Any) -> ReadRecord | None:
         """The earlier delivery that already showed every line of `result`, unchanged."""
         fresh = self.record_for("", result)
         if fresh is None:
             return None
-        with self._lock:
-            records = list(self._records.get(_key(result), ()))
-        for record in reversed(records):
+        for record in reversed(self._records_of(result)):
             if record.stamp != fresh.stamp or record.total_lines != fresh.total_lines:
                 continue
             if not (record.first <= fresh.first and fresh.last <= record.last):

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..session import ReadState
+from ..session import ReadRecord, ReadState
 from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
 from ._common import (
     ENGINE_RESULT_KEY,
@@ -133,33 +133,48 @@ def format_read(result: Any) -> str:
     return "\n".join(lines)
 
 
+def _already_shown(path: str, first: int, last: int, earlier: ReadRecord) -> ToolOutput:
+    return ToolOutput(
+        f"Already shown: {quote_path(path)} lines {thousands(first)}-{thousands(last)} are part "
+        f"of the result of your earlier read_file call (id {earlier.call_id}), and the file has "
+        "not changed since, so the text is not repeated. Use that result, or call read_file "
+        "with another offset to see other lines.",
+        meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
+        code="unchanged",
+    )
+
+
 def run_read_file(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `read_file`; lines are cut to `limits.read_line_chars`.
 
-    A range this session already delivered, of a file unchanged since (the same identity, or
-    the same size, line count and line text), is answered with a short notice naming the
-    earlier call instead of the text.
+    A range this session already delivered, of a file unchanged since, is answered with a short
+    notice naming the earlier call instead of the text. When the engine can identify a file
+    without reading it (`Workspace.identify`), an unchanged identity answers before any read;
+    otherwise the read runs and its size, line count and lines are compared.
     """
     check_paths(args)
     workspace = workspace_of(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
+    reads = context.session.reads
+    identify = getattr(workspace, "identify", None)
+    if identify is not None:
+        try:
+            seen = identify(path)
+        except Exception:  # noqa: BLE001 - the read below reports the error as it should
+            seen = None
+        earlier = reads.lookup_identity(seen, offset, limit) if seen is not None else None
+        if earlier is not None:
+            return _already_shown(
+                path, offset, min(offset + limit - 1, earlier.total_lines), earlier
+            )
     result = workspace.read_file(
         path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
     )
-    reads = context.session.reads
     earlier = reads.lookup(result)
     if earlier is not None:
-        first, last = result.lines[0].number, result.lines[-1].number
-        return ToolOutput(
-            f"Already shown: {quote_path(result.path)} lines {thousands(first)}-{thousands(last)} are part of the result of "
-            f"your earlier read_file call (id {earlier.call_id}), and the file has not changed "
-            "since, so the text is not repeated. Use that result, or call read_file with "
-            "another offset to see other lines.",
-            meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
-            code="unchanged",
-        )
+        return _already_shown(path, result.lines[0].number, result.lines[-1].number, earlier)
     record = ReadState.record_for(context.call_id, result)
 
     def delivered(answer: ToolResult) -> None:
