@@ -737,3 +737,18 @@ def test_python_touches_no_file_for_a_model_given_path(
     monkeypatch.undo()
     assert first.meta["code"] == "ok" and again.meta["code"] == "unchanged"
     assert listed.meta["code"] == "ok" and found.meta["code"] == "ok"
+
+
+def test_an_engine_cancellation_is_a_cancelled_operation() -> None:
+    from ripsight.errors import RipsightError
+
+    class CancelledError(RipsightError):  # as the engine names its cancellation error
+        pass
+
+    def cancelled(ctx: Any, args: dict[str, Any]) -> str:
+        raise CancelledError("the call was cancelled")
+
+    reg = Registry()
+    reg.register(ToolSpec("slow", "", EMPTY, cancelled))
+    result = check(reg, ToolCall("c1", "slow", "{}"), "cancelled", "failure", "cancelled")
+    assert result.is_error

@@ -138,7 +138,31 @@ _INTERRUPTS = (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledEr
 _REF_TOOL = "read_result"
 
 # Codes of failures, by the `kind` of the ripsight error that caused them.
-_CODE_OF_KIND = {"invalid_argument": "invalid_arguments", "engine": "io_error"}
+# The stable code of each ripsight error class, most specific first (looked up by name so that
+# classes the engine defines itself map the same way).
+_CODE_OF_ERROR = (
+    ("CancelledError", "cancelled"),
+    ("PathNotFoundError", "not_found"),
+    ("OutsideRootError", "outside_root"),
+    ("DeniedError", "denied"),
+    ("IsADirectoryPathError", "is_a_directory"),
+    ("NotADirectoryPathError", "not_a_directory"),
+    ("SpecialFileError", "special_file"),
+    ("PatternError", "invalid_pattern"),
+    ("InvalidArgumentError", "invalid_arguments"),
+    ("UnreadableError", "permission_denied"),
+    ("EngineError", "io_error"),
+)
+
+
+def _error_code(error: BaseException) -> str:
+    """The stable machine code of a ripsight error."""
+    names = {cls.__name__ for cls in type(error).__mro__}
+    for name, code in _CODE_OF_ERROR:
+        if name in names:
+            return code
+    kind = getattr(error, "kind", None)
+    return kind if isinstance(kind, str) and kind else "error"
 
 
 def _truncate_middle(text: str, max_chars: int, head_ratio: float) -> tuple[str, int, int]:
@@ -500,16 +524,16 @@ class Registry:
         except _INTERRUPTS:
             raise
         except RipsightError as error:
-            kind = getattr(error, "kind", "error")
-            meta["error_type"] = kind
+            code = _error_code(error)
+            meta["error_type"] = getattr(error, "kind", code)
             text = str(error) or f"{name} failed ({type(error).__name__})."
             if ignored_note:
                 text = f"{text}\n{ignored_note}"
             return self._answer(
                 pending,
                 text,
-                status="runtime_error",
-                code=_CODE_OF_KIND.get(kind, kind),
+                status="cancelled" if code == "cancelled" else "runtime_error",
+                code=code,
                 meta=meta,
                 ran=True,
             )
