@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 
 from .limits import DEFAULT_LIMITS, ToolLimits
 from .registry import Registry
-from .session import ReadRecord, ReadState
+from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
 from .types import ToolCall, ToolResult
 from .workspace import to_dict
@@ -220,19 +220,9 @@ def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[s
 # -- the server ----------------------------------------------------------------------------------
 
 
-class _NoReadState(ReadState):
-    """Read state that remembers nothing.
-
-    An MCP server outlives conversations (Claude Desktop keeps it running across chats) and
-    cannot tell them apart, so "already shown in your earlier call" could point a new
-    conversation at text it never saw. Every read is delivered in full.
-    """
-
-    def lookup(self, result: Any) -> ReadRecord | None:
-        return None
-
-    def record(self, result: Any, record: ReadRecord) -> None:
-        return None
+# An MCP server outlives conversations (Claude Desktop keeps it running across chats) and cannot
+# tell them apart: every read is delivered in full (see `ripsight.session.NoReadState`).
+_NoReadState = NoReadState
 
 
 def _call_result(result: ToolResult, structured_content: bool) -> types.CallToolResult:

@@ -26,6 +26,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_REFERENCE_BYTES",
     "DEFAULT_REFERENCE_TTL",
+    "NoReadState",
     "ReadRecord",
     "ReadState",
     "ReferenceStore",
@@ -150,6 +151,15 @@ class ReadState:
     def clear(self) -> None:
         with self._lock:
             self._records.clear()
+
+
+class NoReadState(ReadState):
+    """Read state that remembers nothing, so every read is delivered in full: for a server that
+    outlives conversations and cannot tell them apart (an MCP server), where "already shown in
+    your earlier call" could point a new conversation at text it never saw."""
+
+    def record(self, result: Any, record: ReadRecord) -> None:
+        return None
 
 
 # -- outputs by reference ----------------------------------------------------------------------
