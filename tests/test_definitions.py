@@ -155,13 +155,13 @@ def run_mypy(cache: Path, path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_users_mypy_strict_accepts_definitions_and_messages(mypy: Path) -> None:
-    out = run_mypy(mypy, HERE / "typing" / "user_code.py")
+    out = run_mypy(mypy, HERE / "typecheck" / "user_code.py")
     assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_the_typing_check_can_fail(mypy: Path, tmp_path: Path) -> None:
     # Control: untyped dicts (what the definitions were before) are refused by the SDK's types.
-    code = (HERE / "typing" / "user_code.py").read_text()
+    code = (HERE / "typecheck" / "user_code.py").read_text()
     code = code.replace('tools=reg.definitions("anthropic"),', "tools=untyped(),", 1)
     code += "\n\ndef untyped() -> list[dict[str, object]]:\n    return []\n"
     path = tmp_path / "user_code_untyped.py"
