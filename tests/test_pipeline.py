@@ -752,3 +752,16 @@ def test_an_engine_cancellation_is_a_cancelled_operation() -> None:
     reg.register(ToolSpec("slow", "", EMPTY, cancelled))
     result = check(reg, ToolCall("c1", "slow", "{}"), "cancelled", "failure", "cancelled")
     assert result.is_error
+
+
+def test_an_after_hooks_replacement_is_bounded_too() -> None:
+    def after(tool: str, arguments: dict[str, Any], result: ToolResult) -> ToolResult:
+        return ToolResult(result.call_id, "R" * 50_000, False, result.name, {})
+
+    reg = Registry(after=after)
+    reg.register(ToolSpec("ok", "", EMPTY, lambda c, a: "fine"))
+    result = reg.execute(ToolCall("c1", "ok", "{}"))
+    assert len(result.content) <= 8000 and result.meta["truncated"]
+    assert result.meta["code"] == "ok" and only_record(reg, "c1")["model_chars"] == len(
+        result.content
+    )

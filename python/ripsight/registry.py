@@ -631,7 +631,7 @@ class Registry:
             code = "truncated"
         meta["code"] = code
         meta["duration_ms"] = round((time.perf_counter() - pending.started) * 1000.0, 3)
-        result = ToolResult(
+        result = original = ToolResult(
             call_id=pending.call_id, content=content, is_error=failed, name=pending.name, meta=meta
         )
         if ran and self.after is not None and pending.arguments is not None:
@@ -657,8 +657,8 @@ class Registry:
                 hook_meta["duration_ms"] = meta["duration_ms"]
                 result = ToolResult(pending.call_id, message, True, pending.name, hook_meta)
             else:
-                if isinstance(replaced, ToolResult):
-                    result = replaced
+                if isinstance(replaced, ToolResult) and replaced is not result:
+                    result = self._bounded_replacement(replaced, code)
         engine_result = meta.get("engine_result")
         output: dict[str, Any] = {
             "chars": len(result.content),
@@ -674,12 +674,22 @@ class Registry:
         self._log_finish(
             pending, status, str(result.meta.get("code", code)), len(result.content), output
         )
-        if on_delivered is not None and not result.is_error:
+        if on_delivered is not None and result is original and not result.is_error:
             try:
                 on_delivered(result)
             except Exception:
                 logger.debug("on_delivered of %s failed", pending.name, exc_info=True)
         return result
+
+    def _bounded_replacement(self, replaced: ToolResult, code: str) -> ToolResult:
+        """An `after` hook's replacement result, held to the same budget and carrying a code."""
+        meta = dict(replaced.meta)
+        meta.setdefault("code", code)
+        content = replaced.content if isinstance(replaced.content, str) else str(replaced.content)
+        if len(content) > self.max_result_chars:
+            content, bound = self._bound(content, stored=False)
+            meta.update(bound)
+        return ToolResult(replaced.call_id, content, bool(replaced.is_error), replaced.name, meta)
 
     def _bound(self, text: str, *, stored: bool) -> tuple[str, dict[str, Any]]:
         """The text cut to the budget: head and tail kept; the whole stored by reference when
