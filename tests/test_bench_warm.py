@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ripsight import bench_warm
+from ripsight.bench import warm as bench_warm
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
 

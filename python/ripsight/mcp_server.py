@@ -29,7 +29,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from .limits import DEFAULT_LIMITS, ToolLimits
-from .registry import ReadRecord, ReadState, Registry
+from .registry import Registry
+from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
 from .types import ToolCall, ToolResult
 from .workspace import to_dict
@@ -67,8 +68,10 @@ def _object(properties: dict[str, Any], description: str | None = None) -> dict[
 
 _SKIPPED = _object(
     {
-        "ignored": _int("Skip-set directories (such as .git and node_modules) left out, each "
-                        "counted once; files hidden by ignore files are not counted."),
+        "ignored": _int(
+            "Skip-set directories (such as .git and node_modules) left out, each "
+            "counted once; files hidden by ignore files are not counted."
+        ),
         "binary": _int("Binary files (NUL byte) not searched."),
         "denied": _int("Files covered by the deny rules (secrets policy)."),
         "unreadable": _int("Entries the operating system refused to open."),
@@ -217,19 +220,9 @@ def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[s
 # -- the server ----------------------------------------------------------------------------------
 
 
-class _NoReadState(ReadState):
-    """Read state that remembers nothing.
-
-    An MCP server outlives conversations (Claude Desktop keeps it running across chats) and
-    cannot tell them apart, so "already shown in your earlier call" could point a new
-    conversation at text it never saw. Every read is delivered in full.
-    """
-
-    def lookup(self, path: str, offset: int, limit: int) -> ReadRecord | None:
-        return None
-
-    def record(self, path: str, record: ReadRecord) -> None:
-        return None
+# An MCP server outlives conversations (Claude Desktop keeps it running across chats) and cannot
+# tell them apart: every read is delivered in full (see `ripsight.session.NoReadState`).
+_NoReadState = NoReadState
 
 
 def _call_result(result: ToolResult, structured_content: bool) -> types.CallToolResult:
@@ -292,6 +285,7 @@ def build_server(
             name=params.name,
             arguments=params.arguments if params.arguments is not None else {},
         )
+
         def answer() -> tuple[ToolResult, types.CallToolResult]:
             # Converting the typed result is Python work too: keep it off the event loop.
             result = registry.execute(call)

@@ -186,9 +186,10 @@ class Workspace:
         return self._engine.wait_index(None if timeout is None else float(timeout))
 
     @property
-    def revision(self) -> int:
-        """A number that changes whenever the tree does (with ``index=True``; without an index
-        every read gives a new number)."""
+    def revision(self) -> int | None:
+        """With ``index=True``: a number that changes whenever the tree does (while the index
+        cannot tell, during its first build or after a watch failed, every read gives a new
+        number). ``None`` without an index."""
         return self._engine.revision
 
     def close(self) -> None:

@@ -20,9 +20,6 @@ use crate::truncate;
 use crate::walk::{self, GlobOptions, SortOrder};
 use crate::workspace::{SkipCounts, Workspace, WorkspaceOptions};
 
-/// Revisions handed out by engines without an index: every read is a new number.
-static NO_INDEX_REVISION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
 /// line to be worth reading.
 pub const MIN_LINE_CHARS: usize = 20;
@@ -406,16 +403,11 @@ impl Engine {
         }
     }
 
-    /// Changes whenever the tree does (with the index; without it, on every read).
+    /// Changes whenever the tree does; `None` without an index.
     #[getter]
-    fn revision(&self, py: Python<'_>) -> u64 {
-        match &self.index {
-            Some(index) => {
-                let index = Arc::clone(index);
-                py.detach(move || index.revision())
-            }
-            None => NO_INDEX_REVISION.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1,
-        }
+    fn revision(&self, py: Python<'_>) -> Option<u64> {
+        let index = Arc::clone(self.index.as_ref()?);
+        Some(py.detach(move || index.revision()))
     }
 
     /// Stops the index's threads and watcher; the engine answers cold from then on.

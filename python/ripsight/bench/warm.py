@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .bench import machine_info, rg_binary, same_set_rg_args
+from .harness import machine_info, rg_binary, same_set_rg_args
 
 #: The Linux-tree patterns of the goals: selective (13 and 4 files), medium, broad.
 KERNEL_PATTERNS = ("PM_RESUME", "cassini", "EXPORT_SYMBOL_GPL", "Copyright")
@@ -65,7 +65,7 @@ def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
 def run_warm(root: str, patterns: list[str], glob: str, repeat: int = 5,
              use_ayg: bool = False) -> dict[str, Any]:
     """Builds the warm index of `root` and times every pattern with every tool."""
-    from ripsight import Workspace
+    from ..workspace import Workspace
 
     root = os.path.realpath(root)
     rss_before = _rss_mb()
@@ -208,7 +208,7 @@ def run(args: Any) -> int:
     linux = os.path.isfile(os.path.join(root, "MAINTAINERS"))
     patterns = list(args.warm_patterns or (KERNEL_PATTERNS if linux else ()))
     if not patterns:
-        from .bench import _pick_common, _pick_rare
+        from .harness import _pick_common, _pick_rare
 
         patterns = [_pick_rare(root), _pick_common(root)]
     glob = args.glob or KERNEL_GLOB
