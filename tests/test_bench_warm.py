@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ripsight.bench import warm as bench_warm
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
@@ -15,7 +14,9 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in
 def test_warm_bench_checks_answers_and_reports_the_index(tmp_path: Path) -> None:
     for i in range(30):
         (tmp_path / f"d{i % 3}").mkdir(exist_ok=True)
-        (tmp_path / f"d{i % 3}" / f"f{i}.c").write_text(f"int x{i};\n" + ("PM_RESUME\n" if i % 7 == 0 else ""))
+        (tmp_path / f"d{i % 3}" / f"f{i}.c").write_text(
+            f"int x{i};\n" + ("PM_RESUME\n" if i % 7 == 0 else "")
+        )
     fig = bench_warm.run_warm(str(tmp_path), ["PM_RESUME", "x1"], "**/*.c", repeat=1)
     assert fig["problems"] == []
     row = fig["rows"][0]

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from ripsight import Workspace
 from ripsight.workspace import to_dict
 
@@ -182,12 +181,31 @@ def mutate(root: Path, rng: random.Random, outside: Path) -> str:
     files = [p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
     dirs = [p for p in root.rglob("*") if p.is_dir() and ".git" not in p.parts]
     action = rng.choice(
-        ["create", "create", "modify", "modify", "append", "delete", "rename", "move_out",
-         "move_in", "mkdir_tree", "rmtree", "rename_dir", "gitignore", "ignore", "chmod",
-         "binary", "same_size"]
+        [
+            "create",
+            "create",
+            "modify",
+            "modify",
+            "append",
+            "delete",
+            "rename",
+            "move_out",
+            "move_in",
+            "mkdir_tree",
+            "rmtree",
+            "rename_dir",
+            "gitignore",
+            "ignore",
+            "chmod",
+            "binary",
+            "same_size",
+        ]
     )
-    if action in ("modify", "append", "delete", "rename", "move_out", "chmod", "binary",
-                  "same_size") and not files:
+    if (
+        action
+        in ("modify", "append", "delete", "rename", "move_out", "chmod", "binary", "same_size")
+        and not files
+    ):
         action = "create"
     if action in ("rmtree", "rename_dir") and not dirs:
         action = "mkdir_tree"
@@ -469,8 +487,9 @@ def _kernel_workspace() -> Workspace:
 
 
 def test_mcp_serves_with_the_index_unless_told_not_to(tmp_path: Path) -> None:
-    from ripsight.cli import add_mcp_parser, registry_from_args
     import argparse
+
+    from ripsight.cli import add_mcp_parser, registry_from_args
 
     parser = argparse.ArgumentParser()
     add_mcp_parser(parser.add_subparsers())

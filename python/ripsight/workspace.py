@@ -18,7 +18,7 @@ from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
 
-__all__ = ["Workspace", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
+__all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "Workspace", "to_dict"]
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
 DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
@@ -32,7 +32,9 @@ def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) ->
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+        raise InvalidArgumentError(
+            f"{name} must be an integer, got {type(value).__name__} {value!r}"
+        )
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
 
@@ -182,7 +184,9 @@ class Workspace:
     def wait_index(self, timeout: float | None = None) -> bool:
         """Blocks until the index is ready (or `timeout` seconds pass); True when ready."""
         if timeout is not None and not isinstance(timeout, (int, float)):
-            raise InvalidArgumentError(f"timeout must be a number of seconds or None, got {timeout!r}")
+            raise InvalidArgumentError(
+                f"timeout must be a number of seconds or None, got {timeout!r}"
+            )
         return self._engine.wait_index(None if timeout is None else float(timeout))
 
     @property
@@ -196,7 +200,7 @@ class Workspace:
         """Stops the index's threads and file watcher; later calls are answered without it."""
         self._engine.close()
 
-    def __enter__(self) -> Workspace:
+    def __enter__(self) -> Workspace:  # noqa: PYI034 - Self needs Python 3.11
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -207,18 +211,59 @@ class Workspace:
 
 
 _FIELDS: dict[str, tuple[str, ...]] = {
-    "GlobResult": ("pattern", "paths", "total", "offset", "withheld", "files_in_scope",
-                   "anywhere_pattern", "anywhere_total", "searched", "skipped", "incomplete",
-                   "elapsed_ms"),
-    "GrepResult": ("pattern", "output_mode", "lines", "files", "total_matches", "total_files",
-                   "offset", "withheld", "files_searched", "skipped", "incomplete", "elapsed_ms"),
+    "GlobResult": (
+        "pattern",
+        "paths",
+        "total",
+        "offset",
+        "withheld",
+        "files_in_scope",
+        "anywhere_pattern",
+        "anywhere_total",
+        "searched",
+        "skipped",
+        "incomplete",
+        "elapsed_ms",
+    ),
+    "GrepResult": (
+        "pattern",
+        "output_mode",
+        "lines",
+        "files",
+        "total_matches",
+        "total_files",
+        "offset",
+        "withheld",
+        "files_searched",
+        "skipped",
+        "incomplete",
+        "elapsed_ms",
+    ),
     "GrepLine": ("path", "line", "text", "is_match", "cut"),
     "FileCount": ("path", "count"),
-    "ReadResult": ("path", "kind", "binary_type", "size_bytes", "lines", "offset", "total_lines",
-                   "total_lines_estimated", "next_offset", "encoding", "line_ending"),
+    "ReadResult": (
+        "path",
+        "kind",
+        "binary_type",
+        "size_bytes",
+        "lines",
+        "offset",
+        "total_lines",
+        "total_lines_estimated",
+        "next_offset",
+        "encoding",
+        "line_ending",
+    ),
     "ReadLine": ("number", "text", "cut_from"),
-    "SkipCounts": ("ignored", "binary", "denied", "unreadable", "special", "too_large",
-                   "outside_root"),
+    "SkipCounts": (
+        "ignored",
+        "binary",
+        "denied",
+        "unreadable",
+        "special",
+        "too_large",
+        "outside_root",
+    ),
 }
 
 

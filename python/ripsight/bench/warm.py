@@ -53,7 +53,7 @@ def _relative(root: str, paths: list[str]) -> set[str]:
     return out
 
 
-def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
+def _median_ms(fn: Callable[..., Any], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -62,8 +62,9 @@ def _median_ms(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
-def run_warm(root: str, patterns: list[str], glob: str, repeat: int = 5,
-             use_ayg: bool = False) -> dict[str, Any]:
+def run_warm(
+    root: str, patterns: list[str], glob: str, repeat: int = 5, use_ayg: bool = False
+) -> dict[str, Any]:
     """Builds the warm index of `root` and times every pattern with every tool."""
     from ..workspace import Workspace
 
@@ -83,8 +84,10 @@ def run_warm(root: str, patterns: list[str], glob: str, repeat: int = 5,
     if shutil.which("cindex") and shutil.which("csearch"):
         start = time.perf_counter()
         subprocess.run(["cindex", root], env=env, capture_output=True, check=False)
-        peers["csearch"] = {"build_s": time.perf_counter() - start,
-                            "index_mb": os.path.getsize(env["CSEARCHINDEX"]) / 2**20}
+        peers["csearch"] = {
+            "build_s": time.perf_counter() - start,
+            "index_mb": os.path.getsize(env["CSEARCHINDEX"]) / 2**20,
+        }
     ayg = shutil.which("ayg")
     if use_ayg and ayg and os.path.isdir(os.path.join(root, ".git")):
         exclude = os.path.join(root, ".git", "info", "exclude")
@@ -98,10 +101,12 @@ def run_warm(root: str, patterns: list[str], glob: str, repeat: int = 5,
         peers["ayg"] = {"build_s": time.perf_counter() - start}
 
     tools: dict[str, Callable[[str], set[str]]] = {
-        "ripsight warm": lambda p: {f.path for f in warm.grep(
-            p, output_mode="files_with_matches", limit=None).files},
-        "ripsight cold": lambda p: {f.path for f in cold.grep(
-            p, output_mode="files_with_matches", limit=None).files},
+        "ripsight warm": lambda p: {
+            f.path for f in warm.grep(p, output_mode="files_with_matches", limit=None).files
+        },
+        "ripsight cold": lambda p: {
+            f.path for f in cold.grep(p, output_mode="files_with_matches", limit=None).files
+        },
     }
     timed: dict[str, Callable[[str], Any]] = {
         "ripsight warm": lambda p: warm.grep(p, output_mode="files_with_matches"),
@@ -110,16 +115,19 @@ def run_warm(root: str, patterns: list[str], glob: str, repeat: int = 5,
     if rg:
         rg_cmd = [rg, "-l", "--no-messages", *same_set_rg_args(follow=False)]
         tools["rg"] = lambda p: _relative(root, _lines([*rg_cmd, "-e", p, "."], root))
-        timed["rg"] = lambda p: subprocess.run([*rg_cmd, "-e", p, "."], cwd=root,
-                                               capture_output=True, check=False)
+        timed["rg"] = lambda p: subprocess.run(
+            [*rg_cmd, "-e", p, "."], cwd=root, capture_output=True, check=False
+        )
     if "csearch" in peers:
         tools["csearch"] = lambda p: _relative(root, _lines(["csearch", "-l", p], root, env))
-        timed["csearch"] = lambda p: subprocess.run(["csearch", "-l", p], cwd=root, env=env,
-                                                    capture_output=True, check=False)
+        timed["csearch"] = lambda p: subprocess.run(
+            ["csearch", "-l", p], cwd=root, env=env, capture_output=True, check=False
+        )
     if "ayg" in peers and ayg:
         tools["ayg"] = lambda p: _relative(root, _lines([ayg, "search", p, "-l"], root))
-        timed["ayg"] = lambda p: subprocess.run([ayg, "search", p, "-l"], cwd=root,
-                                                capture_output=True, check=False)
+        timed["ayg"] = lambda p: subprocess.run(
+            [ayg, "search", p, "-l"], cwd=root, capture_output=True, check=False
+        )
 
     rows: list[dict[str, Any]] = []
     problems: list[str] = []
@@ -128,12 +136,11 @@ def run_warm(root: str, patterns: list[str], glob: str, repeat: int = 5,
         reference = answers["ripsight cold"]
         if answers["ripsight warm"] != reference:
             problems.append(f"{pattern!r}: the warm answer differs from the cold one")
-        row: dict[str, Any] = {"pattern": pattern, "files": len(reference), "ms": {},
-                               "differs": {}}
+        row: dict[str, Any] = {"pattern": pattern, "files": len(reference), "ms": {}, "differs": {}}
         for name, fn in timed.items():
             fn(pattern)  # warm-up (page cache, index files)
             reps = repeat if name != "ripsight cold" else max(1, min(repeat, 3))
-            row["ms"][name] = _median_ms(lambda: fn(pattern), reps)
+            row["ms"][name] = _median_ms(lambda fn=fn, p=pattern: fn(p), reps)
             row["differs"][name] = len(answers[name] ^ reference)
         rows.append(row)
     glob_row = {
@@ -164,17 +171,18 @@ def format_warm(fig: dict[str, Any]) -> str:
     index = fig["index"]
     names = list(fig["rows"][0]["ms"]) if fig["rows"] else []
     out = [
-        f"index: {index['files']:,} files, {index['bytes'] / 2**20:,.0f} MiB; built in "
-        f"{fig['build_s']:.1f} s; resident index {index['index_bytes'] / 2**20:,.0f} MiB "
-        f"({100 * index['index_bytes'] / max(index['bytes'], 1):.1f}% of the bytes); process RSS "
-        f"{fig['rss_mb']['before']:.0f} -> {fig['rss_mb']['after_build']:.0f} MiB",
+        (
+            f"index: {index['files']:,} files, {index['bytes'] / 2**20:,.0f} MiB; built in "
+            f"{fig['build_s']:.1f} s; resident index {index['index_bytes'] / 2**20:,.0f} MiB "
+            f"({100 * index['index_bytes'] / max(index['bytes'], 1):.1f}% of the bytes); "
+            f"process RSS {fig['rss_mb']['before']:.0f} -> {fig['rss_mb']['after_build']:.0f} MiB"
+        ),
     ]
     for name, peer in fig["peers"].items():
         extra = f", index {peer['index_mb']:.0f} MiB" if "index_mb" in peer else ""
         out.append(f"{name}: index built in {peer['build_s']:.1f} s{extra}")
     out.append("")
-    out.append("| pattern (files) | " + " | ".join(f"{n} ms" for n in names)
-               + " | warm vs rg |")
+    out.append("| pattern (files) | " + " | ".join(f"{n} ms" for n in names) + " | warm vs rg |")
     out.append("|---" * (len(names) + 2) + "|")
     for row in fig["rows"]:
         cells = []
@@ -186,11 +194,14 @@ def format_warm(fig: dict[str, Any]) -> str:
         ratio = ""
         if "rg" in row["ms"]:
             ratio = f"{row['ms']['rg'] / max(row['ms']['ripsight warm'], 1e-6):.0f}x faster"
-        out.append(f"| `{row['pattern']}` ({row['files']:,}) | " + " | ".join(cells)
-                   + f" | {ratio} |")
+        out.append(
+            f"| `{row['pattern']}` ({row['files']:,}) | " + " | ".join(cells) + f" | {ratio} |"
+        )
     g = fig["glob"]
-    out.append(f"| glob `{g['pattern']}` ({g['files']:,}) | warm {g['warm_ms']:.1f} | "
-               f"cold {g['cold_ms']:.1f} |" + " |" * max(len(names) - 2, 0) + " |")
+    out.append(
+        f"| glob `{g['pattern']}` ({g['files']:,}) | warm {g['warm_ms']:.1f} | "
+        f"cold {g['cold_ms']:.1f} |" + " |" * max(len(names) - 2, 0) + " |"
+    )
     for problem in fig["problems"]:
         out.append(f"PROBLEM: {problem}")
     return "\n".join(out)
@@ -202,8 +213,7 @@ def run(args: Any) -> int:
 
     root = args.root
     if not root or not os.path.isdir(root):
-        print("--warm needs the repository to measure: ripsight bench --warm ROOT",
-              file=sys.stderr)
+        print("--warm needs the repository to measure: ripsight bench --warm ROOT", file=sys.stderr)
         return 2
     linux = os.path.isfile(os.path.join(root, "MAINTAINERS"))
     patterns = list(args.warm_patterns or (KERNEL_PATTERNS if linux else ()))
