@@ -24,7 +24,6 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
 use std::time::Instant;
 
 use globset::GlobMatcher;
@@ -32,9 +31,9 @@ use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
-use crate::error::{CoreError, special_kind};
+use crate::error::CoreError;
 use crate::walk::{
-    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, resolve_target, walk_files,
+    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, open_target, Target, walk_files,
 };
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
@@ -560,14 +559,7 @@ impl<'a> GrepWorker<'a> {
 
     /// Searches one file the walk found to be a regular file (or the file the caller named,
     /// checked by [`grep`]).
-    fn search(&mut self, path: &Path, relative: &str, skipped: &mut SkipCounts) {
-        let mut file = match File::open(path) {
-            Ok(file) => file,
-            Err(_) => {
-                skipped.unreadable += 1;
-                return;
-            }
-        };
+    fn search(&mut self, mut file: File, relative: &str, skipped: &mut SkipCounts) {
         let options = self.plan.options;
         if options.multiline {
             // The whole file is read into memory: look at its size first.
@@ -685,7 +677,9 @@ impl FileVisitor for GrepWorker<'_> {
         {
             return true;
         }
-        self.search(file.path, file.relative, skipped);
+        if let Some((opened, _)) = file.open_counted(skipped) {
+            self.search(opened, file.relative, skipped);
+        }
         true
     }
 }
@@ -765,7 +759,8 @@ fn content_page(hits: &[FileHit], options: &GrepOptions) -> (Vec<GrepLine>, u64)
 pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let target = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
+    let (target, target_relative) =
+        open_target(workspace, options.path.as_deref().unwrap_or(""))?;
     let key = RegexKey {
         pattern: options.pattern.clone(),
         literal: options.literal,
@@ -787,30 +782,26 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         text: options.output_mode == OutputMode::Content,
     };
 
-    let meta =
-        std::fs::metadata(&target.path).map_err(|e| CoreError::from_io(&target.relative, e))?;
-    let (workers, skipped, incomplete) = if meta.is_dir() {
-        let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
-        let outcome = walk_files(workspace, &target.path, deadline, sequential_max, || {
-            GrepWorker::new(&plan, &matcher)
-        });
-        (outcome.visitors, outcome.skipped, outcome.incomplete)
-    } else if meta.is_file() {
-        let mut worker = GrepWorker::new(&plan, &matcher);
-        let mut skipped = SkipCounts::default();
-        let name = target.relative.rsplit('/').next().unwrap_or("");
-        if filter
-            .as_ref()
-            .is_none_or(|f| f.admits(&target.relative, name))
-        {
-            worker.search(&target.path, &target.relative, &mut skipped);
+    let (workers, skipped, incomplete) = match target {
+        Target::Dir(start) => {
+            let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
+            let outcome = walk_files(workspace, start, deadline, sequential_max, || {
+                GrepWorker::new(&plan, &matcher)
+            });
+            (outcome.visitors, outcome.skipped, outcome.incomplete)
         }
-        (vec![worker], skipped, false)
-    } else {
-        return Err(CoreError::SpecialFile {
-            path: target.relative,
-            kind: special_kind(&meta.file_type()),
-        });
+        Target::File(opened) => {
+            let mut worker = GrepWorker::new(&plan, &matcher);
+            let mut skipped = SkipCounts::default();
+            let name = target_relative.rsplit('/').next().unwrap_or("");
+            if filter
+                .as_ref()
+                .is_none_or(|f| f.admits(&target_relative, name))
+            {
+                worker.search(opened.file, &target_relative, &mut skipped);
+            }
+            (vec![worker], skipped, false)
+        }
     };
 
     let (mut files_searched, mut total_matches, mut total_files) = (0, 0, 0);

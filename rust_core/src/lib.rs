@@ -21,11 +21,14 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod boundary;
 pub mod error;
 pub mod grep;
 pub mod read;
+mod suggest;
 pub mod truncate;
 pub mod walk;
+pub mod walker;
 pub mod workspace;
 
 #[cfg(feature = "python")]

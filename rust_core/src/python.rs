@@ -49,6 +49,8 @@ fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
         CoreError::InvalidPattern { .. } => "PatternError",
         CoreError::InvalidArgument { .. } => "InvalidArgumentError",
         CoreError::PermissionDenied { .. } => "UnreadableError",
+        CoreError::PathTooLong { .. } => "InvalidArgumentError",
+        CoreError::LinkLoop { .. } => "UnreadableError",
         CoreError::Io { .. } => "EngineError",
     };
     raise(py, class_name, error.to_string())
@@ -101,6 +103,7 @@ pub struct PySkipCounts {
     special: u64,
     too_large: u64,
     outside_root: u64,
+    symlink: u64,
 }
 
 impl From<SkipCounts> for PySkipCounts {
@@ -113,6 +116,7 @@ impl From<SkipCounts> for PySkipCounts {
             special: s.special,
             too_large: s.too_large,
             outside_root: s.outside_root,
+            symlink: s.symlink,
         }
     }
 }
@@ -121,14 +125,15 @@ impl From<SkipCounts> for PySkipCounts {
 impl PySkipCounts {
     fn __repr__(&self) -> String {
         format!(
-            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, outside_root={})",
+            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, outside_root={}, symlink={})",
             self.ignored,
             self.binary,
             self.denied,
             self.unreadable,
             self.special,
             self.too_large,
-            self.outside_root
+            self.outside_root,
+            self.symlink
         )
     }
 }
@@ -264,6 +269,9 @@ pub struct ReadResult {
     kind: String,
     binary_type: Option<String>,
     size_bytes: u64,
+    dev: u64,
+    inode: u64,
+    mtime_ns: i64,
     lines: Vec<Py<ReadLine>>,
     offset: u64,
     total_lines: u64,
@@ -284,6 +292,27 @@ impl ReadResult {
             self.lines.len(),
             self.total_lines,
             self.next_offset
+        )
+    }
+}
+
+/// What `Engine.identify` found: the identity of the file a path opens (`fstat` of the
+/// descriptor the engine opened beneath the root) and its real path relative to the root.
+#[pyclass(frozen, get_all, module = "ripsight._core")]
+pub struct FileIdentity {
+    path: String,
+    dev: u64,
+    inode: u64,
+    size: u64,
+    mtime_ns: i64,
+}
+
+#[pymethods]
+impl FileIdentity {
+    fn __repr__(&self) -> String {
+        format!(
+            "FileIdentity(path={:?}, dev={}, inode={}, size={}, mtime_ns={})",
+            self.path, self.dev, self.inode, self.size, self.mtime_ns
         )
     }
 }
@@ -478,6 +507,21 @@ impl Engine {
         })
     }
 
+    /// Opens `path` as `read_file` would (boundary, deny rules, regular files only) and returns
+    /// the opened file's identity without reading it.
+    #[pyo3(signature = (path, /))]
+    fn identify(&self, py: Python<'_>, path: std::ffi::OsString) -> PyResult<FileIdentity> {
+        let workspace = Arc::clone(&self.workspace);
+        let opened = run_detached(py, move || workspace.open_file(&path))?;
+        Ok(FileIdentity {
+            path: opened.relative,
+            dev: opened.identity.dev,
+            inode: opened.identity.ino,
+            size: opened.identity.size,
+            mtime_ns: opened.identity.mtime_ns,
+        })
+    }
+
     #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = read::DEFAULT_MAX_LINE_CHARS))]
     fn read_file(
         &self,
@@ -521,6 +565,9 @@ impl Engine {
             kind: kind.to_string(),
             binary_type: out.binary_type,
             size_bytes: out.size_bytes,
+            dev: out.identity.dev,
+            inode: out.identity.ino,
+            mtime_ns: out.identity.mtime_ns,
             lines,
             offset: out.offset,
             total_lines: out.total_lines,
@@ -587,6 +634,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_HEAD_RATIO", truncate::DEFAULT_HEAD_RATIO)?;
     m.add("MIN_LINE_CHARS", MIN_LINE_CHARS)?;
     m.add_class::<Engine>()?;
+    m.add_class::<FileIdentity>()?;
     m.add_class::<GlobResult>()?;
     m.add_class::<GrepResult>()?;
     m.add_class::<GrepLine>()?;

@@ -1,0 +1,905 @@
+//! The walker: parallel, ignore-aware listing of a directory tree from directory descriptors.
+//!
+//! [`walk_files`] is the one walker behind `glob`, `grep` and the suggestions. It lists each
+//! directory from a descriptor opened relative to its parent's descriptor (by bare name, with
+//! `O_DIRECTORY | O_NOFOLLOW`, see [`crate::boundary`]) and reads entries with `getdents`
+//! (`rustix::fs::Dir`), using the entry type the kernel reports so that no entry is `stat`ed
+//! unless the file system leaves the type unknown. **Symlinks are never followed** (as ripgrep,
+//! fd and git): a link met in a walk is counted as `symlink`, and a directory swapped for a link
+//! mid-walk fails to open and is counted the same way, never entered.
+//!
+//! Every file that passes the rules is handed to a per-thread [`FileVisitor`] as a
+//! [`WalkedFile`]: its path relative to the root (raw bytes and a display `str`), its name, and
+//! [`WalkedFile::open`], which opens it relative to its parent directory's descriptor
+//! (`O_NOFOLLOW | O_NONBLOCK`, then `fstat`: anything but a regular file is refused unread).
+//!
+//! The rules, in the order they apply to an entry (as ripgrep's `ignore` crate applies them;
+//! its matchers do the matching, fed with the bytes of the ignore files read through the
+//! descriptors):
+//!
+//! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false. For every kind of
+//!    ignore file the nearest directory with a matching rule decides (a deeper directory
+//!    overrides a shallower one), and the kinds rank, highest first: `.ripsightignore` (its
+//!    `!pattern` re-includes what `.gitignore` hides), `.ignore`, `.gitignore`,
+//!    `.git/info/exclude`. `.gitignore` and `.git/info/exclude` count only inside a git (or jj)
+//!    repository: when a `.git` is in the directory or an ancestor; and gitignore files above the
+//!    nearest repository root do not count. Directories above the workspace root are read once,
+//!    when the workspace opens, as ripgrep's `parents(true)`. The global git excludes file is
+//!    never read, so results do not depend on the machine. Hidden files are included. Entries
+//!    hidden by ignore files are dropped without being counted.
+//! 2. the skip set of directory names ([`Workspace::is_excluded_dir`]): pruned, counted `ignored`;
+//! 3. deny rules ([`Workspace::is_denied_entry`], case-insensitive): counted `denied`, a denied
+//!    directory is pruned;
+//! 4. symlinks: counted `symlink`, not followed;
+//! 5. FIFOs, sockets and devices: never opened, counted `special`.
+//!
+//! Work is shared by [`thread_count`] threads through one stack of directories (depth first,
+//! which keeps few descriptors open: a queued directory holds its parent's descriptor only).
+//! Visit order differs run to run; callers sort their results. When the deadline passes the walk
+//! stops and the outcome is marked incomplete.
+
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::boundary::{self, FileIdentity, Kind, OpenFileError};
+use crate::workspace::{Deadline, RIPSIGHT_IGNORE_FILENAME, SkipCounts, Workspace};
+
+/// Bytes read at most from one ignore file.
+const MAX_IGNORE_FILE_BYTES: u64 = 16 << 20;
+
+/// One file the walk let through.
+pub(crate) struct WalkedFile<'a> {
+    /// The path relative to the root, `/`-separated, as raw bytes.
+    pub(crate) relative_bytes: &'a [u8],
+    /// The same path for display and matching (lossy only when the name is not UTF-8).
+    pub(crate) relative: &'a str,
+    /// The file name.
+    pub(crate) name: &'a str,
+    name_bytes: &'a [u8],
+    parent: BorrowedFd<'a>,
+}
+
+impl WalkedFile<'_> {
+    /// Opens the file relative to its parent's descriptor: no link followed, no blocking, and
+    /// refused unread unless `fstat` says it is a regular file (it may have been swapped since
+    /// it was listed).
+    pub(crate) fn open(&self) -> Result<(File, FileIdentity), OpenFileError> {
+        boundary::open_child_file(self.parent, self.name_bytes)
+    }
+
+    /// [`WalkedFile::open`], counting a refusal in `skipped`: a symlink swapped in as `symlink`,
+    /// a FIFO, socket or device as `special`, anything else (a directory swapped in, an I/O
+    /// error) as `unreadable`.
+    pub(crate) fn open_counted(&self, skipped: &mut SkipCounts) -> Option<(File, FileIdentity)> {
+        match self.open() {
+            Ok(opened) => Some(opened),
+            Err(OpenFileError::NotRegular(Kind::Symlink)) => {
+                skipped.symlink += 1;
+                None
+            }
+            Err(OpenFileError::NotRegular(Kind::Special(_))) => {
+                skipped.special += 1;
+                None
+            }
+            Err(_) => {
+                skipped.unreadable += 1;
+                None
+            }
+        }
+    }
+
+    /// `fstatat` of the entry (not following a link).
+    pub(crate) fn identity(&self) -> io::Result<FileIdentity> {
+        boundary::stat_child(self.parent, self.name_bytes)
+    }
+}
+
+/// Receives the files of one walker thread.
+pub(crate) trait FileVisitor: Send {
+    /// Handles one file; `skipped` is the thread's count of passed-over entries. Returns false to
+    /// stop the whole walk.
+    fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool;
+}
+
+/// What [`walk_files`] leaves: every thread's visitor, the merged skip counts and whether the
+/// time budget ran out.
+pub(crate) struct WalkOutcome<V> {
+    pub(crate) visitors: Vec<V>,
+    pub(crate) skipped: SkipCounts,
+    pub(crate) incomplete: bool,
+}
+
+/// Worker threads of a walk: the workspace option, or one per core.
+pub(crate) fn thread_count(workspace: &Workspace) -> usize {
+    match workspace.options().threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// A glob of a directory whose last walk saw at most this many entries (files and
+/// directories) runs on one worker thread: on small trees starting, feeding and joining more
+/// threads costs more than it saves, and concurrent calls do not oversubscribe the cores.
+pub const GLOB_SEQUENTIAL_MAX_ENTRIES: u64 = 2_000;
+/// The same for grep, which spends more time per file (open, read).
+pub const GREP_SEQUENTIAL_MAX_ENTRIES: u64 = 700;
+
+/// How [`walk_files_with`] runs the walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WalkMode {
+    /// Sequential when the workspace has one thread or the last complete walk of the
+    /// directory saw at most `sequential_max` entries; parallel otherwise (and the first time).
+    Auto {
+        /// Largest remembered walk size walked sequentially.
+        sequential_max: u64,
+    },
+    /// On the calling thread.
+    Sequential,
+    /// On the workspace's worker threads.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Parallel,
+}
+
+/// A directory to walk: its descriptor (opened by [`Workspace::open_path`]) and its real path
+/// relative to the root (empty for the root).
+pub(crate) struct StartDir {
+    pub(crate) fd: OwnedFd,
+    pub(crate) relative: Vec<u8>,
+}
+
+// ==== Ignore rules ====
+
+/// The ignore rules of one directory, linked to its parent's.
+#[derive(Debug, Default)]
+pub(crate) struct DirRules {
+    parent: Option<Arc<DirRules>>,
+    /// True for directories above the workspace root: their matchers take absolute paths.
+    above_root: bool,
+    /// A `.git` (or `.jj`) is in this directory.
+    has_git: bool,
+    /// A `.git`/`.jj` is here or in an ancestor (ripgrep's `any_git`).
+    any_git: bool,
+    /// Some directory of the chain has a rule (else matching is skipped).
+    any_rules: bool,
+    /// `.ripsightignore`, `.ignore`, `.gitignore`, `.git/info/exclude`, in rank order.
+    matchers: [Option<Gitignore>; 4],
+}
+
+/// Which ignore-file names a directory listing holds.
+#[derive(Default)]
+struct Found {
+    ripsightignore: bool,
+    ignore: bool,
+    gitignore: bool,
+    git: Option<Kind>,
+    jj: bool,
+}
+
+impl Found {
+    fn note(&mut self, name: &[u8], kind: Kind) {
+        match name {
+            b".ripsightignore" => self.ripsightignore = true,
+            b".ignore" => self.ignore = true,
+            b".gitignore" => self.gitignore = true,
+            b".git" => self.git = Some(kind),
+            b".jj" => self.jj = true,
+            _ => {}
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.ripsightignore || self.ignore || self.gitignore || self.git.is_some() || self.jj
+    }
+}
+
+/// Builds a gitignore matcher rooted at `root` from the bytes of ignore files, line by line as
+/// `ignore` reads them (a UTF-8 BOM on the first line dropped, invalid lines skipped).
+fn matcher(root: &Path, sources: &[Vec<u8>]) -> Option<Gitignore> {
+    let mut builder = GitignoreBuilder::new(root);
+    let mut any = false;
+    for bytes in sources {
+        for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let Ok(line) = std::str::from_utf8(line) else {
+                continue;
+            };
+            let line = if i == 0 {
+                line.trim_start_matches('\u{feff}')
+            } else {
+                line
+            };
+            if builder.add_line(None, line).is_ok() {
+                any = true;
+            }
+        }
+    }
+    let built = builder.build().ok()?;
+    (any && !built.is_empty()).then_some(built)
+}
+
+impl DirRules {
+    fn new(
+        parent: Option<Arc<DirRules>>,
+        above_root: bool,
+        has_git: bool,
+        matchers: [Option<Gitignore>; 4],
+    ) -> DirRules {
+        let inherited_git = parent.as_ref().is_some_and(|p| p.any_git);
+        let inherited_rules = parent.as_ref().is_some_and(|p| p.any_rules);
+        DirRules {
+            any_git: has_git || inherited_git,
+            any_rules: inherited_rules || matchers.iter().any(Option::is_some),
+            parent,
+            above_root,
+            has_git,
+            matchers,
+        }
+    }
+
+    /// A child of `parent` with no rules of its own.
+    fn plain(parent: &Arc<DirRules>) -> Arc<DirRules> {
+        if parent.has_git || parent.matchers.iter().any(Option::is_some) {
+            Arc::new(DirRules::new(Some(Arc::clone(parent)), false, false, Default::default()))
+        } else {
+            // Nothing of its own: the parent's rules decide alone.
+            Arc::clone(parent)
+        }
+    }
+
+    /// Whether `relative` (relative to the root; `root` is the root's absolute path, for the
+    /// rules of directories above it) is ignored, ripgrep's way (see the module docs).
+    pub(crate) fn is_ignored(self: &Arc<Self>, root: &Path, relative: &Path, is_dir: bool) -> bool {
+        if !self.any_rules {
+            return false;
+        }
+        let any_git = self.any_git;
+        let mut found: [Option<bool>; 4] = [None; 4];
+        let mut saw_git = false;
+        let mut absolute: Option<PathBuf> = None;
+        let mut node = Some(self);
+        while let Some(rules) = node {
+            if !rules.any_rules {
+                break;
+            }
+            let path: &Path = if rules.above_root {
+                absolute.get_or_insert_with(|| root.join(relative))
+            } else {
+                relative
+            };
+            for (kind, slot) in found.iter_mut().enumerate() {
+                let git_kind = kind >= 2;
+                if slot.is_some() || (git_kind && (!any_git || saw_git)) {
+                    continue;
+                }
+                if let Some(m) = &rules.matchers[kind] {
+                    match m.matched(path, is_dir) {
+                        Match::None => {}
+                        Match::Ignore(_) => *slot = Some(true),
+                        Match::Whitelist(_) => *slot = Some(false),
+                    }
+                }
+            }
+            saw_git = saw_git || rules.has_git;
+            node = rules.parent.as_ref();
+        }
+        found.iter().flatten().next().copied().unwrap_or(false)
+    }
+}
+
+/// The rules of the directories above the root (ripgrep's `parents(true)`), read once by path
+/// when the workspace opens: that path comes from the embedding application, not a model.
+pub(crate) fn rules_above_root(root: &Path, respect: bool) -> Arc<DirRules> {
+    let mut chain = Arc::new(DirRules::default());
+    if !respect {
+        return chain;
+    }
+    let ancestors: Vec<&Path> = root.ancestors().skip(1).collect();
+    for dir in ancestors.into_iter().rev() {
+        let read = |name: &str| std::fs::read(dir.join(name)).ok();
+        let git = std::fs::metadata(dir.join(".git")).ok();
+        let has_git = git.is_some() || dir.join(".jj").exists();
+        let exclude = match &git {
+            Some(meta) if meta.is_dir() => read(".git/info/exclude"),
+            _ => None,
+        };
+        let sources = |names: &[&str]| -> Vec<Vec<u8>> {
+            names.iter().filter_map(|n| read(n)).collect()
+        };
+        let matchers = [
+            matcher(dir, &sources(&[RIPSIGHT_IGNORE_FILENAME])),
+            matcher(dir, &sources(&[".ignore"])),
+            matcher(dir, &sources(&[".gitignore"])),
+            exclude.and_then(|e| matcher(dir, &[e])),
+        ];
+        chain = Arc::new(DirRules::new(Some(chain), true, has_git, matchers));
+    }
+    chain
+}
+
+/// The rules of the directory `fd` (relative path `relative`), whose listing showed `found`.
+fn dir_rules(parent: &Arc<DirRules>, fd: BorrowedFd<'_>, relative: &[u8], found: &Found) -> Arc<DirRules> {
+    if !found.any() {
+        return DirRules::plain(parent);
+    }
+    let root = Path::new(OsStr::from_bytes(relative));
+    let read = |present: bool, name: &[u8]| -> Vec<Vec<u8>> {
+        if !present {
+            return Vec::new();
+        }
+        boundary::read_child(fd, name, MAX_IGNORE_FILE_BYTES).into_iter().collect()
+    };
+    let exclude = match found.git {
+        Some(Kind::Dir) | Some(Kind::Unknown) => {
+            boundary::open_beneath(fd, b".git/info/exclude", rustix::fs::OFlags::empty())
+                .ok()
+                .and_then(|fd| boundary::regular_file(fd).ok())
+                .and_then(|(file, _)| {
+                    use std::io::Read;
+                    let mut bytes = Vec::new();
+                    file.take(MAX_IGNORE_FILE_BYTES).read_to_end(&mut bytes).ok()?;
+                    Some(bytes)
+                })
+        }
+        _ => None,
+    };
+    let matchers = [
+        matcher(root, &read(found.ripsightignore, RIPSIGHT_IGNORE_FILENAME.as_bytes())),
+        matcher(root, &read(found.ignore, b".ignore")),
+        matcher(root, &read(found.gitignore, b".gitignore")),
+        exclude.and_then(|e| matcher(root, &[e])),
+    ];
+    let has_git = found.git.is_some() || found.jj;
+    Arc::new(DirRules::new(Some(Arc::clone(parent)), false, has_git, matchers))
+}
+
+/// The rules that apply to the entries of the directories from the root down to `relative`,
+/// excluding `relative` itself: what a walk starting at `relative` inherits.
+fn rules_down_to(workspace: &Workspace, relative: &[u8]) -> io::Result<Arc<DirRules>> {
+    let mut rules = Arc::clone(workspace.rules_above_root());
+    if !workspace.options().respect_ignore_files {
+        return Ok(rules);
+    }
+    let root = workspace.root_dir();
+    let parts: Vec<&[u8]> = relative.split(|b| *b == b'/').filter(|p| !p.is_empty()).collect();
+    let mut current = boundary::open_beneath(root.fd(), b"", rustix::fs::OFlags::DIRECTORY)?;
+    let mut path: Vec<u8> = Vec::new();
+    for part in parts {
+        let found = probe_ignore_files(current.as_fd());
+        rules = dir_rules(&rules, current.as_fd(), &path, &found);
+        current = boundary::open_child_dir(current.as_fd(), part)?;
+        if !path.is_empty() {
+            path.push(b'/');
+        }
+        path.extend_from_slice(part);
+    }
+    Ok(rules)
+}
+
+/// Which ignore files a directory holds, by `fstatat` (for directories not listed by a walk).
+fn probe_ignore_files(fd: BorrowedFd<'_>) -> Found {
+    let mut found = Found::default();
+    for name in [
+        RIPSIGHT_IGNORE_FILENAME.as_bytes(),
+        b".ignore",
+        b".gitignore",
+        b".git",
+        b".jj",
+    ] {
+        if let Ok(identity) = boundary::stat_child(fd, name) {
+            found.note(name, identity.kind());
+        }
+    }
+    found
+}
+
+/// Whether a walk of the parent of `relative` would drop the directory `relative` by its ignore
+/// rules (used to prune a glob's walk to a literal leading directory only when that is exact).
+pub(crate) fn ignored_dir(workspace: &Workspace, relative: &[u8]) -> bool {
+    if !workspace.options().respect_ignore_files {
+        return false;
+    }
+    // The chain down to `relative` (excluded) holds its parent's rules and theirs.
+    match rules_down_to(workspace, relative) {
+        Ok(rules) => rules.is_ignored(workspace.root(), Path::new(OsStr::from_bytes(relative)), true),
+        Err(_) => true,
+    }
+}
+
+// ==== The walk ====
+
+/// Where a queued directory is opened from.
+enum Source {
+    /// Already opened (the start of the walk).
+    Opened(OwnedFd),
+    /// The entry `name` of the directory `parent`.
+    Child {
+        parent: Arc<rustix::fs::Dir>,
+        name: Vec<u8>,
+    },
+}
+
+struct Work {
+    source: Source,
+    relative: Vec<u8>,
+    /// The rules of the parent directory (this directory adds its own when it is listed).
+    rules: Arc<DirRules>,
+}
+
+struct Queue {
+    stack: Vec<Work>,
+    /// Threads processing a directory (they may queue more).
+    busy: usize,
+}
+
+/// What every thread of one walk shares.
+struct Shared<'w> {
+    workspace: &'w Workspace,
+    deadline: Deadline,
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    quit: AtomicBool,
+    incomplete: AtomicBool,
+    /// Entries (files and directories) the walk let through.
+    entries: AtomicU64,
+}
+
+/// Walks `start` (an opened directory inside the root), calling the visitors made by `make`
+/// for every file that passes the rules in the module docs. Stops when `deadline` expires or a
+/// visitor asks to. Trees whose last walk saw at most `sequential_max` entries are walked by
+/// one thread, others in parallel (see [`WalkMode::Auto`]); both give the same files and counts.
+pub(crate) fn walk_files<V, F>(
+    workspace: &Workspace,
+    start: StartDir,
+    deadline: Deadline,
+    sequential_max: u64,
+    make: F,
+) -> WalkOutcome<V>
+where
+    V: FileVisitor,
+    F: FnMut() -> V,
+{
+    let mode = WalkMode::Auto { sequential_max };
+    walk_files_with(workspace, start, deadline, mode, make)
+}
+
+/// [`walk_files`] with the mode chosen by the caller.
+pub(crate) fn walk_files_with<V, F>(
+    workspace: &Workspace,
+    start: StartDir,
+    deadline: Deadline,
+    mode: WalkMode,
+    mut make: F,
+) -> WalkOutcome<V>
+where
+    V: FileVisitor,
+    F: FnMut() -> V,
+{
+    let threads = thread_count(workspace);
+    let size_key = String::from_utf8_lossy(&start.relative).into_owned();
+    let sequential = match mode {
+        WalkMode::Auto { sequential_max } => {
+            threads <= 1 || workspace.walk_size(&size_key).is_some_and(|n| n <= sequential_max)
+        }
+        WalkMode::Sequential => true,
+        WalkMode::Parallel => false,
+    };
+    let mut skipped = SkipCounts::default();
+    let rules = match rules_down_to(workspace, &start.relative) {
+        Ok(rules) => rules,
+        Err(_) => {
+            skipped.unreadable += 1;
+            return WalkOutcome {
+                visitors: vec![make()],
+                skipped,
+                incomplete: false,
+            };
+        }
+    };
+    let shared = Shared {
+        workspace,
+        deadline,
+        queue: Mutex::new(Queue {
+            stack: vec![Work {
+                source: Source::Opened(start.fd),
+                relative: start.relative,
+                rules,
+            }],
+            busy: 0,
+        }),
+        ready: Condvar::new(),
+        quit: AtomicBool::new(false),
+        incomplete: AtomicBool::new(false),
+        entries: AtomicU64::new(0),
+    };
+    let mut finished: Vec<(V, SkipCounts)> = Vec::new();
+    if sequential {
+        let mut visitor = make();
+        let counts = run_worker(&shared, &mut visitor);
+        finished.push((visitor, counts));
+    } else {
+        let visitors: Vec<V> = (0..threads).map(|_| make()).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = visitors
+                .into_iter()
+                .map(|mut visitor| {
+                    let shared = &shared;
+                    scope.spawn(move || {
+                        let counts = run_worker(shared, &mut visitor);
+                        (visitor, counts)
+                    })
+                })
+                .collect();
+            for handle in handles {
+                match handle.join() {
+                    Ok(done) => finished.push(done),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        });
+    }
+    let incomplete = shared.incomplete.load(Ordering::Relaxed);
+    if !incomplete && !shared.quit.load(Ordering::Relaxed) {
+        workspace.record_walk_size(&size_key, shared.entries.load(Ordering::Relaxed));
+    }
+    let mut visitors = Vec::with_capacity(finished.len());
+    for (visitor, counts) in finished {
+        skipped.add(&counts);
+        visitors.push(visitor);
+    }
+    WalkOutcome {
+        visitors,
+        skipped,
+        incomplete,
+    }
+}
+
+fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+    queue.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One thread's loop: take a directory, list it, queue its subdirectories, visit its files.
+fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> SkipCounts {
+    let mut skipped = SkipCounts::default();
+    let mut entries = 0u64;
+    loop {
+        let work = {
+            let mut queue = lock(&shared.queue);
+            loop {
+                if shared.quit.load(Ordering::Relaxed) {
+                    shared.ready.notify_all();
+                    shared.entries.fetch_add(entries, Ordering::Relaxed);
+                    return skipped;
+                }
+                if let Some(work) = queue.stack.pop() {
+                    queue.busy += 1;
+                    break work;
+                }
+                if queue.busy == 0 {
+                    shared.ready.notify_all();
+                    shared.entries.fetch_add(entries, Ordering::Relaxed);
+                    return skipped;
+                }
+                queue = shared.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let children = list_dir(shared, work, visitor, &mut skipped, &mut entries);
+        let mut queue = lock(&shared.queue);
+        queue.busy -= 1;
+        let woke = !children.is_empty() || queue.busy == 0;
+        queue.stack.extend(children);
+        drop(queue);
+        if woke {
+            shared.ready.notify_all();
+        }
+    }
+}
+
+fn stop(shared: &Shared<'_>, incomplete: bool) {
+    if incomplete {
+        shared.incomplete.store(true, Ordering::Relaxed);
+    }
+    shared.quit.store(true, Ordering::Relaxed);
+}
+
+/// Lists one directory: visits its files and returns its subdirectories to queue.
+fn list_dir<V: FileVisitor>(
+    shared: &Shared<'_>,
+    work: Work,
+    visitor: &mut V,
+    skipped: &mut SkipCounts,
+    entries: &mut u64,
+) -> Vec<Work> {
+    if shared.deadline.expired() {
+        stop(shared, true);
+        return Vec::new();
+    }
+    let fd = match work.source {
+        Source::Opened(fd) => fd,
+        Source::Child { parent, name } => match parent
+            .fd()
+            .map_err(io::Error::from)
+            .and_then(|at| boundary::open_child_dir(at, &name))
+        {
+            Ok(fd) => fd,
+            Err(error) => {
+                // A directory swapped for a link since it was listed is not entered.
+                match error.raw_os_error() {
+                    Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => {
+                        skipped.symlink += 1
+                    }
+                    _ => skipped.unreadable += 1,
+                }
+                return Vec::new();
+            }
+        },
+    };
+    let (dir, names) = match read_entries(fd) {
+        Ok(read) => read,
+        Err(_) => {
+            skipped.unreadable += 1;
+            return Vec::new();
+        }
+    };
+    let workspace = shared.workspace;
+    let Ok(dir_fd) = dir.fd() else {
+        skipped.unreadable += 1;
+        return Vec::new();
+    };
+    let rules = if workspace.options().respect_ignore_files {
+        let mut found = Found::default();
+        for (name, kind) in &names {
+            found.note(name, *kind);
+        }
+        dir_rules(&work.rules, dir_fd, &work.relative, &found)
+    } else {
+        work.rules
+    };
+    let root = workspace.root();
+    let mut children = Vec::new();
+    let mut relative = work.relative;
+    let base_len = relative.len();
+    for (name, kind) in names {
+        relative.truncate(base_len);
+        if base_len > 0 {
+            relative.push(b'/');
+        }
+        relative.extend_from_slice(&name);
+        let kind = match kind {
+            Kind::Unknown => match boundary::stat_child(dir_fd, &name) {
+                Ok(identity) => identity.kind(),
+                Err(_) => {
+                    skipped.unreadable += 1;
+                    continue;
+                }
+            },
+            known => known,
+        };
+        let is_dir = kind == Kind::Dir;
+        if rules.is_ignored(root, Path::new(OsStr::from_bytes(&relative)), is_dir) {
+            continue;
+        }
+        if is_dir && workspace.is_excluded_dir(&name) {
+            skipped.ignored += 1;
+            continue;
+        }
+        if workspace.is_denied_entry(&relative, &name) {
+            skipped.denied += 1;
+            continue;
+        }
+        match kind {
+            Kind::Dir => {
+                *entries += 1;
+                children.push(Work {
+                    source: Source::Child {
+                        parent: Arc::clone(&dir),
+                        name,
+                    },
+                    relative: relative.clone(),
+                    rules: Arc::clone(&rules),
+                });
+            }
+            Kind::File => {
+                *entries += 1;
+                if shared.deadline.expired() {
+                    stop(shared, true);
+                    return Vec::new();
+                }
+                let shown: Cow<'_, str> = String::from_utf8_lossy(&relative);
+                let shown_name = String::from_utf8_lossy(&name);
+                let file = WalkedFile {
+                    relative_bytes: &relative,
+                    relative: &shown,
+                    name: &shown_name,
+                    name_bytes: &name,
+                    parent: dir_fd,
+                };
+                if !visitor.visit_file(&file, skipped) {
+                    stop(shared, false);
+                    return Vec::new();
+                }
+            }
+            Kind::Symlink => skipped.symlink += 1,
+            Kind::Special(_) => skipped.special += 1,
+            Kind::Unknown => skipped.unreadable += 1,
+        }
+    }
+    children
+}
+
+/// The entries of a directory (without `.` and `..`) with the type the kernel reports, and the
+/// directory stream, whose descriptor opens the entries (children hold it until they are listed).
+#[allow(clippy::type_complexity)]
+fn read_entries(fd: OwnedFd) -> io::Result<(Arc<rustix::fs::Dir>, Vec<(Vec<u8>, Kind)>)> {
+    let mut dir = rustix::fs::Dir::new(fd)?;
+    let mut out = Vec::new();
+    while let Some(entry) = dir.read() {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        out.push((name.to_vec(), boundary::kind_of(entry.file_type())));
+    }
+    Ok((Arc::new(dir), out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::WorkspaceOptions;
+    use std::ffi::OsStr;
+
+    struct Collect(Vec<String>);
+
+    impl FileVisitor for Collect {
+        fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+            self.0.push(file.relative.to_string());
+            true
+        }
+    }
+
+    fn start(ws: &Workspace, sub: &str) -> StartDir {
+        let (fd, relative) = ws.open_dir(OsStr::new(sub)).expect("open dir");
+        StartDir { fd, relative }
+    }
+
+    fn walk(ws: &Workspace, sub: &str, mode: WalkMode) -> (Vec<String>, SkipCounts, bool) {
+        let outcome = walk_files_with(ws, start(ws, sub), ws.deadline(), mode, || Collect(Vec::new()));
+        let mut paths: Vec<String> = outcome.visitors.into_iter().flat_map(|c| c.0).collect();
+        paths.sort();
+        (paths, outcome.skipped, outcome.incomplete)
+    }
+
+    fn write(root: &Path, relative: &str, content: &str) {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
+
+    /// A tree with every rule the walker applies: ignore files, the skip set, deny rules,
+    /// symlinks in and out of the root, loops, broken links and a FIFO.
+    fn edge_tree() -> (tempfile::TempDir, PathBuf) {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let root = parent.path().join("repo");
+        let outside = parent.path().join("outside");
+        write(&outside, "secret.txt", "s\n");
+        std::fs::create_dir_all(root.join(".git")).expect("git");
+        write(&root, ".gitignore", "build/\n*.log\n!keep.log\n");
+        write(&root, "a.txt", "a\n");
+        write(&root, "keep.log", "k\n");
+        write(&root, "drop.log", "d\n");
+        write(&root, "build/out.txt", "o\n");
+        write(&root, ".ripsightignore", "!drop.log\n");
+        write(&root, "other.log", "o\n");
+        write(&root, "src/.ignore", "gen_*\n");
+        write(&root, "src/gen_x.rs", "g\n");
+        write(&root, "src/main.rs", "m\n");
+        write(&root, "src/deep/lib.rs", "l\n");
+        write(&root, "node_modules/pkg/index.js", "n\n");
+        write(&root, ".env", "SECRET=1\n");
+        write(&root, "secrets/key.pem", "k\n");
+        write(&root, ".github/workflows/ci.yml", "c\n");
+        let link = |target: &Path, name: &str| {
+            std::os::unix::fs::symlink(target, root.join(name)).expect("symlink");
+        };
+        link(&root.join("src"), "src_link");
+        link(&root.join("a.txt"), "a_link.txt");
+        link(&outside, "out_dir");
+        link(&outside.join("secret.txt"), "out_file.txt");
+        link(&root, "src/deep/loop");
+        link(parent.path(), "up");
+        link(&root.join(".env"), "notes.txt");
+        link(&root.join("missing"), "broken.txt");
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join("pipe"))
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "mkfifo");
+        (parent, root)
+    }
+
+    #[test]
+    fn sequential_and_parallel_walks_agree() {
+        let (_keep, root) = edge_tree();
+        for threads in [1, 2, 4] {
+            let options = WorkspaceOptions {
+                threads,
+                ..WorkspaceOptions::default()
+            };
+            let ws = Workspace::new(&root, options).expect("workspace");
+            let sequential = walk(&ws, "", WalkMode::Sequential);
+            let parallel = walk(&ws, "", WalkMode::Parallel);
+            assert_eq!(sequential, parallel, "threads={threads}");
+            assert!(sequential.0.contains(&"src/deep/lib.rs".to_string()));
+            assert!(!sequential.0.iter().any(|p| p.starts_with("src_link")));
+            assert!(sequential.0.contains(&"drop.log".to_string()));
+            assert!(!sequential.0.contains(&"other.log".to_string()));
+            // .git and node_modules; .env and secrets/key.pem; eight links, none followed
+            // (src_link, a_link.txt, out_dir, out_file.txt, src/deep/loop, up, notes.txt,
+            // broken.txt); the pipe.
+            let skipped = sequential.1;
+            assert_eq!(
+                (skipped.ignored, skipped.denied, skipped.symlink),
+                (2, 2, 8),
+                "{sequential:?}"
+            );
+            assert_eq!(
+                (skipped.special, skipped.unreadable, skipped.outside_root),
+                (1, 0, 0),
+                "{sequential:?}"
+            );
+            assert!(!sequential.0.iter().any(|p| p.contains("secret")));
+            for sub in ["src", "src_link", "src/deep"] {
+                assert_eq!(
+                    walk(&ws, sub, WalkMode::Sequential),
+                    walk(&ws, sub, WalkMode::Parallel),
+                    "{sub}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn auto_mode_remembers_tree_sizes_and_both_modes_agree() {
+        let (_keep, root) = edge_tree();
+        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
+        assert_eq!(ws.walk_size(""), None);
+        let auto = WalkMode::Auto {
+            sequential_max: 1_000,
+        };
+        let first = walk(&ws, "", auto);
+        let seen = ws.walk_size("").expect("size remembered");
+        assert!(seen > 10 && seen <= 1_000, "{seen}");
+        let second = walk(&ws, "", auto);
+        assert_eq!(first, second);
+        assert_eq!(first, walk(&ws, "", WalkMode::Parallel));
+        // Sequential and parallel walks count the same entries.
+        walk(&ws, "", WalkMode::Parallel);
+        let parallel_seen = ws.walk_size("");
+        walk(&ws, "", WalkMode::Sequential);
+        assert_eq!(ws.walk_size(""), parallel_seen);
+    }
+
+    #[test]
+    fn an_expired_budget_stops_both_modes_and_is_not_remembered_as_a_size() {
+        let (_keep, root) = edge_tree();
+        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
+        for mode in [WalkMode::Sequential, WalkMode::Parallel] {
+            let expired = Deadline::start(std::time::Duration::ZERO);
+            let outcome = walk_files_with(&ws, start(&ws, ""), expired, mode, || Collect(Vec::new()));
+            assert!(outcome.incomplete, "{mode:?}");
+            let found: usize = outcome.visitors.iter().map(|c| c.0.len()).sum();
+            assert_eq!(found, 0, "{mode:?}");
+            assert_eq!(ws.walk_size(""), None, "{mode:?}");
+        }
+    }
+}
