@@ -74,7 +74,9 @@ _SKIPPED = _object(
         "unreadable": _int("Entries the operating system refused to open."),
         "special": _int("FIFOs, sockets and devices, never opened."),
         "too_large": _int("Files too large to search."),
-        "outside_root": _int("Symlinks pointing outside the workspace root, not followed."),
+        "outside_root": _int("Requested paths (or links in them) leading outside the root."),
+        "symlink": _int("Symlinks met by the walk, never followed (pass one as path to look "
+                        "inside)."),
     },
     "What the walk or search passed over, by reason.",
 )
@@ -225,7 +227,9 @@ class _NoReadState(ReadState):
     conversation at text it never saw. Every read is delivered in full.
     """
 
-    def lookup(self, path: str, offset: int, limit: int) -> ReadRecord | None:
+    def lookup(
+        self, path: str, stamp: tuple[int, int, int, int], offset: int, limit: int
+    ) -> ReadRecord | None:
         return None
 
     def record(self, path: str, record: ReadRecord) -> None:

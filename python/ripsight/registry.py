@@ -74,35 +74,29 @@ class ReadRecord:
     first: int
     last: int
     total_lines: int
-    stamp: tuple[int, int, int]
+    stamp: tuple[int, int, int, int]
 
 
 class ReadState:
     """Which file ranges this session has already delivered, so an unchanged re-read is short.
 
-    Files are identified by `os.stat` (inode, size, modification time); nothing is read here.
+    Files are keyed by their real path (relative to the root) and identified by the engine's
+    `fstat` of the descriptor it opened (device, inode, size, modification time); Python never
+    stats a model-given path, and nothing is read here.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._records: dict[str, list[ReadRecord]] = {}
 
-    @staticmethod
-    def stamp(path: str) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-    def lookup(self, path: str, offset: int, limit: int) -> ReadRecord | None:
-        """The earlier delivery covering lines offset..offset+limit-1 of an unchanged file."""
+    def lookup(
+        self, path: str, stamp: tuple[int, int, int, int], offset: int, limit: int
+    ) -> ReadRecord | None:
+        """The earlier delivery covering lines offset..offset+limit-1 of the file `path` (real,
+        relative to the root), when its identity is still `stamp`."""
         with self._lock:
             records = list(self._records.get(path, ()))
         if not records:
-            return None
-        stamp = self.stamp(path)
-        if stamp is None:
             return None
         for record in reversed(records):
             if record.stamp != stamp:

@@ -11,10 +11,9 @@ exactly what a model would see.
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, RipsightError
 from .limits import DEFAULT_LIMITS, ToolLimits
 from .registry import ReadRecord, ToolContext
 from .types import ToolOutput, ToolSpec
@@ -311,6 +310,10 @@ def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
         parts.append(f"{_plural(skipped.too_large, 'file')} too large to search")
     if getattr(skipped, "outside_root", 0):
         parts.append(f"{_plural(skipped.outside_root, 'symlink')} pointing outside the root")
+    if getattr(skipped, "symlink", 0):
+        parts.append(
+            f"{_plural(skipped.symlink, 'symlink')} not followed (pass one as path to look inside)"
+        )
     return parts
 
 
@@ -615,10 +618,6 @@ def run_grep(
     return ToolOutput(text, meta={ENGINE_RESULT_KEY: result})
 
 
-def _read_key(root: str, path: str) -> str:
-    return os.path.realpath(os.path.join(root, path))
-
-
 def run_read_file(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> str | ToolOutput:
@@ -629,8 +628,17 @@ def run_read_file(
     _check_paths(args)
     workspace = _workspace(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
-    key = _read_key(workspace.root, path)
-    earlier = context.read_state.lookup(key, offset, limit)
+    # The engine opens the path beneath the root and reports the real path and the identity of
+    # what it opened; Python never stats a model-given path. A failure here is reported by the
+    # read below.
+    try:
+        seen = workspace.identify(path)
+    except RipsightError:
+        seen = None
+    earlier = None
+    if seen is not None:
+        stamp = (seen.dev, seen.inode, seen.size, seen.mtime_ns)
+        earlier = context.read_state.lookup(seen.path, stamp, offset, limit)
     if earlier is not None:
         last = min(offset + limit - 1, earlier.total_lines)
         return ToolOutput(
@@ -640,21 +648,20 @@ def run_read_file(
             "another offset to see other lines.",
             meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
         )
-    stamp = context.read_state.stamp(key)
     result = workspace.read_file(
         path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
     )
     text = format_read(result)
     meta: dict[str, Any] = {ENGINE_RESULT_KEY: result}
-    if result.kind == "text" and result.lines and stamp is not None:
+    if result.kind == "text" and result.lines:
         record = ReadRecord(
             call_id=context.call_id,
             first=result.lines[0].number,
             last=result.lines[-1].number,
             total_lines=result.total_lines,
-            stamp=stamp,
+            stamp=(result.dev, result.inode, result.size_bytes, result.mtime_ns),
         )
-        meta["_read_record"] = (key, record)
+        meta["_read_record"] = (result.path, record)
     return ToolOutput(text, meta=meta)
 
 

@@ -204,6 +204,9 @@ impl From<io::Error> for OpenFileError {
         if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
             return OpenFileError::NotRegular(Kind::Symlink);
         }
+        if is_special_open_error(&error) {
+            return OpenFileError::NotRegular(Kind::Special("special file"));
+        }
         OpenFileError::Io(error)
     }
 }
@@ -224,8 +227,18 @@ pub(crate) fn open_child_file(
     parent: BorrowedFd<'_>,
     name: &[u8],
 ) -> Result<(File, FileIdentity), OpenFileError> {
-    let fd = rustix::fs::openat(parent, OsStr::from_bytes(name), base_flags(), Mode::empty())
-        .map_err(io::Error::from)?;
+    let fd = match rustix::fs::openat(parent, OsStr::from_bytes(name), base_flags(), Mode::empty()) {
+        Ok(fd) => fd,
+        Err(errno) => {
+            let error = io::Error::from(errno);
+            if is_special_open_error(&error) {
+                // A socket (or a device without a driver) cannot be opened at all: say which.
+                let kind = stat_child(parent, name).map_or(Kind::Special("special file"), |i| i.kind());
+                return Err(OpenFileError::NotRegular(kind));
+            }
+            return Err(error.into());
+        }
+    };
     regular_file(fd)
 }
 
@@ -483,7 +496,25 @@ impl RootDir {
     /// Opens the real path `real` (from [`RootDir::resolve`]) beneath the root, symlinks
     /// refused, and looks at what was opened.
     pub fn open_real(&self, real: &[u8]) -> io::Result<Opened> {
-        let fd = open_beneath(self.fd(), real, OFlags::empty())?;
+        let fd = match open_beneath(self.fd(), real, OFlags::empty()) {
+            Ok(fd) => fd,
+            Err(error) if is_special_open_error(&error) => {
+                // Nothing was opened; the entry's type (not following links) names the refusal.
+                let path = if real.is_empty() { b"." as &[u8] } else { real };
+                let kind = rustix::fs::statat(
+                    self.fd(),
+                    OsStr::from_bytes(path),
+                    rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                )
+                .map(|st| FileIdentity::from_stat(&st).kind());
+                let name = match kind {
+                    Ok(Kind::Special(name)) => name,
+                    _ => "special file",
+                };
+                return Err(io::Error::other(SpecialKind(name)));
+            }
+            Err(error) => return Err(error),
+        };
         let st = rustix::fs::fstat(&fd)?;
         let identity = FileIdentity::from_stat(&st);
         Ok(match identity.kind() {
@@ -531,6 +562,15 @@ impl std::fmt::Display for SpecialKind {
 }
 
 impl std::error::Error for SpecialKind {}
+
+/// `ENXIO`/`ENODEV`: what opening a socket or a device without a driver gives.
+fn is_special_open_error(error: &io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(code) if code == rustix::io::Errno::NXIO.raw_os_error()
+            || code == rustix::io::Errno::NODEV.raw_os_error()
+    )
+}
 
 /// Whether an open of a resolved path failed because the path changed after the resolution (a
 /// symlink or something else swapped in): worth resolving again.

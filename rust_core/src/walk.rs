@@ -398,7 +398,11 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
             });
         }
     };
-    let search_abs = workspace.root().join(&search_relative);
+    let search_abs = if search_relative.is_empty() {
+        workspace.root().to_path_buf()
+    } else {
+        workspace.root().join(&search_relative)
+    };
     let pattern = normalize_pattern(&options.pattern, &search_abs)?;
     let matcher = cached_glob(workspace, &pattern, &options.pattern)?;
     let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
