@@ -39,7 +39,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, Stat};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use rustix::fs::ResolveFlags;
+use rustix::fs::{FileType, Mode, OFlags, Stat};
 
 /// Symlinks followed at most while resolving one requested path (Linux's own limit is 40).
 pub const MAX_LINK_HOPS: usize = 40;
@@ -63,6 +65,8 @@ pub struct FileIdentity {
 }
 
 impl FileIdentity {
+    // The `stat` field types differ between platforms (`st_dev` is `i32` on macOS).
+    #[allow(clippy::unnecessary_cast)]
     fn from_stat(st: &Stat) -> FileIdentity {
         FileIdentity {
             dev: st.st_dev as u64,
@@ -135,11 +139,13 @@ pub(crate) fn open_beneath(dir: BorrowedFd<'_>, path: &[u8], extra: OFlags) -> i
     }
     #[cfg(any(target_os = "linux", target_os = "android"))]
     if OPENAT2.load(Ordering::Relaxed) != 2 {
-        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         match rustix::fs::openat2(dir, OsStr::from_bytes(path), flags, Mode::empty(), resolve) {
             Err(rustix::io::Errno::NOSYS) => OPENAT2.store(2, Ordering::Relaxed),
-            // EAGAIN: the kernel asks to retry a lookup raced by a rename.
-            Err(rustix::io::Errno::AGAIN) => {
+            // EAGAIN: the kernel asks to retry a lookup raced by a rename. EPERM: a seccomp
+            // filter refusing the system call (some container runtimes do).
+            Err(rustix::io::Errno::AGAIN) | Err(rustix::io::Errno::PERM) => {
                 return open_beneath_by_component(dir, path, flags);
             }
             other => {
@@ -148,13 +154,16 @@ pub(crate) fn open_beneath(dir: BorrowedFd<'_>, path: &[u8], extra: OFlags) -> i
             }
         }
     }
-    let _ = ResolveFlags::empty();
     open_beneath_by_component(dir, path, flags)
 }
 
 /// The fallback of [`open_beneath`]: one `openat(…, O_NOFOLLOW)` per component, each relative
 /// to the descriptor of the directory before it.
-fn open_beneath_by_component(dir: BorrowedFd<'_>, path: &[u8], flags: OFlags) -> io::Result<OwnedFd> {
+fn open_beneath_by_component(
+    dir: BorrowedFd<'_>,
+    path: &[u8],
+    flags: OFlags,
+) -> io::Result<OwnedFd> {
     let parts: Vec<&[u8]> = path
         .split(|b| *b == b'/')
         .filter(|c| !c.is_empty() && *c != b".")
@@ -174,7 +183,12 @@ fn open_beneath_by_component(dir: BorrowedFd<'_>, path: &[u8], flags: OFlags) ->
         current = Some(next);
     }
     let at = current.as_ref().map_or(dir, |fd| fd.as_fd());
-    Ok(rustix::fs::openat(at, OsStr::from_bytes(last), flags, Mode::empty())?)
+    Ok(rustix::fs::openat(
+        at,
+        OsStr::from_bytes(last),
+        flags,
+        Mode::empty(),
+    )?)
 }
 
 /// Opens the directory `name` (one component) of `parent` for listing; a symlink (swapped in or
@@ -227,13 +241,15 @@ pub(crate) fn open_child_file(
     parent: BorrowedFd<'_>,
     name: &[u8],
 ) -> Result<(File, FileIdentity), OpenFileError> {
-    let fd = match rustix::fs::openat(parent, OsStr::from_bytes(name), base_flags(), Mode::empty()) {
+    let fd = match rustix::fs::openat(parent, OsStr::from_bytes(name), base_flags(), Mode::empty())
+    {
         Ok(fd) => fd,
         Err(errno) => {
             let error = io::Error::from(errno);
             if is_special_open_error(&error) {
                 // A socket (or a device without a driver) cannot be opened at all: say which.
-                let kind = stat_child(parent, name).map_or(Kind::Special("special file"), |i| i.kind());
+                let kind =
+                    stat_child(parent, name).map_or(Kind::Special("special file"), |i| i.kind());
                 return Err(OpenFileError::NotRegular(kind));
             }
             return Err(error.into());
@@ -452,7 +468,8 @@ impl RootDir {
                     let relative = if target_path.is_absolute() {
                         real.clear();
                         current = None;
-                        self.strip_root(target_path).ok_or(ResolveError::OutsideRoot)?
+                        self.strip_root(target_path)
+                            .ok_or(ResolveError::OutsideRoot)?
                     } else {
                         target
                     };

@@ -33,7 +33,8 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 
 use crate::error::CoreError;
 use crate::walk::{
-    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, open_target, Target, walk_files,
+    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, Target, WalkedFile, cached_glob, open_target,
+    walk_files,
 };
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
@@ -759,8 +760,7 @@ fn content_page(hits: &[FileHit], options: &GrepOptions) -> (Vec<GrepLine>, u64)
 pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let (target, target_relative) =
-        open_target(workspace, options.path.as_deref().unwrap_or(""))?;
+    let (target, target_relative) = open_target(workspace, options.path.as_deref().unwrap_or(""))?;
     let key = RegexKey {
         pattern: options.pattern.clone(),
         literal: options.literal,

@@ -207,7 +207,9 @@ fn list_names(fd: BorrowedFd<'_>, limit: usize) -> Vec<(String, bool)> {
             let name = std::str::from_utf8(bytes).ok()?.to_string();
             let is_dir = match boundary::kind_of(entry.file_type()) {
                 Kind::Dir => true,
-                Kind::Unknown => boundary::stat_child(fd, bytes).is_ok_and(|i| i.kind() == Kind::Dir),
+                Kind::Unknown => {
+                    boundary::stat_child(fd, bytes).is_ok_and(|i| i.kind() == Kind::Dir)
+                }
                 _ => false,
             };
             Some((name, is_dir))

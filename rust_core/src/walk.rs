@@ -102,9 +102,7 @@ pub struct GlobOutput {
 
 // ==== What a tool walks or searches ====
 
-pub(crate) use crate::walker::{
-    FileVisitor, StartDir, WalkedFile, walk_files,
-};
+pub(crate) use crate::walker::{FileVisitor, StartDir, WalkedFile, walk_files};
 pub use crate::walker::{GLOB_SEQUENTIAL_MAX_ENTRIES, GREP_SEQUENTIAL_MAX_ENTRIES};
 
 /// A path a caller asked to walk or search, opened beneath the root.
@@ -390,14 +388,15 @@ impl FileVisitor for GlobVisitor<'_> {
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let (search, search_relative) = match open_target(workspace, options.path.as_deref().unwrap_or(""))? {
-        (Target::Dir(dir), relative) => (dir, relative),
-        (Target::File(_), relative) => {
-            return Err(CoreError::NotADirectory {
-                path: display_relative(&relative),
-            });
-        }
-    };
+    let (search, search_relative) =
+        match open_target(workspace, options.path.as_deref().unwrap_or(""))? {
+            (Target::Dir(dir), relative) => (dir, relative),
+            (Target::File(_), relative) => {
+                return Err(CoreError::NotADirectory {
+                    path: display_relative(&relative),
+                });
+            }
+        };
     let search_abs = if search_relative.is_empty() {
         workspace.root().to_path_buf()
     } else {

@@ -249,7 +249,12 @@ impl DirRules {
     /// A child of `parent` with no rules of its own.
     fn plain(parent: &Arc<DirRules>) -> Arc<DirRules> {
         if parent.has_git || parent.matchers.iter().any(Option::is_some) {
-            Arc::new(DirRules::new(Some(Arc::clone(parent)), false, false, Default::default()))
+            Arc::new(DirRules::new(
+                Some(Arc::clone(parent)),
+                false,
+                false,
+                Default::default(),
+            ))
         } else {
             // Nothing of its own: the parent's rules decide alone.
             Arc::clone(parent)
@@ -312,9 +317,8 @@ pub(crate) fn rules_above_root(root: &Path, respect: bool) -> Arc<DirRules> {
             Some(meta) if meta.is_dir() => read(".git/info/exclude"),
             _ => None,
         };
-        let sources = |names: &[&str]| -> Vec<Vec<u8>> {
-            names.iter().filter_map(|n| read(n)).collect()
-        };
+        let sources =
+            |names: &[&str]| -> Vec<Vec<u8>> { names.iter().filter_map(|n| read(n)).collect() };
         let matchers = [
             matcher(dir, &sources(&[RIPSIGHT_IGNORE_FILENAME])),
             matcher(dir, &sources(&[".ignore"])),
@@ -327,7 +331,12 @@ pub(crate) fn rules_above_root(root: &Path, respect: bool) -> Arc<DirRules> {
 }
 
 /// The rules of the directory `fd` (relative path `relative`), whose listing showed `found`.
-fn dir_rules(parent: &Arc<DirRules>, fd: BorrowedFd<'_>, relative: &[u8], found: &Found) -> Arc<DirRules> {
+fn dir_rules(
+    parent: &Arc<DirRules>,
+    fd: BorrowedFd<'_>,
+    relative: &[u8],
+    found: &Found,
+) -> Arc<DirRules> {
     if !found.any() {
         return DirRules::plain(parent);
     }
@@ -336,7 +345,9 @@ fn dir_rules(parent: &Arc<DirRules>, fd: BorrowedFd<'_>, relative: &[u8], found:
         if !present {
             return Vec::new();
         }
-        boundary::read_child(fd, name, MAX_IGNORE_FILE_BYTES).into_iter().collect()
+        boundary::read_child(fd, name, MAX_IGNORE_FILE_BYTES)
+            .into_iter()
+            .collect()
     };
     let exclude = match found.git {
         Some(Kind::Dir) | Some(Kind::Unknown) => {
@@ -346,20 +357,30 @@ fn dir_rules(parent: &Arc<DirRules>, fd: BorrowedFd<'_>, relative: &[u8], found:
                 .and_then(|(file, _)| {
                     use std::io::Read;
                     let mut bytes = Vec::new();
-                    file.take(MAX_IGNORE_FILE_BYTES).read_to_end(&mut bytes).ok()?;
+                    file.take(MAX_IGNORE_FILE_BYTES)
+                        .read_to_end(&mut bytes)
+                        .ok()?;
                     Some(bytes)
                 })
         }
         _ => None,
     };
     let matchers = [
-        matcher(root, &read(found.ripsightignore, RIPSIGHT_IGNORE_FILENAME.as_bytes())),
+        matcher(
+            root,
+            &read(found.ripsightignore, RIPSIGHT_IGNORE_FILENAME.as_bytes()),
+        ),
         matcher(root, &read(found.ignore, b".ignore")),
         matcher(root, &read(found.gitignore, b".gitignore")),
         exclude.and_then(|e| matcher(root, &[e])),
     ];
     let has_git = found.git.is_some() || found.jj;
-    Arc::new(DirRules::new(Some(Arc::clone(parent)), false, has_git, matchers))
+    Arc::new(DirRules::new(
+        Some(Arc::clone(parent)),
+        false,
+        has_git,
+        matchers,
+    ))
 }
 
 /// The rules that apply to the entries of the directories from the root down to `relative`,
@@ -370,7 +391,10 @@ fn rules_down_to(workspace: &Workspace, relative: &[u8]) -> io::Result<Arc<DirRu
         return Ok(rules);
     }
     let root = workspace.root_dir();
-    let parts: Vec<&[u8]> = relative.split(|b| *b == b'/').filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&[u8]> = relative
+        .split(|b| *b == b'/')
+        .filter(|p| !p.is_empty())
+        .collect();
     let mut current = boundary::open_beneath(root.fd(), b"", rustix::fs::OFlags::DIRECTORY)?;
     let mut path: Vec<u8> = Vec::new();
     for part in parts {
@@ -410,7 +434,11 @@ pub(crate) fn ignored_dir(workspace: &Workspace, relative: &[u8]) -> bool {
     }
     // The chain down to `relative` (excluded) holds its parent's rules and theirs.
     match rules_down_to(workspace, relative) {
-        Ok(rules) => rules.is_ignored(workspace.root(), Path::new(OsStr::from_bytes(relative)), true),
+        Ok(rules) => rules.is_ignored(
+            workspace.root(),
+            Path::new(OsStr::from_bytes(relative)),
+            true,
+        ),
         Err(_) => true,
     }
 }
@@ -488,7 +516,10 @@ where
     let size_key = String::from_utf8_lossy(&start.relative).into_owned();
     let sequential = match mode {
         WalkMode::Auto { sequential_max } => {
-            threads <= 1 || workspace.walk_size(&size_key).is_some_and(|n| n <= sequential_max)
+            threads <= 1
+                || workspace
+                    .walk_size(&size_key)
+                    .is_some_and(|n| n <= sequential_max)
         }
         WalkMode::Sequential => true,
         WalkMode::Parallel => false,
@@ -774,7 +805,9 @@ mod tests {
     }
 
     fn walk(ws: &Workspace, sub: &str, mode: WalkMode) -> (Vec<String>, SkipCounts, bool) {
-        let outcome = walk_files_with(ws, start(ws, sub), ws.deadline(), mode, || Collect(Vec::new()));
+        let outcome = walk_files_with(ws, start(ws, sub), ws.deadline(), mode, || {
+            Collect(Vec::new())
+        });
         let mut paths: Vec<String> = outcome.visitors.into_iter().flat_map(|c| c.0).collect();
         paths.sort();
         (paths, outcome.skipped, outcome.incomplete)
@@ -895,7 +928,8 @@ mod tests {
         let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
         for mode in [WalkMode::Sequential, WalkMode::Parallel] {
             let expired = Deadline::start(std::time::Duration::ZERO);
-            let outcome = walk_files_with(&ws, start(&ws, ""), expired, mode, || Collect(Vec::new()));
+            let outcome =
+                walk_files_with(&ws, start(&ws, ""), expired, mode, || Collect(Vec::new()));
             assert!(outcome.incomplete, "{mode:?}");
             let found: usize = outcome.visitors.iter().map(|c| c.0.len()).sum();
             assert_eq!(found, 0, "{mode:?}");

@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
-use crate::boundary::{self, FileIdentity, OPEN_ATTEMPTS, Opened, ResolveError, RootDir, SpecialKind};
+use crate::boundary::{
+    self, FileIdentity, OPEN_ATTEMPTS, Opened, ResolveError, RootDir, SpecialKind,
+};
 use crate::error::CoreError;
 use crate::walker::{self, DirRules};
 
@@ -411,7 +413,11 @@ impl Workspace {
     /// True when `name` is one of the skipped directory names.
     pub fn is_excluded_dir(&self, name: impl AsRef<[u8]>) -> bool {
         let name = name.as_ref();
-        self.inner.options.exclude_dirs.iter().any(|d| d.as_bytes() == name)
+        self.inner
+            .options
+            .exclude_dirs
+            .iter()
+            .any(|d| d.as_bytes() == name)
     }
 
     /// The deny rule covering `relative` (a `/`-separated path relative to the root), if any.
@@ -435,7 +441,12 @@ impl Workspace {
                     .position(|b| *b == b'/')
                     .map(|i| end + i)
                     .unwrap_or(relative.len());
-                if let Some(i) = self.inner.deny_paths.matches(as_path(&relative[..next])).first() {
+                if let Some(i) = self
+                    .inner
+                    .deny_paths
+                    .matches(as_path(&relative[..next]))
+                    .first()
+                {
                     return Some(&self.inner.deny_path_rules[*i]);
                 }
                 if next == relative.len() {
@@ -450,9 +461,14 @@ impl Workspace {
     /// The deny check for a walk: is the entry named `name` at `relative` denied?
     /// Faster than [`Workspace::denied_by`] because ancestors were already checked.
     pub fn is_denied_entry(&self, relative: &[u8], name: &[u8]) -> bool {
-        self.inner.deny_names.is_match(Path::new(OsStr::from_bytes(name)))
+        self.inner
+            .deny_names
+            .is_match(Path::new(OsStr::from_bytes(name)))
             || (!self.inner.deny_paths.is_empty()
-                && self.inner.deny_paths.is_match(Path::new(OsStr::from_bytes(relative))))
+                && self
+                    .inner
+                    .deny_paths
+                    .is_match(Path::new(OsStr::from_bytes(relative))))
     }
 
     /// Resolves `requested` (relative to the root, or absolute below it) beneath the root and
@@ -555,7 +571,10 @@ impl Workspace {
                     });
                 }
                 Err(error) => {
-                    if let Some(special) = error.get_ref().and_then(|e| e.downcast_ref::<SpecialKind>()) {
+                    if let Some(special) = error
+                        .get_ref()
+                        .and_then(|e| e.downcast_ref::<SpecialKind>())
+                    {
                         return Err(CoreError::SpecialFile {
                             path: shown,
                             kind: special.0,
@@ -674,7 +693,8 @@ mod tests {
         let ws = workspace(&root);
         let err = ws.check("../repo-old/a.txt").expect_err("outside");
         assert_eq!(err.kind(), "outside_root");
-        let err = ws.check(&sibling.join("a.txt").display().to_string())
+        let err = ws
+            .check(&sibling.join("a.txt").display().to_string())
             .expect_err("outside");
         assert_eq!(err.kind(), "outside_root");
     }
@@ -713,10 +733,7 @@ mod tests {
             "denied"
         );
         #[cfg(unix)]
-        assert_eq!(
-            ws.check("notes.txt").expect_err("denied").kind(),
-            "denied"
-        );
+        assert_eq!(ws.check("notes.txt").expect_err("denied").kind(), "denied");
         assert_eq!(ws.denied_by("a/.env.local"), Some(".env.*"));
         assert_eq!(ws.denied_by("src/main.rs"), None);
     }
