@@ -4,6 +4,8 @@
 //! `py.detach` (the GIL is released for all file work), then builds Python objects. Engine errors
 //! and panics become the exception classes of `ripsight.errors`.
 
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
@@ -142,14 +144,14 @@ impl PySkipCounts {
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct GlobResult {
     pattern: String,
-    paths: Vec<String>,
+    paths: Vec<OsString>,
     total: u64,
     offset: u64,
     withheld: u64,
     files_in_scope: Option<u64>,
     anywhere_pattern: Option<String>,
     anywhere_total: Option<u64>,
-    searched: String,
+    searched: OsString,
     skipped: Py<PySkipCounts>,
     incomplete: bool,
     elapsed_ms: f64,
@@ -173,7 +175,7 @@ impl GlobResult {
 /// One shown line of a grep result.
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct GrepLine {
-    path: String,
+    path: OsString,
     line: u64,
     text: String,
     is_match: bool,
@@ -186,7 +188,9 @@ impl GrepLine {
         let sep = if self.is_match { ':' } else { '-' };
         format!(
             "GrepLine({}{sep}{}{sep}{:?})",
-            self.path, self.line, self.text
+            self.path.to_string_lossy(),
+            self.line,
+            self.text
         )
     }
 }
@@ -194,7 +198,7 @@ impl GrepLine {
 /// A file and its number of matching lines.
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct FileCount {
-    path: String,
+    path: OsString,
     count: u64,
 }
 
@@ -265,7 +269,7 @@ impl ReadLine {
 /// Result of `Engine.read_file`.
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct ReadResult {
-    path: String,
+    path: OsString,
     kind: String,
     binary_type: Option<String>,
     size_bytes: u64,
@@ -300,7 +304,7 @@ impl ReadResult {
 /// descriptor the engine opened beneath the root) and its real path relative to the root.
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct FileIdentity {
-    path: String,
+    path: OsString,
     dev: u64,
     inode: u64,
     size: u64,
@@ -365,7 +369,7 @@ impl Engine {
         &self,
         py: Python<'_>,
         pattern: String,
-        path: Option<String>,
+        path: Option<OsString>,
         limit: Option<usize>,
         offset: usize,
         sort: &str,
@@ -419,7 +423,7 @@ impl Engine {
         &self,
         py: Python<'_>,
         pattern: String,
-        path: Option<String>,
+        path: Option<OsString>,
         glob: Option<String>,
         literal: bool,
         case_insensitive: bool,
@@ -510,11 +514,11 @@ impl Engine {
     /// Opens `path` as `read_file` would (boundary, deny rules, regular files only) and returns
     /// the opened file's identity without reading it.
     #[pyo3(signature = (path, /))]
-    fn identify(&self, py: Python<'_>, path: std::ffi::OsString) -> PyResult<FileIdentity> {
+    fn identify(&self, py: Python<'_>, path: OsString) -> PyResult<FileIdentity> {
         let workspace = Arc::clone(&self.workspace);
         let opened = run_detached(py, move || workspace.open_file(&path))?;
         Ok(FileIdentity {
-            path: opened.relative,
+            path: OsString::from_vec(opened.real),
             dev: opened.identity.dev,
             inode: opened.identity.ino,
             size: opened.identity.size,
@@ -526,7 +530,7 @@ impl Engine {
     fn read_file(
         &self,
         py: Python<'_>,
-        path: String,
+        path: OsString,
         offset: u64,
         limit: usize,
         max_line_chars: usize,

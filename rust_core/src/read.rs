@@ -21,8 +21,9 @@
 //!   A read that reaches the end of the file anyway (an offset near or past the end) is exact.
 
 use std::cell::Cell;
-use std::ffi::OsStr;
+use std::ffi::OsString;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::ffi::OsStringExt;
 use std::rc::Rc;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
@@ -53,7 +54,7 @@ const CHUNK_BYTES: usize = 64 * 1024;
 #[derive(Clone, Debug)]
 pub struct ReadOptions {
     /// File path, relative to the root or absolute inside it.
-    pub path: String,
+    pub path: OsString,
     /// 1-based first line (default 1).
     pub offset: u64,
     /// Lines returned at most (default 400).
@@ -67,7 +68,7 @@ pub struct ReadOptions {
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
-            path: String::new(),
+            path: OsString::new(),
             offset: 1,
             limit: DEFAULT_READ_LIMIT,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
@@ -105,7 +106,7 @@ pub enum ContentKind {
 #[derive(Clone, Debug, Default)]
 pub struct ReadOutput {
     /// Path relative to the root.
-    pub path: String,
+    pub path: OsString,
     /// Text, empty or binary.
     pub kind: ContentKind,
     /// For binary files: a type guess such as "PNG image (image/png)", "PDF document
@@ -158,11 +159,11 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
     }
     // Opened beneath the root in one step, non-blocking, refused unread unless a regular file
     // (see `crate::boundary`); a file used as a directory on the way is a missing path too.
-    let opened = match workspace.open_file(OsStr::new(&options.path)) {
+    let opened = match workspace.open_file(&options.path) {
         Ok(opened) => opened,
         Err(CoreError::NotFound { path, .. }) => {
             return Err(CoreError::NotFound {
-                suggestions: workspace.suggest(&options.path, MAX_SUGGESTIONS),
+                suggestions: workspace.suggest(&options.path.to_string_lossy(), MAX_SUGGESTIONS),
                 path,
             });
         }
@@ -178,7 +179,7 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
     head.truncate(got);
 
     let mut out = ReadOutput {
-        path: opened.relative,
+        path: OsString::from_vec(opened.real),
         identity: opened.identity,
         size_bytes: size,
         offset: options.offset,

@@ -15,9 +15,9 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::fd::AsFd;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -51,7 +51,7 @@ pub struct GlobOptions {
     /// The glob, matched against the path relative to `path`.
     pub pattern: String,
     /// Directory to search, relative to the root (default: the root).
-    pub path: Option<String>,
+    pub path: Option<OsString>,
     /// Paths returned at most; `None` returns every path (default 200).
     pub limit: Option<usize>,
     /// Paths skipped before the first one returned (default 0).
@@ -76,7 +76,7 @@ impl Default for GlobOptions {
 #[derive(Clone, Debug, Default)]
 pub struct GlobOutput {
     /// The page of matching file paths, relative to the root, `/`-separated.
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
     /// Exact number of matching files (all pages).
     pub total: u64,
     /// The offset this page starts at.
@@ -91,7 +91,7 @@ pub struct GlobOutput {
     /// The walked directory relative to the root ("" for the root). It is the `path` asked for,
     /// or the pattern's literal leading directory below it when the walk was pruned to it
     /// (`src/**/*.rs` walks `src`); `files_in_scope` counts this directory's files.
-    pub searched: String,
+    pub searched: OsString,
     /// What was passed over, by reason.
     pub skipped: SkipCounts,
     /// True when the time budget ran out: the totals cover only what was walked.
@@ -117,9 +117,9 @@ pub(crate) enum Target {
 /// walk or a search. Returns it with its real path relative to the root, for display.
 pub(crate) fn open_target(
     workspace: &Workspace,
-    requested: &str,
+    requested: &OsStr,
 ) -> Result<(Target, String), CoreError> {
-    let opened = workspace.open_path(OsStr::new(requested))?;
+    let opened = workspace.open_path(requested)?;
     let relative = opened.relative;
     let target = match opened.opened {
         Opened::Dir(fd) => Target::Dir(StartDir {
@@ -280,7 +280,7 @@ fn pruned_start(workspace: &Workspace, search: StartDir, pattern: &str) -> Start
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct GlobKey {
     newest_first: Reverse<SystemTime>,
-    path: String,
+    path: OsString,
 }
 
 /// Keeps the `cap` smallest keys seen (all of them when `cap` is `None`).
@@ -366,13 +366,13 @@ impl FileVisitor for GlobVisitor<'_> {
             })),
         };
         let admitted = self.page.admits(|worst| {
-            (&newest_first, file.relative).cmp(&(&worst.newest_first, worst.path.as_str()))
+            (&newest_first, file.relative_bytes).cmp(&(&worst.newest_first, worst.path.as_bytes()))
                 == Ordering::Less
         });
         if admitted {
             self.page.push(GlobKey {
                 newest_first,
-                path: file.relative.to_string(),
+                path: OsString::from_vec(file.relative_bytes.to_vec()),
             });
         }
         true
@@ -389,7 +389,7 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
     let started = Instant::now();
     let deadline = workspace.deadline();
     let (search, search_relative) =
-        match open_target(workspace, options.path.as_deref().unwrap_or(""))? {
+        match open_target(workspace, options.path.as_deref().unwrap_or_default())? {
             (Target::Dir(dir), relative) => (dir, relative),
             (Target::File(_), relative) => {
                 return Err(CoreError::NotADirectory {
@@ -415,7 +415,7 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         search.relative.len() + 1
     };
     let start = pruned_start(workspace, search, &pattern);
-    let searched = String::from_utf8_lossy(&start.relative).into_owned();
+    let searched = OsString::from_vec(start.relative.clone());
     let cap = options.limit.map(|l| l.saturating_add(options.offset));
 
     let outcome = walk_files(
@@ -444,7 +444,7 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         keys.extend(visitor.page.into_vec());
     }
     keys.sort_unstable();
-    let paths: Vec<String> = keys
+    let paths: Vec<OsString> = keys
         .into_iter()
         .skip(options.offset)
         .take(options.limit.unwrap_or(usize::MAX))

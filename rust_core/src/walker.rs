@@ -65,7 +65,8 @@ pub(crate) struct WalkedFile<'a> {
     pub(crate) relative: &'a str,
     /// The file name.
     pub(crate) name: &'a str,
-    name_bytes: &'a [u8],
+    /// The file name as raw bytes.
+    pub(crate) name_bytes: &'a [u8],
     parent: BorrowedFd<'a>,
 }
 

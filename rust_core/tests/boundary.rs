@@ -30,13 +30,16 @@ fn listed(ws: &Workspace, pattern: &str, path: Option<&str>) -> Vec<String> {
         ws,
         &GlobOptions {
             pattern: pattern.into(),
-            path: path.map(str::to_string),
+            path: path.map(Into::into),
             limit: None,
             ..GlobOptions::default()
         },
     )
     .expect("glob")
     .paths
+    .into_iter()
+    .map(|p| p.into_string().expect("UTF-8 name"))
+    .collect()
 }
 
 /// Parent with `repo/` (the root) and `outside/secret.txt`, plus links of every kind.
@@ -50,7 +53,11 @@ fn linked_tree() -> (tempfile::TempDir, std::path::PathBuf) {
     write(parent.path(), "outside/secret.txt", "outside-marker\n");
     symlink(&root, "src_link", "src");
     symlink(&root, "abs_link.rs", root.join("src/lib.rs"));
-    symlink(&root, "out_file.txt", parent.path().join("outside/secret.txt"));
+    symlink(
+        &root,
+        "out_file.txt",
+        parent.path().join("outside/secret.txt"),
+    );
     symlink(&root, "out_dir", "../outside");
     symlink(&root, "notes.txt", ".env");
     symlink(&root, "deep_up", "src/deep");
@@ -63,11 +70,22 @@ fn explicit_paths_follow_in_root_links_only(ws: &Workspace) {
     // In-root links (relative and absolute targets) are followed; the real path is reported.
     let out = read(ws, "src_link/lib.rs").expect("through a dir link");
     assert_eq!(out.path, "src/lib.rs");
-    assert_eq!(read(ws, "abs_link.rs").expect("absolute target").path, "src/lib.rs");
+    assert_eq!(
+        read(ws, "abs_link.rs").expect("absolute target").path,
+        "src/lib.rs"
+    );
     // `..` after a link is physical, as the kernel resolves it: deep_up/.. is src.
-    assert_eq!(read(ws, "deep_up/../lib.rs").expect("physical ..").path, "src/lib.rs");
+    assert_eq!(
+        read(ws, "deep_up/../lib.rs").expect("physical ..").path,
+        "src/lib.rs"
+    );
     // Links leaving the root, `..` above it, absolute paths outside: refused.
-    for path in ["out_file.txt", "out_dir/secret.txt", "../outside/secret.txt", "/etc/hostname"] {
+    for path in [
+        "out_file.txt",
+        "out_dir/secret.txt",
+        "../outside/secret.txt",
+        "/etc/hostname",
+    ] {
         let error = read(ws, path).expect_err(path);
         assert_eq!(error.kind(), "outside_root", "{path}");
         assert!(!error.to_string().contains("outside-marker"));
@@ -139,7 +157,12 @@ fn read_reports_the_identity_of_the_opened_file() {
 
 #[test]
 fn deny_rules_are_case_insensitive_in_reads_and_walks() {
-    let dir = tree(&[("KEY.PEM", "k"), ("Id_RSA", "k"), (".ENV", "k"), ("ok.txt", "x")]);
+    let dir = tree(&[
+        ("KEY.PEM", "k"),
+        ("Id_RSA", "k"),
+        (".ENV", "k"),
+        ("ok.txt", "x"),
+    ]);
     let ws = ws(dir.path());
     for path in ["KEY.PEM", "Id_RSA", ".ENV"] {
         assert_eq!(read(&ws, path).expect_err(path).kind(), "denied", "{path}");
@@ -210,13 +233,20 @@ fn over_long_names_are_a_typed_error() {
 fn check_path_resolves_without_opening() {
     let (_keep, root) = linked_tree();
     let ws = ws(&root);
-    assert_eq!(ws.check_path(OsStr::new("src_link/deep")).expect("ok"), b"src/deep");
     assert_eq!(
-        ws.check_path(OsStr::new("src/../missing")).expect_err("missing").kind(),
+        ws.check_path(OsStr::new("src_link/deep")).expect("ok"),
+        b"src/deep"
+    );
+    assert_eq!(
+        ws.check_path(OsStr::new("src/../missing"))
+            .expect_err("missing")
+            .kind(),
         "not_found"
     );
     assert_eq!(
-        ws.check_path(OsStr::new("nope/../../x")).expect_err("above").kind(),
+        ws.check_path(OsStr::new("nope/../../x"))
+            .expect_err("above")
+            .kind(),
         "outside_root"
     );
 }
@@ -234,7 +264,10 @@ fn ignore_files_above_the_root_apply_as_ripgrep_parents() {
     write(&root, "c.rs", "x");
     write(&root, ".ripsightignore", "!keep.log\n");
     let ws = ws(&root);
-    assert_eq!(listed(&ws, "*", None), [".ripsightignore", "c.rs", "keep.log"]);
+    assert_eq!(
+        listed(&ws, "*", None),
+        [".ripsightignore", "c.rs", "keep.log"]
+    );
     let all = Workspace::new(
         &root,
         WorkspaceOptions {

@@ -37,7 +37,11 @@ fn run(ws: &Workspace, pattern: &str) -> GlobOutput {
 }
 
 fn paths(ws: &Workspace, pattern: &str) -> Vec<String> {
-    run(ws, pattern).paths
+    run(ws, pattern)
+        .paths
+        .into_iter()
+        .map(|p| p.into_string().expect("UTF-8 name"))
+        .collect()
 }
 
 #[test]
@@ -276,10 +280,16 @@ fn paging_states_exact_total_and_withheld() {
         .expect("glob")
     };
     let first = page(0, 10);
-    assert_eq!(first.paths, names[..10]);
+    assert_eq!(
+        first.paths,
+        names[..10].iter().map(|n| n.as_str()).collect::<Vec<_>>()
+    );
     assert_eq!((first.total, first.withheld), (25, 15));
     let last = page(20, 10);
-    assert_eq!(last.paths, names[20..]);
+    assert_eq!(
+        last.paths,
+        names[20..].iter().map(|n| n.as_str()).collect::<Vec<_>>()
+    );
     assert_eq!((last.total, last.withheld, last.offset), (25, 0, 20));
     let past = page(40, 10);
     assert!(past.paths.is_empty());
