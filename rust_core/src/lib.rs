@@ -24,6 +24,8 @@
 pub mod boundary;
 pub mod error;
 pub mod grep;
+mod ignore_rules;
+mod open;
 pub mod read;
 mod suggest;
 pub mod truncate;

@@ -32,7 +32,8 @@ use memchr::memchr;
 
 use crate::boundary::FileIdentity;
 use crate::error::CoreError;
-use crate::workspace::{Workspace, display_relative};
+use crate::open::display_relative;
+use crate::workspace::Workspace;
 
 /// Default number of lines returned.
 pub const DEFAULT_READ_LIMIT: usize = 400;

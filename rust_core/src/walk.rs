@@ -25,8 +25,9 @@ use globset::{GlobBuilder, GlobMatcher};
 
 use crate::boundary::Opened;
 use crate::error::CoreError;
-use crate::walker;
-use crate::workspace::{OpenedFile, SkipCounts, Workspace, display_relative};
+
+use crate::open::display_relative;
+use crate::workspace::{OpenedFile, SkipCounts, Workspace};
 
 /// Default number of paths a glob returns.
 pub const DEFAULT_GLOB_LIMIT: usize = 200;
@@ -260,7 +261,9 @@ fn pruned_start(workspace: &Workspace, search: StartDir, pattern: &str) -> Start
             relative.push(b'/');
         }
         relative.extend_from_slice(part.as_bytes());
-        if workspace.denied_by(&relative).is_some() || walker::ignored_dir(workspace, &relative) {
+        if workspace.denied_by(&relative).is_some()
+            || crate::ignore_rules::ignored_dir(workspace, &relative)
+        {
             return search;
         }
         // One component, `O_NOFOLLOW`: a link (or a file) here means "walk `search`".
