@@ -100,6 +100,14 @@ pub(crate) trait FileVisitor: Send {
     /// Handles one file; `skipped` is the thread's count of passed-over entries. Returns false to
     /// stop the whole walk.
     fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool;
+
+    /// Called once per directory the walk lists (the start included), before its entries, with
+    /// its real path relative to the root and its descriptor (`fstat` it for the directory's
+    /// identity and mtime, e.g. to notice later changes). Returns false to stop the whole walk.
+    /// The default does nothing and costs nothing.
+    fn visit_dir(&mut self, _relative: &[u8], _dir: BorrowedFd<'_>) -> bool {
+        true
+    }
 }
 
 /// What [`walk_files`] leaves: every thread's visitor, the merged skip counts and whether the
@@ -391,6 +399,10 @@ fn list_dir<V: FileVisitor>(
         skipped.unreadable += 1;
         return Vec::new();
     };
+    if !visitor.visit_dir(&work.relative, dir_fd) {
+        stop(shared, false);
+        return Vec::new();
+    }
     let rules = if workspace.options().respect_ignore_files {
         let mut found = Found::default();
         for (name, kind) in &names {
@@ -502,6 +514,56 @@ mod tests {
         fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
             self.0.push(file.relative.to_string());
             true
+        }
+    }
+
+    /// Collects directories with their inode, through `visit_dir`.
+    struct Dirs(Vec<(String, u64)>);
+
+    impl FileVisitor for Dirs {
+        fn visit_file(&mut self, _file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+            true
+        }
+
+        fn visit_dir(&mut self, relative: &[u8], dir: BorrowedFd<'_>) -> bool {
+            let ino = rustix::fs::fstat(dir).map_or(0, |st| st.st_ino);
+            self.0
+                .push((String::from_utf8_lossy(relative).into_owned(), ino));
+            true
+        }
+    }
+
+    #[test]
+    fn visit_dir_sees_every_listed_directory_with_its_descriptor() {
+        use std::os::unix::fs::MetadataExt;
+        let (_keep, root) = edge_tree();
+        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
+        let outcome = walk_files_with(
+            &ws,
+            start(&ws, ""),
+            ws.deadline(),
+            WalkMode::Parallel,
+            || Dirs(Vec::new()),
+        );
+        let mut dirs: Vec<(String, u64)> = outcome.visitors.into_iter().flat_map(|d| d.0).collect();
+        dirs.sort();
+        let names: Vec<&str> = dirs.iter().map(|(d, _)| d.as_str()).collect();
+        // Not build/ (gitignored), .git and node_modules (skip set), secrets/ is listed (its
+        // key.pem is denied by name), no link.
+        assert_eq!(
+            names,
+            [
+                "",
+                ".github",
+                ".github/workflows",
+                "secrets",
+                "src",
+                "src/deep"
+            ]
+        );
+        for (dir, ino) in &dirs {
+            let meta = std::fs::metadata(root.join(dir)).expect("stat");
+            assert_eq!(*ino, meta.ino() as u64, "{dir}");
         }
     }
 
