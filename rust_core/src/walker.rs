@@ -336,7 +336,9 @@ fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> SkipCount
                 queue = shared.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
             }
         };
+        let guard = PanicGuard(shared);
         let children = list_dir(shared, work, visitor, &mut skipped, &mut entries);
+        std::mem::forget(guard);
         let mut queue = lock(&shared.queue);
         queue.busy -= 1;
         let woke = !children.is_empty() || queue.busy == 0;
@@ -345,6 +347,19 @@ fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> SkipCount
         if woke {
             shared.ready.notify_all();
         }
+    }
+}
+
+/// Armed while a thread lists a directory: if a visitor panics there, the other threads are told
+/// to stop (they would otherwise wait forever for the directory to be finished) and the panic
+/// reaches the caller when the threads are joined.
+struct PanicGuard<'s, 'w>(&'s Shared<'w>);
+
+impl Drop for PanicGuard<'_, '_> {
+    fn drop(&mut self) {
+        self.0.quit.store(true, Ordering::Relaxed);
+        let _queue = lock(&self.0.queue);
+        self.0.ready.notify_all();
     }
 }
 
@@ -531,6 +546,42 @@ mod tests {
                 .push((String::from_utf8_lossy(relative).into_owned(), ino));
             true
         }
+    }
+
+    struct PanicOn(&'static str);
+
+    impl FileVisitor for PanicOn {
+        fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+            assert!(file.relative != self.0, "visitor panics on {}", self.0);
+            true
+        }
+    }
+
+    #[test]
+    fn a_panicking_visitor_stops_the_parallel_walk_instead_of_hanging_it() {
+        let (_keep, root) = edge_tree();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let options = WorkspaceOptions {
+                threads: 4,
+                ..WorkspaceOptions::default()
+            };
+            let ws = Workspace::new(&root, options).expect("workspace");
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                walk_files_with(
+                    &ws,
+                    start(&ws, ""),
+                    ws.deadline(),
+                    WalkMode::Parallel,
+                    || PanicOn("src/main.rs"),
+                )
+            }));
+            let _ = done.send(outcome.is_err());
+        });
+        let panicked = finished
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the walk returned (no hang)");
+        assert!(panicked);
     }
 
     #[test]
