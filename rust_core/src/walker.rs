@@ -108,6 +108,49 @@ pub(crate) trait FileVisitor: Send {
     fn visit_dir(&mut self, _relative: &[u8], _dir: BorrowedFd<'_>) -> bool {
         true
     }
+
+    /// Called for every entry the walk passes over and counts (entries hidden by ignore files
+    /// are not counted, and not reported), with its path relative to the root; the count is
+    /// already in the thread's `SkipCounts`. The default does nothing.
+    fn skipped_entry(&mut self, _relative: &[u8], _reason: WalkSkip) {}
+}
+
+/// Why the walk passed over an entry (each reason is also a field of [`SkipCounts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WalkSkip {
+    /// A directory of the skip set (`SkipCounts::ignored`).
+    Ignored,
+    /// Covered by a deny rule (`denied`).
+    Denied,
+    /// A symlink, or a directory swapped for one before it was opened (`symlink`).
+    Symlink,
+    /// A FIFO, socket or device (`special`).
+    Special,
+    /// Vanished, refused by the operating system, or of no known type (`unreadable`).
+    Unreadable,
+}
+
+impl WalkSkip {
+    fn count(self, skipped: &mut SkipCounts) {
+        match self {
+            WalkSkip::Ignored => skipped.ignored += 1,
+            WalkSkip::Denied => skipped.denied += 1,
+            WalkSkip::Symlink => skipped.symlink += 1,
+            WalkSkip::Special => skipped.special += 1,
+            WalkSkip::Unreadable => skipped.unreadable += 1,
+        }
+    }
+}
+
+/// Counts `reason` for the entry `relative` and tells the visitor.
+fn skip<V: FileVisitor>(
+    visitor: &mut V,
+    skipped: &mut SkipCounts,
+    relative: &[u8],
+    reason: WalkSkip,
+) {
+    reason.count(skipped);
+    visitor.skipped_entry(relative, reason);
 }
 
 /// What [`walk_files`] leaves: every thread's visitor, the merged skip counts and whether the
@@ -392,12 +435,13 @@ fn list_dir<V: FileVisitor>(
             Ok(fd) => fd,
             Err(error) => {
                 // A directory swapped for a link since it was listed is not entered.
-                match error.raw_os_error() {
+                let reason = match error.raw_os_error() {
                     Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => {
-                        skipped.symlink += 1
+                        WalkSkip::Symlink
                     }
-                    _ => skipped.unreadable += 1,
-                }
+                    _ => WalkSkip::Unreadable,
+                };
+                skip(visitor, skipped, &work.relative, reason);
                 return Vec::new();
             }
         },
@@ -405,13 +449,13 @@ fn list_dir<V: FileVisitor>(
     let (dir, names) = match read_entries(fd) {
         Ok(read) => read,
         Err(_) => {
-            skipped.unreadable += 1;
+            skip(visitor, skipped, &work.relative, WalkSkip::Unreadable);
             return Vec::new();
         }
     };
     let workspace = shared.workspace;
     let Ok(dir_fd) = dir.fd() else {
-        skipped.unreadable += 1;
+        skip(visitor, skipped, &work.relative, WalkSkip::Unreadable);
         return Vec::new();
     };
     if !visitor.visit_dir(&work.relative, dir_fd) {
@@ -441,7 +485,7 @@ fn list_dir<V: FileVisitor>(
             Kind::Unknown => match boundary::stat_child(dir_fd, &name) {
                 Ok(identity) => identity.kind(),
                 Err(_) => {
-                    skipped.unreadable += 1;
+                    skip(visitor, skipped, &relative, WalkSkip::Unreadable);
                     continue;
                 }
             },
@@ -452,11 +496,11 @@ fn list_dir<V: FileVisitor>(
             continue;
         }
         if is_dir && workspace.is_excluded_dir(&name) {
-            skipped.ignored += 1;
+            skip(visitor, skipped, &relative, WalkSkip::Ignored);
             continue;
         }
         if workspace.is_denied_entry(&relative, &name) {
-            skipped.denied += 1;
+            skip(visitor, skipped, &relative, WalkSkip::Denied);
             continue;
         }
         match kind {
@@ -491,9 +535,9 @@ fn list_dir<V: FileVisitor>(
                     return Vec::new();
                 }
             }
-            Kind::Symlink => skipped.symlink += 1,
-            Kind::Special(_) => skipped.special += 1,
-            Kind::Unknown => skipped.unreadable += 1,
+            Kind::Symlink => skip(visitor, skipped, &relative, WalkSkip::Symlink),
+            Kind::Special(_) => skip(visitor, skipped, &relative, WalkSkip::Special),
+            Kind::Unknown => skip(visitor, skipped, &relative, WalkSkip::Unreadable),
         }
     }
     children
@@ -533,7 +577,7 @@ mod tests {
     }
 
     /// Collects directories with their inode, through `visit_dir`.
-    struct Dirs(Vec<(String, u64)>);
+    struct Dirs(Vec<(String, u64)>, Vec<(String, WalkSkip)>);
 
     impl FileVisitor for Dirs {
         fn visit_file(&mut self, _file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
@@ -545,6 +589,11 @@ mod tests {
             self.0
                 .push((String::from_utf8_lossy(relative).into_owned(), ino));
             true
+        }
+
+        fn skipped_entry(&mut self, relative: &[u8], reason: WalkSkip) {
+            self.1
+                .push((String::from_utf8_lossy(relative).into_owned(), reason));
         }
     }
 
@@ -594,8 +643,30 @@ mod tests {
             start(&ws, ""),
             ws.deadline(),
             WalkMode::Parallel,
-            || Dirs(Vec::new()),
+            || Dirs(Vec::new(), Vec::new()),
         );
+        let skips: Vec<(String, WalkSkip)> =
+            outcome.visitors.iter().flat_map(|d| d.1.clone()).collect();
+        let counted = outcome.skipped;
+        assert_eq!(
+            skips.len() as u64,
+            counted.ignored
+                + counted.denied
+                + counted.symlink
+                + counted.special
+                + counted.unreadable
+        );
+        for expected in [
+            (".env", WalkSkip::Denied),
+            ("node_modules", WalkSkip::Ignored),
+            ("src/deep/loop", WalkSkip::Symlink),
+            ("pipe", WalkSkip::Special),
+        ] {
+            assert!(
+                skips.contains(&(expected.0.to_string(), expected.1)),
+                "{expected:?}"
+            );
+        }
         let mut dirs: Vec<(String, u64)> = outcome.visitors.into_iter().flat_map(|d| d.0).collect();
         dirs.sort();
         let names: Vec<&str> = dirs.iter().map(|(d, _)| d.as_str()).collect();
