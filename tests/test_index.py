@@ -456,10 +456,16 @@ def test_symlinks_are_answered_exactly(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree", 13)
     (root / "src").mkdir(exist_ok=True)
     os.symlink(root / "src", root / "src_link")
+    os.symlink(root / "src" / "missing", root / "broken.py")
     with Workspace(root, index=True) as ws:
         assert ws.wait_index(30)
         same(ws, root, "grep", {"pattern": "alpha", "output_mode": "files_with_matches"})
         same(ws, root, "glob", {"pattern": "**/*"})
+        same(ws, root, "grep", {"pattern": "alpha", "path": "src_link"})
+        (root / "src" / "new.py").write_text("alpha\n")
+        os.symlink(root / "src" / "new.py", root / "new_link.py")
+        same(ws, root, "grep", {"pattern": "alpha", "output_mode": "count"})
+        assert ws.index_status()["warm_calls"] >= 3  # links are counted, not followed
 
 
 KERNEL = os.environ.get("RIPSIGHT_KERNEL_ROOT")

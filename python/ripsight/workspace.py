@@ -18,7 +18,7 @@ from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
 
-__all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "Workspace", "to_dict"]
+__all__ = ["Workspace", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
 DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
@@ -26,15 +26,14 @@ DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
 GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
+FileIdentity = _core.FileIdentity
 
 
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(
-            f"{name} must be an integer, got {type(value).__name__} {value!r}"
-        )
+        raise InvalidArgumentError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
 
@@ -154,6 +153,12 @@ class Workspace:
             max_line_chars=max_line_chars,
         )
 
+    def identify(self, path: str | os.PathLike[str]) -> FileIdentity:
+        """Opens `path` as `read_file` would (boundary, deny rules, regular files only) and
+        returns the opened file's real path (relative to the root), device, inode, size and
+        modification time, reading nothing. Raises what `read_file` raises."""
+        return self._engine.identify(os.fspath(path))
+
     def read_file(
         self,
         path: str | os.PathLike[str],
@@ -211,59 +216,18 @@ class Workspace:
 
 
 _FIELDS: dict[str, tuple[str, ...]] = {
-    "GlobResult": (
-        "pattern",
-        "paths",
-        "total",
-        "offset",
-        "withheld",
-        "files_in_scope",
-        "anywhere_pattern",
-        "anywhere_total",
-        "searched",
-        "skipped",
-        "incomplete",
-        "elapsed_ms",
-    ),
-    "GrepResult": (
-        "pattern",
-        "output_mode",
-        "lines",
-        "files",
-        "total_matches",
-        "total_files",
-        "offset",
-        "withheld",
-        "files_searched",
-        "skipped",
-        "incomplete",
-        "elapsed_ms",
-    ),
+    "GlobResult": ("pattern", "paths", "total", "offset", "withheld", "files_in_scope",
+                   "anywhere_pattern", "anywhere_total", "searched", "skipped", "incomplete",
+                   "elapsed_ms"),
+    "GrepResult": ("pattern", "output_mode", "lines", "files", "total_matches", "total_files",
+                   "offset", "withheld", "files_searched", "skipped", "incomplete", "elapsed_ms"),
     "GrepLine": ("path", "line", "text", "is_match", "cut"),
     "FileCount": ("path", "count"),
-    "ReadResult": (
-        "path",
-        "kind",
-        "binary_type",
-        "size_bytes",
-        "lines",
-        "offset",
-        "total_lines",
-        "total_lines_estimated",
-        "next_offset",
-        "encoding",
-        "line_ending",
-    ),
+    "ReadResult": ("path", "kind", "binary_type", "size_bytes", "lines", "offset", "total_lines",
+                   "total_lines_estimated", "next_offset", "encoding", "line_ending"),
     "ReadLine": ("number", "text", "cut_from"),
-    "SkipCounts": (
-        "ignored",
-        "binary",
-        "denied",
-        "unreadable",
-        "special",
-        "too_large",
-        "outside_root",
-    ),
+    "SkipCounts": ("ignored", "binary", "denied", "unreadable", "special", "too_large",
+                   "outside_root", "symlink"),
 }
 
 

@@ -26,6 +26,7 @@ mod table;
 mod watch;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -35,8 +36,9 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, Plan};
 use crate::walk::{
-    self, GlobCounts, GlobOptions, GlobOutput, GlobSetup, SortOrder, resolve_target, thread_count,
+    self, GlobCounts, GlobOptions, GlobOutput, GlobSetup, SortOrder, Target, open_target,
 };
+use crate::walker::thread_count;
 use crate::workspace::{SkipCounts, Workspace};
 
 use plan::Query;
@@ -348,17 +350,21 @@ impl WarmIndex {
         let started = Instant::now();
         let workspace = &self.shared.workspace;
         let live = self.answering()?;
-        let target = match resolve_target(workspace, options.path.as_deref().unwrap_or("")) {
-            Ok(target) => target,
+        // The same opens and checks, in the same order, as the cold engine's.
+        let target = match open_target(workspace, options.path.as_deref().unwrap_or_default()) {
+            Ok((target, _)) => target,
             Err(error) => return Some(Err(error)),
         };
         let (matcher, filter) = match grep::prepare(workspace, options) {
             Ok(prepared) => prepared,
             Err(error) => return Some(Err(error)),
         };
-        let scope = target.relative.clone();
-        if target.path != source::absolute(workspace, &scope) || !live.table.answers_for(&scope) {
-            drop(live);
+        // A single file is searched cold (one open either way).
+        let Target::Dir(start) = target else {
+            return None;
+        };
+        let scope = String::from_utf8(start.relative).ok()?;
+        if !live.table.answers_for(&scope) {
             return None;
         }
         let query = plan::plan(&options.pattern, options.literal, options.case_insensitive);
@@ -403,7 +409,7 @@ impl WarmIndex {
                 for (path, entry) in below(&live.table.files, &scope) {
                     if let Some(filter) = &filter {
                         let name = path.rsplit('/').next().unwrap_or(path);
-                        if !filter.admits(path, name) {
+                        if !filter.admits(path.as_bytes(), name.as_bytes()) {
                             continue;
                         }
                     }
@@ -435,19 +441,15 @@ impl WarmIndex {
         let workspace = &self.shared.workspace;
         let live = self.answering()?;
         let setup = match GlobSetup::new(workspace, options) {
-            Ok(setup) => setup,
+            Ok((setup, _start)) => setup,
             Err(error) => return Some(Err(error)),
         };
-        let scope = setup.search.relative.clone();
-        let start_rel = workspace.relative(&setup.start).unwrap_or_default();
-        let answers = |dir: &str, abs: &std::path::Path| {
-            abs == source::absolute(workspace, dir) && live.table.answers_for(dir)
-        };
-        if !answers(&scope, &setup.search.path) || !answers(&start_rel, &setup.start) {
-            drop(live);
+        let scope = std::str::from_utf8(&setup.search).ok()?;
+        let start_rel = std::str::from_utf8(&setup.searched).ok()?.to_string();
+        if !live.table.answers_for(scope) || !live.table.answers_for(&start_rel) {
             return None;
         }
-        let strip = if scope.is_empty() { 0 } else { scope.len() + 1 };
+        let strip = setup.search_prefix;
         let mut counts = GlobCounts::default();
         let limit = options.limit.unwrap_or(usize::MAX);
         let mut paths = Vec::new();
@@ -467,7 +469,7 @@ impl WarmIndex {
             match options.sort {
                 SortOrder::Path => {
                     if counts.total > options.offset as u64 && paths.len() < limit {
-                        paths.push(path.clone());
+                        paths.push(OsString::from(path));
                     }
                 }
                 SortOrder::Modified => by_time.push((std::cmp::Reverse(entry.meta.mtime()), path)),
@@ -479,14 +481,14 @@ impl WarmIndex {
                 .into_iter()
                 .skip(options.offset)
                 .take(limit)
-                .map(|(_, p)| p.clone())
+                .map(|(_, p)| OsString::from(p))
                 .collect();
         }
         let skipped = live.table.skips_below(&start_rel);
         drop(live);
-        Some(Ok(setup.output(
-            options, paths, counts, start_rel, skipped, false, started,
-        )))
+        Some(Ok(
+            setup.output(options, paths, counts, skipped, false, started)
+        ))
     }
 }
 
@@ -527,7 +529,9 @@ fn search_files<'a>(
                 incomplete.store(true, Ordering::Relaxed);
                 break;
             }
-            worker.search(&source::absolute(workspace, path), path, &mut skipped);
+            if let Some(file) = source::open_counted(workspace, path, &mut skipped) {
+                worker.search(file, path.as_bytes(), &mut skipped);
+            }
         }
         (worker, skipped)
     };
@@ -635,6 +639,10 @@ fn scan_subtree(
     let mut gone: BTreeSet<String> = BTreeSet::new();
     for _ in 0..MAX_SCAN_ROUNDS {
         let scan = source::scan(workspace, dir, false);
+        if scan.missing {
+            // Gone again: the change that removed it is queued for its parent.
+            return Ok(());
+        }
         let unwatched: Vec<String> = scan
             .dirs
             .iter()
@@ -749,7 +757,11 @@ fn index_table(shared: &Shared, table: &mut Table) -> Data {
         .collect();
     let generations: Vec<u64> = table.files.values().map(|e| e.generation).collect();
     let workspace = &shared.workspace;
-    let open = |p: &str| source::open(workspace, p);
+    let open = |p: &str| {
+        source::open(workspace, p)
+            .map(|(file, _)| file)
+            .map_err(|_| std::io::Error::other("not a readable regular file"))
+    };
     let stop = || shared.stop.load(Ordering::Relaxed);
     let (postings, status) = Postings::build(&files, thread_count(workspace), &open, &stop);
     for (i, ((path, _), indexed)) in files.iter().zip(&status).enumerate() {
@@ -773,7 +785,11 @@ fn reindex(shared: &Shared) {
     };
     let files: Vec<(String, u64)> = snapshot.iter().map(|(p, s, _)| (p.clone(), *s)).collect();
     let workspace = &shared.workspace;
-    let open = |p: &str| source::open(workspace, p);
+    let open = |p: &str| {
+        source::open(workspace, p)
+            .map(|(file, _)| file)
+            .map_err(|_| std::io::Error::other("not a readable regular file"))
+    };
     let stop = || shared.stop.load(Ordering::Relaxed);
     let (postings, status) = Postings::build(&files, thread_count(workspace), &open, &stop);
     let mut live = lock(&shared.live);
@@ -927,6 +943,13 @@ impl Live {
             return Ok(());
         };
         let mut scan = source::scan(workspace, dir, true);
+        if scan.missing {
+            // Gone: forget it (its parent's change re-lists the parent).
+            self.table.remove_below(dir);
+            self.table.dirs.remove(dir);
+            watcher.unwatch_within(dir);
+            return Ok(());
+        }
         let mut before = self.table.remove_direct(dir);
         before.extend(previous.iter().map(|(k, v)| (k.clone(), v.clone())));
         let listed: BTreeSet<String> = scan.dirs.drain(..).filter(|d| d != dir).collect();

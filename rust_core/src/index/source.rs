@@ -1,18 +1,24 @@
 //! The index's one view of the file system: which files a walk lets through (with their
 //! metadata), what it skips (with the path and the reason), and how one file is opened.
 //!
-//! Everything else in `index` goes through this module, so the file access underneath (today
-//! the `ignore` walker with ripsight's rules from `walk.rs`) can change without touching the
-//! table, the watcher or the search.
+//! Everything else in `index` goes through this module. It walks with the cold engine's own
+//! walker ([`crate::walker`]: directory descriptors, never following a link) through the
+//! visitor hooks that report every listed directory and every counted skip, and it opens files
+//! beneath the root descriptor refusing every symlink ([`crate::boundary::open_beneath`]:
+//! `openat2` with `RESOLVE_BENEATH`), then `fstat`s them: what the index reads is what a
+//! search would read.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::os::fd::BorrowedFd;
+use std::time::Duration;
 
-use ignore::{DirEntry, WalkState};
+use rustix::fs::OFlags;
 
-use crate::walk::{entry_skip_reason, relative_to, rules_for, thread_count};
-use crate::workspace::{SkipCounts, SkipReason, Workspace};
+use crate::boundary::{self, FileIdentity, OpenFileError};
+use crate::walker::{
+    FileVisitor, StartDir, WalkMode, WalkSkip, WalkedFile, count_refusal, walk_files_with,
+};
+use crate::workspace::{Deadline, SkipCounts, Workspace};
 
 /// What identifies one version of a file: if any of this changed, so may have its contents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -25,45 +31,20 @@ pub(crate) struct FileMeta {
 }
 
 impl FileMeta {
-    pub(crate) fn of(meta: &std::fs::Metadata) -> FileMeta {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            FileMeta {
-                size: meta.len(),
-                mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
-                ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-                dev: meta.dev(),
-                ino: meta.ino(),
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let ns = |t: std::io::Result<std::time::SystemTime>| {
-                t.ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos() as i128)
-            };
-            FileMeta {
-                size: meta.len(),
-                mtime_ns: ns(meta.modified()),
-                ctime_ns: ns(meta.created()),
-                dev: 0,
-                ino: 0,
-            }
+    fn of(identity: &FileIdentity) -> FileMeta {
+        FileMeta {
+            size: identity.size,
+            mtime_ns: i128::from(identity.mtime_ns),
+            ctime_ns: i128::from(identity.ctime_ns),
+            dev: identity.dev,
+            ino: identity.ino,
         }
     }
 
-    /// The modification time, for `glob(sort="mtime")`.
+    /// The modification time, for `glob(sort="mtime")` (as the cold walk reports it).
     pub(crate) fn mtime(&self) -> std::time::SystemTime {
-        let ns = self.mtime_ns;
-        if ns >= 0 {
-            let ns = ns as u128;
-            std::time::UNIX_EPOCH
-                + std::time::Duration::new((ns / 1_000_000_000) as u64, (ns % 1_000_000_000) as u32)
-        } else {
-            std::time::UNIX_EPOCH
-        }
+        let nanos = u64::try_from(self.mtime_ns).unwrap_or(0);
+        std::time::UNIX_EPOCH + Duration::from_nanos(nanos)
     }
 }
 
@@ -72,115 +53,143 @@ impl FileMeta {
 pub(crate) struct Scan {
     /// Files the walk lets through, relative to the root.
     pub(crate) files: Vec<(String, FileMeta)>,
-    /// Directories it entered (the start included), relative to the root.
+    /// Directories it listed (the start included; for a shallow scan, the start's
+    /// subdirectories the rules let through), relative to the root.
     pub(crate) dirs: Vec<String>,
-    /// Entries it passed over, with the reason.
-    pub(crate) skips: Vec<(String, SkipReason)>,
-    /// Skips whose path the walker does not report.
+    /// Entries it passed over and counted, with the reason.
+    pub(crate) skips: Vec<(String, WalkSkip)>,
+    /// Skips the walker counted without reporting a path (its start could not be read).
     pub(crate) unattributed: SkipCounts,
-    /// Entries reached through a symbolic link. The table cannot follow links (a change below
-    /// a link's target is reported for the target's path only), so while there are any the
-    /// index answers nothing and the cold engine answers everything.
-    pub(crate) through_links: u64,
+    /// Entries whose name is not UTF-8: the table keys paths as `str`, so while there are any
+    /// the cold engine answers.
+    pub(crate) odd_names: u64,
+    /// The start directory could not be opened (gone, or replaced by a link).
+    pub(crate) missing: bool,
+}
+
+/// Collects one walker thread's part of a [`Scan`].
+struct Collector {
+    shallow: bool,
+    scan: Scan,
+}
+
+impl Collector {
+    fn name(&mut self, relative: &[u8]) -> Option<String> {
+        match std::str::from_utf8(relative) {
+            Ok(name) => Some(name.to_string()),
+            Err(_) => {
+                self.scan.odd_names += 1;
+                None
+            }
+        }
+    }
+}
+
+impl FileVisitor for Collector {
+    fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+        if let Some(path) = self.name(file.relative_bytes) {
+            // A file that vanished since it was listed keeps no metadata (and so no document):
+            // the change that removed it is queued.
+            let meta = file
+                .identity()
+                .map(|i| FileMeta::of(&i))
+                .unwrap_or_default();
+            self.scan.files.push((path, meta));
+        }
+        true
+    }
+
+    fn visit_dir(&mut self, relative: &[u8], _dir: BorrowedFd<'_>) -> bool {
+        if let Some(path) = self.name(relative) {
+            self.scan.dirs.push(path);
+        }
+        true
+    }
+
+    fn skipped_entry(&mut self, relative: &[u8], reason: WalkSkip) {
+        if let Some(path) = self.name(relative) {
+            self.scan.skips.push((path, reason));
+        }
+    }
+
+    fn enter_dir(&mut self, relative: &[u8]) -> bool {
+        if self.shallow {
+            if let Some(path) = self.name(relative) {
+                self.scan.dirs.push(path);
+            }
+            return false;
+        }
+        true
+    }
 }
 
 /// Walks `dir` (relative to the root, "" for the root) with the cold engine's rules: the whole
 /// subtree, or only its direct entries when `shallow`.
 pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
-    let start = absolute(workspace, dir);
-    let mut builder = rules_for(workspace, &start);
-    if shallow {
-        builder.max_depth(Some(1));
-    }
-    let collected = Mutex::new(Scan::default());
-    // The filter sees every entry before the walker descends: the skips are recorded there.
-    let skips: Arc<Mutex<Vec<(String, SkipReason)>>> = Arc::default();
-    {
-        let workspace = workspace.clone();
-        let skips = Arc::clone(&skips);
-        builder.filter_entry(move |entry| match entry_skip_reason(&workspace, entry) {
-            None => true,
-            Some(reason) => {
-                let relative = relative_to(workspace.root(), entry.path()).into_owned();
-                lock(&skips).push((relative, reason));
-                false
-            }
-        });
-    }
-    builder.threads(if shallow { 1 } else { thread_count(workspace) });
-    let root = workspace.root();
-    builder.build_parallel().run(|| {
-        let mut flush = Flush {
-            into: &collected,
-            part: Scan::default(),
-        };
-        Box::new(move |entry| {
-            record(root, &mut flush.part, entry);
-            WalkState::Continue
-        })
+    let fd = match boundary::open_beneath(
+        workspace.root_dir().fd(),
+        dir.as_bytes(),
+        OFlags::DIRECTORY,
+    ) {
+        Ok(fd) => fd,
+        Err(_) => {
+            return Scan {
+                missing: true,
+                ..Scan::default()
+            };
+        }
+    };
+    let start = StartDir {
+        fd,
+        relative: dir.as_bytes().to_vec(),
+    };
+    let mode = if shallow {
+        WalkMode::Sequential
+    } else {
+        WalkMode::Parallel
+    };
+    // The table must be complete: no time budget (closing the index does not wait for this
+    // walk any longer than one walk of the tree).
+    let deadline = Deadline::start(Duration::from_secs(365 * 24 * 3600));
+    let outcome = walk_files_with(workspace, start, deadline, mode, || Collector {
+        shallow,
+        scan: Scan::default(),
     });
-    lock(&collected)
-        .skips
-        .extend(std::mem::take(&mut *lock(&skips)));
-    let mut scan = collected.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut scan = Scan::default();
+    let mut reported = SkipCounts::default();
+    for collector in outcome.visitors {
+        let part = collector.scan;
+        scan.files.extend(part.files);
+        scan.dirs.extend(part.dirs);
+        for (_, reason) in &part.skips {
+            reason.count(&mut reported);
+        }
+        scan.skips.extend(part.skips);
+        scan.odd_names += part.odd_names;
+    }
+    scan.unattributed = difference(&outcome.skipped, &reported);
     scan.files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     scan.dirs.sort_unstable();
     scan.skips.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     scan
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn merge(into: &Mutex<Scan>, part: Scan) {
-    let mut scan = lock(into);
-    scan.files.extend(part.files);
-    scan.dirs.extend(part.dirs);
-    scan.skips.extend(part.skips);
-    scan.unattributed.add(&part.unattributed);
-    scan.through_links += part.through_links;
-}
-
-fn record(root: &Path, scan: &mut Scan, entry: Result<DirEntry, ignore::Error>) {
-    let entry = match entry {
-        Ok(entry) => entry,
-        Err(error) => {
-            // As the cold walk: soft errors (a malformed ignore line) hide nothing.
-            if !error.is_partial() {
-                scan.unattributed.unreadable += 1;
-            }
-            return;
-        }
-    };
-    if entry.path_is_symlink() {
-        scan.through_links += 1;
-    }
-    let relative = relative_to(root, entry.path()).into_owned();
-    match entry.file_type() {
-        Some(t) if t.is_dir() => scan.dirs.push(relative),
-        Some(_) => match entry.metadata() {
-            Ok(meta) => scan.files.push((relative, FileMeta::of(&meta))),
-            Err(_) => scan.unattributed.unreadable += 1,
-        },
-        None => {}
+/// `all - reported`, field by field.
+fn difference(all: &SkipCounts, reported: &SkipCounts) -> SkipCounts {
+    SkipCounts {
+        ignored: all.ignored.saturating_sub(reported.ignored),
+        binary: all.binary.saturating_sub(reported.binary),
+        denied: all.denied.saturating_sub(reported.denied),
+        unreadable: all.unreadable.saturating_sub(reported.unreadable),
+        special: all.special.saturating_sub(reported.special),
+        too_large: all.too_large.saturating_sub(reported.too_large),
+        outside_root: all.outside_root.saturating_sub(reported.outside_root),
+        symlink: all.symlink.saturating_sub(reported.symlink),
     }
 }
 
-/// Flushes a thread's part of a scan when the walker drops its closure.
-struct Flush<'a> {
-    into: &'a Mutex<Scan>,
-    part: Scan,
-}
-
-impl Drop for Flush<'_> {
-    fn drop(&mut self) {
-        merge(self.into, std::mem::take(&mut self.part));
-    }
-}
-
-/// `dir` (relative to the root) as an absolute path.
-pub(crate) fn absolute(workspace: &Workspace, relative: &str) -> PathBuf {
+/// `relative` as an absolute path, for the file watcher (inotify watches by path).
+pub(crate) fn absolute(workspace: &Workspace, relative: &str) -> std::path::PathBuf {
     if relative.is_empty() {
         workspace.root().to_path_buf()
     } else {
@@ -188,7 +197,24 @@ pub(crate) fn absolute(workspace: &Workspace, relative: &str) -> PathBuf {
     }
 }
 
-/// Opens one file of the table for reading (the index build reads contents through this).
-pub(crate) fn open(workspace: &Workspace, relative: &str) -> std::io::Result<File> {
-    File::open(absolute(workspace, relative))
+/// Opens one file of the table beneath the root, refusing every symlink, and `fstat`s it.
+pub(crate) fn open(
+    workspace: &Workspace,
+    relative: &str,
+) -> Result<(File, FileIdentity), OpenFileError> {
+    let fd = boundary::open_beneath(
+        workspace.root_dir().fd(),
+        relative.as_bytes(),
+        OFlags::empty(),
+    )?;
+    boundary::regular_file(fd)
+}
+
+/// [`open`], counting a refusal in `skipped` exactly as a walk's search does.
+pub(crate) fn open_counted(
+    workspace: &Workspace,
+    relative: &str,
+    skipped: &mut SkipCounts,
+) -> Option<File> {
+    count_refusal(open(workspace, relative), skipped).map(|(file, _)| file)
 }

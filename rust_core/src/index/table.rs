@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::source::{FileMeta, Scan};
-use crate::workspace::{SkipCounts, SkipReason};
+use crate::walker::WalkSkip;
+use crate::workspace::SkipCounts;
 
 #[derive(Clone, Debug)]
 pub(crate) struct FileEntry {
@@ -32,10 +33,10 @@ pub(crate) struct Table {
     pub(crate) files: BTreeMap<String, FileEntry>,
     /// Paths of `files` whose `doc` is `None`.
     pub(crate) unindexed: BTreeSet<String>,
-    pub(crate) skips: BTreeMap<String, SkipReason>,
+    pub(crate) skips: BTreeMap<String, WalkSkip>,
     pub(crate) dirs: BTreeSet<String>,
     pub(crate) unattributed: SkipCounts,
-    pub(crate) through_links: u64,
+    pub(crate) odd_names: u64,
     pub(crate) bytes: u64,
     next_generation: u64,
 }
@@ -158,7 +159,7 @@ impl Table {
         }
         if dir.is_empty() {
             self.unattributed = SkipCounts::default();
-            self.through_links = 0;
+            self.odd_names = 0;
         }
         removed
     }
@@ -222,14 +223,14 @@ impl Table {
         self.dirs.extend(scan.dirs);
         self.skips.extend(scan.skips);
         self.unattributed.add(&scan.unattributed);
-        self.through_links += scan.through_links;
+        self.odd_names += scan.odd_names;
     }
 
     /// Walk-level skip counts strictly below `dir`.
     pub(crate) fn skips_below(&self, dir: &str) -> SkipCounts {
         let mut counts = SkipCounts::default();
         for (_, reason) in below(&self.skips, dir) {
-            counts.bump(*reason);
+            reason.count(&mut counts);
         }
         if dir.is_empty() {
             counts.add(&self.unattributed);
@@ -239,7 +240,7 @@ impl Table {
 
     /// True when a walk of `dir` would list exactly the table's entries below it.
     pub(crate) fn answers_for(&self, dir: &str) -> bool {
-        self.through_links == 0
+        self.odd_names == 0
             && self.dirs.contains(dir)
             && (dir.is_empty() || self.unattributed == SkipCounts::default())
     }
