@@ -498,6 +498,9 @@ impl Drop for WarmIndex {
     }
 }
 
+/// Candidates a search thread takes at a time.
+const CHUNK_FILES: usize = 16;
+
 /// Candidate files at or above this number are searched on the workspace's threads.
 const PARALLEL_FROM_FILES: usize = 48;
 
@@ -520,17 +523,25 @@ fn search_files<'a>(
     let run = || {
         let mut worker = GrepWorker::new(plan, matcher);
         let mut skipped = SkipCounts::default();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(path) = candidates.get(i) else {
+        let mut opener = source::Opener::default();
+        'chunks: loop {
+            // Runs of neighbours in path order, so that one thread's files share directories.
+            let first = next.fetch_add(CHUNK_FILES, Ordering::Relaxed);
+            let Some(chunk) = candidates.get(first..(first + CHUNK_FILES).min(candidates.len()))
+            else {
                 break;
             };
-            if deadline.expired() {
-                incomplete.store(true, Ordering::Relaxed);
+            if chunk.is_empty() {
                 break;
             }
-            if let Some(file) = source::open_counted(workspace, path, &mut skipped) {
-                worker.search(file, path.as_bytes(), &mut skipped);
+            for path in chunk {
+                if deadline.expired() {
+                    incomplete.store(true, Ordering::Relaxed);
+                    break 'chunks;
+                }
+                if let Some(file) = opener.open_counted(workspace, path, &mut skipped) {
+                    worker.search(file, path.as_bytes(), &mut skipped);
+                }
             }
         }
         (worker, skipped)
