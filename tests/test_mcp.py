@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
 from mcp import ClientSession
+from pydantic import BaseModel
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
@@ -79,7 +80,19 @@ def run_session(
 
     result = asyncio.run(guarded())
     assert "Traceback" not in errlog.read_text(), errlog.read_text()
-    return result
+    return wire(result)
+
+
+def wire(value: Any) -> Any:
+    """SDK objects as their JSON-RPC form (camelCase names), lists and tuples item by item.
+
+    SDK 1.x models name their fields as the wire does (``structuredContent``), SDK 2.x in snake
+    case (``structured_content``); the wire form is the same under both."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, (list, tuple)):
+        return type(value)(wire(item) for item in value)
+    return value
 
 
 def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
@@ -87,8 +100,8 @@ def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _text(result: Any) -> str:
-    assert len(result.content) == 1 and result.content[0].type == "text"
-    return result.content[0].text
+    assert len(result["content"]) == 1 and result["content"][0]["type"] == "text"
+    return str(result["content"][0]["text"])
 
 
 def _expected_text(root: Path, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
@@ -105,20 +118,20 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
 
     # No --root: the server works in its current directory.
     listed = run_session(_server(None, cwd=tree), body, tmp_path / "err.log")
-    tools = {tool.name: tool for tool in listed.tools}
+    tools = {tool["name"]: tool for tool in listed["tools"]}
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
     assert sorted(tools) == ["glob", "grep", "read_file"] == sorted(definitions)
     for name, tool in tools.items():
         definition = definitions[name]
-        assert tool.description == definition["description"]
-        assert tool.input_schema == definition["inputSchema"]
-        assert tool.title == definition["title"]
-        assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is True
-        assert tool.annotations.destructive_hint is False
-        assert tool.annotations.open_world_hint is False
-        assert tool.output_schema == OUTPUT_SCHEMAS[name]
-        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+        assert tool["description"] == definition["description"]
+        assert tool["inputSchema"] == definition["inputSchema"]
+        assert tool["title"] == definition["title"]
+        assert tool["annotations"] is not None
+        assert tool["annotations"]["readOnlyHint"] is True
+        assert tool["annotations"]["destructiveHint"] is False
+        assert tool["annotations"]["openWorldHint"] is False
+        assert tool["outputSchema"] == OUTPUT_SCHEMAS[name]
+        jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
 
 
 def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
@@ -130,10 +143,10 @@ def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
             ):
                 return await session.initialize()
 
-    init = asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT))
-    assert init.server_info.name == "ripsight"
-    assert init.capabilities.tools is not None
-    assert str(tree.resolve()) in (init.instructions or "")
+    init = wire(asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT)))
+    assert init["serverInfo"]["name"] == "ripsight"
+    assert init["capabilities"]["tools"] is not None
+    assert str(tree.resolve()) in (init["instructions"] or "")
 
 
 def test_output_schemas_describe_every_field_of_to_dict() -> None:
@@ -178,21 +191,21 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
         "read_file": lambda a: ws.read_file(**a),
     }
     for (name, args), result in zip(calls, results):
-        assert result.is_error is False, _text(result)
+        assert result["isError"] is False, _text(result)
         text, is_error = _expected_text(tree, name, args)
         assert not is_error
         assert _text(result) == text
         expected = to_dict(api[name](dict(args)))
-        assert _without_timing(result.structured_content) == _without_timing(expected)
-        jsonschema.validate(result.structured_content, OUTPUT_SCHEMAS[name])
+        assert _without_timing(result["structuredContent"]) == _without_timing(expected)
+        jsonschema.validate(result["structuredContent"], OUTPUT_SCHEMAS[name])
 
-    glob_paths = results[0].structured_content["paths"]
+    glob_paths = results[0]["structuredContent"]["paths"]
     assert glob_paths == [
         "build/generated.py", "src/app.py", "src/pkg/__init__.py", "src/pkg/util.py"
     ]
-    grep_paths = {line["path"] for line in results[2].structured_content["lines"]}
+    grep_paths = {line["path"] for line in results[2]["structuredContent"]["lines"]}
     assert grep_paths == {"build/generated.py", "notes.secret", "src/app.py", "src/pkg/util.py"}
-    read = results[4].structured_content
+    read = results[4]["structuredContent"]
     assert [line["number"] for line in read["lines"]] == [2, 3, 4]
     assert read["lines"][2]["text"] == "def main():"
 
@@ -206,13 +219,13 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
 
     params = _server(tree, "--no-structured-content")
     listed, results = run_session(params, body, tmp_path / "err.log")
-    assert [t.output_schema for t in listed.tools] == [None, None, None]
+    assert [t["outputSchema"] for t in listed["tools"]] == [None, None, None]
     definitions = default_registry(tree).definitions("mcp")
-    assert [t.input_schema for t in listed.tools] == [d["inputSchema"] for d in definitions]
+    assert [t["inputSchema"] for t in listed["tools"]] == [d["inputSchema"] for d in definitions]
     for (name, args), result in zip(calls, results):
-        assert result.structured_content is None
+        assert result["structuredContent"] is None
         text, is_error = _expected_text(tree, name, args)
-        assert (result.is_error, _text(result)) == (is_error, text)
+        assert (result["isError"], _text(result)) == (is_error, text)
 
 
 def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path) -> None:
@@ -224,7 +237,7 @@ def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path)
     first, second = run_session(_server(tree), body, tmp_path / "err.log")
     assert _text(first) == _text(second)
     assert "def main():" in _text(second)
-    assert second.structured_content["lines"] == first.structured_content["lines"]
+    assert second["structuredContent"]["lines"] == first["structuredContent"]["lines"]
 
 
 def test_bad_arguments_and_unknown_tools_are_error_results_with_guidance(
@@ -242,8 +255,8 @@ def test_bad_arguments_and_unknown_tools_are_error_results_with_guidance(
 
     results = run_session(_server(tree), body, tmp_path / "err.log")
     for (name, args), result in zip(calls, results):
-        assert result.is_error is True
-        assert result.structured_content is None
+        assert result["isError"] is True
+        assert result["structuredContent"] is None
         text, is_error = _expected_text(tree, name, args)
         assert is_error and _text(result) == text
     assert "Invalid arguments for grep" in _text(results[0]) and "limit" in _text(results[0])
@@ -256,7 +269,7 @@ def test_bad_regex_is_an_error_result(tree: Path, tmp_path: Path) -> None:
         return await session.call_tool("grep", {"pattern": "def (main"})
 
     result = run_session(_server(tree), body, tmp_path / "err.log")
-    assert result.is_error is True
+    assert result["isError"] is True
     text, _ = _expected_text(tree, "grep", {"pattern": "def (main"})
     assert _text(result) == text and text
 
@@ -278,7 +291,7 @@ def test_path_escapes_are_refused(tree: Path, tmp_path: Path) -> None:
 
     results = run_session(_server(tree), body, tmp_path / "err.log")
     for (name, args), result in zip(calls, results):
-        assert result.is_error is True, (name, args, _text(result))
+        assert result["isError"] is True, (name, args, _text(result))
         assert "TODO outside the root" not in _text(result)
         assert "TODO-secret" not in _text(result)
         text, _ = _expected_text(tree, name, args)
@@ -307,11 +320,11 @@ def test_ten_concurrent_calls_are_all_answered(tree: Path, tmp_path: Path) -> No
     assert len(results) == 10
     for (name, args), result in zip(calls, results):
         text, is_error = _expected_text(tree, name, args)
-        assert result.is_error is is_error
+        assert result["isError"] is is_error
         assert _text(result) == text
         if not is_error:
-            jsonschema.validate(result.structured_content, OUTPUT_SCHEMAS[name])
-    assert results[-1].is_error is True
+            jsonschema.validate(result["structuredContent"], OUTPUT_SCHEMAS[name])
+    assert results[-1]["isError"] is True
 
 
 _RENDEZVOUS_SERVER = """
@@ -348,8 +361,8 @@ def test_calls_in_flight_together_run_at_the_same_time(tmp_path: Path) -> None:
         return await asyncio.gather(*(session.call_tool("rendezvous", {}) for _ in range(10)))
 
     results = run_session(params, body, tmp_path / "err.log")
-    assert [(r.is_error, _text(r)) for r in results] == [(False, "all here")] * 10
-    assert all(r.structured_content is None for r in results)
+    assert [(r["isError"], _text(r)) for r in results] == [(False, "all here")] * 10
+    assert all(r["structuredContent"] is None for r in results)
 
 
 def test_workspace_flags_shape_what_the_server_sees(tree: Path, tmp_path: Path) -> None:
@@ -362,20 +375,20 @@ def test_workspace_flags_shape_what_the_server_sees(tree: Path, tmp_path: Path) 
 
     flags = ("--exclude-dir", "build", "--deny", "*.secret")
     listed, searched, denied = run_session(_server(tree, *flags), body, tmp_path / "err.log")
-    paths = listed.structured_content["paths"]
+    paths = listed["structuredContent"]["paths"]
     assert "src/app.py" in paths
     assert not any(p.startswith("build/") for p in paths)
     assert "notes.secret" not in paths and ".env" not in paths
-    found = {line["path"] for line in searched.structured_content["lines"]}
+    found = {line["path"] for line in searched["structuredContent"]["lines"]}
     assert found == {"src/app.py", "src/pkg/util.py"}
-    assert denied.is_error is True and "private" not in _text(denied)
+    assert denied["isError"] is True and "private" not in _text(denied)
 
     # Without the flags the same tree shows build/ and notes.secret.
     plain = run_session(
         _server(tree), lambda s: s.call_tool("glob", {"pattern": "**/*"}), tmp_path / "e2"
     )
-    assert "build/generated.py" in plain.structured_content["paths"]
-    assert "notes.secret" in plain.structured_content["paths"]
+    assert "build/generated.py" in plain["structuredContent"]["paths"]
+    assert "notes.secret" in plain["structuredContent"]["paths"]
 
 
 # -- the process ---------------------------------------------------------------------------------
