@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,12 @@ from typing import Any
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
 from mcp import ClientSession
-from pydantic import BaseModel
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, default_registry, to_dict
+from ripsight import _core
 from ripsight.mcp_server import OUTPUT_SCHEMAS
+
+from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
 from ripsight.workspace import _FIELDS
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
@@ -82,17 +85,6 @@ def run_session(
     assert "Traceback" not in errlog.read_text(), errlog.read_text()
     return wire(result)
 
-
-def wire(value: Any) -> Any:
-    """SDK objects as their JSON-RPC form (camelCase names), lists and tuples item by item.
-
-    SDK 1.x models name their fields as the wire does (``structuredContent``), SDK 2.x in snake
-    case (``structured_content``); the wire form is the same under both."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True)
-    if isinstance(value, (list, tuple)):
-        return type(value)(wire(item) for item in value)
-    return value
 
 
 def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
@@ -389,6 +381,262 @@ def test_workspace_flags_shape_what_the_server_sees(tree: Path, tmp_path: Path) 
     )
     assert "build/generated.py" in plain["structuredContent"]["paths"]
     assert "notes.secret" in plain["structuredContent"]["paths"]
+
+
+# -- bounds: structuredContent and time --------------------------------------------------------
+
+
+def test_a_500_match_grep_keeps_its_structured_content_within_the_text_budget(
+    tmp_path: Path,
+) -> None:
+    # PydanticAI (and some Claude Code and Codex builds) hand the model structuredContent: a
+    # limit=500 grep used to send a 78,000-character dict past the 8,000-character bound.
+    root = tmp_path / "repo"
+    lines = [f"needle {i:04d} " + "x" * 60 for i in range(600)]
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "many.txt").write_text("\n".join(lines) + "\n")
+    args = {"pattern": "needle", "limit": 500}
+    budget = 8000
+
+    async def body(session: ClientSession) -> list[Any]:
+        first = await session.call_tool("grep", args)
+        shown = sum(1 for line in first.model_dump(by_alias=True)["structuredContent"]["lines"])
+        second = await session.call_tool("grep", {**args, "offset": shown})
+        return [first, second]
+
+    first, second = run_session(_server(root), body, tmp_path / "err.log")
+    text, is_error = _expected_text(root, "grep", args)
+    assert not is_error and first["isError"] is False
+    assert _text(first) == text  # the text stays the full model-facing answer
+    assert len(text) > budget * 0.9  # the text itself is at its budget, cut in the middle
+
+    page = first["structuredContent"]
+    assert len(json.dumps(page, ensure_ascii=False)) <= budget
+    assert len(json.dumps(page)) <= budget  # ASCII only here: the same either way
+    jsonschema.validate(page, OUTPUT_SCHEMAS["grep"])
+    shown = [line for line in page["lines"] if line["is_match"]]
+    assert 0 < len(shown) < 500
+    assert (page["total_matches"], page["offset"]) == (600, 0)
+    assert page["withheld"] == 600 - len(shown)  # paging from the structured copy alone works
+    full = to_dict(Workspace(root).grep("needle", limit=500))
+    assert page["lines"] == full["lines"][: len(page["lines"])]
+
+    following = second["structuredContent"]
+    assert following["offset"] == len(shown)
+    assert following["lines"][0]["text"] == lines[len(shown)]
+    assert len(json.dumps(following)) <= budget
+
+
+def test_the_structured_budget_follows_max_result_chars(tree: Path, tmp_path: Path) -> None:
+    calls = [("glob", {"pattern": "**/*"}), ("read_file", {"path": "src/app.py"})]
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool(name, args) for name, args in calls]
+
+    glob, read = run_session(
+        _server(tree, "--max-result-chars", "400"), body, tmp_path / "err.log"
+    )
+    for result in (glob, read):
+        assert len(json.dumps(result["structuredContent"], ensure_ascii=False)) <= 400
+    full_glob = to_dict(Workspace(tree).glob("**/*"))
+    paths = glob["structuredContent"]["paths"]
+    assert 0 < len(paths) < len(full_glob["paths"]) and paths == full_glob["paths"][: len(paths)]
+    assert glob["structuredContent"]["withheld"] == full_glob["total"] - len(paths)
+    lines = read["structuredContent"]["lines"]
+    assert 0 < len(lines) < 6
+    assert read["structuredContent"]["next_offset"] == lines[-1]["number"] + 1
+
+
+@pytest.fixture(scope="module")
+def slow_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_slow_tree(tmp_path_factory.mktemp("slow"))
+
+
+def test_the_default_time_budget_answers_a_slow_search_within_five_seconds(
+    slow_tree: Path, tmp_path: Path
+) -> None:
+    # The OpenAI Agents SDK waits 5 s for a call by default; a partial answer marked incomplete
+    # must arrive before that, not a client-side timeout.
+    root = slow_tree
+    timings: list[float] = []
+
+    async def body(session: ClientSession) -> Any:
+        started = time.perf_counter()
+        result = await session.call_tool("grep", SLOW_GREP)
+        timings.append(time.perf_counter() - started)
+        return result
+
+    result = run_session(_server(root), body, tmp_path / "err.log")  # no --time-budget flag
+    assert result["isError"] is False, _text(result)
+    assert result["structuredContent"]["incomplete"] is True
+    assert "incomplete" in _text(result).lower() or "time" in _text(result).lower()
+    assert timings[0] < 5.0, timings
+
+
+def test_the_mcp_time_budget_default_is_stated_once() -> None:
+    from ripsight import cli, mcp_server
+
+    assert cli.MCP_TIME_BUDGET == mcp_server.DEFAULT_TIME_BUDGET == 4.0
+    args = cli.build_parser().parse_args(["mcp"])
+    assert args.time_budget == 4.0
+    assert cli.build_parser().parse_args(["grep", "x"]).time_budget == 10.0
+
+
+# -- cancellation --------------------------------------------------------------------------------
+
+needs_cancel_token = pytest.mark.skipif(
+    not hasattr(_core, "CancelToken"),
+    reason="the engine has no CancelToken yet: the server cannot stop a search it started",
+)
+
+
+def _slow_server(root: Path) -> RawClient:
+    # A budget far beyond the test's patience: only cancellation can stop the search early.
+    client = RawClient([
+        sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(root),
+        "--time-budget", "600", "--log-level", "debug",
+    ])
+    client.initialize()
+    client.send({"id": 1, "method": "tools/call", "params": {"name": "grep",
+                                                               "arguments": SLOW_GREP}})
+    client.wait_for_log(r"ripsight\.mcp: grep started", timeout=30)
+    time.sleep(0.3)  # well inside the search, which takes many seconds
+    return client
+
+
+@needs_cancel_token
+def test_a_call_the_client_cancels_stops_its_search_within_100_ms(slow_tree: Path) -> None:
+    client = _slow_server(slow_tree)
+    try:
+        client.send({"method": "notifications/cancelled",
+                     "params": {"requestId": 1, "reason": "the user pressed stop"}})
+        stopped = client.wait_for_log(r"grep stopped ([\d.]+) ms after it was cancelled", 30)
+        assert float(stopped.group(1)) < 100.0, stopped.group(0)
+        # The server goes on serving.
+        client.send({"id": 2, "method": "tools/call",
+                     "params": {"name": "glob", "arguments": {"pattern": "d00/*"}}})
+        answer = client.response(2)["result"]
+        assert answer["isError"] is False and "d00/f0000.txt" in answer["content"][0]["text"]
+    finally:
+        client.close()
+
+
+@needs_cancel_token
+def test_a_call_whose_client_leaves_stops_its_search_within_100_ms(slow_tree: Path) -> None:
+    client = _slow_server(slow_tree)
+    try:
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        closed_at = time.perf_counter()
+        stopped = client.wait_for_log(
+            r"grep stopped ([\d.]+) ms after it was cancelled \(the client closed stdin\)", 30
+        )
+        assert float(stopped.group(1)) < 100.0, stopped.group(0)
+        assert client.process.wait(timeout=30) == 0
+        # A hang guard on the whole exit, interpreter shutdown included; the search alone
+        # would run for many seconds.
+        assert time.perf_counter() - closed_at < 5.0
+    finally:
+        client.close()
+
+
+_WAITING_SERVER = """
+import logging, sys, threading, anyio
+from ripsight import Registry, ToolSpec, _core, mcp_server
+
+class Token:  # stands in for the engine's CancelToken: records the cancel
+    def __init__(self):
+        self.cancelled = threading.Event()
+    def cancel(self):
+        self.cancelled.set()
+
+_core.CancelToken = Token  # the server makes one per call
+
+def wait(context, args):
+    token = mcp_server._CALL_TOKEN.get()
+    return "stopped by its token" if token.cancelled.wait(60) else "never cancelled"
+
+logging.basicConfig(stream=sys.stderr, level=logging.DEBUG)
+registry = Registry(None)
+registry.register(ToolSpec(
+    name="wait",
+    description="Runs until its call is cancelled.",
+    parameters={"type": "object", "properties": {}, "additionalProperties": False},
+    handler=wait,
+))
+anyio.run(lambda: mcp_server.serve_stdio(registry))
+"""
+
+
+def _waiting_server(tmp_path: Path) -> RawClient:
+    script = tmp_path / "waiting_server.py"
+    script.write_text(_WAITING_SERVER)
+    client = RawClient([sys.executable, str(script)])
+    client.initialize()
+    client.send({"id": 1, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
+    client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+    return client
+
+
+def test_notifications_cancelled_reaches_the_token_of_its_call(tmp_path: Path) -> None:
+    # The server's half of cancellation, with a stand-in token: the engine's half is tested
+    # above once the engine has CancelToken.
+    client = _waiting_server(tmp_path)
+    try:
+        client.send({"id": 2, "method": "tools/call", "params": {"name": "wait",
+                                                                   "arguments": {}}})
+        client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+        client.send({"method": "notifications/cancelled", "params": {"requestId": 1}})
+        stopped = client.wait_for_log(r"wait stopped ([\d.]+) ms after it was cancelled", 30)
+        assert float(stopped.group(1)) < 100.0
+        # Only call 1 was cancelled: call 2 still waits, and stops when stdin closes.
+        with pytest.raises(AssertionError):
+            client.wait_for_log(r"wait stopped", timeout=1.0)
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        client.wait_for_log(r"wait stopped ([\d.]+) ms after .*the client closed stdin", 30)
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        client.close()
+
+
+def test_closing_stdin_reaches_the_token_of_every_call_in_flight(tmp_path: Path) -> None:
+    client = _waiting_server(tmp_path)
+    try:
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        stopped = client.wait_for_log(
+            r"wait stopped ([\d.]+) ms after it was cancelled \(the client closed stdin\)", 30
+        )
+        assert float(stopped.group(1)) < 100.0
+        assert client.process.wait(timeout=30) == 0
+        assert "Traceback" not in "".join(client.stderr_seen)
+    finally:
+        client.close()
+
+
+def test_each_call_hands_the_engine_its_own_token() -> None:
+    # The wiring the two tests above rely on, checked without the engine: each worker thread's
+    # calls reach the workspace with the token of the MCP call they serve.
+    from ripsight import mcp_server
+
+    seen: list[Any] = []
+
+    class Recorder:
+        root = "/nowhere"
+
+        def grep(self, pattern: str, **kwargs: Any) -> str:
+            seen.append(kwargs.get("cancel"))
+            return pattern
+
+    view = mcp_server._CancellableWorkspace(Recorder())
+    assert view.root == "/nowhere"
+    first, second = object(), object()
+    for token in (first, second, None):
+        mcp_server._CALL_TOKEN.set(token)
+        assert view.grep("x") == "x"
+    mcp_server._CALL_TOKEN.set(None)
+    assert seen == [first, second, None]
 
 
 # -- the process ---------------------------------------------------------------------------------

@@ -395,16 +395,21 @@ class _Call:
 
 
 class _InFlight:
-    """The calls running now, so closing stdin can cancel them all (from any thread)."""
+    """The calls running now, so closing stdin can cancel them all (from any thread); a call
+    that starts after that is cancelled at once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._calls: set[_Call] = set()
+        self._closed_because: str | None = None
 
     @contextmanager
     def track(self, call: _Call) -> Iterator[_Call]:
         with self._lock:
             self._calls.add(call)
+            closed_because = self._closed_because
+        if closed_because is not None:
+            call.cancel(closed_because)
         try:
             yield call
         finally:
@@ -413,6 +418,7 @@ class _InFlight:
 
     def cancel_all(self, reason: str) -> int:
         with self._lock:
+            self._closed_because = reason
             calls = list(self._calls)
         for call in calls:
             call.cancel(reason)
@@ -488,8 +494,8 @@ class _Tools:
                         state.reason,
                     )
 
-        logger.debug("%s started", name)
         with self.in_flight.track(state):
+            logger.debug("%s started", name)
             try:
                 # abandon_on_cancel: a cancelled call answers the protocol at once; its thread
                 # sees the token and stops the engine (logged above when it does).
