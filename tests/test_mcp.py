@@ -19,13 +19,11 @@ from typing import Any
 
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
+from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from ripsight import ToolCall, Workspace, default_registry, to_dict
-from ripsight import _core
+from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
-
-from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
 from ripsight.workspace import _FIELDS
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.

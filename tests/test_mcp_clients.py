@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _mcp_helpers import SLOW_GREP, make_slow_tree, wire
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,7 +34,7 @@ README = (REPO / "README.md").read_text()
 def _block(heading: str, language: str) -> str:
     """The first ```language block after the README heading `heading`."""
     start = README.index(f"\n{heading}\n")
-    match = re.compile(rf"```{language}\n(.*?)```", re.S).search(README, start)
+    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(README, start)
     assert match is not None, f"no {language} block after {heading}"
     return match.group(1)
 

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from _mcp_helpers import wire
 
 pytestmark = pytest.mark.wheel

@@ -33,8 +33,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -376,15 +375,18 @@ class _CancellableWorkspace:
 
 
 class _Call:
-    """One tool call in flight: its cancel token and when (and why) it was cancelled."""
+    """One tool call: its cancel token, when (and why) it was cancelled, and whether its worker
+    thread started and finished (guarded by `_InFlight`'s lock)."""
 
-    __slots__ = ("cancelled_at", "name", "reason", "token")
+    __slots__ = ("cancelled_at", "finished", "name", "reason", "started", "token")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.token = _new_token()
         self.cancelled_at: float | None = None
         self.reason = ""
+        self.started = False
+        self.finished = False
 
     def cancel(self, reason: str) -> None:
         if self.cancelled_at is None:
@@ -395,26 +397,47 @@ class _Call:
 
 
 class _InFlight:
-    """The calls running now, so closing stdin can cancel them all (from any thread); a call
-    that starts after that is cancelled at once."""
+    """The calls not yet finished, so closing stdin can cancel them all (from any thread) and
+    the exit can wait for their threads.
+
+    A call counts from its request until its worker thread finishes, or until its request is
+    given up when no worker started: a call the client cancelled is answered at once, but its
+    thread runs until the engine sees the token, and the exit waits for that (so the engine's
+    threads are stopped, not killed). A call that arrives after stdin closed is cancelled at
+    once.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
         self._calls: set[_Call] = set()
         self._closed_because: str | None = None
 
-    @contextmanager
-    def track(self, call: _Call) -> Iterator[_Call]:
+    def add(self, call: _Call) -> None:
         with self._lock:
             self._calls.add(call)
             closed_because = self._closed_because
         if closed_because is not None:
             call.cancel(closed_because)
-        try:
-            yield call
-        finally:
-            with self._lock:
-                self._calls.discard(call)
+
+    def begin(self, call: _Call) -> bool:
+        """In the worker thread: False when the request was already given up (do nothing)."""
+        with self._lock:
+            call.started = not call.finished
+            return call.started
+
+    def end(self, call: _Call) -> None:
+        with self._lock:
+            call.finished = True
+            self._calls.discard(call)
+            self._idle.notify_all()
+
+    def give_up(self, call: _Call) -> None:
+        """The request is over; ends the call unless its worker started (the worker ends it)."""
+        with self._lock:
+            if call.started:
+                return
+        self.end(call)
 
     def cancel_all(self, reason: str) -> int:
         with self._lock:
@@ -423,6 +446,11 @@ class _InFlight:
         for call in calls:
             call.cancel(reason)
         return len(calls)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Blocks until every call finished (True) or `timeout` seconds passed (False)."""
+        with self._lock:
+            return self._idle.wait_for(lambda: not self._calls, timeout)
 
 
 def _call_result(
@@ -478,9 +506,11 @@ class _Tools:
         state = _Call(name)
         budget = self.registry.limits.max_result_chars
 
-        def answer() -> tuple[ToolResult, types.CallToolResult]:
+        def answer() -> tuple[ToolResult, types.CallToolResult] | None:
             # Runs in a worker thread with a copy of the task's context: the token is this
             # call's alone. Converting the typed result is Python work too: off the event loop.
+            if not self.in_flight.begin(state):
+                return None  # given up before this thread started: nobody waits for it
             _CALL_TOKEN.set(state.token)
             try:
                 result = self.registry.execute(call)
@@ -493,18 +523,23 @@ class _Tools:
                         (time.perf_counter() - state.cancelled_at) * 1000.0,
                         state.reason,
                     )
+                self.in_flight.end(state)
 
-        with self.in_flight.track(state):
-            logger.debug("%s started", name)
-            try:
-                # abandon_on_cancel: a cancelled call answers the protocol at once; its thread
-                # sees the token and stops the engine (logged above when it does).
-                result, answered = await anyio.to_thread.run_sync(
-                    answer, limiter=self.limiter, abandon_on_cancel=True
-                )
-            except anyio.get_cancelled_exc_class():
-                state.cancel("the client cancelled the call or closed the connection")
-                raise
+        self.in_flight.add(state)
+        logger.debug("%s started", name)
+        try:
+            # abandon_on_cancel: a cancelled call answers the protocol at once; its thread
+            # sees the token and stops the engine (logged above when it does).
+            answered = await anyio.to_thread.run_sync(
+                answer, limiter=self.limiter, abandon_on_cancel=True
+            )
+        except anyio.get_cancelled_exc_class():
+            state.cancel("the client cancelled the call or closed the connection")
+            raise
+        finally:
+            self.in_flight.give_up(state)
+        assert answered is not None  # the worker ran: the request was not given up
+        result, reply = answered
         logger.info(
             "%s %s in %.1f ms%s",
             name,
@@ -512,7 +547,7 @@ class _Tools:
             result.meta.get("duration_ms", 0.0),
             f" ({result.meta.get('error_type')})" if result.is_error else "",
         )
-        return answered
+        return reply
 
 
 def _instructions(registry: Registry) -> str:
@@ -627,3 +662,12 @@ async def serve_stdio(
     stdin = anyio.wrap_file(_WatchedStdin(on_eof))
     async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
         await server.run(read_stream, write_stream, server.create_initialization_options())
+    # Cancelled calls stop within milliseconds once the engine checks its token; a call that
+    # cannot (a tool without a token) is left behind after SHUTDOWN_GRACE seconds rather than
+    # holding the exit.
+    if not await anyio.to_thread.run_sync(tools.in_flight.wait_idle, SHUTDOWN_GRACE):
+        logger.warning("exiting with calls still running after %.0f s", SHUTDOWN_GRACE)
+
+
+#: Seconds the server waits at exit for the worker threads of cancelled calls to stop.
+SHUTDOWN_GRACE = 5.0
