@@ -659,8 +659,9 @@ async def serve_stdio(
         cancelled = tools.in_flight.cancel_all("the client closed stdin")
         logger.info("stdin closed; %d call(s) in flight cancelled", cancelled)
 
-    stdin = anyio.wrap_file(_WatchedStdin(on_eof))
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+    # wrap_file only calls readline (and what __getattr__ forwards) on the object it wraps.
+    stdin = anyio.wrap_file(_WatchedStdin(on_eof))  # type: ignore[arg-type]
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
     # Cancelled calls stop within milliseconds once the engine checks its token; a call that
     # cannot (a tool without a token) is left behind after SHUTDOWN_GRACE seconds rather than
