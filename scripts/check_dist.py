@@ -45,8 +45,10 @@ def check_wheel(wheel: Path, problems: list[str]) -> None:
             problems.append(f"{wheel.name}: no MIT LICENSE in .dist-info/licenses/")
         metadata_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
         metadata = email.parser.Parser().parsestr(archive.read(metadata_name).decode())
-        print(f"  License-Expression: {metadata.get('License-Expression')}, "
-              f"Requires-Python: {metadata.get('Requires-Python')}")
+        print(
+            f"  License-Expression: {metadata.get('License-Expression')}, "
+            f"Requires-Python: {metadata.get('Requires-Python')}"
+        )
         if metadata.get("License-Expression") != "MIT":
             problems.append(f"{wheel.name}: METADATA has no License-Expression: MIT")
         if metadata.get("Requires-Python") != ">=3.10":
@@ -86,8 +88,10 @@ def check_auditwheel(wheel: Path, problems: list[str]) -> None:
         print(f"    {line}")
     # auditwheel wraps its sentences: join them before looking for the policy.
     said = " ".join((done.stdout + done.stderr).split())
-    if done.returncode != 0 or 'is consistent with the following platform tag: "manylinux_2_17_' \
-            not in said:
+    if (
+        done.returncode != 0
+        or 'is consistent with the following platform tag: "manylinux_2_17_' not in said
+    ):
         problems.append(f"{wheel.name}: auditwheel show does not say manylinux_2_17")
 
 
@@ -95,8 +99,14 @@ def check_sdist(sdist: Path, problems: list[str]) -> None:
     print(f"sdist: {sdist.name}")
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    for needed in ("LICENSE", "pyproject.toml", "Cargo.toml", "Cargo.lock",
-                   "rust_core/Cargo.toml", "python/ripsight/__init__.py"):
+    for needed in (
+        "LICENSE",
+        "pyproject.toml",
+        "Cargo.toml",
+        "Cargo.lock",
+        "rust_core/Cargo.toml",
+        "python/ripsight/__init__.py",
+    ):
         if needed not in names:
             problems.append(f"{sdist.name}: {needed} missing")
     print(f"  {len(names)} files, LICENSE {'present' if 'LICENSE' in names else 'MISSING'}")

@@ -82,11 +82,17 @@ class RawClient:
                 return message  # type: ignore[no-any-return]
 
     def initialize(self) -> dict[str, Any]:
-        self.send({
-            "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "raw", "version": "0"}},
-        })
+        self.send(
+            {
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
+        )
         init = self.response(0)
         self.send({"method": "notifications/initialized"})
         return init

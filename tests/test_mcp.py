@@ -84,7 +84,6 @@ def run_session(
     return wire(result)
 
 
-
 def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key != "elapsed_ms"}
 
@@ -191,7 +190,10 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
 
     glob_paths = results[0]["structuredContent"]["paths"]
     assert glob_paths == [
-        "build/generated.py", "src/app.py", "src/pkg/__init__.py", "src/pkg/util.py"
+        "build/generated.py",
+        "src/app.py",
+        "src/pkg/__init__.py",
+        "src/pkg/util.py",
     ]
     grep_paths = {line["path"] for line in results[2]["structuredContent"]["lines"]}
     assert grep_paths == {"build/generated.py", "notes.secret", "src/app.py", "src/pkg/util.py"}
@@ -431,9 +433,7 @@ def test_the_structured_budget_follows_max_result_chars(tree: Path, tmp_path: Pa
     async def body(session: ClientSession) -> list[Any]:
         return [await session.call_tool(name, args) for name, args in calls]
 
-    glob, read = run_session(
-        _server(tree, "--max-result-chars", "400"), body, tmp_path / "err.log"
-    )
+    glob, read = run_session(_server(tree, "--max-result-chars", "400"), body, tmp_path / "err.log")
     for result in (glob, read):
         assert len(json.dumps(result["structuredContent"], ensure_ascii=False)) <= 400
     full_glob = to_dict(Workspace(tree).glob("**/*"))
@@ -490,13 +490,24 @@ needs_cancel_token = pytest.mark.skipif(
 
 def _slow_server(root: Path) -> RawClient:
     # A budget far beyond the test's patience: only cancellation can stop the search early.
-    client = RawClient([
-        sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(root),
-        "--time-budget", "600", "--log-level", "debug",
-    ])
+    client = RawClient(
+        [
+            sys.executable,
+            "-m",
+            "ripsight.cli",
+            "mcp",
+            "--root",
+            str(root),
+            "--time-budget",
+            "600",
+            "--log-level",
+            "debug",
+        ]
+    )
     client.initialize()
-    client.send({"id": 1, "method": "tools/call", "params": {"name": "grep",
-                                                               "arguments": SLOW_GREP}})
+    client.send(
+        {"id": 1, "method": "tools/call", "params": {"name": "grep", "arguments": SLOW_GREP}}
+    )
     client.wait_for_log(r"ripsight\.mcp: grep started", timeout=30)
     time.sleep(0.3)  # well inside the search, which takes many seconds
     return client
@@ -506,13 +517,22 @@ def _slow_server(root: Path) -> RawClient:
 def test_a_call_the_client_cancels_stops_its_search_within_100_ms(slow_tree: Path) -> None:
     client = _slow_server(slow_tree)
     try:
-        client.send({"method": "notifications/cancelled",
-                     "params": {"requestId": 1, "reason": "the user pressed stop"}})
+        client.send(
+            {
+                "method": "notifications/cancelled",
+                "params": {"requestId": 1, "reason": "the user pressed stop"},
+            }
+        )
         stopped = client.wait_for_log(r"grep stopped ([\d.]+) ms after it was cancelled", 30)
         assert float(stopped.group(1)) < 100.0, stopped.group(0)
         # The server goes on serving.
-        client.send({"id": 2, "method": "tools/call",
-                     "params": {"name": "glob", "arguments": {"pattern": "d00/*"}}})
+        client.send(
+            {
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "glob", "arguments": {"pattern": "d00/*"}},
+            }
+        )
         answer = client.response(2)["result"]
         assert answer["isError"] is False and "d00/f0000.txt" in answer["content"][0]["text"]
     finally:
@@ -581,8 +601,7 @@ def test_notifications_cancelled_reaches_the_token_of_its_call(tmp_path: Path) -
     # above once the engine has CancelToken.
     client = _waiting_server(tmp_path)
     try:
-        client.send({"id": 2, "method": "tools/call", "params": {"name": "wait",
-                                                                   "arguments": {}}})
+        client.send({"id": 2, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
         client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
         client.send({"method": "notifications/cancelled", "params": {"requestId": 1}})
         stopped = client.wait_for_log(r"wait stopped ([\d.]+) ms after it was cancelled", 30)
@@ -662,18 +681,34 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
     stderr_path = tmp_path / "stderr.log"
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tree),
-             "--log-level", "info"],
+            [
+                sys.executable,
+                "-m",
+                "ripsight.cli",
+                "mcp",
+                "--root",
+                str(tree),
+                "--log-level",
+                "info",
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
         )
         try:
-            _rpc(process, {
-                "jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "hand-written", "version": "0"}},
-            })
+            _rpc(
+                process,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "hand-written", "version": "0"},
+                    },
+                },
+            )
             init = _read_response(process, 1)
             assert init["result"]["serverInfo"]["name"] == "ripsight"
             assert init["result"]["protocolVersion"] == "2025-06-18"
@@ -682,10 +717,15 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             listed = _read_response(process, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == ["glob", "grep", "read_file"]
             assert all("outputSchema" in t for t in listed["result"]["tools"])
-            _rpc(process, {
-                "jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                "params": {"name": "edit_file", "arguments": {"path": "x"}},
-            })
+            _rpc(
+                process,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "edit_file", "arguments": {"path": "x"}},
+                },
+            )
             called = _read_response(process, 3)["result"]
             assert called["isError"] is True
             assert "no tool named edit_file" in called["content"][0]["text"]
@@ -708,11 +748,22 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
 def test_mcp_help_documents_the_configuration() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ripsight.cli", "mcp", "--help"],
-        check=False, capture_output=True, text=True, timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0
-    for flag in ("--root", "--exclude-dir", "--no-default-excludes", "--deny", "--time-budget",
-                 "--max-result-chars", "--log-level", "ripsight[mcp]"):
+    for flag in (
+        "--root",
+        "--exclude-dir",
+        "--no-default-excludes",
+        "--deny",
+        "--time-budget",
+        "--max-result-chars",
+        "--log-level",
+        "ripsight[mcp]",
+    ):
         assert flag in done.stdout
 
 
@@ -725,7 +776,12 @@ def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(shadow))
     done = subprocess.run(
         [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tmp_path)],
-        check=False, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert done.stdout == ""
@@ -737,7 +793,11 @@ def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
 def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tmp_path / "nope")],
-        check=False, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1

@@ -62,8 +62,13 @@ def _run_snippet(heading: str, root: Path, tmp_path: Path) -> str:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(_ripsight()).parent), env.get("PATH", "")])
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=env,
-        check=False, cwd=tmp_path,
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
@@ -126,12 +131,19 @@ def test_langchain_gets_the_text_and_keeps_the_data_as_artifact(repo: Path) -> N
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
     async def main() -> Any:
-        client = MultiServerMCPClient({"ripsight": {
-            "transport": "stdio", "command": sys.executable, "args": _server_args(repo),
-        }})
+        client = MultiServerMCPClient(
+            {
+                "ripsight": {
+                    "transport": "stdio",
+                    "command": sys.executable,
+                    "args": _server_args(repo),
+                }
+            }
+        )
         grep = next(tool for tool in await client.get_tools() if tool.name == "grep")
-        return await grep.ainvoke({"type": "tool_call", "id": "call_1", "name": "grep",
-                                   "args": {"pattern": "TODO"}})
+        return await grep.ainvoke(
+            {"type": "tool_call", "id": "call_1", "name": "grep", "args": {"pattern": "TODO"}}
+        )
 
     message = asyncio.run(asyncio.wait_for(main(), 120))
     text = "".join(block["text"] for block in message.content if block.get("type") == "text")
@@ -188,9 +200,7 @@ def test_client_configuration_starts_a_working_server(
 
     command, args, cwd = _configured_server(heading, repo)
     assert command in ("ripsight", "/absolute/path/to/ripsight")
-    params = StdioServerParameters(
-        command=_ripsight(), args=args, cwd=str(cwd) if cwd else None
-    )
+    params = StdioServerParameters(command=_ripsight(), args=args, cwd=str(cwd) if cwd else None)
 
     async def main() -> tuple[Any, Any]:
         with (tmp_path / "err.log").open("w") as err:

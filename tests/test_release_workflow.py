@@ -27,9 +27,18 @@ def workflow() -> dict[str, Any]:
 def test_the_workflow_matches_githubs_schema() -> None:
     pytest.importorskip("check_jsonschema")
     done = subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema",
-         "vendor.github-workflows", str(WORKFLOW)],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(WORKFLOW),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -38,7 +47,11 @@ def test_every_platform_builds_with_the_local_script(workflow: dict[str, Any]) -
     build = workflow["jobs"]["wheels"]
     platforms = {entry["platform"]: entry["os"] for entry in build["strategy"]["matrix"]["include"]}
     assert set(platforms) == {
-        "linux-x86_64", "linux-aarch64", "macos-x86_64", "macos-arm64", "windows-x86_64"
+        "linux-x86_64",
+        "linux-aarch64",
+        "macos-x86_64",
+        "macos-arm64",
+        "windows-x86_64",
     }
     runs = [step.get("run", "") for step in build["steps"]]
     assert runs.count("scripts/build-wheel") == 1  # the same command, not a copy of its flags

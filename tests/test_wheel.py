@@ -63,9 +63,19 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     python = _bin_dir(venv) / ("python.exe" if sys.platform == "win32" else "python")
     # --only-binary: nothing is compiled, not ripsight and not a dependency.
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "--only-binary", ":all:", f"{wheel}[mcp]"],
-        check=True, timeout=600,
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--only-binary",
+            ":all:",
+            f"{wheel}[mcp]",
+        ],
+        check=True,
+        timeout=600,
     )
     path = _no_rust_path(venv)
     env = {"PATH": path, "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
@@ -78,8 +88,13 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 
 def _run(installed: dict[str, Any], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [installed["ripsight"], *args], cwd=cwd, env=installed["env"], capture_output=True,
-        text=True, timeout=120, check=False,
+        [installed["ripsight"], *args],
+        cwd=cwd,
+        env=installed["env"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -90,14 +105,24 @@ def test_the_wheel_is_the_abi3_build_and_imports_from_the_venv(
     with zipfile.ZipFile(wheel) as archive:
         assert any(name.endswith(".dist-info/licenses/LICENSE") for name in archive.namelist())
     done = subprocess.run(
-        [str(installed["python"]), "-c",
-         "import ripsight, ripsight._core as c; print(ripsight.__file__); print(c.__file__)"],
-        cwd=tmp_path, env=installed["env"], capture_output=True, text=True, timeout=60,
+        [
+            str(installed["python"]),
+            "-c",
+            "import ripsight, ripsight._core as c; print(ripsight.__file__); print(c.__file__)",
+        ],
+        cwd=tmp_path,
+        env=installed["env"],
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=True,
     )
     module, extension = done.stdout.split()
-    site = Path(sysconfig.get_path("purelib", vars={"base": str(installed["venv"]),
-                                                     "platbase": str(installed["venv"])}))
+    site = Path(
+        sysconfig.get_path(
+            "purelib", vars={"base": str(installed["venv"]), "platbase": str(installed["venv"])}
+        )
+    )
     assert Path(module).is_relative_to(site) and Path(extension).is_relative_to(site)
     assert ".abi3." in Path(extension).name or extension.endswith(".pyd")
 
@@ -163,7 +188,10 @@ def _other_pythons() -> list[str]:
             continue
         done = subprocess.run(
             [candidate, "-c", "import sys; print(sys.implementation.name, *sys.version_info[:2])"],
-            capture_output=True, text=True, timeout=60, check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
         parts = done.stdout.split()
         if done.returncode != 0 or len(parts) != 3 or parts[0] != "cpython":
@@ -184,9 +212,19 @@ def test_the_one_wheel_runs_on_other_pythons(
     venv = tmp_path / "venv"
     subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
     subprocess.run(
-        [str(_bin_dir(venv) / "python"), "-m", "pip", "install", "--quiet",
-         "--disable-pip-version-check", "--only-binary", ":all:", str(wheel)],
-        check=True, timeout=600,
+        [
+            str(_bin_dir(venv) / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--only-binary",
+            ":all:",
+            str(wheel),
+        ],
+        check=True,
+        timeout=600,
     )
     env = {"PATH": _no_rust_path(venv), "HOME": os.environ.get("HOME", "/tmp")}
     repo = tmp_path / "repo"
@@ -194,7 +232,11 @@ def test_the_one_wheel_runs_on_other_pythons(
     (repo / "a.txt").write_text("abi3 works\n")
     done = subprocess.run(
         [str(_bin_dir(venv) / "ripsight"), "grep", "abi3", "--root", str(repo)],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert "a.txt:1:abi3 works" in done.stdout

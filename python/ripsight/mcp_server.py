@@ -34,7 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import anyio.to_thread
@@ -95,8 +95,10 @@ def _object(properties: dict[str, Any], description: str | None = None) -> dict[
 
 _SKIPPED = _object(
     {
-        "ignored": _int("Skip-set directories (such as .git and node_modules) left out, each "
-                        "counted once; files hidden by ignore files are not counted."),
+        "ignored": _int(
+            "Skip-set directories (such as .git and node_modules) left out, each "
+            "counted once; files hidden by ignore files are not counted."
+        ),
         "binary": _int("Binary files (NUL byte) not searched."),
         "denied": _int("Files covered by the deny rules (secrets policy)."),
         "unreadable": _int("Entries the operating system refused to open."),
@@ -332,7 +334,9 @@ class _NoReadState(ReadState):
 
 
 #: The engine cancel token of the tool call the current worker thread serves.
-_CALL_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar("ripsight_mcp_cancel", default=None)
+_CALL_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "ripsight_mcp_cancel", default=None
+)
 
 
 def _new_token() -> Any:
@@ -453,9 +457,7 @@ class _InFlight:
             return self._idle.wait_for(lambda: not self._calls, timeout)
 
 
-def _call_result(
-    result: ToolResult, structured_content: bool, budget: int
-) -> types.CallToolResult:
+def _call_result(result: ToolResult, structured_content: bool, budget: int) -> types.CallToolResult:
     structured: dict[str, Any] | None = None
     if structured_content and not result.is_error:
         engine_result = result.meta.get(ENGINE_RESULT_KEY)
@@ -569,19 +571,22 @@ def _build(tools: _Tools, name: str) -> Server[Any]:
     from . import __version__
 
     instructions = _instructions(tools.registry)
+    # Typed as Any: the constructor and the registration differ between the SDK majors, and the
+    # type checker sees only the installed one.
+    server_class: Any = Server
     if _SDK_HAS_DECORATORS:  # SDK 1.x
-        server: Any = Server(name, version=__version__, instructions=instructions)
+        server = server_class(name, version=__version__, instructions=instructions)
 
-        @server.list_tools()  # type: ignore[misc]
         async def list_tools() -> list[types.Tool]:
             return tools.list()
 
-        @server.call_tool(validate_input=False)  # type: ignore[misc]
         async def call_tool(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-            # validate_input=False: the registry checks arguments and says how to fix them.
             return await tools.call(server.request_context.request_id, tool, arguments)
 
-        return server  # type: ignore[no-any-return]
+        server.list_tools()(list_tools)
+        # validate_input=False: the registry checks arguments and says how to fix them.
+        server.call_tool(validate_input=False)(call_tool)
+        return cast("Server[Any]", server)
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools.list())
@@ -589,14 +594,17 @@ def _build(tools: _Tools, name: str) -> Server[Any]:
     async def on_call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         return await tools.call(ctx.request_id, params.name, params.arguments)
 
-    return Server(  # type: ignore[call-arg]
-        name,
-        version=__version__,
-        title="ripsight",
-        description="Fast, bounded, read-only glob, grep and read_file for coding agents.",
-        instructions=instructions,
-        on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
+    return cast(
+        "Server[Any]",
+        server_class(
+            name,
+            version=__version__,
+            title="ripsight",
+            description="Fast, bounded, read-only glob, grep and read_file for coding agents.",
+            instructions=instructions,
+            on_list_tools=on_list_tools,
+            on_call_tool=on_call_tool,
+        ),
     )
 
 
