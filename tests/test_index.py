@@ -479,6 +479,7 @@ def test_kernel_indexed_answers_equal_cold_ones(query) -> None:
     kwargs = {k: v for k, v in query.items() if v is not None and k != "path"}
     kwargs["path"] = "drivers/net" if query["path"] else None
     same(ws, Path(str(KERNEL)), "grep", kwargs)
+    assert ws.index_status()["cold_calls"] == 0  # the index answered every call
 
 
 _KERNEL_WS: list[Workspace] = []
