@@ -8,15 +8,21 @@
 //!    overflow re-walks the whole tree and keeps only documents whose file metadata did not
 //!    change. A watch that cannot be added stops the table from answering.
 //! 2. If the table cannot answer for the requested directory (still building, a watch failed,
-//!    a path through a symlink, a directory the root walk never entered, a single file), the
-//!    cold engine answers.
+//!    a directory the root walk never entered (ignored, or an explicit path whose real path is
+//!    outside the table), a single file, a tree with non-UTF-8 names), the cold engine answers.
 //! 3. Otherwise the regex is planned into a trigram query ([`plan`]), the index gives the files
 //!    that can match, and exactly those (plus every file the index does not describe) are
 //!    searched by the cold engine's per-file search ([`crate::grep`]); the others are counted as
 //!    searched without a match, which is what reading them would give: they are text files whose
 //!    contents lack a trigram every match needs. Skip counts come from the table.
 //!
-//! Answers are therefore the cold engine's, which the tests check on generated trees.
+//! Answers are therefore the cold engine's, which the tests check on generated trees and the
+//! Linux tree (`tests/test_index.py`).
+//!
+//! Threads: one builds the table and the index (the build itself uses the workspace's thread
+//! count), one re-indexes in the background after many changes; a grep with many candidates
+//! searches them on scoped threads. `close()` (or dropping the index) stops and joins them and
+//! closes the watcher.
 
 mod persist;
 mod plan;
