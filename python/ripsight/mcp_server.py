@@ -77,7 +77,9 @@ _SKIPPED = _object(
         "unreadable": _int("Entries the operating system refused to open."),
         "special": _int("FIFOs, sockets and devices, never opened."),
         "too_large": _int("Files too large to search."),
-        "outside_root": _int("Symlinks pointing outside the workspace root, not followed."),
+        "outside_root": _int("Requested paths (or links in them) leading outside the root."),
+        "symlink": _int("Symlinks met by the walk, never followed (pass one as path to look "
+                        "inside)."),
     },
     "What the walk or search passed over, by reason.",
 )
