@@ -452,6 +452,24 @@ def test_a_persisted_index_is_loaded_and_checked_against_the_tree(tmp_path: Path
         assert other.index_status()["loaded"] is False
 
 
+def test_writes_through_another_hard_link_are_seen(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 15)
+    (root / "src").mkdir(exist_ok=True)
+    (root / "src" / "linked.py").write_text("alpha\n")
+    os.link(root / "src" / "linked.py", tmp_path / "outside_name.py")
+    os.link(root / "src" / "linked.py", root / "other_name.py")
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        # The watcher hears nothing of a write through a name outside the tree.
+        with open(tmp_path / "outside_name.py", "a") as f:
+            f.write("cassini\n")
+        same(ws, root, "grep", {"pattern": "cassini", "output_mode": "count"})
+        with open(root / "other_name.py", "a") as f:
+            f.write("PM_RESUME\n")
+        same(ws, root, "grep", {"pattern": "PM_RESUME", "output_mode": "count"})
+        assert ws.index_status()["warm_calls"] >= 2
+
+
 def test_symlinks_are_answered_exactly(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree", 13)
     (root / "src").mkdir(exist_ok=True)

@@ -65,6 +65,9 @@ pub struct FileIdentity {
     /// Status change time in nanoseconds since the Unix epoch (the warm index trusts an
     /// unchanged file only when this is old enough).
     pub ctime_ns: i64,
+    /// Hard links to the file (the warm index never trusts a file with more than one: a write
+    /// through another name is reported for that name only).
+    pub nlink: u64,
 }
 
 impl FileIdentity {
@@ -82,6 +85,7 @@ impl FileIdentity {
             ctime_ns: (st.st_ctime as i64)
                 .saturating_mul(1_000_000_000)
                 .saturating_add(st.st_ctime_nsec as i64),
+            nlink: st.st_nlink as u64,
         }
     }
 

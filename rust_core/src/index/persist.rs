@@ -19,7 +19,7 @@ use super::source::FileMeta;
 use super::table::FileEntry;
 use crate::workspace::Workspace;
 
-const MAGIC: &[u8; 8] = b"RSIDX001";
+const MAGIC: &[u8; 8] = b"RSIDX002";
 
 /// The file holding the copy for `workspace` inside `dir`.
 fn file_for(dir: &Path, workspace: &Workspace) -> PathBuf {
@@ -163,6 +163,7 @@ pub(crate) fn save(
             w.i128(m.ctime_ns)?;
             w.u64(m.dev)?;
             w.u64(m.ino)?;
+            w.u64(m.links)?;
             w.u64(u64::from(entry.trusted))?;
             w.u64(entry.doc.map_or(u64::MAX, u64::from))?;
         }
@@ -203,6 +204,7 @@ pub(crate) fn load(dir: &Path, workspace: &Workspace) -> Option<Saved> {
                 ctime_ns: r.i128()?,
                 dev: r.u64()?,
                 ino: r.u64()?,
+                links: r.u64()?,
             };
             let trusted = r.u64()? == 1;
             let doc = u32::try_from(r.u64()?).ok();

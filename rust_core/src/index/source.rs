@@ -28,9 +28,18 @@ pub(crate) struct FileMeta {
     pub(crate) ctime_ns: i128,
     pub(crate) dev: u64,
     pub(crate) ino: u64,
+    /// Hard links to the file. A file with several may change under another name, which the
+    /// watcher reports for that name only (or not at all, outside the tree): the index never
+    /// describes such a file, every query searches it.
+    pub(crate) links: u64,
 }
 
 impl FileMeta {
+    /// Whether the index may describe this file's contents (see `links`).
+    pub(crate) fn indexable(&self) -> bool {
+        self.links <= 1
+    }
+
     fn of(identity: &FileIdentity) -> FileMeta {
         FileMeta {
             size: identity.size,
@@ -38,6 +47,7 @@ impl FileMeta {
             ctime_ns: i128::from(identity.ctime_ns),
             dev: identity.dev,
             ino: identity.ino,
+            links: identity.nlink,
         }
     }
 

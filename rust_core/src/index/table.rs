@@ -89,6 +89,7 @@ impl Table {
     /// Adds or replaces a file. `doc` is kept only when the caller proved the contents unchanged.
     pub(crate) fn put_file(&mut self, path: String, meta: FileMeta, doc: Option<u32>) {
         let generation = self.bump();
+        let doc = doc.filter(|_| meta.indexable());
         if doc.is_none() {
             self.unindexed.insert(path.clone());
         } else {
@@ -131,6 +132,7 @@ impl Table {
         if let Some(entry) = self.files.get_mut(path)
             && entry.generation == generation
         {
+            let doc = doc.filter(|_| entry.meta.indexable());
             entry.doc = doc;
             if doc.is_some() {
                 self.unindexed.remove(path);
