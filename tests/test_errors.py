@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import ripsight
 import ripsight.errors as errors
 from _trees import make_tree
 from ripsight import (
+    CancelledError,
     DeniedError,
     EngineError,
     InvalidArgumentError,
@@ -35,6 +37,7 @@ BUILTIN = {
     PatternError: ValueError,
     InvalidArgumentError: ValueError,
     UnreadableError: PermissionError,
+    CancelledError: concurrent.futures.CancelledError,
     EngineError: RuntimeError,
 }
 
@@ -183,3 +186,42 @@ def test_missing_root(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as info:
         Workspace(tmp_path / "no_such_repo")
     assert isinstance(info.value, RipsightError)
+
+
+def test_a_cancelled_token_raises_cancelled_error_in_every_method(repo: Path) -> None:
+    ws = Workspace(repo)
+    token = ripsight.CancelToken()
+    assert token.cancelled is False
+    token.cancel()
+    assert token.cancelled is True
+    for call in (
+        lambda: ws.glob("**/*", cancel=token),
+        lambda: ws.grep("print", cancel=token),
+        lambda: ws.read_file("src/main.py", cancel=token),
+    ):
+        with pytest.raises(CancelledError):
+            call()
+    # A fresh token, or none, leaves calls alone.
+    assert ws.grep("print", cancel=ripsight.CancelToken()).total_matches == 1
+    assert ws.grep("print").total_matches == 1
+
+
+def test_a_token_cancelled_from_another_thread_stops_its_calls(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    # Many files: the walk checks the token per entry. Without the token the search runs long.
+    for i in range(300):
+        (tmp_path / f"f{i:03}.txt").write_text("abc\n" * 2000)
+    ws = Workspace(tmp_path, threads=1, time_budget=600)
+    token = ripsight.CancelToken()
+    timer = threading.Timer(0.05, token.cancel)
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(CancelledError):
+            while True:  # repeat until the cancel lands during a call
+                ws.grep(r"\b\w+\b\d", cancel=token)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 5

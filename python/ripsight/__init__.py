@@ -9,6 +9,7 @@ from __future__ import annotations
 from ._core import __version__
 from ._core import truncate_middle as _truncate_middle
 from .errors import (
+    CancelledError,
     DeniedError,
     EngineError,
     InvalidArgumentError,
@@ -26,7 +27,7 @@ from .messages import anthropic_messages, follow_up, openai_chat_messages, opena
 from .registry import Registry, ToolContext, default_registry
 from .streaming import ToolCallAccumulator
 from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
-from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
+from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, CancelToken, Workspace, to_dict
 
 
 def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -> str:
@@ -44,6 +45,7 @@ def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -
 __all__ = [
     "__version__",
     "Workspace",
+    "CancelToken",
     "DEFAULT_EXCLUDE_DIRS",
     "DEFAULT_DENY_GLOBS",
     "to_dict",
@@ -58,6 +60,7 @@ __all__ = [
     "PatternError",
     "InvalidArgumentError",
     "UnreadableError",
+    "CancelledError",
     "EngineError",
     # protocol layer
     "Registry",

@@ -33,6 +33,8 @@ class SkipCounts:
     @property
     def too_large(self) -> int: ...
     @property
+    def line_too_long(self) -> int: ...
+    @property
     def outside_root(self) -> int: ...
 
 @final
@@ -172,6 +174,14 @@ class ReadResult:
         """"LF", "CRLF", "mixed", "CR" or "none"; same coverage as `encoding`."""
 
 @final
+class CancelToken:
+    """Cancels the calls made with it: they stop and raise `ripsight.errors.CancelledError`."""
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
+@final
 class Engine:
     def __init__(
         self,
@@ -187,7 +197,15 @@ class Engine:
     @property
     def root(self) -> str: ...
     def glob(
-        self, pattern: str, /, *, path: str | None, limit: int | None, offset: int, sort: str
+        self,
+        pattern: str,
+        /,
+        *,
+        path: str | None,
+        limit: int | None,
+        offset: int,
+        sort: str,
+        cancel: CancelToken | None = None,
     ) -> GlobResult: ...
     def grep(
         self,
@@ -204,10 +222,18 @@ class Engine:
         limit: int | None,
         offset: int,
         max_line_chars: int = 120,
+        cancel: CancelToken | None = None,
     ) -> GrepResult:
         """`max_line_chars` below `MIN_LINE_CHARS` raises InvalidArgumentError."""
     def read_file(
-        self, path: str, /, *, offset: int, limit: int, max_line_chars: int = 500
+        self,
+        path: str,
+        /,
+        *,
+        offset: int,
+        limit: int,
+        max_line_chars: int = 500,
+        cancel: CancelToken | None = None,
     ) -> ReadResult:
         """`max_line_chars` below `MIN_LINE_CHARS` raises InvalidArgumentError."""
 

@@ -7,6 +7,8 @@ Messages are written for a model: they say what was wrong and what to do instead
 
 from __future__ import annotations
 
+import concurrent.futures
+
 __all__ = [
     "RipsightError",
     "PathNotFoundError",
@@ -18,6 +20,7 @@ __all__ = [
     "PatternError",
     "InvalidArgumentError",
     "UnreadableError",
+    "CancelledError",
     "EngineError",
 ]
 
@@ -81,6 +84,12 @@ class UnreadableError(RipsightError, PermissionError):
     """The operating system refused access to the file."""
 
     kind = "permission_denied"
+
+
+class CancelledError(RipsightError, concurrent.futures.CancelledError):
+    """The call's `CancelToken` was cancelled before it finished."""
+
+    kind = "cancelled"
 
 
 class EngineError(RipsightError, RuntimeError):

@@ -74,6 +74,7 @@ _SKIPPED = _object(
         "unreadable": _int("Entries the operating system refused to open."),
         "special": _int("FIFOs, sockets and devices, never opened."),
         "too_large": _int("Files too large to search."),
+        "line_too_long": _int("Files with a line too long to hold in memory, not searched."),
         "outside_root": _int("Symlinks pointing outside the workspace root, not followed."),
     },
     "What the walk or search passed over, by reason.",

@@ -309,6 +309,8 @@ def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
         parts.append(f"{_plural(skipped.special, 'special file')} (FIFO, socket, device)")
     if getattr(skipped, "too_large", 0):
         parts.append(f"{_plural(skipped.too_large, 'file')} too large to search")
+    if getattr(skipped, "line_too_long", 0):
+        parts.append(f"{_plural(skipped.line_too_long, 'file')} with a line too long to search")
     if getattr(skipped, "outside_root", 0):
         parts.append(f"{_plural(skipped.outside_root, 'symlink')} pointing outside the root")
     return parts

@@ -18,11 +18,12 @@ from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
 
-__all__ = ["Workspace", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
+__all__ = ["Workspace", "CancelToken", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
 DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
 
+CancelToken = _core.CancelToken
 GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
@@ -55,6 +56,10 @@ class Workspace:
         threads: worker threads; 0 means one per core.
         respect_ignore_files: honour .gitignore (inside git repositories), .ignore and
             .ripsightignore (default True).
+
+    Every method takes ``cancel``, a :class:`CancelToken`: another thread's ``cancel.cancel()``
+    stops the call, which raises :class:`ripsight.errors.CancelledError`. Ctrl-C stops a call
+    too, raising ``KeyboardInterrupt`` within 100 ms.
     """
 
     __slots__ = ("_engine",)
@@ -91,6 +96,7 @@ class Workspace:
         limit: int | None = DEFAULT_LIMITS.glob_limit,
         offset: int = 0,
         sort: Literal["path", "mtime"] = "path",
+        cancel: CancelToken | None = None,
     ) -> GlobResult:
         """Files under `path` matching `pattern` (``**/*.py``, ``src/*.{c,h}``), one page.
 
@@ -100,7 +106,7 @@ class Workspace:
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
         return self._engine.glob(
-            pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort
+            pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort, cancel=cancel
         )
 
     def grep(
@@ -116,6 +122,7 @@ class Workspace:
         limit: int | None = DEFAULT_LIMITS.grep_limit,
         offset: int = 0,
         max_line_chars: int = DEFAULT_LIMITS.grep_line_chars,
+        cancel: CancelToken | None = None,
     ) -> GrepResult:
         """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
 
@@ -139,6 +146,7 @@ class Workspace:
             limit=limit,
             offset=offset,
             max_line_chars=max_line_chars,
+            cancel=cancel,
         )
 
     def read_file(
@@ -147,6 +155,7 @@ class Workspace:
         offset: int = 1,
         limit: int = DEFAULT_LIMITS.read_limit,
         max_line_chars: int = DEFAULT_LIMITS.read_line_chars,
+        cancel: CancelToken | None = None,
     ) -> ReadResult:
         """Lines `offset` .. `offset + limit - 1` of one file (default 400 lines), numbered, with
         the file's line total. Each line is cut to `max_line_chars` characters (default 500, at
@@ -156,7 +165,11 @@ class Workspace:
         _check_int("limit", limit, 1)
         _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         return self._engine.read_file(
-            os.fspath(path), offset=offset, limit=limit, max_line_chars=max_line_chars
+            os.fspath(path),
+            offset=offset,
+            limit=limit,
+            max_line_chars=max_line_chars,
+            cancel=cancel,
         )
 
     def __repr__(self) -> str:
@@ -175,7 +188,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
                    "total_lines_estimated", "next_offset", "encoding", "line_ending"),
     "ReadLine": ("number", "text", "cut_from"),
     "SkipCounts": ("ignored", "binary", "denied", "unreadable", "special", "too_large",
-                   "outside_root"),
+                   "line_too_long", "outside_root"),
 }
 
 

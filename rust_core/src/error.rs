@@ -64,6 +64,8 @@ pub enum CoreError {
         /// The path relative to the root.
         path: String,
     },
+    /// The call's cancellation token was cancelled before it finished.
+    Cancelled,
     /// Any other I/O failure.
     Io {
         /// The path relative to the root, or empty.
@@ -86,6 +88,7 @@ impl CoreError {
             CoreError::InvalidPattern { .. } => "invalid_pattern",
             CoreError::InvalidArgument { .. } => "invalid_argument",
             CoreError::PermissionDenied { .. } => "permission_denied",
+            CoreError::Cancelled => "cancelled",
             CoreError::Io { .. } => "io",
         }
     }
@@ -152,6 +155,7 @@ impl fmt::Display for CoreError {
                 f,
                 "{path} cannot be read: the operating system denied permission."
             ),
+            CoreError::Cancelled => f.write_str("the call was cancelled."),
             CoreError::Io { path, source } => {
                 if path.is_empty() {
                     write!(f, "I/O error: {source}")

@@ -21,6 +21,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod error;
 pub mod grep;
 pub mod read;

@@ -8,10 +8,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crossbeam_channel::RecvTimeoutError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
+use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, OutputMode};
 use crate::read::{self, ContentKind, ReadOptions};
@@ -49,6 +51,7 @@ fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
         CoreError::InvalidPattern { .. } => "PatternError",
         CoreError::InvalidArgument { .. } => "InvalidArgumentError",
         CoreError::PermissionDenied { .. } => "UnreadableError",
+        CoreError::Cancelled => "CancelledError",
         CoreError::Io { .. } => "EngineError",
     };
     raise(py, class_name, error.to_string())
@@ -65,21 +68,68 @@ fn raise(py: Python<'_>, class_name: &str, message: String) -> PyErr {
     }
 }
 
-/// Runs `work` with the GIL released, turning engine errors and panics into Python exceptions.
-fn run_detached<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+/// How often a waiting call looks for Python signals (Ctrl-C): well under the 100 ms a
+/// `KeyboardInterrupt` may take, and rare enough to cost nothing measurable.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
+/// After a signal, how long the call waits for the engine to notice its cancelled token before
+/// raising anyway (the engine's threads then stop on their own).
+const STOP_WAIT: Duration = Duration::from_millis(40);
+
+/// The message of a Rust panic caught at the binding.
+fn panic_detail(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+type Outcome<T> = std::thread::Result<Result<T, CoreError>>;
+
+/// Runs `work` on an engine thread while this thread, with the GIL released, waits for it and
+/// looks for Python signals every [`SIGNAL_POLL`]. A signal whose handler raises (Ctrl-C:
+/// `KeyboardInterrupt`) cancels `cancel`, so every loop of the engine stops, and the exception
+/// is raised at once. Engine errors and panics become Python exceptions.
+fn run_detached<T, F>(py: Python<'_>, cancel: &CancelToken, work: F) -> PyResult<T>
 where
-    T: Send,
-    F: FnOnce() -> Result<T, CoreError> + Send,
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, CoreError> + Send + 'static,
 {
-    match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+    let (sender, receiver) = crossbeam_channel::bounded::<Outcome<T>>(1);
+    let spawned = std::thread::Builder::new()
+        .name("ripsight-call".into())
+        .spawn(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(work));
+            // The caller may have gone (interrupted): nothing to deliver then.
+            let _ = sender.send(outcome);
+        });
+    if let Err(error) = spawned {
+        return Err(raise(
+            py,
+            "EngineError",
+            format!("could not start an engine thread: {error}"),
+        ));
+    }
+    let outcome = loop {
+        match py.detach(|| receiver.recv_timeout(SIGNAL_POLL)) {
+            Ok(outcome) => break outcome,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(signal) = py.check_signals() {
+                    cancel.cancel();
+                    let _ = py.detach(|| receiver.recv_timeout(STOP_WAIT));
+                    return Err(signal);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                break Err(Box::new("the engine thread ended without an answer"));
+            }
+        }
+    };
+    match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(to_pyerr(py, error)),
         Err(panic) => {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
+            let detail = panic_detail(panic);
             Err(raise(
                 py,
                 "EngineError",
@@ -88,6 +138,35 @@ where
                 ),
             ))
         }
+    }
+}
+
+/// The token of one call: the caller's, or a fresh one (still cancelled by Ctrl-C).
+fn call_token(cancel: Option<&CancelToken>) -> CancelToken {
+    cancel.cloned().unwrap_or_default()
+}
+
+#[pymethods]
+impl CancelToken {
+    #[new]
+    fn py_new() -> CancelToken {
+        CancelToken::new()
+    }
+
+    /// Stops every call made with this token (it then raises `CancelledError`).
+    #[pyo3(name = "cancel")]
+    fn py_cancel(&self) {
+        self.cancel();
+    }
+
+    /// True once `cancel()` was called.
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.is_cancelled()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("CancelToken(cancelled={})", self.is_cancelled())
     }
 }
 
@@ -100,6 +179,7 @@ pub struct PySkipCounts {
     unreadable: u64,
     special: u64,
     too_large: u64,
+    line_too_long: u64,
     outside_root: u64,
 }
 
@@ -112,6 +192,7 @@ impl From<SkipCounts> for PySkipCounts {
             unreadable: s.unreadable,
             special: s.special,
             too_large: s.too_large,
+            line_too_long: s.line_too_long,
             outside_root: s.outside_root,
         }
     }
@@ -121,13 +202,14 @@ impl From<SkipCounts> for PySkipCounts {
 impl PySkipCounts {
     fn __repr__(&self) -> String {
         format!(
-            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, outside_root={})",
+            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, line_too_long={}, outside_root={})",
             self.ignored,
             self.binary,
             self.denied,
             self.unreadable,
             self.special,
             self.too_large,
+            self.line_too_long,
             self.outside_root
         )
     }
@@ -319,7 +401,9 @@ impl Engine {
             threads,
             respect_ignore_files,
         };
-        let workspace = run_detached(py, move || Workspace::new(&root, options))?;
+        let workspace = run_detached(py, &CancelToken::new(), move || {
+            Workspace::new(&root, options)
+        })?;
         Ok(Engine {
             workspace: Arc::new(workspace),
         })
@@ -331,7 +415,11 @@ impl Engine {
         self.workspace.root().display().to_string()
     }
 
-    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the glob tool's keyword arguments"
+    )]
+    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort, cancel = None))]
     fn glob(
         &self,
         py: Python<'_>,
@@ -340,7 +428,9 @@ impl Engine {
         limit: Option<usize>,
         offset: usize,
         sort: &str,
+        cancel: Option<&CancelToken>,
     ) -> PyResult<GlobResult> {
+        let cancel = call_token(cancel);
         let sort = match sort {
             "path" => SortOrder::Path,
             "mtime" | "modified" => SortOrder::Modified,
@@ -358,9 +448,10 @@ impl Engine {
             limit,
             offset,
             sort,
+            cancel: cancel.clone(),
         };
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, move || walk::glob(&workspace, &options))?;
+        let out = run_detached(py, &cancel, move || walk::glob(&workspace, &options))?;
         let (anywhere_pattern, anywhere_total) = match out.anywhere_hint {
             Some((p, n)) => (Some(p), Some(n)),
             None => (None, None),
@@ -385,7 +476,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the grep tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = grep::DEFAULT_MAX_LINE_CHARS))]
+    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = grep::DEFAULT_MAX_LINE_CHARS, cancel = None))]
     fn grep(
         &self,
         py: Python<'_>,
@@ -400,7 +491,9 @@ impl Engine {
         limit: Option<usize>,
         offset: usize,
         max_line_chars: usize,
+        cancel: Option<&CancelToken>,
     ) -> PyResult<GrepResult> {
+        let cancel = call_token(cancel);
         check_line_chars(py, max_line_chars, grep::DEFAULT_MAX_LINE_CHARS)?;
         let mode = match output_mode {
             "content" => OutputMode::Content,
@@ -427,12 +520,13 @@ impl Engine {
             output_mode: mode,
             limit,
             offset,
+            cancel: cancel.clone(),
             ..GrepOptions::default()
         };
         // Assigned after the literal so that fields added to GrepOptions keep their defaults.
         options.max_line_chars = max_line_chars;
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, move || grep::grep(&workspace, &options))?;
+        let out = run_detached(py, &cancel, move || grep::grep(&workspace, &options))?;
         let lines = out
             .lines
             .into_iter()
@@ -478,7 +572,7 @@ impl Engine {
         })
     }
 
-    #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = read::DEFAULT_MAX_LINE_CHARS))]
+    #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = read::DEFAULT_MAX_LINE_CHARS, cancel = None))]
     fn read_file(
         &self,
         py: Python<'_>,
@@ -486,17 +580,20 @@ impl Engine {
         offset: u64,
         limit: usize,
         max_line_chars: usize,
+        cancel: Option<&CancelToken>,
     ) -> PyResult<ReadResult> {
+        let cancel = call_token(cancel);
         check_line_chars(py, max_line_chars, read::DEFAULT_MAX_LINE_CHARS)?;
         let options = ReadOptions {
             path,
             offset,
             limit,
             max_line_chars,
+            cancel: cancel.clone(),
             ..ReadOptions::default()
         };
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, move || read::read_file(&workspace, &options))?;
+        let out = run_detached(py, &cancel, move || read::read_file(&workspace, &options))?;
         let lines = out
             .lines
             .into_iter()
@@ -553,7 +650,7 @@ fn truncate_middle(
         ));
     }
     let text = text.to_owned();
-    let out = run_detached(py, move || {
+    let out = run_detached(py, &CancelToken::new(), move || {
         Ok(truncate::truncate_middle(&text, max_chars, head_ratio))
     })?;
     Ok((out.text, out.cut_chars, out.total_chars))
@@ -594,6 +691,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ReadResult>()?;
     m.add_class::<ReadLine>()?;
     m.add_class::<PySkipCounts>()?;
+    m.add_class::<CancelToken>()?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
     Ok(())
 }

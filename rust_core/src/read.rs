@@ -30,6 +30,7 @@ use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
 use encoding_rs_io::DecodeReaderBytesBuilder;
 use memchr::memchr;
 
+use crate::budget::CancelToken;
 use crate::error::{CoreError, special_kind};
 use crate::workspace::Workspace;
 
@@ -62,6 +63,9 @@ pub struct ReadOptions {
     pub max_line_chars: usize,
     /// Files up to this many bytes are counted exactly (default [`EXACT_COUNT_LIMIT`], 1 GiB).
     pub exact_count_limit: u64,
+    /// Stops the read when cancelled (checked per 64 KiB chunk; the call then fails with
+    /// `CoreError::Cancelled`).
+    pub cancel: CancelToken,
 }
 
 impl Default for ReadOptions {
@@ -72,6 +76,7 @@ impl Default for ReadOptions {
             limit: DEFAULT_READ_LIMIT,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
             exact_count_limit: EXACT_COUNT_LIMIT,
+            cancel: CancelToken::default(),
         }
     }
 }
@@ -222,6 +227,7 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
     };
 
     let plan = Plan {
+        cancel: &options.cancel,
         size,
         exact: size <= options.exact_count_limit,
         sample: ESTIMATE_SAMPLE_BYTES.min(options.exact_count_limit.max(1)),
@@ -237,7 +243,7 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
                 count: Rc::clone(&consumed),
             };
             let scanner = Scanner::new(options, true);
-            scan(scanner, &mut reader, &consumed, &plan).map_err(io_err)?
+            scan(scanner, &mut reader, &consumed, &plan)
         }
         Source::Utf16(encoding) => {
             file.seek(SeekFrom::Start(0)).map_err(io_err)?;
@@ -250,9 +256,13 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
                 .strip_bom(true)
                 .build(counted);
             let scanner = Scanner::new(options, false);
-            scan(scanner, &mut reader, &consumed, &plan).map_err(io_err)?
+            scan(scanner, &mut reader, &consumed, &plan)
         }
-    };
+    }
+    .map_err(|e| match e {
+        Stop::Cancelled => CoreError::Cancelled,
+        Stop::Io(e) => io_err(e),
+    })?;
 
     let terminated = scanner.terminators;
     let (total, estimated) = if reached_end {
@@ -294,7 +304,8 @@ enum Source {
     Utf16(&'static Encoding),
 }
 
-struct Plan {
+struct Plan<'a> {
+    cancel: &'a CancelToken,
     size: u64,
     exact: bool,
     sample: u64,
@@ -406,15 +417,24 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
+/// Why [`scan`] stopped before the end.
+enum Stop {
+    Cancelled,
+    Io(io::Error),
+}
+
 /// Streams the reader through the scanner. Returns the scanner and whether the end was reached.
 fn scan(
     mut scanner: Scanner,
     reader: &mut impl Read,
     consumed: &Cell<u64>,
-    plan: &Plan,
-) -> io::Result<(Scanner, bool)> {
+    plan: &Plan<'_>,
+) -> Result<(Scanner, bool), Stop> {
     let mut buf = vec![0u8; CHUNK_BYTES];
     loop {
+        if plan.cancel.is_cancelled() {
+            return Err(Stop::Cancelled);
+        }
         if !plan.exact
             && scanner.collected_all()
             && consumed.get() >= plan.sample
@@ -422,7 +442,7 @@ fn scan(
         {
             return Ok((scanner, false));
         }
-        let n = read_full(reader, &mut buf)?;
+        let n = read_full(reader, &mut buf).map_err(Stop::Io)?;
         if n == 0 {
             scanner.finish();
             return Ok((scanner, true));

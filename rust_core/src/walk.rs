@@ -35,7 +35,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 
 use crate::error::CoreError;
 use crate::workspace::{
-    Deadline, RIPSIGHT_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
+    CancelToken, Deadline, RIPSIGHT_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
 };
 
 /// Default number of paths a glob returns.
@@ -68,6 +68,8 @@ pub struct GlobOptions {
     pub offset: usize,
     /// Result order (default by path).
     pub sort: SortOrder,
+    /// Stops the walk when cancelled (the call then fails with `CoreError::Cancelled`).
+    pub cancel: CancelToken,
 }
 
 impl Default for GlobOptions {
@@ -78,6 +80,7 @@ impl Default for GlobOptions {
             limit: Some(DEFAULT_GLOB_LIMIT),
             offset: 0,
             sort: SortOrder::Path,
+            cancel: CancelToken::default(),
         }
     }
 }
@@ -769,7 +772,7 @@ impl FileVisitor for GlobVisitor<'_> {
 /// `OutsideRoot` / `Denied` for a bad `path`, `InvalidPattern` for a bad glob.
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
-    let deadline = workspace.deadline();
+    let deadline = workspace.deadline_with(&options.cancel);
     let search = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
     if !search.path.is_dir() {
         return Err(CoreError::NotADirectory {
@@ -789,7 +792,7 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
     let outcome = walk_files(
         workspace,
         &start,
-        deadline,
+        deadline.clone(),
         GLOB_SEQUENTIAL_MAX_ENTRIES,
         || GlobVisitor {
             matcher: &matcher,
@@ -803,6 +806,9 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         },
     );
 
+    if deadline.cancelled() {
+        return Err(CoreError::Cancelled);
+    }
     let (mut total, mut anywhere_total, mut in_scope) = (0u64, 0u64, 0u64);
     let mut keys = Vec::new();
     for visitor in outcome.visitors {

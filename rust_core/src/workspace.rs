@@ -8,11 +8,12 @@
 use std::collections::VecDeque;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
+pub use crate::budget::{CancelToken, Deadline};
 use crate::error::CoreError;
 
 /// Directories skipped by every walk unless the embedding application changes the list.
@@ -83,6 +84,8 @@ pub struct SkipCounts {
     pub special: u64,
     /// Files over the size limit of a search.
     pub too_large: u64,
+    /// Files with a line longer than a search holds in memory (`grep::MAX_LINE_BYTES`).
+    pub line_too_long: u64,
     /// Symlinks that resolve outside the root (not followed).
     pub outside_root: u64,
 }
@@ -96,34 +99,8 @@ impl SkipCounts {
         self.unreadable += other.unreadable;
         self.special += other.special;
         self.too_large += other.too_large;
+        self.line_too_long += other.line_too_long;
         self.outside_root += other.outside_root;
-    }
-}
-
-/// A point in time after which a walk or search stops and returns what it has, marked incomplete.
-#[derive(Clone, Copy, Debug)]
-pub struct Deadline {
-    start: Instant,
-    budget: Duration,
-}
-
-impl Deadline {
-    /// Starts the clock now.
-    pub fn start(budget: Duration) -> Deadline {
-        Deadline {
-            start: Instant::now(),
-            budget,
-        }
-    }
-
-    /// True once the budget is spent.
-    pub fn expired(&self) -> bool {
-        self.start.elapsed() >= self.budget
-    }
-
-    /// Time since the start.
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
     }
 }
 
@@ -361,6 +338,12 @@ impl Workspace {
     /// A deadline starting now with the workspace's time budget.
     pub fn deadline(&self) -> Deadline {
         Deadline::start(self.inner.options.time_budget)
+    }
+
+    /// A deadline starting now with the workspace's time budget, that also expires once
+    /// `cancel` is cancelled.
+    pub fn deadline_with(&self, cancel: &CancelToken) -> Deadline {
+        Deadline::with_cancel(self.inner.options.time_budget, cancel.clone())
     }
 
     /// True when `name` is one of the skipped directory names.
