@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from ripsight.errors import model_text
+
 import ripsight
 import ripsight.errors as errors
 from _trees import make_tree
@@ -43,9 +45,10 @@ BUILTIN = {
 
 
 def test_every_public_error_is_covered_here() -> None:
-    public = {getattr(errors, name) for name in errors.__all__} - {RipsightError}
+    classes = [name for name in errors.__all__ if name != "model_text"]
+    public = {getattr(errors, name) for name in classes} - {RipsightError}
     assert public == set(BUILTIN)
-    assert set(errors.__all__) <= set(ripsight.__all__)
+    assert set(classes) <= set(ripsight.__all__)
 
 
 @pytest.mark.parametrize(("cls", "builtin"), list(BUILTIN.items()), ids=lambda c: c.__name__)
@@ -80,24 +83,24 @@ def test_not_found_suggests_or_points_to_glob(repo: Path) -> None:
     with pytest.raises(FileNotFoundError) as info:
         ws.read_file("src/mian.py")
     assert isinstance(info.value, PathNotFoundError)
-    assert "Did you mean: src/main.py" in str(info.value)
+    assert "Did you mean: src/main.py" in model_text(info.value)
     with pytest.raises(PathNotFoundError) as info:
         ws.read_file("nothing/like/it.zz")
-    assert "glob" in str(info.value)
+    assert "glob" in model_text(info.value)
 
 
 def test_outside_root_says_to_use_a_relative_path(repo: Path) -> None:
     with pytest.raises(PermissionError) as info:
         Workspace(repo).read_file("../elsewhere.txt")
     assert isinstance(info.value, OutsideRootError)
-    assert "relative to the root" in str(info.value)
+    assert "relative to the root" in model_text(info.value)
 
 
 @pytest.mark.parametrize(("path", "rule"), [(".env", ".env"), ("deploy/prod.key", "*.key")])
 def test_denied_names_the_policy_and_the_rule(repo: Path, path: str, rule: str) -> None:
     with pytest.raises(DeniedError) as info:
         Workspace(repo).read_file(path)
-    message = str(info.value)
+    message = model_text(info.value)
     assert "policy" in message
     assert f"'{rule}'" in message
     assert "hunter2" not in message
@@ -114,8 +117,8 @@ def test_custom_deny_rule_is_named(repo: Path) -> None:
 def test_directory_says_to_glob_it(repo: Path) -> None:
     with pytest.raises(IsADirectoryError) as info:
         Workspace(repo).read_file("src")
-    assert 'path="src"' in str(info.value)
-    assert "glob" in str(info.value)
+    assert 'path="src"' in model_text(info.value)
+    assert "glob" in model_text(info.value)
 
 
 def test_not_a_directory_root(repo: Path) -> None:
@@ -153,7 +156,7 @@ def test_bad_deny_glob_is_a_pattern_error(repo: Path) -> None:
     with pytest.raises(ValueError) as info:
         Workspace(repo, deny=["secrets/[unclosed"])
     assert isinstance(info.value, PatternError)
-    assert "glob syntax" in str(info.value)
+    assert "glob syntax" in model_text(info.value)
 
 
 def test_bad_regex_is_a_pattern_error(repo: Path) -> None:
@@ -225,3 +228,27 @@ def test_a_token_cancelled_from_another_thread_stops_its_calls(tmp_path: Path) -
     finally:
         timer.cancel()
     assert time.monotonic() - started < 5
+
+
+def test_engine_messages_state_facts_and_model_text_adds_the_advice(repo: Path) -> None:
+    ws = Workspace(repo)
+    with pytest.raises(PathNotFoundError) as info:
+        ws.read_file("src/mian.py")
+    assert str(info.value) == "src/mian.py does not exist. Similar paths: src/main.py."
+    assert (info.value.path, info.value.suggestions) == ("src/mian.py", ["src/main.py"])
+    assert model_text(info.value) == "src/mian.py does not exist. Did you mean: src/main.py?"
+    with pytest.raises(PatternError) as info:
+        ws.grep("fn (main")
+    assert (info.value.pattern, info.value.issue) == ("fn (main", "regex")
+    assert "literal=true" not in str(info.value)
+    assert model_text(info.value).startswith(str(info.value) + "\nThe pattern is a Rust regex")
+    # An error made by hand (no engine facts attached) is shown as its message.
+    assert model_text(PathNotFoundError("x is gone.")) == "x is gone."
+
+
+def test_a_huge_pattern_is_not_echoed_whole(repo: Path) -> None:
+    with pytest.raises(PatternError) as info:
+        Workspace(repo).grep("(" * 5000)
+    message = str(info.value)
+    assert max(line.count("(") for line in message.splitlines()) <= 201, message
+    assert len(message) < 2000

@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
+
+from ripsight.errors import model_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -214,7 +216,7 @@ def test_directory_is_refused_with_advice(tmp_path: Path) -> None:
     make_tree(tmp_path, {"src/a.py": "x\n"})
     with pytest.raises(IsADirectoryPathError) as info:
         Workspace(tmp_path).read_file("src")
-    assert "glob" in str(info.value)
+    assert "glob" in model_text(info.value)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
@@ -273,7 +275,7 @@ def test_missing_file_without_close_names_points_to_glob(tmp_path: Path) -> None
     make_tree(tmp_path, {"a.txt": "x\n"})
     with pytest.raises(PathNotFoundError) as info:
         Workspace(tmp_path).read_file("totally/different/thing.rs")
-    assert "glob" in str(info.value)
+    assert "glob" in model_text(info.value)
 
 
 def test_suggestions_never_name_denied_files(tmp_path: Path) -> None:

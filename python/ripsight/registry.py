@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _core
-from .errors import RipsightError
+from .errors import RipsightError, model_text
 from .limits import DEFAULT_LIMITS, ToolLimits
 from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
 from .validation import ArgumentsError, check_arguments, closest_name, parse_arguments
@@ -428,7 +428,7 @@ class Registry:
             raise
         except RipsightError as error:
             meta["error_type"] = getattr(error, "kind", "error")
-            text = str(error) or f"{name} failed ({type(error).__name__})."
+            text = model_text(error) or f"{name} failed ({type(error).__name__})."
             if ignored_note:
                 text = f"{text}\n{ignored_note}"
             return self._finish(call_id, name, text, True, meta, started)

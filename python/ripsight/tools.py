@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from .errors import InvalidArgumentError
-from .limits import DEFAULT_LIMITS, ToolLimits
+from .limits import DEFAULT_LIMITS, MAX_CONTEXT, MAX_OFFSET, ToolLimits
 from .registry import ReadRecord, ToolContext
 from .types import ToolOutput, ToolSpec
 
@@ -102,10 +102,6 @@ line grep found."""
 #: `ToolResult.meta` key holding the engine's typed result (GlobResult, GrepResult, ReadResult)
 #: of a successful call, for front ends that return structured data (MCP, `ripsight --json`).
 ENGINE_RESULT_KEY = "engine_result"
-
-#: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).
-MAX_OFFSET = 10**12
-
 
 def _maximum(value: int | None) -> int:
     assert value is not None, "ToolLimits resolves every maximum"
@@ -207,10 +203,10 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
             "context": {
                 "type": "integer",
                 "minimum": 0,
-                "maximum": 20,
+                "maximum": MAX_CONTEXT,
                 "default": 0,
-                "description": "Lines of context to show before and after each match (0-20). "
-                "Default: 0.",
+                "description": "Lines of context to show before and after each match "
+                f"(0-{MAX_CONTEXT}). Default: 0.",
             },
             "multiline": {
                 "type": "boolean",
@@ -363,10 +359,10 @@ def format_glob(result: Any, sort: str = "path") -> str:
             f"{_n(first)}-{_n(last)}{order}:"
         )
     lines.extend(result.paths)
-    if result.withheld and shown:
+    if result.next_offset is not None:
         lines.append(
             f"{_n(result.withheld)} more not shown: call glob again with "
-            f"offset={result.offset + shown} for the next page."
+            f"offset={result.next_offset} for the next page."
         )
     if result.anywhere_pattern and result.anywhere_total:
         lines.append(
@@ -451,10 +447,10 @@ def format_grep(
             lines.append(f"{line.path}{sep}{line.line}{sep}{line.text}")
             cut += bool(line.cut)
             previous = (line.path, line.line)
-        if result.withheld and shown:
+        if result.next_offset is not None:
             lines.append(
                 f"{_plural(result.withheld, 'more match', 'more matches')} not shown: call grep again with "
-                f"offset={result.offset + shown} for the next page, or narrow the search with "
+                f"offset={result.next_offset} for the next page, or narrow the search with "
                 "path or glob."
             )
         if cut:
@@ -483,10 +479,10 @@ def format_grep(
             lines.append(f"{totals}:")
         for item in result.files:
             lines.append(item.path if mode == "files_with_matches" else f"{item.path}:{item.count}")
-        if result.withheld and shown:
+        if result.next_offset is not None:
             lines.append(
                 f"{_plural(result.withheld, 'more file')} not shown: call grep again with "
-                f"offset={result.offset + shown} for the next page."
+                f"offset={result.next_offset} for the next page."
             )
     if result.incomplete:
         lines.append(

@@ -18,7 +18,7 @@ from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
 
-__all__ = ["Workspace", "CancelToken", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
+__all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
 DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
@@ -176,27 +176,23 @@ class Workspace:
         return f"Workspace({self.root!r})"
 
 
-_FIELDS: dict[str, tuple[str, ...]] = {
-    "GlobResult": ("pattern", "paths", "total", "offset", "withheld", "files_in_scope",
-                   "anywhere_pattern", "anywhere_total", "searched", "skipped", "incomplete",
-                   "elapsed_ms"),
-    "GrepResult": ("pattern", "output_mode", "lines", "files", "total_matches", "total_files",
-                   "offset", "withheld", "files_searched", "skipped", "incomplete", "elapsed_ms"),
-    "GrepLine": ("path", "line", "text", "is_match", "cut"),
-    "FileCount": ("path", "count"),
-    "ReadResult": ("path", "kind", "binary_type", "size_bytes", "lines", "offset", "total_lines",
-                   "total_lines_estimated", "next_offset", "encoding", "line_ending"),
-    "ReadLine": ("number", "text", "cut_from"),
-    "SkipCounts": ("ignored", "binary", "denied", "unreadable", "special", "too_large",
-                   "line_too_long", "outside_root"),
-}
+#: The engine's result classes; their fields and schemas are declared once, in the engine.
+RESULT_CLASSES = (
+    _core.GlobResult,
+    _core.GrepResult,
+    _core.GrepLine,
+    _core.FileCount,
+    _core.ReadResult,
+    _core.ReadLine,
+    _core.SkipCounts,
+)
+_FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 
 
 def to_dict(value: Any) -> Any:
     """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    fields = _FIELDS.get(type(value).__name__)
-    if fields is not None:
-        return {name: to_dict(getattr(value, name)) for name in fields}
+    if isinstance(value, RESULT_CLASSES):
+        return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]
     return value

@@ -47,7 +47,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 use crate::budget::{CancelToken, Deadline};
-use crate::error::{CoreError, special_kind};
+use crate::error::{CoreError, PatternIssue, shorten, special_kind};
 use crate::walk::{
     FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, resolve_target, walk_files,
 };
@@ -72,16 +72,18 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// for the text, so memory follows the page, not the offset.
 pub const TEXT_IN_PASS_MAX_ENTRIES: u64 = 1000;
 
-/// What grep returns.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OutputMode {
-    /// Matching lines with context (default).
-    #[default]
-    Content,
-    /// Paths of files with at least one match.
-    FilesWithMatches,
-    /// Matching-line count per file.
-    Count,
+crate::choice! {
+    /// What grep returns.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum OutputMode {
+        /// Matching lines with context (default).
+        #[default]
+        Content = "content",
+        /// Paths of files with at least one match.
+        FilesWithMatches = "files_with_matches",
+        /// Matching-line count per file.
+        Count = "count",
+    }
 }
 
 /// What to search for.
@@ -134,55 +136,71 @@ impl Default for GrepOptions {
     }
 }
 
-/// One shown line: a match or a context line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GrepLine {
-    /// Path relative to the root.
-    pub path: String,
-    /// 1-based line number.
-    pub line: u64,
-    /// The line's text, lossily decoded, without the line terminator, cut to `max_line_chars`
-    /// (cut parts are replaced by `…`).
-    pub text: String,
-    /// False for a context line.
-    pub is_match: bool,
-    /// True when `text` was cut.
-    pub cut: bool,
+crate::record! {
+    "GrepLine",
+    /// One shown line: a match or a context line.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct GrepLine {
+        /// File path relative to the root.
+        pub path: String,
+        /// 1-based line number.
+        pub line: u64,
+        /// The line's text, lossily decoded, without the line terminator, cut to
+        /// max_line_chars characters around the match (cut parts are replaced by …).
+        pub text: String,
+        /// False for a context line.
+        pub is_match: bool,
+        /// True when the text was cut.
+        pub cut: bool,
+    }
 }
 
-/// A file and its number of matching lines.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileCount {
-    /// Path relative to the root.
-    pub path: String,
-    /// Matching lines in the file.
-    pub count: u64,
+crate::record! {
+    "FileCount",
+    /// A file and its number of matching lines.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct FileCount {
+        /// File path relative to the root.
+        pub path: String,
+        /// Matching lines in the file.
+        pub count: u64,
+    }
 }
 
-/// What a search found.
-#[derive(Clone, Debug, Default)]
-pub struct GrepOutput {
-    /// Content mode: the page of matches with their context lines, ordered by path then line,
-    /// overlapping context merged (each line appears once).
-    pub lines: Vec<GrepLine>,
-    /// Files-with-matches mode: the page of paths. Count mode: the page of per-file counts.
-    pub files: Vec<FileCount>,
-    /// Exact number of matching lines.
-    pub total_matches: u64,
-    /// Exact number of files with a match.
-    pub total_files: u64,
-    /// The offset this page starts at.
-    pub offset: u64,
-    /// Entries (matches, files or counts per mode) after this page.
-    pub withheld: u64,
-    /// Files searched.
-    pub files_searched: u64,
-    /// What was passed over, by reason.
-    pub skipped: SkipCounts,
-    /// True when the time budget ran out: totals cover only what was searched.
-    pub incomplete: bool,
-    /// Wall time in milliseconds.
-    pub elapsed_ms: f64,
+crate::record! {
+    "GrepResult",
+    /// What a search found.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct GrepOutput {
+        /// The regex (or literal text) as given.
+        pub pattern: String,
+        /// The output mode of the call.
+        pub output_mode: OutputMode,
+        /// content mode: this page's matching lines with their context lines, by path then
+        /// line, overlapping context merged (each line appears once).
+        pub lines: Vec<GrepLine>,
+        /// files_with_matches and count modes: this page of files with their counts.
+        pub files: Vec<FileCount>,
+        /// Exact number of matching lines.
+        pub total_matches: u64,
+        /// Exact number of files with a match.
+        pub total_files: u64,
+        /// Entries (matches, or files in the file modes) skipped before this page.
+        pub offset: u64,
+        /// Entries after this page.
+        pub withheld: u64,
+        /// The offset of the next page, when entries follow this one.
+        pub next_offset: Option<u64>,
+        /// Files searched.
+        pub files_searched: u64,
+        /// What the search passed over, by reason.
+        pub skipped: SkipCounts,
+        /// True when the time budget ran out: the result and its totals cover only what was
+        /// searched.
+        pub incomplete: bool,
+        /// Engine time in milliseconds.
+        pub elapsed_ms: f64,
+    }
 }
 
 // ==== Setup shared by all threads ====
@@ -208,9 +226,8 @@ impl FileFilter {
         if body.is_empty() {
             return Err(CoreError::InvalidPattern {
                 pattern: glob.to_string(),
-                message: "the glob filter is empty; pass a file pattern such as `*.py` or \
-                          `src/**/*.ts`, or leave glob out to search every file."
-                    .into(),
+                issue: PatternIssue::EmptyGlob,
+                message: "the glob filter is empty".into(),
             });
         }
         // `dir/` means the files below the directory.
@@ -232,7 +249,7 @@ impl FileFilter {
     }
 }
 
-/// Builds the regex matcher, with model-facing errors.
+/// Builds the regex matcher.
 fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
     let mut builder = RegexMatcherBuilder::new();
     // As ripgrep: `^` and `$` match at line boundaries, also before a `\r\n` (CRLF mode).
@@ -247,16 +264,23 @@ fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
     // Otherwise the CRLF line terminator stays: the matcher never matches across lines, which
     // lets the searcher look for matches in whole buffers rather than line by line.
     builder.build(&options.pattern).map_err(|error| {
-        let detail = error.to_string();
-        let hint = if detail.contains("line terminator") || detail.contains(r"\n") {
-            "The pattern matches a line break: set multiline=true to match across lines."
+        // The parser's message quotes the pattern: cut each of its lines, so a huge pattern
+        // does not flood the message.
+        let message = error
+            .to_string()
+            .lines()
+            .map(|line| shorten(line, 200))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let issue = if message.contains("line terminator") || message.contains(r"\n") {
+            PatternIssue::LineBreak
         } else {
-            "The pattern is a Rust regex: escape special characters such as ( ) [ ] { } . * + ? | \\ \
-             with a backslash, or set literal=true to search for the text as written."
+            PatternIssue::Regex
         };
         CoreError::InvalidPattern {
             pattern: options.pattern.clone(),
-            message: format!("{detail}\n{hint}"),
+            issue,
+            message,
         }
     })
 }
@@ -644,7 +668,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     hits.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     let range = PageRange::new(options.offset, options.limit);
 
-    let (lines, files, withheld) = if content {
+    let (lines, files, shown) = if content {
         if !plan.text_in_pass {
             // Only counts were kept: search the page's files again for their lines.
             let fetch_deadline = deadline.extended(FETCH_GRACE);
@@ -668,20 +692,25 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             }
         }
         let (lines, shown) = content_page(&hits, range, options.context as u64);
-        let withheld = total_matches.saturating_sub(range.first.saturating_add(shown));
-        (lines, Vec::new(), withheld)
+        (lines, Vec::new(), shown)
     } else {
         let files = files_page(hits, range);
-        let withheld = total_files.saturating_sub(range.first.saturating_add(files.len() as u64));
-        (Vec::new(), files, withheld)
+        let shown = files.len() as u64;
+        (Vec::new(), files, shown)
     };
+    let entries = if content { total_matches } else { total_files };
+    let shown_end = range.first.saturating_add(shown);
+    let withheld = entries.saturating_sub(shown_end);
     Ok(GrepOutput {
+        pattern: options.pattern.clone(),
+        output_mode: options.output_mode,
         lines,
         files,
         total_matches,
         total_files,
         offset: range.first,
         withheld,
+        next_offset: (withheld > 0 && shown > 0).then_some(shown_end),
         files_searched,
         skipped,
         incomplete,

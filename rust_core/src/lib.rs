@@ -24,7 +24,10 @@
 pub mod budget;
 pub mod error;
 pub mod grep;
+pub mod limits;
 pub mod read;
+pub mod record;
+pub mod skip;
 pub mod truncate;
 pub mod walk;
 pub mod workspace;

@@ -1,71 +1,48 @@
-//! The PyO3 bindings: the only file that knows Python exists.
+//! The PyO3 bindings: the only code that knows Python exists.
 //!
-//! Each method converts its arguments to owned Rust values, runs the engine inside one
-//! `py.detach` (the GIL is released for all file work), then builds Python objects. Engine errors
-//! and panics become the exception classes of `ripsight.errors`.
+//! The engine's result structs are the Python classes (`python/records.rs` adds their methods);
+//! engine errors become the exception classes of `python/errors.rs`. Each method converts its
+//! arguments to owned Rust values, runs the engine on an engine thread while the calling thread
+//! waits with the GIL released and answers Ctrl-C (see [`run_detached`]), then hands the result
+//! struct to Python as it is.
+
+mod errors;
+mod records;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crossbeam_channel::RecvTimeoutError;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyType;
+use pyo3::types::PyDict;
 
 use crate::budget::CancelToken;
 use crate::error::CoreError;
-use crate::grep::{self, GrepOptions, OutputMode};
-use crate::read::{self, ContentKind, ReadOptions};
+use crate::grep::{self, GrepOptions, GrepOutput, OutputMode};
+use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
+use crate::read::{self, ReadOptions, ReadOutput};
 use crate::truncate;
-use crate::walk::{self, GlobOptions, SortOrder};
-use crate::workspace::{SkipCounts, Workspace, WorkspaceOptions};
+use crate::walk::{self, GlobOptions, GlobOutput, SortOrder};
+use crate::workspace::{Workspace, WorkspaceOptions};
+use errors::{Class, new_error};
 
-/// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
-/// line to be worth reading.
-pub const MIN_LINE_CHARS: usize = 20;
+/// An `InvalidArgumentError` with `message`.
+fn invalid_argument(py: Python<'_>, message: String) -> PyErr {
+    new_error(py, Class::InvalidArgument, message, &[])
+}
 
-/// Raises a model-facing `InvalidArgumentError` when `max_line_chars` is below `MIN_LINE_CHARS`.
-fn check_line_chars(py: Python<'_>, max_line_chars: usize, default: usize) -> PyResult<()> {
+/// Raises `InvalidArgumentError` when `max_line_chars` is below [`MIN_LINE_CHARS`].
+fn check_line_chars(py: Python<'_>, max_line_chars: usize) -> PyResult<()> {
     if max_line_chars < MIN_LINE_CHARS {
-        return Err(raise(
+        return Err(invalid_argument(
             py,
-            "InvalidArgumentError",
             format!(
-                "max_line_chars must be at least {MIN_LINE_CHARS} characters (default {default}), got {max_line_chars}; pass a larger number."
+                "max_line_chars must be at least {MIN_LINE_CHARS} characters, got {max_line_chars}."
             ),
         ));
     }
     Ok(())
-}
-
-/// Raises the `ripsight.errors` class that fits the engine error.
-fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
-    let class_name = match &error {
-        CoreError::NotFound { .. } => "PathNotFoundError",
-        CoreError::OutsideRoot { .. } => "OutsideRootError",
-        CoreError::Denied { .. } => "DeniedError",
-        CoreError::IsADirectory { .. } => "IsADirectoryPathError",
-        CoreError::NotADirectory { .. } => "NotADirectoryPathError",
-        CoreError::SpecialFile { .. } => "SpecialFileError",
-        CoreError::InvalidPattern { .. } => "PatternError",
-        CoreError::InvalidArgument { .. } => "InvalidArgumentError",
-        CoreError::PermissionDenied { .. } => "UnreadableError",
-        CoreError::Cancelled => "CancelledError",
-        CoreError::Io { .. } => "EngineError",
-    };
-    raise(py, class_name, error.to_string())
-}
-
-fn raise(py: Python<'_>, class_name: &str, message: String) -> PyErr {
-    let class = py
-        .import("ripsight.errors")
-        .and_then(|module| module.getattr(class_name))
-        .and_then(|class| class.cast_into::<PyType>().map_err(PyErr::from));
-    match class {
-        Ok(class) => PyErr::from_type(class, message),
-        Err(import_error) => import_error,
-    }
 }
 
 /// How often a waiting call looks for Python signals (Ctrl-C): well under the 100 ms a
@@ -104,10 +81,11 @@ where
             let _ = sender.send(outcome);
         });
     if let Err(error) = spawned {
-        return Err(raise(
+        return Err(new_error(
             py,
-            "EngineError",
+            Class::Engine,
             format!("could not start an engine thread: {error}"),
+            &[],
         ));
     }
     let outcome = loop {
@@ -127,17 +105,16 @@ where
     };
     match outcome {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(to_pyerr(py, error)),
-        Err(panic) => {
-            let detail = panic_detail(panic);
-            Err(raise(
-                py,
-                "EngineError",
-                format!(
-                    "internal error in the ripsight engine ({detail}); this is a bug. Try a narrower request."
-                ),
-            ))
-        }
+        Ok(Err(error)) => Err(PyErr::from(error)),
+        Err(panic) => Err(new_error(
+            py,
+            Class::Engine,
+            format!(
+                "internal error in the ripsight engine ({}); this is a bug.",
+                panic_detail(panic)
+            ),
+            &[],
+        )),
     }
 }
 
@@ -170,206 +147,6 @@ impl CancelToken {
     }
 }
 
-/// What a walk or search passed over, by reason.
-#[pyclass(frozen, get_all, module = "ripsight._core", name = "SkipCounts")]
-pub struct PySkipCounts {
-    ignored: u64,
-    binary: u64,
-    denied: u64,
-    unreadable: u64,
-    special: u64,
-    too_large: u64,
-    line_too_long: u64,
-    outside_root: u64,
-}
-
-impl From<SkipCounts> for PySkipCounts {
-    fn from(s: SkipCounts) -> Self {
-        PySkipCounts {
-            ignored: s.ignored,
-            binary: s.binary,
-            denied: s.denied,
-            unreadable: s.unreadable,
-            special: s.special,
-            too_large: s.too_large,
-            line_too_long: s.line_too_long,
-            outside_root: s.outside_root,
-        }
-    }
-}
-
-#[pymethods]
-impl PySkipCounts {
-    fn __repr__(&self) -> String {
-        format!(
-            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, line_too_long={}, outside_root={})",
-            self.ignored,
-            self.binary,
-            self.denied,
-            self.unreadable,
-            self.special,
-            self.too_large,
-            self.line_too_long,
-            self.outside_root
-        )
-    }
-}
-
-/// Result of `Engine.glob`.
-#[pyclass(frozen, get_all, module = "ripsight._core")]
-pub struct GlobResult {
-    pattern: String,
-    paths: Vec<String>,
-    total: u64,
-    offset: u64,
-    withheld: u64,
-    files_in_scope: Option<u64>,
-    anywhere_pattern: Option<String>,
-    anywhere_total: Option<u64>,
-    searched: String,
-    skipped: Py<PySkipCounts>,
-    incomplete: bool,
-    elapsed_ms: f64,
-}
-
-#[pymethods]
-impl GlobResult {
-    fn __repr__(&self) -> String {
-        format!(
-            "GlobResult(pattern={:?}, shown={}, total={}, offset={}, withheld={}, incomplete={})",
-            self.pattern,
-            self.paths.len(),
-            self.total,
-            self.offset,
-            self.withheld,
-            self.incomplete
-        )
-    }
-}
-
-/// One shown line of a grep result.
-#[pyclass(frozen, get_all, module = "ripsight._core")]
-pub struct GrepLine {
-    path: String,
-    line: u64,
-    text: String,
-    is_match: bool,
-    cut: bool,
-}
-
-#[pymethods]
-impl GrepLine {
-    fn __repr__(&self) -> String {
-        let sep = if self.is_match { ':' } else { '-' };
-        format!(
-            "GrepLine({}{sep}{}{sep}{:?})",
-            self.path, self.line, self.text
-        )
-    }
-}
-
-/// A file and its number of matching lines.
-#[pyclass(frozen, get_all, module = "ripsight._core")]
-pub struct FileCount {
-    path: String,
-    count: u64,
-}
-
-#[pymethods]
-impl FileCount {
-    fn __repr__(&self) -> String {
-        format!("FileCount({:?}, {})", self.path, self.count)
-    }
-}
-
-/// Result of `Engine.grep`.
-#[pyclass(frozen, get_all, module = "ripsight._core")]
-pub struct GrepResult {
-    pattern: String,
-    output_mode: String,
-    lines: Vec<Py<GrepLine>>,
-    files: Vec<Py<FileCount>>,
-    total_matches: u64,
-    total_files: u64,
-    offset: u64,
-    withheld: u64,
-    files_searched: u64,
-    skipped: Py<PySkipCounts>,
-    incomplete: bool,
-    elapsed_ms: f64,
-}
-
-#[pymethods]
-impl GrepResult {
-    /// The matching lines of the page (context lines left out).
-    #[getter]
-    fn matches(&self, py: Python<'_>) -> Vec<Py<GrepLine>> {
-        self.lines
-            .iter()
-            .filter(|l| l.get().is_match)
-            .map(|l| l.clone_ref(py))
-            .collect()
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "GrepResult(pattern={:?}, mode={}, total_matches={}, total_files={}, withheld={}, incomplete={})",
-            self.pattern,
-            self.output_mode,
-            self.total_matches,
-            self.total_files,
-            self.withheld,
-            self.incomplete
-        )
-    }
-}
-
-/// One shown line of a read.
-#[pyclass(frozen, get_all, module = "ripsight._core")]
-pub struct ReadLine {
-    number: u64,
-    text: String,
-    cut_from: Option<u64>,
-}
-
-#[pymethods]
-impl ReadLine {
-    fn __repr__(&self) -> String {
-        format!("ReadLine({}, {:?})", self.number, self.text)
-    }
-}
-
-/// Result of `Engine.read_file`.
-#[pyclass(frozen, get_all, module = "ripsight._core")]
-pub struct ReadResult {
-    path: String,
-    kind: String,
-    binary_type: Option<String>,
-    size_bytes: u64,
-    lines: Vec<Py<ReadLine>>,
-    offset: u64,
-    total_lines: u64,
-    total_lines_estimated: bool,
-    next_offset: Option<u64>,
-    encoding: String,
-    line_ending: String,
-}
-
-#[pymethods]
-impl ReadResult {
-    fn __repr__(&self) -> String {
-        format!(
-            "ReadResult(path={:?}, kind={}, offset={}, shown={}, total_lines={}, next_offset={:?})",
-            self.path,
-            self.kind,
-            self.offset,
-            self.lines.len(),
-            self.total_lines,
-            self.next_offset
-        )
-    }
-}
-
 /// One workspace root with its policy; all methods release the GIL.
 #[pyclass(frozen, module = "ripsight._core")]
 pub struct Engine {
@@ -390,9 +167,10 @@ impl Engine {
         respect_ignore_files: bool,
     ) -> PyResult<Self> {
         if !(time_budget.is_finite() && time_budget > 0.0) {
-            return Err(PyValueError::new_err(format!(
-                "time_budget must be a positive number of seconds, got {time_budget}"
-            )));
+            return Err(invalid_argument(
+                py,
+                format!("time_budget must be a positive number of seconds, got {time_budget}"),
+            ));
         }
         let options = WorkspaceOptions {
             exclude_dirs,
@@ -429,21 +207,20 @@ impl Engine {
         offset: usize,
         sort: &str,
         cancel: Option<&CancelToken>,
-    ) -> PyResult<GlobResult> {
+    ) -> PyResult<GlobOutput> {
         let cancel = call_token(cancel);
         let sort = match sort {
             "path" => SortOrder::Path,
             "mtime" | "modified" => SortOrder::Modified,
             other => {
-                return Err(raise(
+                return Err(invalid_argument(
                     py,
-                    "InvalidArgumentError",
-                    format!("sort must be \"path\" or \"mtime\", not {other:?}"),
+                    format!("sort must be \"path\" or \"mtime\", not {other:?}."),
                 ));
             }
         };
         let options = GlobOptions {
-            pattern: pattern.clone(),
+            pattern,
             path,
             limit,
             offset,
@@ -451,32 +228,14 @@ impl Engine {
             cancel: cancel.clone(),
         };
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, &cancel, move || walk::glob(&workspace, &options))?;
-        let (anywhere_pattern, anywhere_total) = match out.anywhere_hint {
-            Some((p, n)) => (Some(p), Some(n)),
-            None => (None, None),
-        };
-        Ok(GlobResult {
-            pattern,
-            paths: out.paths,
-            total: out.total,
-            offset: out.offset,
-            withheld: out.withheld,
-            files_in_scope: out.files_in_scope,
-            anywhere_pattern,
-            anywhere_total,
-            searched: out.searched,
-            skipped: Py::new(py, PySkipCounts::from(out.skipped))?,
-            incomplete: out.incomplete,
-            elapsed_ms: out.elapsed_ms,
-        })
+        run_detached(py, &cancel, move || walk::glob(&workspace, &options))
     }
 
     #[expect(
         clippy::too_many_arguments,
         reason = "mirrors the grep tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = grep::DEFAULT_MAX_LINE_CHARS, cancel = None))]
+    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None))]
     fn grep(
         &self,
         py: Python<'_>,
@@ -490,100 +249,52 @@ impl Engine {
         output_mode: &str,
         limit: Option<usize>,
         offset: usize,
-        max_line_chars: usize,
+        max_line_chars: Option<usize>,
         cancel: Option<&CancelToken>,
-    ) -> PyResult<GrepResult> {
+    ) -> PyResult<GrepOutput> {
         let cancel = call_token(cancel);
-        check_line_chars(py, max_line_chars, grep::DEFAULT_MAX_LINE_CHARS)?;
-        let mode = match output_mode {
-            "content" => OutputMode::Content,
-            "files_with_matches" => OutputMode::FilesWithMatches,
-            "count" => OutputMode::Count,
-            other => {
-                return Err(raise(
-                    py,
-                    "InvalidArgumentError",
-                    format!(
-                        "output_mode must be \"content\", \"files_with_matches\" or \"count\", not {other:?}"
-                    ),
-                ));
-            }
+        let max_line_chars = max_line_chars.unwrap_or(grep::DEFAULT_MAX_LINE_CHARS);
+        check_line_chars(py, max_line_chars)?;
+        let Some(output_mode) = OutputMode::from_name(output_mode) else {
+            return Err(invalid_argument(
+                py,
+                format!(
+                    "output_mode must be one of {}, not {output_mode:?}.",
+                    OutputMode::NAMES.join(", ")
+                ),
+            ));
         };
-        let mut options = GrepOptions {
-            pattern: pattern.clone(),
+        let options = GrepOptions {
+            pattern,
             path,
             glob,
             literal,
             case_insensitive,
             context,
             multiline,
-            output_mode: mode,
+            output_mode,
             limit,
             offset,
+            max_line_chars,
             cancel: cancel.clone(),
-            ..GrepOptions::default()
         };
-        // Assigned after the literal so that fields added to GrepOptions keep their defaults.
-        options.max_line_chars = max_line_chars;
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, &cancel, move || grep::grep(&workspace, &options))?;
-        let lines = out
-            .lines
-            .into_iter()
-            .map(|l| {
-                Py::new(
-                    py,
-                    GrepLine {
-                        path: l.path,
-                        line: l.line,
-                        text: l.text,
-                        is_match: l.is_match,
-                        cut: l.cut,
-                    },
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let files = out
-            .files
-            .into_iter()
-            .map(|f| {
-                Py::new(
-                    py,
-                    FileCount {
-                        path: f.path,
-                        count: f.count,
-                    },
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(GrepResult {
-            pattern,
-            output_mode: output_mode.to_string(),
-            lines,
-            files,
-            total_matches: out.total_matches,
-            total_files: out.total_files,
-            offset: out.offset,
-            withheld: out.withheld,
-            files_searched: out.files_searched,
-            skipped: Py::new(py, PySkipCounts::from(out.skipped))?,
-            incomplete: out.incomplete,
-            elapsed_ms: out.elapsed_ms,
-        })
+        run_detached(py, &cancel, move || grep::grep(&workspace, &options))
     }
 
-    #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = read::DEFAULT_MAX_LINE_CHARS, cancel = None))]
+    #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = None, cancel = None))]
     fn read_file(
         &self,
         py: Python<'_>,
         path: String,
         offset: u64,
         limit: usize,
-        max_line_chars: usize,
+        max_line_chars: Option<usize>,
         cancel: Option<&CancelToken>,
-    ) -> PyResult<ReadResult> {
+    ) -> PyResult<ReadOutput> {
         let cancel = call_token(cancel);
-        check_line_chars(py, max_line_chars, read::DEFAULT_MAX_LINE_CHARS)?;
+        let max_line_chars = max_line_chars.unwrap_or(read::DEFAULT_MAX_LINE_CHARS);
+        check_line_chars(py, max_line_chars)?;
         let options = ReadOptions {
             path,
             offset,
@@ -593,39 +304,7 @@ impl Engine {
             ..ReadOptions::default()
         };
         let workspace = Arc::clone(&self.workspace);
-        let out = run_detached(py, &cancel, move || read::read_file(&workspace, &options))?;
-        let lines = out
-            .lines
-            .into_iter()
-            .map(|l| {
-                Py::new(
-                    py,
-                    ReadLine {
-                        number: l.number,
-                        text: l.text,
-                        cut_from: l.cut_from,
-                    },
-                )
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let kind = match out.kind {
-            ContentKind::Text => "text",
-            ContentKind::Empty => "empty",
-            ContentKind::Binary => "binary",
-        };
-        Ok(ReadResult {
-            path: out.path,
-            kind: kind.to_string(),
-            binary_type: out.binary_type,
-            size_bytes: out.size_bytes,
-            lines,
-            offset: out.offset,
-            total_lines: out.total_lines,
-            total_lines_estimated: out.total_lines_estimated,
-            next_offset: out.next_offset,
-            encoding: out.encoding,
-            line_ending: out.line_ending,
-        })
+        run_detached(py, &cancel, move || read::read_file(&workspace, &options))
     }
 
     fn __repr__(&self) -> String {
@@ -635,25 +314,39 @@ impl Engine {
 
 /// Middle truncation; returns `(text, cut_chars, total_chars)`.
 #[pyfunction]
-#[pyo3(signature = (text, /, max_chars = truncate::DEFAULT_MAX_CHARS, head_ratio = truncate::DEFAULT_HEAD_RATIO))]
+#[pyo3(signature = (text, /, max_chars = None, head_ratio = None))]
 fn truncate_middle(
     py: Python<'_>,
     text: &str,
-    max_chars: usize,
-    head_ratio: f64,
+    max_chars: Option<usize>,
+    head_ratio: Option<f64>,
 ) -> PyResult<(String, usize, usize)> {
+    let max_chars = max_chars.unwrap_or(truncate::DEFAULT_MAX_CHARS);
+    let head_ratio = head_ratio.unwrap_or(truncate::DEFAULT_HEAD_RATIO);
     if !(0.0..=1.0).contains(&head_ratio) {
-        return Err(raise(
+        return Err(invalid_argument(
             py,
-            "InvalidArgumentError",
-            format!("head_ratio must lie between 0 and 1, got {head_ratio}"),
+            format!("head_ratio must lie between 0 and 1, got {head_ratio}."),
         ));
     }
-    let text = text.to_owned();
-    let out = run_detached(py, &CancelToken::new(), move || {
-        Ok(truncate::truncate_middle(&text, max_chars, head_ratio))
-    })?;
-    Ok((out.text, out.cut_chars, out.total_chars))
+    // Linear in the text and quick: no engine thread, just the GIL released.
+    let out = py.detach(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            truncate::truncate_middle(text, max_chars, head_ratio)
+        }))
+    });
+    match out {
+        Ok(out) => Ok((out.text, out.cut_chars, out.total_chars)),
+        Err(panic) => Err(new_error(
+            py,
+            Class::Engine,
+            format!(
+                "internal error in truncate_middle ({})",
+                panic_detail(panic)
+            ),
+            &[],
+        )),
+    }
 }
 
 #[pymodule(gil_used = false)]
@@ -674,24 +367,20 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .map(|s| s.to_string())
             .collect::<Vec<_>>(),
     )?;
-    // The default limits (SPEC section 5), so `ripsight.limits.ToolLimits` has one source.
-    m.add("DEFAULT_GLOB_LIMIT", walk::DEFAULT_GLOB_LIMIT)?;
-    m.add("DEFAULT_GREP_LIMIT", grep::DEFAULT_GREP_LIMIT)?;
-    m.add("DEFAULT_GREP_LINE_CHARS", grep::DEFAULT_MAX_LINE_CHARS)?;
-    m.add("DEFAULT_READ_LIMIT", read::DEFAULT_READ_LIMIT)?;
-    m.add("DEFAULT_READ_LINE_CHARS", read::DEFAULT_MAX_LINE_CHARS)?;
-    m.add("DEFAULT_MAX_RESULT_CHARS", truncate::DEFAULT_MAX_CHARS)?;
-    m.add("DEFAULT_HEAD_RATIO", truncate::DEFAULT_HEAD_RATIO)?;
-    m.add("MIN_LINE_CHARS", MIN_LINE_CHARS)?;
+    // Every default and bound of the tools' parameters (SPEC section 5), so the Python
+    // layer's schemas, checks and CLI have one source.
+    let limits = PyDict::new(m.py());
+    for (name, value) in LIMITS {
+        match value {
+            Limit::Count(n) => limits.set_item(name, n)?,
+            Limit::Ratio(r) => limits.set_item(name, r)?,
+        }
+    }
+    m.add("LIMITS", limits)?;
     m.add_class::<Engine>()?;
-    m.add_class::<GlobResult>()?;
-    m.add_class::<GrepResult>()?;
-    m.add_class::<GrepLine>()?;
-    m.add_class::<FileCount>()?;
-    m.add_class::<ReadResult>()?;
-    m.add_class::<ReadLine>()?;
-    m.add_class::<PySkipCounts>()?;
     m.add_class::<CancelToken>()?;
+    records::add_classes(m)?;
+    errors::add_classes(m)?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
     Ok(())
 }

@@ -81,58 +81,67 @@ impl Default for ReadOptions {
     }
 }
 
-/// One shown line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReadLine {
-    /// 1-based line number.
-    pub number: u64,
-    /// Text without the line terminator, cut to `max_line_chars`.
-    pub text: String,
-    /// The line's full length in characters when it was cut (invalid bytes count as the
-    /// replacement characters they are shown as).
-    pub cut_from: Option<u64>,
+crate::record! {
+    "ReadLine",
+    /// One shown line.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct ReadLine {
+        /// 1-based line number.
+        pub number: u64,
+        /// The line without its terminator, cut to max_line_chars characters.
+        pub text: String,
+        /// The line's full length in characters when it was cut (invalid bytes count as the
+        /// replacement characters they are shown as).
+        pub cut_from: Option<u64>,
+    }
 }
 
-/// What kind of content the file holds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ContentKind {
-    /// Text: lines are returned.
-    #[default]
-    Text,
-    /// Zero bytes, or nothing but a byte-order mark.
-    Empty,
-    /// A NUL byte in the first 8 KiB, or a recognised binary format whose first 8 KiB are not
-    /// UTF-8: nothing is dumped.
-    Binary,
+crate::choice! {
+    /// What kind of content the file holds.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum ContentKind {
+        /// Text: lines are returned.
+        #[default]
+        Text = "text",
+        /// Zero bytes, or nothing but a byte-order mark.
+        Empty = "empty",
+        /// A NUL byte in the first 8 KiB, or a recognised binary format whose first 8 KiB are
+        /// not UTF-8: nothing is dumped.
+        Binary = "binary",
+    }
 }
 
-/// What a read returned.
-#[derive(Clone, Debug, Default)]
-pub struct ReadOutput {
-    /// Path relative to the root.
-    pub path: String,
-    /// Text, empty or binary.
-    pub kind: ContentKind,
-    /// For binary files: a type guess such as "PNG image (image/png)", "PDF document
-    /// (application/pdf)", "ELF executable (application/x-executable)"; `None` when unknown.
-    pub binary_type: Option<String>,
-    /// File size in bytes.
-    pub size_bytes: u64,
-    /// The shown lines (empty when `offset` lies past the end).
-    pub lines: Vec<ReadLine>,
-    /// The requested first line.
-    pub offset: u64,
-    /// Lines in the file (exact up to 1 GiB, else an estimate; see the module docs).
-    pub total_lines: u64,
-    /// True when `total_lines` is an estimate.
-    pub total_lines_estimated: bool,
-    /// Where to read on (`offset` of the next page) when more lines follow.
-    pub next_offset: Option<u64>,
-    /// "utf-8", "utf-8-bom", "utf-16le", "utf-16be", or "utf-8-lossy" when invalid bytes were
-    /// replaced (with or without a BOM); "binary" for binary files.
-    pub encoding: String,
-    /// "LF", "CRLF", "mixed" (both LF and CRLF, or CR and CRLF), "CR" or "none" (no line break).
-    pub line_ending: String,
+crate::record! {
+    "ReadResult",
+    /// What a read returned.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct ReadOutput {
+        /// The file, relative to the root.
+        pub path: String,
+        /// text, empty, or binary (content not shown).
+        pub kind: ContentKind,
+        /// For a binary file: a type guess such as "PNG image (image/png)" or "ELF executable
+        /// (application/x-executable)"; null when unknown.
+        pub binary_type: Option<String>,
+        /// File size in bytes.
+        pub size_bytes: u64,
+        /// The lines read (none when offset lies past the end).
+        pub lines: Vec<ReadLine>,
+        /// 1-based first line requested.
+        pub offset: u64,
+        /// Lines in the file (exact up to 1 GiB, else an estimate, see total_lines_estimated).
+        pub total_lines: u64,
+        /// True when total_lines is estimated from the size.
+        pub total_lines_estimated: bool,
+        /// The offset that reads on, when more lines follow.
+        pub next_offset: Option<u64>,
+        /// "utf-8", "utf-8-bom", "utf-16le", "utf-16be", or "utf-8-lossy" when invalid bytes
+        /// were replaced (with or without a BOM); "binary" for binary files.
+        pub encoding: String,
+        /// "LF", "CRLF", "mixed" (both LF and CRLF, or CR and CRLF), "CR" or "none" (no line
+        /// break).
+        pub line_ending: String,
+    }
 }
 
 /// Reads a range of lines from one file.

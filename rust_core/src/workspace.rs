@@ -14,7 +14,8 @@ use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
 pub use crate::budget::{CancelToken, Deadline};
-use crate::error::CoreError;
+use crate::error::{CoreError, PatternIssue};
+pub use crate::skip::SkipCounts;
 
 /// Directories skipped by every walk unless the embedding application changes the list.
 pub const DEFAULT_EXCLUDE_DIRS: &[&str] =
@@ -64,43 +65,6 @@ impl Default for WorkspaceOptions {
             threads: 0,
             respect_ignore_files: true,
         }
-    }
-}
-
-/// What a walk or search passed over, by reason, so "nothing found" can be told apart from
-/// "nothing looked at".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SkipCounts {
-    /// Directories of the skip set pruned by a walk (each counts once). Entries hidden by ignore
-    /// files are not counted: the walker drops them before ripsight sees them.
-    pub ignored: u64,
-    /// Files with a NUL byte (not searched).
-    pub binary: u64,
-    /// Files or directories covered by a deny rule.
-    pub denied: u64,
-    /// Entries that could not be read (permissions, vanished, I/O errors).
-    pub unreadable: u64,
-    /// FIFOs, sockets and devices (never opened).
-    pub special: u64,
-    /// Files over the size limit of a search.
-    pub too_large: u64,
-    /// Files with a line longer than a search holds in memory (`grep::MAX_LINE_BYTES`).
-    pub line_too_long: u64,
-    /// Symlinks that resolve outside the root (not followed).
-    pub outside_root: u64,
-}
-
-impl SkipCounts {
-    /// Adds another count into this one.
-    pub fn add(&mut self, other: &SkipCounts) {
-        self.ignored += other.ignored;
-        self.binary += other.binary;
-        self.denied += other.denied;
-        self.unreadable += other.unreadable;
-        self.special += other.special;
-        self.too_large += other.too_large;
-        self.line_too_long += other.line_too_long;
-        self.outside_root += other.outside_root;
     }
 }
 
@@ -241,10 +205,8 @@ impl Workspace {
                 .build()
                 .map_err(|e| CoreError::InvalidPattern {
                     pattern: rule.clone(),
-                    message: format!(
-                        "{}; deny rules use glob syntax such as '*.pem' or 'secrets/**'",
-                        e.kind()
-                    ),
+                    issue: PatternIssue::DenyRule,
+                    message: e.kind().to_string(),
                 })?;
             if trimmed.contains('/') {
                 paths.add(glob);
@@ -257,6 +219,7 @@ impl Workspace {
         let build = |b: GlobSetBuilder| {
             b.build().map_err(|e| CoreError::InvalidPattern {
                 pattern: options.deny_globs.join(", "),
+                issue: PatternIssue::DenyRule,
                 message: e.to_string(),
             })
         };
