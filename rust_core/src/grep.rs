@@ -32,28 +32,31 @@
 //! (`unreadable`); plus everything the walk skips.
 
 mod input;
+mod matcher;
+mod output;
 mod page;
 mod sink;
+
+pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use globset::GlobMatcher;
 use grep_matcher::LineTerminator;
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 use crate::budget::{CancelToken, Deadline};
-use crate::error::{CoreError, PatternIssue, shorten, special_kind};
+use crate::error::{CoreError, special_kind};
 use crate::walk::{
-    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, resolve_target, walk_files,
+    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, resolve_target, walk_files,
 };
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
-use input::{Input, WHOLE_FILE_BYTES, read_head};
+use input::{Input, WHOLE_FILE_BYTES, open_again, read_head};
+use matcher::{FileFilter, build_matcher};
 use page::{FileHit, PageRange, content_page, content_windows, files_page};
 use sink::{FileSink, StoredLine, Window};
 
@@ -71,20 +74,6 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// text during the search; pages further on keep counts only and search their few files again
 /// for the text, so memory follows the page, not the offset.
 pub const TEXT_IN_PASS_MAX_ENTRIES: u64 = 1000;
-
-crate::choice! {
-    /// What grep returns.
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-    pub enum OutputMode {
-        /// Matching lines with context (default).
-        #[default]
-        Content = "content",
-        /// Paths of files with at least one match.
-        FilesWithMatches = "files_with_matches",
-        /// Matching-line count per file.
-        Count = "count",
-    }
-}
 
 /// What to search for.
 #[derive(Clone, Debug)]
@@ -136,154 +125,7 @@ impl Default for GrepOptions {
     }
 }
 
-crate::record! {
-    "GrepLine",
-    /// One shown line: a match or a context line.
-    #[derive(Clone, Debug, PartialEq, Eq)]
-    pub struct GrepLine {
-        /// File path relative to the root.
-        pub path: String,
-        /// 1-based line number.
-        pub line: u64,
-        /// The line's text, lossily decoded, without the line terminator, cut to
-        /// max_line_chars characters around the match (cut parts are replaced by …).
-        pub text: String,
-        /// False for a context line.
-        pub is_match: bool,
-        /// True when the text was cut.
-        pub cut: bool,
-    }
-}
-
-crate::record! {
-    "FileCount",
-    /// A file and its number of matching lines.
-    #[derive(Clone, Debug, PartialEq, Eq)]
-    pub struct FileCount {
-        /// File path relative to the root.
-        pub path: String,
-        /// Matching lines in the file.
-        pub count: u64,
-    }
-}
-
-crate::record! {
-    "GrepResult",
-    /// What a search found.
-    #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct GrepOutput {
-        /// The regex (or literal text) as given.
-        pub pattern: String,
-        /// The output mode of the call.
-        pub output_mode: OutputMode,
-        /// content mode: this page's matching lines with their context lines, by path then
-        /// line, overlapping context merged (each line appears once).
-        pub lines: Vec<GrepLine>,
-        /// files_with_matches and count modes: this page of files with their counts.
-        pub files: Vec<FileCount>,
-        /// Exact number of matching lines.
-        pub total_matches: u64,
-        /// Exact number of files with a match.
-        pub total_files: u64,
-        /// Entries (matches, or files in the file modes) skipped before this page.
-        pub offset: u64,
-        /// Entries after this page.
-        pub withheld: u64,
-        /// The offset of the next page, when entries follow this one.
-        pub next_offset: Option<u64>,
-        /// Files searched.
-        pub files_searched: u64,
-        /// What the search passed over, by reason.
-        pub skipped: SkipCounts,
-        /// True when the time budget ran out: the result and its totals cover only what was
-        /// searched.
-        pub incomplete: bool,
-        /// Engine time in milliseconds.
-        pub elapsed_ms: f64,
-    }
-}
-
 // ==== Setup shared by all threads ====
-
-/// The `glob` option compiled: which files a search looks at.
-struct FileFilter {
-    matcher: GlobMatcher,
-    /// Slash-free: match the file name; otherwise the path relative to the root.
-    by_name: bool,
-    /// A leading `!`: keep what does NOT match.
-    negated: bool,
-}
-
-impl FileFilter {
-    fn new(workspace: &Workspace, glob: &str) -> Result<FileFilter, CoreError> {
-        let trimmed = glob.trim();
-        let (negated, body) = match trimmed.strip_prefix('!') {
-            Some(rest) => (true, rest),
-            None => (false, trimmed),
-        };
-        let body = body.strip_prefix("./").unwrap_or(body);
-        let body = body.strip_prefix('/').unwrap_or(body);
-        if body.is_empty() {
-            return Err(CoreError::InvalidPattern {
-                pattern: glob.to_string(),
-                issue: PatternIssue::EmptyGlob,
-                message: "the glob filter is empty".into(),
-            });
-        }
-        // `dir/` means the files below the directory.
-        let body = if body.ends_with('/') {
-            format!("{body}**")
-        } else {
-            body.to_string()
-        };
-        Ok(FileFilter {
-            by_name: !body.contains('/'),
-            matcher: cached_glob(workspace, &body, glob)?,
-            negated,
-        })
-    }
-
-    fn admits(&self, relative: &str, name: &str) -> bool {
-        let subject = if self.by_name { name } else { relative };
-        self.matcher.is_match(subject) != self.negated
-    }
-}
-
-/// Builds the regex matcher.
-fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
-    let mut builder = RegexMatcherBuilder::new();
-    // As ripgrep: `^` and `$` match at line boundaries, also before a `\r\n` (CRLF mode).
-    builder
-        .case_insensitive(options.case_insensitive)
-        .fixed_strings(options.literal)
-        .multi_line(true)
-        .crlf(true);
-    if options.multiline {
-        builder.line_terminator(None);
-    }
-    // Otherwise the CRLF line terminator stays: the matcher never matches across lines, which
-    // lets the searcher look for matches in whole buffers rather than line by line.
-    builder.build(&options.pattern).map_err(|error| {
-        // The parser's message quotes the pattern: cut each of its lines, so a huge pattern
-        // does not flood the message.
-        let message = error
-            .to_string()
-            .lines()
-            .map(|line| shorten(line, 200))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let issue = if message.contains("line terminator") || message.contains(r"\n") {
-            PatternIssue::LineBreak
-        } else {
-            PatternIssue::Regex
-        };
-        CoreError::InvalidPattern {
-            pattern: options.pattern.clone(),
-            issue,
-            message,
-        }
-    })
-}
 
 /// Everything the threads share read-only.
 struct Plan<'a> {
@@ -402,9 +244,9 @@ impl<'a> GrepWorker<'a> {
         }
     }
 
-    /// Searches one file the walk found to be a regular file (or the file the caller named,
-    /// checked by [`grep`]) and adds it to this thread's totals and page.
-    fn search(&mut self, path: &Path, relative: &str, skipped: &mut SkipCounts) {
+    /// Searches one opened file the walk found to be a regular file (or the file the caller
+    /// named, checked by [`grep`]) and adds it to this thread's totals and page.
+    fn search(&mut self, file: File, relative: &str, skipped: &mut SkipCounts) {
         let may_reach_page = self.may_reach_page(relative);
         let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
             from: 0,
@@ -412,7 +254,7 @@ impl<'a> GrepWorker<'a> {
             stop_after: false,
         });
         let Searched::Done { count, kept, lines } =
-            self.search_file(path, window, self.plan.deadline, skipped)
+            self.search_file(file, window, self.plan.deadline, skipped)
         else {
             return;
         };
@@ -430,7 +272,6 @@ impl<'a> GrepWorker<'a> {
             };
             self.keep_hit(FileHit {
                 path: relative.to_string(),
-                source: path.to_path_buf(),
                 count,
                 entries,
                 first_index: 0,
@@ -439,22 +280,15 @@ impl<'a> GrepWorker<'a> {
         }
     }
 
-    /// Searches `path`, storing the text of the matching lines in `window` (none: count only).
+    /// Searches `file`, storing the text of the matching lines in `window` (none: count only).
     /// Sets `self.stopped` when `deadline` passes mid-file.
     fn search_file(
         &mut self,
-        path: &Path,
+        mut file: File,
         window: Option<Window>,
         deadline: &Deadline,
         skipped: &mut SkipCounts,
     ) -> Searched {
-        let mut file = match File::open(path) {
-            Ok(file) => file,
-            Err(_) => {
-                skipped.unreadable += 1;
-                return Searched::Skipped;
-            }
-        };
         let options = self.plan.options;
         if options.multiline {
             // The whole file is read into memory: look at its size first.
@@ -578,7 +412,10 @@ impl FileVisitor for GrepWorker<'_> {
         {
             return true;
         }
-        self.search(file.path, file.relative, skipped);
+        match File::open(file.path) {
+            Ok(opened) => self.search(opened, file.relative, skipped),
+            Err(_) => skipped.unreadable += 1,
+        }
         !self.stopped
     }
 }
@@ -642,7 +479,10 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             .as_ref()
             .is_none_or(|f| f.admits(&target.relative, name))
         {
-            worker.search(&target.path, &target.relative, &mut skipped);
+            match File::open(&target.path) {
+                Ok(opened) => worker.search(opened, &target.relative, &mut skipped),
+                Err(_) => skipped.unreadable += 1,
+            }
         }
         (vec![worker], skipped, false)
     } else {
@@ -676,12 +516,12 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             let mut fetch_skipped = SkipCounts::default();
             for (index, window) in content_windows(&hits, range) {
                 let hit = &mut hits[index];
-                if let Searched::Done { lines, .. } = worker.search_file(
-                    &hit.source,
-                    Some(window),
-                    &fetch_deadline,
-                    &mut fetch_skipped,
-                ) {
+                let Some(file) = open_again(workspace, &hit.path) else {
+                    continue;
+                };
+                if let Searched::Done { lines, .. } =
+                    worker.search_file(file, Some(window), &fetch_deadline, &mut fetch_skipped)
+                {
                     hit.lines = lines;
                     hit.first_index = window.from;
                 }
