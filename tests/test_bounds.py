@@ -176,6 +176,7 @@ _INTERRUPTED = """
 import os, sys, time
 import ripsight
 ws = ripsight.Workspace({root!r}, time_budget=600)
+ws.read_file("big.txt", limit=1)  # the calling thread's engine thread exists from here on
 before = len(os.listdir("/proc/self/task"))
 print("ready", flush=True)
 try:
@@ -183,16 +184,20 @@ try:
         ws.grep(r"\\b\\w+\\b\\d", path="big.txt")
 except KeyboardInterrupt:
     caught = time.monotonic()
-    # The engine's threads stop: the thread count falls back to what it was before the call.
+    # The engine's threads stop: the thread count falls back to what it was before the call,
+    # and the process stops using CPU.
     deadline = caught + 2
     while len(os.listdir("/proc/self/task")) > before and time.monotonic() < deadline:
         time.sleep(0.01)
-    print("interrupted", caught, time.monotonic() - caught,
-          len(os.listdir("/proc/self/task")) - before, flush=True)
+    settled = time.monotonic() - caught
+    cpu = time.process_time()
+    time.sleep(0.5)
+    print("interrupted", caught, settled, len(os.listdir("/proc/self/task")) - before,
+          time.process_time() - cpu, flush=True)
 """
 
 
-def _interrupt_once(root: Path) -> tuple[float, float, int]:
+def _interrupt_once(root: Path) -> tuple[float, float, int, float]:
     child = subprocess.Popen(
         [sys.executable, "-c", _INTERRUPTED.format(root=str(root))],
         stdout=subprocess.PIPE,
@@ -216,7 +221,7 @@ def _interrupt_once(root: Path) -> tuple[float, float, int]:
             child.kill()
             child.wait()
     # CLOCK_MONOTONIC is one clock for every process of the machine.
-    return float(line[1]) - sent, float(line[2]), int(line[3])
+    return float(line[1]) - sent, float(line[2]), int(line[3]), float(line[4])
 
 
 def test_ctrl_c_raises_keyboard_interrupt_within_100ms(big_text: Path) -> None:
@@ -224,9 +229,10 @@ def test_ctrl_c_raises_keyboard_interrupt_within_100ms(big_text: Path) -> None:
     # Before the engine polled for signals, every attempt took the whole call (seconds).
     attempts = []
     for _ in range(3):
-        latency, stop_wait, extra_threads = _interrupt_once(big_text)
+        latency, settled, extra_threads, cpu_after = _interrupt_once(big_text)
         assert extra_threads == 0, "engine threads still running after the interrupt"
-        assert stop_wait < 2
+        assert settled < 2
+        assert cpu_after < 0.1, f"the process kept working after the interrupt ({cpu_after} s)"
         attempts.append(latency)
         if latency < 0.1:
             break

@@ -6,6 +6,7 @@
 //! waits with the GIL released and answers Ctrl-C (see [`run_detached`]), then hands the result
 //! struct to Python as it is.
 
+mod call_thread;
 mod errors;
 mod records;
 
@@ -63,7 +64,7 @@ fn panic_detail(panic: Box<dyn std::any::Any + Send>) -> String {
 
 type Outcome<T> = std::thread::Result<Result<T, CoreError>>;
 
-/// Runs `work` on an engine thread while this thread, with the GIL released, waits for it and
+/// Runs `work` on this thread's engine thread (see `call_thread`) while this thread, with the GIL released, waits for it and
 /// looks for Python signals every [`SIGNAL_POLL`]. A signal whose handler raises (Ctrl-C:
 /// `KeyboardInterrupt`) cancels `cancel`, so every loop of the engine stops, and the exception
 /// is raised at once. Engine errors and panics become Python exceptions.
@@ -73,13 +74,11 @@ where
     F: FnOnce() -> Result<T, CoreError> + Send + 'static,
 {
     let (sender, receiver) = crossbeam_channel::bounded::<Outcome<T>>(1);
-    let spawned = std::thread::Builder::new()
-        .name("ripsight-call".into())
-        .spawn(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(work));
-            // The caller may have gone (interrupted): nothing to deliver then.
-            let _ = sender.send(outcome);
-        });
+    let spawned = call_thread::submit(Box::new(move || {
+        let outcome = catch_unwind(AssertUnwindSafe(work));
+        // The caller may have gone (interrupted): nothing to deliver then.
+        let _ = sender.send(outcome);
+    }));
     if let Err(error) = spawned {
         return Err(new_error(
             py,
