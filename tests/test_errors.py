@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -252,3 +253,26 @@ def test_a_huge_pattern_is_not_echoed_whole(repo: Path) -> None:
     message = str(info.value)
     assert max(line.count("(") for line in message.splitlines()) <= 201, message
     assert len(message) < 2000
+
+
+@pytest.mark.parametrize(
+    ("issue", "call", "advice"),
+    [
+        ("regex", lambda ws: ws.grep("a(b"), "literal=true"),
+        ("line_break", lambda ws: ws.grep("a\\nb"), "multiline=true"),
+        ("glob", lambda ws: ws.glob("src/[ab"), "Glob syntax"),
+        ("empty_pattern", lambda ws: ws.glob(""), "`**/*`"),
+        ("empty_glob", lambda ws: ws.grep("x", glob="!"), "leave glob out"),
+        ("absolute_glob", lambda ws: ws.glob("/etc/*"), "relative to `path`"),
+        ("parent_glob", lambda ws: ws.glob("../*"), "pass it as `path`"),
+        ("deny_rule", lambda ws: Workspace(ws.root, deny=["[x"]), "glob syntax"),
+    ],
+)
+def test_every_pattern_issue_gets_its_advice(
+    repo: Path, issue: str, call: Any, advice: str
+) -> None:
+    with pytest.raises(PatternError) as info:
+        call(Workspace(repo))
+    assert info.value.issue == issue
+    assert advice not in str(info.value)
+    assert advice in model_text(info.value)
