@@ -119,11 +119,15 @@ def test_a_200mb_single_line_file_is_counted_not_buffered(one_line_200mb: Path) 
         import ripsight
         ws = ripsight.Workspace({str(one_line_200mb)!r})
         r = ws.grep("needle")
+        read = ws.read_file("huge.min.js")
         RESULT = {{"total": r.total_matches, "line_too_long": r.skipped.line_too_long,
-                   "searched": r.files_searched}}
+                   "searched": r.files_searched,
+                   "read": (read.total_lines, read.lines[0].cut_from, len(read.lines[0].text))}}
         """
     )
     assert (out["total"], out["line_too_long"], out["searched"]) == (1, 1, 1)
+    # read_file shows the line's start and its length, holding neither whole.
+    assert out["read"] == [1, 200 * MB, 500]
     assert out["peak_mb"] < PEAK_LIMIT_MB, out
 
 
