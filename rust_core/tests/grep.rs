@@ -614,8 +614,14 @@ fn pages_far_past_the_start_fetch_their_lines_after_the_search() {
     let far = ripsight_core::grep::TEXT_IN_PASS_MAX_ENTRIES as usize;
     let dir = tempfile::tempdir().expect("tempdir");
     for i in 0..40 {
+        // Matches next to each other and apart: a withheld match inside the context of the
+        // page's last match, with context lines after it, must be handled as in the search.
         let body: String = (0..(far / 10 + i))
-            .map(|j| format!("hit {i} {j}\nmiss {j}\n"))
+            .map(|j| match j % 3 {
+                0 => format!("hit {i} {j}\nmiss {j}\n"),
+                1 => format!("hit {i} {j}\nhit {i} {j} again\nmiss {j}\nmiss\n"),
+                _ => format!("hit {i} {j}\nmiss\nmiss\nmiss\nmiss {j}\n"),
+            })
             .collect();
         write(
             dir.path(),
@@ -636,14 +642,17 @@ fn pages_far_past_the_start_fetch_their_lines_after_the_search() {
             let all = search(&ws, "hit", |o| o.context = context as usize);
             let total = all.total_matches as usize;
             assert!(total > 3 * far);
-            for (offset, limit) in [
+            let mut pages = vec![
                 (far - 50, 50),
                 (far - 20, 50),
                 (far + 7, 13),
                 (2 * far + 333, 500),
                 (total - 5, 50),
                 (total + 10, 5),
-            ] {
+            ];
+            // Every page end position within a few files' worth of lines.
+            pages.extend((0..40).map(|k| (far + 100 + 7 * k, 1 + k % 4)));
+            for (offset, limit) in pages {
                 let out = search(&ws, "hit", |o| {
                     o.context = context as usize;
                     o.offset = offset;

@@ -83,8 +83,25 @@ impl<'a> FileSink<'a> {
         self.window.is_some_and(|w| index >= w.from && index < w.to)
     }
 
-    fn past_window(&self, index: u64) -> bool {
-        self.window.is_some_and(|w| w.stop_after && index >= w.to)
+    /// Whether a search that stops after the window is done at a match with index `index` on
+    /// line `line`: past the window, and past the after-context of the last kept match (the
+    /// context lines after this withheld match may still be shown as that match's context).
+    fn done(&self, index: u64, line: u64) -> bool {
+        self.window.is_some_and(|w| {
+            w.stop_after && index >= w.to && line > self.last_kept_line.saturating_add(self.context)
+        })
+    }
+
+    /// Whether a context line arriving now may be shown: it may lead to a match of the window
+    /// (one at most `context` matches ahead, as they lie between it and that match) or follow
+    /// the last kept match. The page drops those it does not show.
+    fn context_wanted(&self, line: u64) -> bool {
+        let Some(window) = self.window else {
+            return false;
+        };
+        let ahead = self.count.saturating_add(self.context);
+        (ahead >= window.from && self.count < window.to)
+            || (self.kept > 0 && line <= self.last_kept_line.saturating_add(self.context))
     }
 
     fn store_line(&mut self, line: u64, bytes: &[u8], match_start: Option<usize>, is_match: bool) {
@@ -116,7 +133,7 @@ impl Sink for FileSink<'_> {
         _searcher: &Searcher,
         found: &SinkMatch<'_>,
     ) -> Result<bool, Self::Error> {
-        if self.past_window(self.count) {
+        if self.done(self.count, found.line_number().unwrap_or(0)) {
             return Ok(false);
         }
         if !self.multiline {
@@ -163,15 +180,8 @@ impl Sink for FileSink<'_> {
         _searcher: &Searcher,
         context: &SinkContext<'_>,
     ) -> Result<bool, Self::Error> {
-        if self.window.is_none() {
-            return Ok(true);
-        }
         let line = context.line_number().unwrap_or(0);
-        // Before-context leads to the next match, kept when its index is in the window;
-        // after-context belongs to the last kept match. The page drops what it does not show.
-        let wanted = self.in_window(self.count)
-            || (self.kept > 0 && line <= self.last_kept_line.saturating_add(self.context));
-        if wanted {
+        if self.context_wanted(line) {
             self.store_line(line, context.bytes(), None, false);
         }
         Ok(true)
