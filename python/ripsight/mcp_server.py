@@ -30,7 +30,8 @@ from mcp.server.stdio import stdio_server
 
 from . import _core
 from .limits import DEFAULT_LIMITS, ToolLimits
-from .registry import ReadRecord, ReadState, Registry
+from .registry import Registry
+from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
 from .types import ToolCall, ToolResult
 from .workspace import to_dict
@@ -82,19 +83,9 @@ def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[s
 # -- the server ----------------------------------------------------------------------------------
 
 
-class _NoReadState(ReadState):
-    """Read state that remembers nothing.
-
-    An MCP server outlives conversations (Claude Desktop keeps it running across chats) and
-    cannot tell them apart, so "already shown in your earlier call" could point a new
-    conversation at text it never saw. Every read is delivered in full.
-    """
-
-    def lookup(self, path: str, offset: int, limit: int) -> ReadRecord | None:
-        return None
-
-    def record(self, path: str, record: ReadRecord) -> None:
-        return None
+# An MCP server outlives conversations (Claude Desktop keeps it running across chats) and cannot
+# tell them apart: every read is delivered in full (see `ripsight.session.NoReadState`).
+_NoReadState = NoReadState
 
 
 def _call_result(result: ToolResult, structured_content: bool) -> types.CallToolResult:
@@ -157,6 +148,7 @@ def build_server(
             name=params.name,
             arguments=params.arguments if params.arguments is not None else {},
         )
+
         def answer() -> tuple[ToolResult, types.CallToolResult]:
             # Converting the typed result is Python work too: keep it off the event loop.
             result = registry.execute(call)
