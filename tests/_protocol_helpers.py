@@ -70,8 +70,13 @@ def rline(number: int, text: str, cut_from: int | None = None) -> SimpleNamespac
 
 
 def read_result(**values: Any) -> SimpleNamespace:
-    defaults = {"path": "src/app.py", "size_bytes": 100, "offset": 1, "line_ending": "LF",
-                "encoding": "utf-8"}
+    defaults = {
+        "path": "src/app.py",
+        "size_bytes": 100,
+        "offset": 1,
+        "line_ending": "LF",
+        "encoding": "utf-8",
+    }
     return _fake(_core.ReadResult, defaults, values)
 
 
@@ -95,11 +100,17 @@ class FakeWorkspace:
 
     def grep(self, pattern: str, **kwargs: Any) -> SimpleNamespace:
         self._record("grep", pattern, **kwargs)
-        return grep_result(pattern=pattern, lines=[gline("a.py", 1, "x = 1")], total_matches=1,
-                           total_files=1, files_searched=1)
+        return grep_result(
+            pattern=pattern,
+            lines=[gline("a.py", 1, "x = 1")],
+            total_matches=1,
+            total_files=1,
+            files_searched=1,
+        )
 
-    def read_file(self, path: str, offset: int = 1, limit: int = 400,
-                  max_line_chars: int = 500) -> SimpleNamespace:
+    def read_file(
+        self, path: str, offset: int = 1, limit: int = 400, max_line_chars: int = 500
+    ) -> SimpleNamespace:
         self._record("read_file", path, offset=offset, limit=limit, max_line_chars=max_line_chars)
         with open(os.path.join(self.root, path), encoding="utf-8") as handle:
             all_lines = handle.read().splitlines()
@@ -130,7 +141,9 @@ class PyWorkspace(FakeWorkspace):
         for folder, dirs, files in os.walk(os.path.join(self.root, base)):
             dirs[:] = sorted(d for d in dirs if d not in (".git", "__pycache__"))
             for name in files:
-                out.append(os.path.relpath(os.path.join(folder, name), self.root).replace(os.sep, "/"))
+                out.append(
+                    os.path.relpath(os.path.join(folder, name), self.root).replace(os.sep, "/")
+                )
         return sorted(out)
 
     def glob(self, pattern: str, path=None, limit=200, offset=0, sort="path"):
@@ -142,20 +155,37 @@ class PyWorkspace(FakeWorkspace):
 
         found = [p for p in self._files(path or "") if re.match(regex, p)]
         page = found[offset : offset + limit]
-        return glob_result(pattern=pattern, paths=page, total=len(found), offset=offset,
-                           withheld=max(0, len(found) - offset - len(page)),
-                           files_in_scope=None if found else len(self._files(path or "")),
-                           searched=path or "")
+        return glob_result(
+            pattern=pattern,
+            paths=page,
+            total=len(found),
+            offset=offset,
+            withheld=max(0, len(found) - offset - len(page)),
+            files_in_scope=None if found else len(self._files(path or "")),
+            searched=path or "",
+        )
 
-    def grep(self, pattern: str, path=None, glob=None, literal=False, case_insensitive=False,
-             context=0, multiline=False, output_mode="content", limit=50, offset=0,
-             max_line_chars=120):
+    def grep(
+        self,
+        pattern: str,
+        path=None,
+        glob=None,
+        literal=False,
+        case_insensitive=False,
+        context=0,
+        multiline=False,
+        output_mode="content",
+        limit=50,
+        offset=0,
+        max_line_chars=120,
+    ):
         import fnmatch
         import re
 
         self._record("grep", pattern, path=path, glob=glob)
-        regex = re.compile(re.escape(pattern) if literal else pattern,
-                           re.IGNORECASE if case_insensitive else 0)
+        regex = re.compile(
+            re.escape(pattern) if literal else pattern, re.IGNORECASE if case_insensitive else 0
+        )
         lines, total, files = [], 0, set()
         names = self._files(path or "")
         for name in names:
@@ -172,5 +202,10 @@ class PyWorkspace(FakeWorkspace):
                     shown[j] = shown.get(j, False) or j == i
             for j in sorted(shown):
                 lines.append(gline(name, j + 1, text[j], shown[j]))
-        return grep_result(pattern=pattern, lines=lines, total_matches=total,
-                           total_files=len(files), files_searched=len(names))
+        return grep_result(
+            pattern=pattern,
+            lines=lines,
+            total_matches=total,
+            total_files=len(files),
+            files_searched=len(names),
+        )

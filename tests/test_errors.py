@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from ripsight.errors import model_text
-
 import ripsight
-import ripsight.errors as errors
 from _trees import make_tree
 from ripsight import (
     CancelledError,
@@ -24,11 +20,13 @@ from ripsight import (
     OutsideRootError,
     PathNotFoundError,
     PatternError,
-    SpecialFileError,
     RipsightError,
+    SpecialFileError,
     UnreadableError,
     Workspace,
+    errors,
 )
+from ripsight.errors import model_text
 
 BUILTIN = {
     PathNotFoundError: FileNotFoundError,
@@ -72,11 +70,14 @@ def test_kinds_are_distinct_short_names() -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_tree(tmp_path / "repo", {
-        "src/main.py": "print('hi')\n",
-        ".env": "API_KEY=hunter2\n",
-        "deploy/prod.key": "k\n",
-    })
+    return make_tree(
+        tmp_path / "repo",
+        {
+            "src/main.py": "print('hi')\n",
+            ".env": "API_KEY=hunter2\n",
+            "deploy/prod.key": "k\n",
+        },
+    )
 
 
 def test_not_found_suggests_or_points_to_glob(repo: Path) -> None:
@@ -139,13 +140,16 @@ def test_special_file_says_why_it_is_not_opened(repo: Path) -> None:
     assert "never opened" in str(info.value)
 
 
-@pytest.mark.parametrize(("kwargs", "phrase"), [
-    ({"offset": 0}, "offset must be at least 1"),
-    ({"offset": -3}, "offset must be at least 1"),
-    ({"limit": 0}, "limit must be at least 1"),
-    ({"offset": "5"}, "offset must be an integer"),
-    ({"limit": 2.5}, "limit must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "phrase"),
+    [
+        ({"offset": 0}, "offset must be at least 1"),
+        ({"offset": -3}, "offset must be at least 1"),
+        ({"limit": 0}, "limit must be at least 1"),
+        ({"offset": "5"}, "offset must be an integer"),
+        ({"limit": 2.5}, "limit must be an integer"),
+    ],
+)
 def test_invalid_arguments_are_value_errors(repo: Path, kwargs: dict, phrase: str) -> None:
     with pytest.raises(ValueError) as info:
         Workspace(repo).read_file("src/main.py", **kwargs)

@@ -7,14 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from ripsight.errors import model_text
 from ripsight import Workspace
 from ripsight.errors import (
     NotADirectoryPathError,
     OutsideRootError,
     PathNotFoundError,
     PatternError,
+    model_text,
 )
 
 SYNTAX_TREE = {

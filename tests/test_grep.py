@@ -7,8 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
-from ripsight.errors import model_text
 from ripsight import Workspace
 from ripsight.errors import (
     DeniedError,
@@ -16,6 +14,7 @@ from ripsight.errors import (
     PathNotFoundError,
     PatternError,
     SpecialFileError,
+    model_text,
 )
 
 

@@ -202,7 +202,10 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
 
     glob_paths = results[0].structured_content["paths"]
     assert glob_paths == [
-        "build/generated.py", "src/app.py", "src/pkg/__init__.py", "src/pkg/util.py"
+        "build/generated.py",
+        "src/app.py",
+        "src/pkg/__init__.py",
+        "src/pkg/util.py",
     ]
     grep_paths = {line["path"] for line in results[2].structured_content["lines"]}
     assert grep_paths == {"build/generated.py", "notes.secret", "src/app.py", "src/pkg/util.py"}
@@ -417,18 +420,34 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
     stderr_path = tmp_path / "stderr.log"
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tree),
-             "--log-level", "info"],
+            [
+                sys.executable,
+                "-m",
+                "ripsight.cli",
+                "mcp",
+                "--root",
+                str(tree),
+                "--log-level",
+                "info",
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
         )
         try:
-            _rpc(process, {
-                "jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                           "clientInfo": {"name": "hand-written", "version": "0"}},
-            })
+            _rpc(
+                process,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "hand-written", "version": "0"},
+                    },
+                },
+            )
             init = _read_response(process, 1)
             assert init["result"]["serverInfo"]["name"] == "ripsight"
             assert init["result"]["protocolVersion"] == "2025-06-18"
@@ -436,14 +455,27 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
             listed = _read_response(process, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
-                "glob", "grep", "read_file", "read_result"]
+                "glob",
+                "grep",
+                "read_file",
+                "read_result",
+            ]
             # read_result answers in text only: a page of a stored result has no typed form.
             assert [("outputSchema" in t) for t in listed["result"]["tools"]] == [
-                True, True, True, False]
-            _rpc(process, {
-                "jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                "params": {"name": "edit_file", "arguments": {"path": "x"}},
-            })
+                True,
+                True,
+                True,
+                False,
+            ]
+            _rpc(
+                process,
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "edit_file", "arguments": {"path": "x"}},
+                },
+            )
             called = _read_response(process, 3)["result"]
             assert called["isError"] is True
             assert "no tool named edit_file" in called["content"][0]["text"]
@@ -466,11 +498,22 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
 def test_mcp_help_documents_the_configuration() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ripsight.cli", "mcp", "--help"],
-        check=False, capture_output=True, text=True, timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0
-    for flag in ("--root", "--exclude-dir", "--no-default-excludes", "--deny", "--time-budget",
-                 "--max-result-chars", "--log-level", "ripsight[mcp]"):
+    for flag in (
+        "--root",
+        "--exclude-dir",
+        "--no-default-excludes",
+        "--deny",
+        "--time-budget",
+        "--max-result-chars",
+        "--log-level",
+        "ripsight[mcp]",
+    ):
         assert flag in done.stdout
 
 
@@ -483,7 +526,12 @@ def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(shadow))
     done = subprocess.run(
         [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tmp_path)],
-        check=False, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert done.stdout == ""
@@ -495,7 +543,11 @@ def test_missing_sdk_gives_a_clear_message(tmp_path: Path) -> None:
 def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ripsight.cli", "mcp", "--root", str(tmp_path / "nope")],
-        check=False, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
@@ -521,7 +573,13 @@ def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> N
         records = [json.loads(line) for line in log.read_text().splitlines()]
         rows = [(r["tool"], r["status"], r["code"]) for r in records]
     else:
-        rows = sqlite3.connect(log).execute(
-            "SELECT tool, status, code FROM operations ORDER BY started_at").fetchall()
-    assert rows == [("grep", "done", "ok"), ("read_file", "runtime_error", "not_found"),
-                    ("Read", "contract_error", "unknown_tool")]
+        rows = (
+            sqlite3.connect(log)
+            .execute("SELECT tool, status, code FROM operations ORDER BY started_at")
+            .fetchall()
+        )
+    assert rows == [
+        ("grep", "done", "ok"),
+        ("read_file", "runtime_error", "not_found"),
+        ("Read", "contract_error", "unknown_tool"),
+    ]

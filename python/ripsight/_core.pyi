@@ -10,10 +10,11 @@ import concurrent.futures
 from typing import Any, ClassVar, final
 
 __all__ = [
-    "CancelToken",
-    "CancelledError",
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
+    "LIMITS",
+    "CancelToken",
+    "CancelledError",
     "DeniedError",
     "Engine",
     "EngineError",
@@ -23,7 +24,6 @@ __all__ = [
     "GrepResult",
     "InvalidArgumentError",
     "IsADirectoryPathError",
-    "LIMITS",
     "NotADirectoryPathError",
     "OutsideRootError",
     "PathNotFoundError",
@@ -143,7 +143,7 @@ class GrepResult:
     def pattern(self) -> str: ...
     @property
     def output_mode(self) -> str:
-        """"content", "files_with_matches" or "count"."""
+        """ "content", "files_with_matches" or "count"."""
     @property
     def lines(self) -> list[GrepLine]: ...
     @property
@@ -195,7 +195,7 @@ class ReadResult:
     def path(self) -> str: ...
     @property
     def kind(self) -> str:
-        """"text", "empty" or "binary"."""
+        """ "text", "empty" or "binary"."""
     @property
     def binary_type(self) -> str | None: ...
     @property

@@ -58,8 +58,7 @@ _PATTERN_ADVICE = {
     "regex": "\n" + _REGEX_HELP,
     "line_break": "\nThe pattern matches a line break: set multiline=true to match across lines.",
     "glob": ". " + _GLOB_HELP,
-    "empty_pattern": "; use `*` for the files of this directory or `**/*` for every file below "
-    "it.",
+    "empty_pattern": "; use `*` for the files of this directory or `**/*` for every file below it.",
     "empty_glob": "; pass a file pattern such as `*.py` or `src/**/*.ts`, or leave glob out to "
     "search every file.",
     "absolute_glob": "; patterns match paths relative to `path`, such as `**/*.py` or `src/*.rs`.",

@@ -33,7 +33,9 @@ def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) ->
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+        raise InvalidArgumentError(
+            f"{name} must be an integer, got {type(value).__name__} {value!r}"
+        )
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
 
