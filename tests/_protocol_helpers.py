@@ -76,6 +76,8 @@ def read_result(**values: Any) -> SimpleNamespace:
         "offset": 1,
         "line_ending": "LF",
         "encoding": "utf-8",
+        "dev": 1,
+        "inode": 1,
     }
     return _fake(_core.ReadResult, defaults, values)
 
@@ -108,6 +110,17 @@ class FakeWorkspace:
             files_searched=1,
         )
 
+    def _identity(self, path: str) -> dict[str, Any]:
+        st = os.stat(os.path.join(self.root, path))
+        return {"dev": st.st_dev, "inode": st.st_ino, "mtime_ns": st.st_mtime_ns}
+
+    def identify(self, path: str) -> SimpleNamespace:
+        """The engine's `identify`: the fake stats the (test-chosen) path itself."""
+        if self.fail_with is not None:
+            raise self.fail_with
+        st = os.stat(os.path.join(self.root, path))
+        return SimpleNamespace(path=path, size=st.st_size, **self._identity(path))
+
     def read_file(
         self, path: str, offset: int = 1, limit: int = 400, max_line_chars: int = 500
     ) -> SimpleNamespace:
@@ -118,6 +131,8 @@ class FakeWorkspace:
         last = offset - 1 + len(shown)
         return read_result(
             path=path,
+            size_bytes=os.path.getsize(os.path.join(self.root, path)),
+            **self._identity(path),
             lines=[rline(offset + i, t) for i, t in enumerate(shown)],
             offset=offset,
             total_lines=len(all_lines),

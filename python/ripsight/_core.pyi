@@ -19,6 +19,7 @@ __all__ = [
     "Engine",
     "EngineError",
     "FileCount",
+    "FileIdentity",
     "GlobResult",
     "GrepLine",
     "GrepResult",
@@ -67,6 +68,8 @@ class SkipCounts:
     def line_too_long(self) -> int: ...
     @property
     def outside_root(self) -> int: ...
+    @property
+    def symlink(self) -> int: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -201,6 +204,12 @@ class ReadResult:
     @property
     def size_bytes(self) -> int: ...
     @property
+    def dev(self) -> int: ...
+    @property
+    def inode(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    @property
     def lines(self) -> list[ReadLine]: ...
     @property
     def offset(self) -> int: ...
@@ -216,12 +225,32 @@ class ReadResult:
     def line_ending(self) -> str: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
+class FileIdentity:
+    """What `Engine.identify` found: the opened file's identity and real path (from the root)."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def dev(self) -> int: ...
+    @property
+    def inode(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
 # ==== Errors: each is a RipsightError and the built-in that fits ====
 
 class RipsightError(Exception):
     """Base class of every ripsight error."""
 
     kind: ClassVar[str]
+    #: The engine's name of what went wrong ("not_found", "path_too_long", "link_loop"...).
+    reason: str
 
 class PathNotFoundError(RipsightError, FileNotFoundError):
     path: str
@@ -315,6 +344,8 @@ class Engine:
     ) -> GrepResult:
         """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
         ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
+    def identify(self, path: str, /, *, cancel: CancelToken | None = None) -> FileIdentity:
+        """Opens `path` as `read_file` would and returns the file's identity, reading nothing."""
     def read_file(
         self,
         path: str,

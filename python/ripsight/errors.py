@@ -5,7 +5,7 @@ derives from :class:`RipsightError` and from the built-in exception that fits, s
 ``except FileNotFoundError`` and ``except ValueError`` work as a Python programmer expects.
 
 An engine error's message states facts only; its attributes carry the same facts as data
-(``path``, ``suggestions``, ``rule``, ``pattern``, ``issue``, ``detail``). :func:`model_text`
+(``reason``, ``path``, ``suggestions``, ``rule``, ``pattern``, ``issue``, ``detail``). :func:`model_text`
 adds the sentence that tells a model what to do next: it is the one place that knows the
 tools' argument names.
 """
@@ -87,6 +87,11 @@ def _advice(error: RipsightError) -> str:
         )
     if isinstance(error, NotADirectoryPathError) and path is not None:
         return " Pass a directory as path, or read the file with read_file."
+    reason = getattr(error, "reason", None)
+    if reason == "path_too_long":
+        return " Use a shorter path; glob lists the real names of a directory's files."
+    if reason == "link_loop":
+        return " Pass the file's real path instead; glob lists real paths (walks follow no link)."
     if isinstance(error, EngineError) and str(error).startswith("internal error"):
         return " Try a narrower request."
     return ""

@@ -27,6 +27,7 @@ CancelToken = _core.CancelToken
 GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
+FileIdentity = _core.FileIdentity
 
 
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
@@ -151,6 +152,14 @@ class Workspace:
             cancel=cancel,
         )
 
+    def identify(
+        self, path: str | os.PathLike[str], cancel: CancelToken | None = None
+    ) -> FileIdentity:
+        """Opens `path` as `read_file` would (boundary, deny rules, regular files only) and
+        returns the opened file's real path (relative to the root), device, inode, size and
+        modification time, reading nothing. Raises what `read_file` raises."""
+        return self._engine.identify(os.fspath(path), cancel=cancel)
+
     def read_file(
         self,
         path: str | os.PathLike[str],
@@ -187,6 +196,7 @@ RESULT_CLASSES = (
     _core.ReadResult,
     _core.ReadLine,
     _core.SkipCounts,
+    _core.FileIdentity,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

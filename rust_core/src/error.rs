@@ -6,7 +6,6 @@
 //! never errors.
 
 use std::fmt;
-use std::fs::FileType;
 use std::io;
 
 crate::choice! {
@@ -85,6 +84,16 @@ pub enum CoreError {
         /// A full sentence.
         message: String,
     },
+    /// The path, or a name in it, is longer than the operating system allows (`ENAMETOOLONG`).
+    PathTooLong {
+        /// The path as the caller wrote it.
+        path: String,
+    },
+    /// Symlinks on the way form a loop, or more than 40 are chained (`ELOOP`).
+    LinkLoop {
+        /// The path as the caller wrote it.
+        path: String,
+    },
     /// The operating system refused access.
     PermissionDenied {
         /// The path relative to the root.
@@ -115,6 +124,8 @@ impl CoreError {
             CoreError::InvalidArgument { .. } => "invalid_argument",
             CoreError::PermissionDenied { .. } => "permission_denied",
             CoreError::Cancelled => "cancelled",
+            CoreError::PathTooLong { .. } => "path_too_long",
+            CoreError::LinkLoop { .. } => "link_loop",
             CoreError::Io { .. } => "io",
         }
     }
@@ -129,6 +140,16 @@ impl CoreError {
             io::ErrorKind::PermissionDenied => CoreError::PermissionDenied {
                 path: path.to_string(),
             },
+            _ if error.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) => {
+                CoreError::PathTooLong {
+                    path: path.to_string(),
+                }
+            }
+            _ if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+                CoreError::LinkLoop {
+                    path: path.to_string(),
+                }
+            }
             _ => CoreError::Io {
                 path: path.to_string(),
                 source: error,
@@ -169,6 +190,14 @@ impl fmt::Display for CoreError {
                 write!(f, "invalid pattern {:?}: {message}", shorten(pattern, 200))
             }
             CoreError::InvalidArgument { message } => f.write_str(message),
+            CoreError::PathTooLong { path } => write!(
+                f,
+                "{path} is longer than the operating system allows for a path or a file name."
+            ),
+            CoreError::LinkLoop { path } => write!(
+                f,
+                "{path} cannot be opened: its symlinks form a loop or chain more than 40 links."
+            ),
             CoreError::PermissionDenied { path } => write!(
                 f,
                 "{path} cannot be read: the operating system denied permission."
@@ -201,23 +230,4 @@ pub fn shorten(text: &str, max: usize) -> String {
         None => text.to_string(),
         Some((end, _)) => format!("{}…", &text[..end]),
     }
-}
-
-/// The name of a special file's kind ("FIFO", "socket", ...), for [`CoreError::SpecialFile`].
-pub(crate) fn special_kind(file_type: &FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_fifo() {
-            return "FIFO";
-        } else if file_type.is_socket() {
-            return "socket";
-        } else if file_type.is_char_device() {
-            return "character device";
-        } else if file_type.is_block_device() {
-            return "block device";
-        }
-    }
-    let _ = file_type;
-    "special file"
 }

@@ -40,8 +40,10 @@ mod sink;
 pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::time::{Duration, Instant};
 
 use grep_matcher::LineTerminator;
@@ -49,9 +51,9 @@ use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 use crate::budget::{CancelToken, Deadline};
-use crate::error::{CoreError, special_kind};
+use crate::error::CoreError;
 use crate::walk::{
-    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, resolve_target, walk_files,
+    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, Target, WalkedFile, open_target, walk_files,
 };
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
@@ -81,7 +83,7 @@ pub struct GrepOptions {
     /// Rust regex syntax, or a literal string when `literal` is set.
     pub pattern: String,
     /// File or directory to search, relative to the root (default: the root).
-    pub path: Option<String>,
+    pub path: Option<OsString>,
     /// File filter like `rg -g`: slash-free matches the file name at any depth, else the path
     /// relative to the root; a leading `!` excludes what matches. It only narrows: ignored and
     /// denied files stay out.
@@ -169,7 +171,7 @@ struct GrepWorker<'a> {
     /// The start of the file being searched (see [`read_head`]).
     head: Box<[u8]>,
     /// Files kept for the page, by path.
-    kept: BTreeMap<String, FileHit>,
+    kept: BTreeMap<OsString, FileHit>,
     /// Page entries the kept files hold.
     kept_entries: u64,
     total_matches: u64,
@@ -213,7 +215,7 @@ impl<'a> GrepWorker<'a> {
     }
 
     /// Whether `relative`'s entries may reach the page (see the module docs).
-    fn may_reach_page(&self, relative: &str) -> bool {
+    fn may_reach_page(&self, relative: &[u8]) -> bool {
         match self.plan.keep {
             None => true,
             Some(0) => false,
@@ -222,7 +224,7 @@ impl<'a> GrepWorker<'a> {
                     || self
                         .kept
                         .last_key_value()
-                        .is_some_and(|(last, _)| relative < last.as_str())
+                        .is_some_and(|(last, _)| relative < last.as_bytes())
             }
         }
     }
@@ -246,7 +248,7 @@ impl<'a> GrepWorker<'a> {
 
     /// Searches one opened file the walk found to be a regular file (or the file the caller
     /// named, checked by [`grep`]) and adds it to this thread's totals and page.
-    fn search(&mut self, file: File, relative: &str, skipped: &mut SkipCounts) {
+    fn search(&mut self, file: File, relative: &[u8], skipped: &mut SkipCounts) {
         let may_reach_page = self.may_reach_page(relative);
         let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
             from: 0,
@@ -271,7 +273,7 @@ impl<'a> GrepWorker<'a> {
                 (true, false) => count,
             };
             self.keep_hit(FileHit {
-                path: relative.to_string(),
+                path: OsString::from_vec(relative.to_vec()),
                 count,
                 entries,
                 first_index: 0,
@@ -408,13 +410,12 @@ impl<'a> GrepWorker<'a> {
 impl FileVisitor for GrepWorker<'_> {
     fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool {
         if let Some(filter) = self.plan.filter
-            && !filter.admits(file.relative, file.name)
+            && !filter.admits(file.relative_bytes, file.name_bytes)
         {
             return true;
         }
-        match File::open(file.path) {
-            Ok(opened) => self.search(opened, file.relative, skipped),
-            Err(_) => skipped.unreadable += 1,
+        if let Some((opened, _)) = file.open_counted(skipped) {
+            self.search(opened, file.relative_bytes, skipped);
         }
         !self.stopped
     }
@@ -433,7 +434,7 @@ const FETCH_GRACE: Duration = Duration::from_millis(250);
 pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
-    let target = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
+    let (target, _) = open_target(workspace, options.path.as_deref().unwrap_or_default())?;
     let key = RegexKey {
         pattern: options.pattern.clone(),
         literal: options.literal,
@@ -459,37 +460,24 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         text_in_pass: content && keep.is_none_or(|k| k <= TEXT_IN_PASS_MAX_ENTRIES),
     };
 
-    let meta =
-        std::fs::metadata(&target.path).map_err(|e| CoreError::from_io(&target.relative, e))?;
-    let (workers, skipped, walk_incomplete) = if meta.is_dir() {
-        let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
-        let outcome = walk_files(
-            workspace,
-            &target.path,
-            deadline.clone(),
-            sequential_max,
-            || GrepWorker::new(&plan, &matcher),
-        );
-        (outcome.visitors, outcome.skipped, outcome.incomplete)
-    } else if meta.is_file() {
-        let mut worker = GrepWorker::new(&plan, &matcher);
-        let mut skipped = SkipCounts::default();
-        let name = target.relative.rsplit('/').next().unwrap_or("");
-        if filter
-            .as_ref()
-            .is_none_or(|f| f.admits(&target.relative, name))
-        {
-            match File::open(&target.path) {
-                Ok(opened) => worker.search(opened, &target.relative, &mut skipped),
-                Err(_) => skipped.unreadable += 1,
-            }
+    let (workers, skipped, walk_incomplete) = match target {
+        Target::Dir(start) => {
+            let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
+            let outcome = walk_files(workspace, start, deadline.clone(), sequential_max, || {
+                GrepWorker::new(&plan, &matcher)
+            });
+            (outcome.visitors, outcome.skipped, outcome.incomplete)
         }
-        (vec![worker], skipped, false)
-    } else {
-        return Err(CoreError::SpecialFile {
-            path: target.relative,
-            kind: special_kind(&meta.file_type()),
-        });
+        Target::File(opened) => {
+            let mut worker = GrepWorker::new(&plan, &matcher);
+            let mut skipped = SkipCounts::default();
+            let real = &opened.real;
+            let name = real.rsplit(|b| *b == b'/').next().unwrap_or_default();
+            if filter.as_ref().is_none_or(|f| f.admits(real, name)) {
+                worker.search(opened.file, real, &mut skipped);
+            }
+            (vec![worker], skipped, false)
+        }
     };
 
     let mut incomplete = walk_incomplete;
@@ -516,7 +504,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             let mut fetch_skipped = SkipCounts::default();
             for (index, window) in content_windows(&hits, range) {
                 let hit = &mut hits[index];
-                let Some(file) = open_again(workspace, &hit.path) else {
+                let Some(file) = open_again(workspace, hit.path.as_bytes()) else {
                     continue;
                 };
                 if let Searched::Done { lines, .. } =

@@ -10,6 +10,7 @@ mod call_thread;
 mod errors;
 mod records;
 
+use std::ffi::OsString;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +23,7 @@ use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, OutputMode};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
-use crate::read::{self, ReadOptions, ReadOutput};
+use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
 use crate::walk::{self, GlobOptions, GlobOutput, SortOrder};
 use crate::workspace::{Workspace, WorkspaceOptions};
@@ -201,7 +202,7 @@ impl Engine {
         &self,
         py: Python<'_>,
         pattern: String,
-        path: Option<String>,
+        path: Option<OsString>,
         limit: Option<usize>,
         offset: usize,
         sort: &str,
@@ -239,7 +240,7 @@ impl Engine {
         &self,
         py: Python<'_>,
         pattern: String,
-        path: Option<String>,
+        path: Option<OsString>,
         glob: Option<String>,
         literal: bool,
         case_insensitive: bool,
@@ -281,11 +282,25 @@ impl Engine {
         run_detached(py, &cancel, move || grep::grep(&workspace, &options))
     }
 
+    /// Opens `path` as `read_file` would (boundary, deny rules, regular files only) and returns
+    /// the opened file's identity without reading it.
+    #[pyo3(signature = (path, /, *, cancel = None))]
+    fn identify(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<Identified> {
+        let cancel = call_token(cancel);
+        let workspace = Arc::clone(&self.workspace);
+        run_detached(py, &cancel, move || read::identify(&workspace, &path))
+    }
+
     #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = None, cancel = None))]
     fn read_file(
         &self,
         py: Python<'_>,
-        path: String,
+        path: OsString,
         offset: u64,
         limit: usize,
         max_line_chars: Option<usize>,

@@ -21,9 +21,9 @@
 //!   A read that reaches the end of the file anyway (an offset near or past the end) is exact.
 
 use std::cell::Cell;
-use std::fs::{File, Metadata};
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::os::unix::ffi::OsStringExt;
 use std::rc::Rc;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
@@ -31,7 +31,8 @@ use encoding_rs_io::DecodeReaderBytesBuilder;
 use memchr::memchr;
 
 use crate::budget::CancelToken;
-use crate::error::{CoreError, special_kind};
+use crate::error::CoreError;
+use crate::open::display_relative;
 use crate::workspace::Workspace;
 
 /// Default number of lines returned.
@@ -56,7 +57,7 @@ use lines::{CHUNK_BYTES, Scanner};
 #[derive(Clone, Debug)]
 pub struct ReadOptions {
     /// File path, relative to the root or absolute inside it.
-    pub path: String,
+    pub path: OsString,
     /// 1-based first line (default 1).
     pub offset: u64,
     /// Lines returned at most (default 400).
@@ -73,7 +74,7 @@ pub struct ReadOptions {
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
-            path: String::new(),
+            path: OsString::new(),
             offset: 1,
             limit: DEFAULT_READ_LIMIT,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
@@ -118,8 +119,9 @@ crate::record! {
     /// What a read returned.
     #[derive(Clone, Debug, Default, PartialEq, Eq)]
     pub struct ReadOutput {
-        /// The file, relative to the root.
-        pub path: String,
+        /// The file, relative to the root (its real path, raw bytes: a non-UTF-8 name
+        /// round-trips, as a str with surrogate escapes in Python).
+        pub path: OsString,
         /// text, empty, or binary (content not shown).
         pub kind: ContentKind,
         /// For a binary file: a type guess such as "PNG image (image/png)" or "ELF executable
@@ -127,6 +129,13 @@ crate::record! {
         pub binary_type: Option<String>,
         /// File size in bytes.
         pub size_bytes: u64,
+        /// Device number of the file that was read (with inode and mtime_ns, what the read
+        /// state keys on).
+        pub dev: u64,
+        /// Inode number of the file that was read.
+        pub inode: u64,
+        /// Modification time of the file that was read, in nanoseconds since the Unix epoch.
+        pub mtime_ns: i64,
         /// The lines read (none when offset lies past the end).
         pub lines: Vec<ReadLine>,
         /// 1-based first line requested.
@@ -144,6 +153,37 @@ crate::record! {
         /// break).
         pub line_ending: String,
     }
+}
+
+crate::record! {
+    "FileIdentity",
+    /// What `identify` found: the identity of the file a path opens and its real path.
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct Identified {
+        /// The file's real path relative to the root (raw bytes).
+        pub path: OsString,
+        /// Device number.
+        pub dev: u64,
+        /// Inode number.
+        pub inode: u64,
+        /// Size in bytes.
+        pub size: u64,
+        /// Modification time in nanoseconds since the Unix epoch.
+        pub mtime_ns: i64,
+    }
+}
+
+/// Opens `path` as [`read_file`] would (boundary, deny rules, regular files only) and returns
+/// the opened file's identity (`fstat` of the descriptor) without reading it.
+pub fn identify(workspace: &Workspace, path: &OsStr) -> Result<Identified, CoreError> {
+    let opened = workspace.open_file(path)?;
+    Ok(Identified {
+        path: OsString::from_vec(opened.real),
+        dev: opened.identity.dev,
+        inode: opened.identity.ino,
+        size: opened.identity.size,
+        mtime_ns: opened.identity.mtime_ns,
+    })
 }
 
 /// Reads a range of lines from one file.
@@ -170,38 +210,21 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
             ),
         });
     }
-    let resolved = match workspace.resolve(&options.path) {
-        Ok(resolved) => resolved,
+    // Opened beneath the root in one step, non-blocking, refused unread unless a regular file
+    // (see `crate::boundary`); a file used as a directory on the way is a missing path too.
+    let opened = match workspace.open_file(&options.path) {
+        Ok(opened) => opened,
         Err(CoreError::NotFound { path, .. }) => {
             return Err(CoreError::NotFound {
-                suggestions: workspace.suggest(&options.path, MAX_SUGGESTIONS),
+                suggestions: workspace.suggest(&options.path.to_string_lossy(), MAX_SUGGESTIONS),
                 path,
-            });
-        }
-        // `src/main.rs/x`: a file used as a directory on the way is a missing path too.
-        Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotADirectory => {
-            return Err(CoreError::NotFound {
-                suggestions: workspace.suggest(&options.path, MAX_SUGGESTIONS),
-                path: options.path.trim().to_string(),
             });
         }
         Err(error) => return Err(error),
     };
-    let shown = if resolved.relative.is_empty() {
-        ".".to_string()
-    } else {
-        resolved.relative.clone()
-    };
-    // Look before opening: opening a FIFO for reading blocks until a writer appears.
-    let metadata =
-        std::fs::metadata(&resolved.absolute).map_err(|e| CoreError::from_io(&shown, e))?;
-    check_regular(&shown, &metadata)?;
-    let mut file =
-        open_nonblocking(&resolved.absolute).map_err(|e| CoreError::from_io(&shown, e))?;
-    // The path may have been swapped between the look and the open: check the opened file too.
-    let metadata = file.metadata().map_err(|e| CoreError::from_io(&shown, e))?;
-    check_regular(&shown, &metadata)?;
-    let size = metadata.len();
+    let shown = display_relative(&opened.relative);
+    let mut file = opened.file;
+    let size = opened.identity.size;
 
     let io_err = |e: io::Error| CoreError::from_io(&shown, e);
     let mut head = vec![0u8; BINARY_SNIFF_BYTES];
@@ -209,7 +232,10 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
     head.truncate(got);
 
     let mut out = ReadOutput {
-        path: resolved.relative.clone(),
+        path: OsString::from_vec(opened.real),
+        dev: opened.identity.dev,
+        inode: opened.identity.ino,
+        mtime_ns: opened.identity.mtime_ns,
         size_bytes: size,
         offset: options.offset,
         line_ending: "none".into(),
@@ -320,35 +346,6 @@ struct Plan<'a> {
     size: u64,
     exact: bool,
     sample: u64,
-}
-
-fn check_regular(shown: &str, metadata: &Metadata) -> Result<(), CoreError> {
-    let file_type = metadata.file_type();
-    if file_type.is_dir() {
-        return Err(CoreError::IsADirectory {
-            path: shown.to_string(),
-        });
-    }
-    if file_type.is_file() {
-        return Ok(());
-    }
-    Err(CoreError::SpecialFile {
-        path: shown.to_string(),
-        kind: special_kind(&file_type),
-    })
-}
-
-/// Opens for reading without blocking on a FIFO and without following a final symlink, in case
-/// the checked path was replaced after it was looked at.
-fn open_nonblocking(path: &Path) -> io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-    }
-    options.open(path)
 }
 
 fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {

@@ -14,6 +14,8 @@ pub enum Shape {
     Text,
     /// A non-negative integer.
     Count,
+    /// An integer of either sign.
+    Integer,
     /// A floating-point number.
     Number,
     /// A boolean.
@@ -74,6 +76,18 @@ impl Described for String {
 impl Described for u64 {
     fn shape() -> Shape {
         Shape::Count
+    }
+}
+
+impl Described for i64 {
+    fn shape() -> Shape {
+        Shape::Integer
+    }
+}
+
+impl Described for std::ffi::OsString {
+    fn shape() -> Shape {
+        Shape::Text
     }
 }
 

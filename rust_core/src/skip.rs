@@ -22,8 +22,10 @@ crate::record! {
         /// Files with a line longer than a search holds in memory (`grep::MAX_LINE_BYTES`),
         /// not searched.
         pub line_too_long: u64,
-        /// Symlinks that resolve outside the root, not followed.
+        /// Requested paths (or links in them) leading outside the root, not followed.
         pub outside_root: u64,
+        /// Symlinks met in a walk (never followed by walks; pass one as path to look inside).
+        pub symlink: u64,
     }
 }
 
@@ -38,5 +40,6 @@ impl SkipCounts {
         self.too_large += other.too_large;
         self.line_too_long += other.line_too_long;
         self.outside_root += other.outside_root;
+        self.symlink += other.symlink;
     }
 }

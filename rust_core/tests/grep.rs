@@ -41,7 +41,7 @@ fn rendered(out: &GrepOutput) -> Vec<String> {
         .iter()
         .map(|l| {
             let sep = if l.is_match { ':' } else { '-' };
-            format!("{}{sep}{}{sep}{}", l.path, l.line, l.text)
+            format!("{}{sep}{}{sep}{}", l.path.to_string_lossy(), l.line, l.text)
         })
         .collect()
 }
@@ -266,7 +266,7 @@ fn output_modes_files_and_counts() {
     let listed: Vec<_> = files
         .files
         .iter()
-        .map(|f| (f.path.as_str(), f.count))
+        .map(|f| (f.path.to_str().expect("UTF-8"), f.count))
         .collect();
     assert_eq!(listed, [("a.txt", 2), ("c.txt", 1)]);
     let counts = search(&ws, "x", |o| {
@@ -548,7 +548,11 @@ fn files_around_the_whole_read_boundary_are_searched_to_the_end() {
         write(dir.path(), name, content);
     }
     let out = search(&ws(dir.path()), "needle", |_| {});
-    let mut shown: Vec<&str> = out.lines.iter().map(|l| l.path.as_str()).collect();
+    let mut shown: Vec<&str> = out
+        .lines
+        .iter()
+        .map(|l| l.path.to_str().expect("UTF-8"))
+        .collect();
     shown.sort_unstable();
     assert_eq!(
         shown,
@@ -567,7 +571,7 @@ fn files_around_the_whole_read_boundary_are_searched_to_the_end() {
             .iter()
             .filter(|b| **b == b'\n')
             .count() as u64;
-        assert_eq!(line.line, lines, "{}", line.path);
+        assert_eq!(line.line, lines, "{:?}", line.path);
     }
 }
 
@@ -576,7 +580,7 @@ fn files_around_the_whole_read_boundary_are_searched_to_the_end() {
 /// lines of a selected match of the same file, never a withheld match.
 fn page_of(all: &GrepOutput, offset: usize, limit: usize, context: u64) -> Vec<String> {
     let mut index = 0usize;
-    let mut selected: Vec<(&str, u64)> = Vec::new();
+    let mut selected: Vec<(&std::ffi::OsStr, u64)> = Vec::new();
     for line in &all.lines {
         if line.is_match {
             if index >= offset && index < offset + limit {
@@ -585,7 +589,7 @@ fn page_of(all: &GrepOutput, offset: usize, limit: usize, context: u64) -> Vec<S
             index += 1;
         }
     }
-    let near = |path: &str, n: u64| {
+    let near = |path: &std::ffi::OsStr, n: u64| {
         selected
             .iter()
             .any(|(p, m)| *p == path && m.saturating_sub(context) <= n && n <= m + context)
@@ -601,7 +605,12 @@ fn page_of(all: &GrepOutput, offset: usize, limit: usize, context: u64) -> Vec<S
         };
         if show {
             let sep = if line.is_match { ':' } else { '-' };
-            out.push(format!("{}{sep}{}{sep}{}", line.path, line.line, line.text));
+            out.push(format!(
+                "{}{sep}{}{sep}{}",
+                line.path.to_string_lossy(),
+                line.line,
+                line.text
+            ));
         }
     }
     out

@@ -383,10 +383,9 @@ def fd_binary() -> str | None:
     return shutil.which("fdfind") or shutil.which("fd")
 
 
-def same_set_rg_args(hidden: bool = True, follow: bool = True) -> list[str]:
+def same_set_rg_args(hidden: bool = True, follow: bool = False) -> list[str]:
     """Flags that make rg search exactly ripsight's default file set (hidden files in, skip set out)."""
-    # -L: ripsight follows symlinks that stay inside the root (the kernel has some, e.g.
-    # scripts/dtc/include-prefixes/*); rg and fd must follow them too to see the same files.
+    # No -L: ripsight's walks follow no symlink, as rg and fd by default.
     args = (["--follow"] if follow else []) + (["--hidden"] if hidden else [])
     for d in SKIP_DIRS:
         args += ["-g", f"!{d}/"]
@@ -396,7 +395,7 @@ def same_set_rg_args(hidden: bool = True, follow: bool = True) -> list[str]:
 
 
 def same_set_fd_args() -> list[str]:
-    args = ["--follow", "--hidden", "--type", "f"]
+    args = ["--hidden", "--type", "f"]
     for d in SKIP_DIRS:
         args += ["--exclude", d]
     for g in DENY_GLOBS:
@@ -405,7 +404,7 @@ def same_set_fd_args() -> list[str]:
 
 
 def rg_count(
-    root: str, pattern: str, literal: bool = False, hidden: bool = True, follow: bool = True
+    root: str, pattern: str, literal: bool = False, hidden: bool = True, follow: bool = False
 ) -> int:
     """Matching lines in ripsight's file set, by ``rg -c`` (the expected answer of a grep case).
 
@@ -451,7 +450,7 @@ def fd_count(root: str, glob: str) -> int:
     return out.stdout.count(b"\n")
 
 
-def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = True) -> int:
+def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = False) -> int:
     """`rg --files -g GLOB` in ripsight's file set."""
     out = subprocess.run(
         [_binary(rg_binary(), "rg"), "--files", *same_set_rg_args(hidden, follow), "-g", glob, "."],

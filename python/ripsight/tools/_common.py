@@ -92,6 +92,10 @@ def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
         parts.append(f"{plural(skipped.line_too_long, 'file')} with a line too long to search")
     if getattr(skipped, "outside_root", 0):
         parts.append(f"{plural(skipped.outside_root, 'symlink')} pointing outside the root")
+    if getattr(skipped, "symlink", 0):
+        parts.append(
+            f"{plural(skipped.symlink, 'symlink')} not followed (pass one as path to look inside)"
+        )
     return parts
 
 

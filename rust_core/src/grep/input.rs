@@ -4,6 +4,9 @@
 use std::fs::File;
 use std::io::Read;
 
+use rustix::fs::OFlags;
+
+use crate::boundary;
 use crate::budget::Deadline;
 use crate::workspace::Workspace;
 
@@ -104,17 +107,11 @@ pub(super) fn read_head(file: &mut File, head: &mut [u8]) -> std::io::Result<(us
     Ok((filled, false))
 }
 
-/// Opens a file of the page again (by its path relative to the root) to fetch its lines after
-/// the search: without blocking on a FIFO swapped in meanwhile, and only if it is still a
-/// regular file. `None` when that fails: the page then lacks that file's lines.
-pub(super) fn open_again(workspace: &Workspace, relative: &str) -> Option<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-    }
-    let file = options.open(workspace.root().join(relative)).ok()?;
-    file.metadata().ok()?.is_file().then_some(file)
+/// Opens a file of the page again (by its real path relative to the root, as the walk found it)
+/// to fetch its lines after the search: beneath the root's descriptor, following no link, never
+/// blocking, and only if it is still a regular file. `None` when that fails: the page then
+/// lacks that file's lines.
+pub(super) fn open_again(workspace: &Workspace, relative: &[u8]) -> Option<File> {
+    let fd = boundary::open_beneath(workspace.root_dir().fd(), relative, OFlags::empty()).ok()?;
+    boundary::regular_file(fd).ok().map(|(file, _)| file)
 }

@@ -1,5 +1,9 @@
 //! What every thread of a search shares: the compiled regex and the `glob` file filter.
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
 use globset::GlobMatcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
@@ -47,9 +51,9 @@ impl FileFilter {
         })
     }
 
-    pub(super) fn admits(&self, relative: &str, name: &str) -> bool {
+    pub(super) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
         let subject = if self.by_name { name } else { relative };
-        self.matcher.is_match(subject) != self.negated
+        self.matcher.is_match(Path::new(OsStr::from_bytes(subject))) != self.negated
     }
 }
 

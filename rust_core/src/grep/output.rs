@@ -1,5 +1,7 @@
 //! What a search returns: the page of lines or files, exact totals, and what was skipped.
 
+use std::ffi::OsString;
+
 use crate::skip::SkipCounts;
 
 crate::choice! {
@@ -21,8 +23,9 @@ crate::record! {
     /// One shown line: a match or a context line.
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct GrepLine {
-        /// File path relative to the root.
-        pub path: String,
+        /// File path relative to the root (raw bytes: a non-UTF-8 name round-trips, as a str
+        /// with surrogate escapes in Python).
+        pub path: OsString,
         /// 1-based line number.
         pub line: u64,
         /// The line's text, lossily decoded, without the line terminator, cut to
@@ -40,8 +43,8 @@ crate::record! {
     /// A file and its number of matching lines.
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct FileCount {
-        /// File path relative to the root.
-        pub path: String,
+        /// File path relative to the root (raw bytes).
+        pub path: OsString,
         /// Matching lines in the file.
         pub count: u64,
     }

@@ -1,12 +1,14 @@
 //! Page assembly: from the files with matches, in path order, to the entries of one page.
 
+use std::ffi::OsString;
+
 use super::sink::{StoredLine, Window};
 use super::{FileCount, GrepLine};
 
 /// A file with at least one match, kept for the page.
 pub(super) struct FileHit {
     /// Path relative to the root (the page opens it again by this name to fetch its lines).
-    pub(super) path: String,
+    pub(super) path: OsString,
     pub(super) count: u64,
     /// Page entries this file holds: its matching lines (at most `offset + limit`) in content
     /// mode, 1 in the file modes.

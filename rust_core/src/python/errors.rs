@@ -4,7 +4,7 @@
 //! from the built-in that fits (`except FileNotFoundError` works as a Python programmer
 //! expects); `create_exception!` takes one base only, so those are made with `type(name,
 //! bases, namespace)` once, when the module loads. An engine error becomes an instance whose
-//! attributes carry its facts (`path`, `suggestions`, `rule`, `pattern`, `issue`...), from
+//! attributes carry its facts (`reason`, `path`, `suggestions`, `rule`, `pattern`, `issue`...), from
 //! which `ripsight.errors.model_text` builds what a model reads.
 
 use pyo3::exceptions::{
@@ -186,7 +186,9 @@ impl From<CoreError> for PyErr {
         Python::attach(|py| {
             let message = error.to_string();
             let text = |s: &str| s.into_pyobject(py).map(|o| o.into_any()).ok();
-            let mut attributes: Vec<(&str, Option<Bound<'_, PyAny>>)> = Vec::new();
+            // `reason`: the engine's own name of what went wrong (finer than the class).
+            let mut attributes: Vec<(&str, Option<Bound<'_, PyAny>>)> =
+                vec![("reason", text(error.kind()))];
             let class = match &error {
                 CoreError::NotFound { path, suggestions } => {
                     attributes.push(("path", text(path)));
@@ -229,6 +231,14 @@ impl From<CoreError> for PyErr {
                     Class::Pattern
                 }
                 CoreError::InvalidArgument { .. } => Class::InvalidArgument,
+                CoreError::PathTooLong { path } => {
+                    attributes.push(("path", text(path)));
+                    Class::InvalidArgument
+                }
+                CoreError::LinkLoop { path } => {
+                    attributes.push(("path", text(path)));
+                    Class::Unreadable
+                }
                 CoreError::PermissionDenied { path } => {
                     attributes.push(("path", text(path)));
                     Class::Unreadable

@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::error::PatternIssue;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
-use crate::read::{ContentKind, ReadLine, ReadOutput};
+use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
 use crate::record::{Field, Record, Shape};
 use crate::skip::SkipCounts;
 use crate::walk::GlobOutput;
@@ -38,6 +38,7 @@ fn schema<'py>(py: Python<'py>, shape: Shape) -> PyResult<Bound<'py, PyDict>> {
             out.set_item("type", "integer")?;
             out.set_item("minimum", 0)?;
         }
+        Shape::Integer => out.set_item("type", "integer")?,
         Shape::Number => {
             out.set_item("type", "number")?;
             out.set_item("minimum", 0)?;
@@ -178,11 +179,17 @@ record_methods!(GlobOutput {});
 record_methods!(FileCount {});
 record_methods!(ReadLine {});
 record_methods!(ReadOutput {});
+record_methods!(Identified {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
         let sep = if self.is_match { ':' } else { '-' };
-        format!("{}{sep}{}{sep}{}", self.path, self.line, self.text)
+        format!(
+            "{}{sep}{}{sep}{}",
+            self.path.to_string_lossy(),
+            self.line,
+            self.text
+        )
     }
 });
 
@@ -203,5 +210,6 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<GrepOutput>()?;
     m.add_class::<ReadLine>()?;
     m.add_class::<ReadOutput>()?;
+    m.add_class::<Identified>()?;
     Ok(())
 }
