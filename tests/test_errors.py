@@ -280,3 +280,25 @@ def test_every_pattern_issue_gets_its_advice(
     assert info.value.issue == issue
     assert advice not in str(info.value)
     assert advice in model_text(info.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_os_errors_state_the_fact_and_model_text_says_what_to_do(tmp_path: Path) -> None:
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    ws = Workspace(tmp_path)
+    with pytest.raises(InvalidArgumentError) as too_long:
+        ws.read_file("x" * 300)
+    with pytest.raises(UnreadableError) as loop:
+        ws.read_file("a")
+    for info, reason, advice in (
+        (too_long, "path_too_long", "Use a shorter path"),
+        (loop, "link_loop", "real path"),
+    ):
+        assert info.value.reason == reason
+        assert advice not in str(info.value)
+        assert (
+            model_text(info.value)
+            == str(info.value) + model_text(info.value)[len(str(info.value)) :]
+        )
+        assert advice in model_text(info.value)
