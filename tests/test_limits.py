@@ -378,18 +378,18 @@ def test_mcp_server_with_grep_limit_3_lists_and_applies_it(tree: Path, tmp_path:
     listed, called = run_session(
         _server(tree, "--grep-limit", "3", "--read-line-chars", "80"), body, tmp_path / "err.log"
     )
-    tools = {tool.name: tool for tool in listed.tools}
+    tools = {tool["name"]: tool for tool in listed["tools"]}
     limits = ToolLimits(grep_limit=3, read_line_chars=80)
     expected = {d["name"]: d for d in default_registry(tree, limits=limits).definitions("mcp")}
-    assert tools["grep"].input_schema["properties"]["limit"]["default"] == 3
-    assert "(default 3)" in (tools["grep"].description or "")
+    assert tools["grep"]["inputSchema"]["properties"]["limit"]["default"] == 3
+    assert "(default 3)" in (tools["grep"]["description"] or "")
     for name, tool in tools.items():
-        assert tool.input_schema == expected[name]["inputSchema"]
-        assert tool.description == expected[name]["description"]
-        assert tool.output_schema == output_schemas(limits).get(name)
-    assert tools["read_file"].output_schema != OUTPUT_SCHEMAS["read_file"]  # "cut to 80"
+        assert tool["inputSchema"] == expected[name]["inputSchema"]
+        assert tool["description"] == expected[name]["description"]
+        assert tool["outputSchema"] == output_schemas(limits).get(name)
+    assert tools["read_file"]["outputSchema"] != OUTPUT_SCHEMAS["read_file"]  # "cut to 80"
 
-    assert called.is_error is False, _text(called)
-    assert len(called.structured_content["lines"]) == 3
-    assert called.structured_content["total_matches"] == 12
+    assert called["isError"] is False, _text(called)
+    assert len(called["structuredContent"]["lines"]) == 3
+    assert called["structuredContent"]["total_matches"] == 12
     assert "call grep again with offset=3" in _text(called)

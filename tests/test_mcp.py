@@ -10,17 +10,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
+from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from ripsight import ToolCall, Workspace, default_registry, to_dict
+from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
@@ -78,7 +82,7 @@ def run_session(
 
     result = asyncio.run(guarded())
     assert "Traceback" not in errlog.read_text(), errlog.read_text()
-    return result
+    return wire(result)
 
 
 def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
@@ -86,8 +90,8 @@ def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _text(result: Any) -> str:
-    assert len(result.content) == 1 and result.content[0].type == "text"
-    return result.content[0].text
+    assert len(result["content"]) == 1 and result["content"][0]["type"] == "text"
+    return str(result["content"][0]["text"])
 
 
 def _expected_text(root: Path, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
@@ -104,21 +108,21 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
 
     # No --root: the server works in its current directory.
     listed = run_session(_server(None, cwd=tree), body, tmp_path / "err.log")
-    tools = {tool.name: tool for tool in listed.tools}
+    tools = {tool["name"]: tool for tool in listed["tools"]}
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
     assert sorted(tools) == ["glob", "grep", "read_file", "read_result"] == sorted(definitions)
     for name, tool in tools.items():
         definition = definitions[name]
-        assert tool.description == definition["description"]
-        assert tool.input_schema == definition["inputSchema"]
-        assert tool.title == definition["title"]
-        assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is True
-        assert tool.annotations.destructive_hint is False
-        assert tool.annotations.open_world_hint is False
-        assert tool.output_schema == OUTPUT_SCHEMAS.get(name)
-        if tool.output_schema is not None:
-            jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+        assert tool["description"] == definition["description"]
+        assert tool["inputSchema"] == definition["inputSchema"]
+        assert tool["title"] == definition["title"]
+        assert tool["annotations"] is not None
+        assert tool["annotations"]["readOnlyHint"] is True
+        assert tool["annotations"]["destructiveHint"] is False
+        assert tool["annotations"]["openWorldHint"] is False
+        assert tool.get("outputSchema") == OUTPUT_SCHEMAS.get(name)
+        if tool.get("outputSchema") is not None:
+            jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
 
 
 def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
@@ -130,10 +134,10 @@ def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
             ):
                 return await session.initialize()
 
-    init = asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT))
-    assert init.server_info.name == "ripsight"
-    assert init.capabilities.tools is not None
-    assert str(tree.resolve()) in (init.instructions or "")
+    init = wire(asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT)))
+    assert init["serverInfo"]["name"] == "ripsight"
+    assert init["capabilities"]["tools"] is not None
+    assert str(tree.resolve()) in (init["instructions"] or "")
 
 
 def _keys_match(schema: dict[str, Any], value: Any, where: str) -> None:
@@ -192,24 +196,24 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
         "read_file": lambda a: ws.read_file(**a),
     }
     for (name, args), result in zip(calls, results):
-        assert result.is_error is False, _text(result)
+        assert result["isError"] is False, _text(result)
         text, is_error = _expected_text(tree, name, args)
         assert not is_error
         assert _text(result) == text
         expected = to_dict(api[name](dict(args)))
-        assert _without_timing(result.structured_content) == _without_timing(expected)
-        jsonschema.validate(result.structured_content, OUTPUT_SCHEMAS[name])
+        assert _without_timing(result["structuredContent"]) == _without_timing(expected)
+        jsonschema.validate(result["structuredContent"], OUTPUT_SCHEMAS[name])
 
-    glob_paths = results[0].structured_content["paths"]
+    glob_paths = results[0]["structuredContent"]["paths"]
     assert glob_paths == [
         "build/generated.py",
         "src/app.py",
         "src/pkg/__init__.py",
         "src/pkg/util.py",
     ]
-    grep_paths = {line["path"] for line in results[2].structured_content["lines"]}
+    grep_paths = {line["path"] for line in results[2]["structuredContent"]["lines"]}
     assert grep_paths == {"build/generated.py", "notes.secret", "src/app.py", "src/pkg/util.py"}
-    read = results[4].structured_content
+    read = results[4]["structuredContent"]
     assert [line["number"] for line in read["lines"]] == [2, 3, 4]
     assert read["lines"][2]["text"] == "def main():"
 
@@ -223,13 +227,13 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
 
     params = _server(tree, "--no-structured-content")
     listed, results = run_session(params, body, tmp_path / "err.log")
-    assert [t.output_schema for t in listed.tools] == [None, None, None, None]
+    assert [t.get("outputSchema") for t in listed["tools"]] == [None, None, None, None]
     definitions = default_registry(tree).definitions("mcp")
-    assert [t.input_schema for t in listed.tools] == [d["inputSchema"] for d in definitions]
+    assert [t["inputSchema"] for t in listed["tools"]] == [d["inputSchema"] for d in definitions]
     for (name, args), result in zip(calls, results):
-        assert result.structured_content is None
+        assert result["structuredContent"] is None
         text, is_error = _expected_text(tree, name, args)
-        assert (result.is_error, _text(result)) == (is_error, text)
+        assert (result["isError"], _text(result)) == (is_error, text)
 
 
 def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path) -> None:
@@ -241,7 +245,7 @@ def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path)
     first, second = run_session(_server(tree), body, tmp_path / "err.log")
     assert _text(first) == _text(second)
     assert "def main():" in _text(second)
-    assert second.structured_content["lines"] == first.structured_content["lines"]
+    assert second["structuredContent"]["lines"] == first["structuredContent"]["lines"]
 
 
 def test_bad_arguments_and_unknown_tools_are_error_results_with_guidance(
@@ -259,8 +263,8 @@ def test_bad_arguments_and_unknown_tools_are_error_results_with_guidance(
 
     results = run_session(_server(tree), body, tmp_path / "err.log")
     for (name, args), result in zip(calls, results):
-        assert result.is_error is True
-        assert result.structured_content is None
+        assert result["isError"] is True
+        assert result["structuredContent"] is None
         text, is_error = _expected_text(tree, name, args)
         assert is_error and _text(result) == text
     assert "Invalid arguments for grep" in _text(results[0]) and "limit" in _text(results[0])
@@ -273,7 +277,7 @@ def test_bad_regex_is_an_error_result(tree: Path, tmp_path: Path) -> None:
         return await session.call_tool("grep", {"pattern": "def (main"})
 
     result = run_session(_server(tree), body, tmp_path / "err.log")
-    assert result.is_error is True
+    assert result["isError"] is True
     text, _ = _expected_text(tree, "grep", {"pattern": "def (main"})
     assert _text(result) == text and text
 
@@ -295,7 +299,7 @@ def test_path_escapes_are_refused(tree: Path, tmp_path: Path) -> None:
 
     results = run_session(_server(tree), body, tmp_path / "err.log")
     for (name, args), result in zip(calls, results):
-        assert result.is_error is True, (name, args, _text(result))
+        assert result["isError"] is True, (name, args, _text(result))
         assert "TODO outside the root" not in _text(result)
         assert "TODO-secret" not in _text(result)
         text, _ = _expected_text(tree, name, args)
@@ -324,11 +328,11 @@ def test_ten_concurrent_calls_are_all_answered(tree: Path, tmp_path: Path) -> No
     assert len(results) == 10
     for (name, args), result in zip(calls, results):
         text, is_error = _expected_text(tree, name, args)
-        assert result.is_error is is_error
+        assert result["isError"] is is_error
         assert _text(result) == text
         if not is_error:
-            jsonschema.validate(result.structured_content, OUTPUT_SCHEMAS[name])
-    assert results[-1].is_error is True
+            jsonschema.validate(result["structuredContent"], OUTPUT_SCHEMAS[name])
+    assert results[-1]["isError"] is True
 
 
 _RENDEZVOUS_SERVER = """
@@ -365,8 +369,8 @@ def test_calls_in_flight_together_run_at_the_same_time(tmp_path: Path) -> None:
         return await asyncio.gather(*(session.call_tool("rendezvous", {}) for _ in range(10)))
 
     results = run_session(params, body, tmp_path / "err.log")
-    assert [(r.is_error, _text(r)) for r in results] == [(False, "all here")] * 10
-    assert all(r.structured_content is None for r in results)
+    assert [(r["isError"], _text(r)) for r in results] == [(False, "all here")] * 10
+    assert all(r["structuredContent"] is None for r in results)
 
 
 def test_workspace_flags_shape_what_the_server_sees(tree: Path, tmp_path: Path) -> None:
@@ -379,20 +383,300 @@ def test_workspace_flags_shape_what_the_server_sees(tree: Path, tmp_path: Path) 
 
     flags = ("--exclude-dir", "build", "--deny", "*.secret")
     listed, searched, denied = run_session(_server(tree, *flags), body, tmp_path / "err.log")
-    paths = listed.structured_content["paths"]
+    paths = listed["structuredContent"]["paths"]
     assert "src/app.py" in paths
     assert not any(p.startswith("build/") for p in paths)
     assert "notes.secret" not in paths and ".env" not in paths
-    found = {line["path"] for line in searched.structured_content["lines"]}
+    found = {line["path"] for line in searched["structuredContent"]["lines"]}
     assert found == {"src/app.py", "src/pkg/util.py"}
-    assert denied.is_error is True and "private" not in _text(denied)
+    assert denied["isError"] is True and "private" not in _text(denied)
 
     # Without the flags the same tree shows build/ and notes.secret.
     plain = run_session(
         _server(tree), lambda s: s.call_tool("glob", {"pattern": "**/*"}), tmp_path / "e2"
     )
-    assert "build/generated.py" in plain.structured_content["paths"]
-    assert "notes.secret" in plain.structured_content["paths"]
+    assert "build/generated.py" in plain["structuredContent"]["paths"]
+    assert "notes.secret" in plain["structuredContent"]["paths"]
+
+
+# -- bounds: structuredContent and time --------------------------------------------------------
+
+
+def test_a_500_match_grep_keeps_its_structured_content_within_the_text_budget(
+    tmp_path: Path,
+) -> None:
+    # PydanticAI (and some Claude Code and Codex builds) hand the model structuredContent: a
+    # limit=500 grep used to send a 78,000-character dict past the 8,000-character bound.
+    root = tmp_path / "repo"
+    lines = [f"needle {i:04d} " + "x" * 60 for i in range(600)]
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "many.txt").write_text("\n".join(lines) + "\n")
+    args = {"pattern": "needle", "limit": 500}
+    budget = 8000
+
+    async def body(session: ClientSession) -> list[Any]:
+        first = await session.call_tool("grep", args)
+        shown = sum(1 for line in first.model_dump(by_alias=True)["structuredContent"]["lines"])
+        second = await session.call_tool("grep", {**args, "offset": shown})
+        return [first, second]
+
+    first, second = run_session(_server(root), body, tmp_path / "err.log")
+    text, is_error = _expected_text(root, "grep", args)
+    assert not is_error and first["isError"] is False
+
+    # The text stays the full model-facing answer; the reference naming the stored whole is the
+    # server session's own, so only its form is compared.
+    def same_ref(t: str) -> str:
+        return re.sub(r"ref_[0-9a-f]+", "ref_…", t)
+
+    assert re.search(r"ref_[0-9a-f]+", _text(first))
+    assert same_ref(_text(first)) == same_ref(text)
+    assert len(text) > budget * 0.9  # the text itself is at its budget, cut in the middle
+
+    page = first["structuredContent"]
+    assert len(json.dumps(page, ensure_ascii=False)) <= budget
+    assert len(json.dumps(page)) <= budget  # ASCII only here: the same either way
+    jsonschema.validate(page, OUTPUT_SCHEMAS["grep"])
+    shown = [line for line in page["lines"] if line["is_match"]]
+    assert 0 < len(shown) < 500
+    assert (page["total_matches"], page["offset"]) == (600, 0)
+    assert page["withheld"] == 600 - len(shown)  # paging from the structured copy alone works
+    full = to_dict(Workspace(root).grep("needle", limit=500))
+    assert page["lines"] == full["lines"][: len(page["lines"])]
+
+    following = second["structuredContent"]
+    assert following["offset"] == len(shown)
+    assert following["lines"][0]["text"] == lines[len(shown)]
+    assert len(json.dumps(following)) <= budget
+
+
+def test_the_structured_budget_follows_max_result_chars(tree: Path, tmp_path: Path) -> None:
+    calls = [("glob", {"pattern": "**/*"}), ("read_file", {"path": "src/app.py"})]
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool(name, args) for name, args in calls]
+
+    glob, read = run_session(_server(tree, "--max-result-chars", "400"), body, tmp_path / "err.log")
+    for result in (glob, read):
+        assert len(json.dumps(result["structuredContent"], ensure_ascii=False)) <= 400
+    full_glob = to_dict(Workspace(tree).glob("**/*"))
+    paths = glob["structuredContent"]["paths"]
+    assert 0 < len(paths) < len(full_glob["paths"]) and paths == full_glob["paths"][: len(paths)]
+    assert glob["structuredContent"]["withheld"] == full_glob["total"] - len(paths)
+    lines = read["structuredContent"]["lines"]
+    assert 0 < len(lines) < 6
+    assert read["structuredContent"]["next_offset"] == lines[-1]["number"] + 1
+
+
+@pytest.fixture(scope="module")
+def slow_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_slow_tree(tmp_path_factory.mktemp("slow"))
+
+
+def test_the_default_time_budget_answers_a_slow_search_within_five_seconds(
+    slow_tree: Path, tmp_path: Path
+) -> None:
+    # The OpenAI Agents SDK waits 5 s for a call by default; a partial answer marked incomplete
+    # must arrive before that, not a client-side timeout.
+    root = slow_tree
+    timings: list[float] = []
+
+    async def body(session: ClientSession) -> Any:
+        started = time.perf_counter()
+        result = await session.call_tool("grep", SLOW_GREP)
+        timings.append(time.perf_counter() - started)
+        return result
+
+    result = run_session(_server(root), body, tmp_path / "err.log")  # no --time-budget flag
+    assert result["isError"] is False, _text(result)
+    assert result["structuredContent"]["incomplete"] is True
+    assert "incomplete" in _text(result).lower() or "time" in _text(result).lower()
+    assert timings[0] < 5.0, timings
+
+
+def test_the_mcp_time_budget_default_is_stated_once() -> None:
+    from ripsight import cli, mcp_server
+
+    assert cli.MCP_TIME_BUDGET == mcp_server.DEFAULT_TIME_BUDGET == 4.0
+    args = cli.build_parser().parse_args(["mcp"])
+    assert args.time_budget == 4.0
+    assert cli.build_parser().parse_args(["grep", "x"]).time_budget == 10.0
+
+
+# -- cancellation --------------------------------------------------------------------------------
+
+needs_cancel_token = pytest.mark.skipif(
+    not hasattr(_core, "CancelToken"),
+    reason="the engine has no CancelToken yet: the server cannot stop a search it started",
+)
+
+
+def _slow_server(root: Path) -> RawClient:
+    # A budget far beyond the test's patience: only cancellation can stop the search early.
+    client = RawClient(
+        [
+            sys.executable,
+            "-m",
+            "ripsight.cli",
+            "mcp",
+            "--root",
+            str(root),
+            "--time-budget",
+            "600",
+            "--log-level",
+            "debug",
+        ]
+    )
+    client.initialize()
+    client.send(
+        {"id": 1, "method": "tools/call", "params": {"name": "grep", "arguments": SLOW_GREP}}
+    )
+    client.wait_for_log(r"ripsight\.mcp: grep started", timeout=30)
+    time.sleep(0.3)  # well inside the search, which takes many seconds
+    return client
+
+
+@needs_cancel_token
+def test_a_call_the_client_cancels_stops_its_search_within_100_ms(slow_tree: Path) -> None:
+    client = _slow_server(slow_tree)
+    try:
+        client.send(
+            {
+                "method": "notifications/cancelled",
+                "params": {"requestId": 1, "reason": "the user pressed stop"},
+            }
+        )
+        stopped = client.wait_for_log(r"grep stopped ([\d.]+) ms after it was cancelled", 30)
+        assert float(stopped.group(1)) < 100.0, stopped.group(0)
+        # The server goes on serving.
+        client.send(
+            {
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "glob", "arguments": {"pattern": "d00/*"}},
+            }
+        )
+        answer = client.response(2)["result"]
+        assert answer["isError"] is False and "d00/f0000.txt" in answer["content"][0]["text"]
+    finally:
+        client.close()
+
+
+@needs_cancel_token
+def test_a_call_whose_client_leaves_stops_its_search_within_100_ms(slow_tree: Path) -> None:
+    client = _slow_server(slow_tree)
+    try:
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        closed_at = time.perf_counter()
+        stopped = client.wait_for_log(
+            r"grep stopped ([\d.]+) ms after it was cancelled \(the client closed stdin\)", 30
+        )
+        assert float(stopped.group(1)) < 100.0, stopped.group(0)
+        assert client.process.wait(timeout=30) == 0
+        # A hang guard on the whole exit, interpreter shutdown included; the search alone
+        # would run for many seconds.
+        assert time.perf_counter() - closed_at < 5.0
+    finally:
+        client.close()
+
+
+_WAITING_SERVER = """
+import logging, sys, threading, anyio
+from ripsight import Registry, ToolSpec, _core, mcp_server
+
+class Token:  # stands in for the engine's CancelToken: records the cancel
+    def __init__(self):
+        self.cancelled = threading.Event()
+    def cancel(self):
+        self.cancelled.set()
+
+_core.CancelToken = Token  # the server makes one per call
+
+def wait(context, args):
+    token = mcp_server._CALL_TOKEN.get()
+    return "stopped by its token" if token.cancelled.wait(60) else "never cancelled"
+
+logging.basicConfig(stream=sys.stderr, level=logging.DEBUG)
+registry = Registry(None)
+registry.register(ToolSpec(
+    name="wait",
+    description="Runs until its call is cancelled.",
+    parameters={"type": "object", "properties": {}, "additionalProperties": False},
+    handler=wait,
+))
+anyio.run(lambda: mcp_server.serve_stdio(registry))
+"""
+
+
+def _waiting_server(tmp_path: Path) -> RawClient:
+    script = tmp_path / "waiting_server.py"
+    script.write_text(_WAITING_SERVER)
+    client = RawClient([sys.executable, str(script)])
+    client.initialize()
+    client.send({"id": 1, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
+    client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+    return client
+
+
+def test_notifications_cancelled_reaches_the_token_of_its_call(tmp_path: Path) -> None:
+    # The server's half of cancellation, with a stand-in token: the engine's half is tested
+    # above once the engine has CancelToken.
+    client = _waiting_server(tmp_path)
+    try:
+        client.send({"id": 2, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
+        client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+        client.send({"method": "notifications/cancelled", "params": {"requestId": 1}})
+        stopped = client.wait_for_log(r"wait stopped ([\d.]+) ms after it was cancelled", 30)
+        assert float(stopped.group(1)) < 100.0
+        # Only call 1 was cancelled: call 2 still waits, and stops when stdin closes.
+        with pytest.raises(AssertionError):
+            client.wait_for_log(r"wait stopped", timeout=1.0)
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        client.wait_for_log(r"wait stopped ([\d.]+) ms after .*the client closed stdin", 30)
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        client.close()
+
+
+def test_closing_stdin_reaches_the_token_of_every_call_in_flight(tmp_path: Path) -> None:
+    client = _waiting_server(tmp_path)
+    try:
+        assert client.process.stdin is not None
+        client.process.stdin.close()
+        stopped = client.wait_for_log(
+            r"wait stopped ([\d.]+) ms after it was cancelled \(the client closed stdin\)", 30
+        )
+        assert float(stopped.group(1)) < 100.0
+        assert client.process.wait(timeout=30) == 0
+        assert "Traceback" not in "".join(client.stderr_seen)
+    finally:
+        client.close()
+
+
+def test_each_call_hands_the_engine_its_own_token() -> None:
+    # The wiring the two tests above rely on, checked without the engine: each worker thread's
+    # calls reach the workspace with the token of the MCP call they serve.
+    from ripsight import mcp_server
+
+    seen: list[Any] = []
+
+    class Recorder:
+        root = "/nowhere"
+
+        def grep(self, pattern: str, **kwargs: Any) -> str:
+            seen.append(kwargs.get("cancel"))
+            return pattern
+
+    view = mcp_server._CancellableWorkspace(Recorder())
+    assert view.root == "/nowhere"
+    first, second = object(), object()
+    for token in (first, second, None):
+        mcp_server._CALL_TOKEN.set(token)
+        assert view.grep("x") == "x"
+    mcp_server._CALL_TOKEN.set(None)
+    assert seen == [first, second, None]
 
 
 # -- the process ---------------------------------------------------------------------------------
@@ -556,8 +840,6 @@ def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["ops.jsonl", "ops.db"])
 def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> None:
-    import json
-    import sqlite3
 
     async def body(session: ClientSession) -> list[Any]:
         return [
@@ -568,7 +850,7 @@ def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> N
 
     log = tmp_path / name
     results = run_session(_server(tree, "--log", str(log)), body, tmp_path / "err.log")
-    assert [r.is_error for r in results] == [False, True, True]
+    assert [r["isError"] for r in results] == [False, True, True]
     if name.endswith(".jsonl"):
         records = [json.loads(line) for line in log.read_text().splitlines()]
         rows = [(r["tool"], r["status"], r["code"]) for r in records]

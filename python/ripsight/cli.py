@@ -285,7 +285,7 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
         default=10.0,
         metavar="SECONDS",
         help="time one walk or search may take before it returns what it found so far, "
-        "marked incomplete (default: 10)",
+        "marked incomplete (default: %(default)g)",
     )
 
 
@@ -580,6 +580,8 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 # -- mcp -------------------------------------------------------------------------------------------
 
+MCP_TIME_BUDGET = 4.0
+
 
 def add_mcp_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -596,6 +598,9 @@ def add_mcp_parser(
         "configured numbers. The server exits when the client closes stdin.",
     )
     add_workspace_arguments(parser)
+    # Under the 5 s that common MCP clients wait for a call (mcp_server.DEFAULT_TIME_BUDGET,
+    # repeated here so that --help works without the SDK).
+    parser.set_defaults(time_budget=MCP_TIME_BUDGET)
     add_limit_arguments(parser, LIMIT_FLAGS)
     parser.add_argument(
         "--max-concurrent-calls",
@@ -642,7 +647,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             raise
         return _fail(
             "mcp",
-            f"the MCP Python SDK 2.x is not installed ({error}); install it with: "
+            f"the MCP Python SDK is not installed ({error}); install it with: "
             "pip install 'ripsight[mcp]'",
         )
     if args.max_concurrent_calls < 1:

@@ -68,7 +68,8 @@ type Outcome<T> = std::thread::Result<Result<T, CoreError>>;
 /// Runs `work` on this thread's engine thread (see `call_thread`) while this thread, with the GIL released, waits for it and
 /// looks for Python signals every [`SIGNAL_POLL`]. A signal whose handler raises (Ctrl-C:
 /// `KeyboardInterrupt`) cancels `cancel`, so every loop of the engine stops, and the exception
-/// is raised at once. Engine errors and panics become Python exceptions.
+/// is raised at once; a `cancel` cancelled by another thread raises `CancelledError` as soon.
+/// Engine errors and panics become Python exceptions.
 fn run_detached<T, F>(py: Python<'_>, cancel: &CancelToken, work: F) -> PyResult<T>
 where
     T: Send + 'static,
@@ -96,6 +97,15 @@ where
                     cancel.cancel();
                     let _ = py.detach(|| receiver.recv_timeout(STOP_WAIT));
                     return Err(signal);
+                }
+                if cancel.is_cancelled() {
+                    // Cancelled by another thread: the engine stops at its next check, but one
+                    // regex search of one file cannot be interrupted. Answer now unless it
+                    // finishes at once; the engine thread ends on its own.
+                    match py.detach(|| receiver.recv_timeout(STOP_WAIT)) {
+                        Ok(outcome) => break outcome,
+                        Err(_) => return Err(PyErr::from(CoreError::Cancelled)),
+                    }
                 }
             }
             Err(RecvTimeoutError::Disconnected) => {

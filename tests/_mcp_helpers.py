@@ -1,0 +1,123 @@
+"""Helpers of the MCP tests (server, clients, wheel): a tree whose search outlasts any client's
+patience, the wire form of SDK objects, and a hand-speaking JSON-RPC client.
+
+Kept free of MCP SDK imports so that a test module can import it before it decides to skip.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import re
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+#: A grep the engine answers slowly on `make_slow_tree`: a 1,000-character window with no
+#: literal to look for, across line ends. On the development machine the first file costs each
+#: search thread about 1.3 s, every further 100 KB file about 18 ms: the 150 MB tree takes about
+#: 15 s on two cores without a time budget, and the budget is checked between files.
+SLOW_GREP: dict[str, Any] = {"pattern": r"a[\s\S]{1000}\d", "multiline": True}
+
+
+def make_slow_tree(root: Path, files: int = 1500, lines_per_file: int = 1000) -> Path:
+    """`files` files of `lines_per_file` random 100-character lines of a and b (150 MB by
+    default): `SLOW_GREP` finds nothing in them and must read all of it to say so."""
+    rng = random.Random(7)
+    block = "".join(
+        "".join(rng.choice("ab") for _ in range(100)) + "\n" for _ in range(lines_per_file)
+    )
+    for i in range(files):
+        directory = root / f"d{i % 20:02d}"
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"f{i:04d}.txt").write_text(block)
+    return root
+
+
+def wire(value: Any) -> Any:
+    """SDK objects as their JSON-RPC form (camelCase names), lists and tuples item by item.
+
+    SDK 1.x models name their fields as the wire does (``structuredContent``), SDK 2.x in snake
+    case (``structured_content``); the wire form is the same under both."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, (list, tuple)):
+        return type(value)(wire(item) for item in value)
+    return value
+
+
+class RawClient:
+    """`ripsight mcp` in a subprocess, spoken to by hand: requests and notifications the SDK
+    clients do not send on demand (``notifications/cancelled``, closing stdin mid-call), with
+    stderr read line by line as it comes."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        self.stderr_lines: queue.Queue[str] = queue.Queue()
+        self.stderr_seen: list[str] = []
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr_lines.put(line.decode("utf-8", "replace"))
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def response(self, request_id: int) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        while True:
+            line = self.process.stdout.readline()
+            assert line, "the server closed stdout before answering"
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                return message  # type: ignore[no-any-return]
+
+    def initialize(self) -> dict[str, Any]:
+        self.send(
+            {
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
+        )
+        init = self.response(0)
+        self.send({"method": "notifications/initialized"})
+        return init
+
+    def wait_for_log(self, pattern: str, timeout: float) -> re.Match[str]:
+        """The first stderr line (from now on) matching `pattern`; fails after `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                line = self.stderr_lines.get(timeout=max(0.0, remaining))
+            except queue.Empty:
+                raise AssertionError(
+                    f"no stderr line matched {pattern!r} within {timeout} s; stderr so far:\n"
+                    + "".join(self.stderr_seen[-30:])
+                ) from None
+            self.stderr_seen.append(line)
+            match = re.search(pattern, line)
+            if match:
+                return match
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
