@@ -44,6 +44,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use grep_matcher::LineTerminator;
@@ -58,7 +59,8 @@ use crate::walk::{
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 use input::{Input, WHOLE_FILE_BYTES, open_again, read_head};
-use matcher::{FileFilter, build_matcher};
+pub(crate) use matcher::FileFilter;
+use matcher::build_matcher;
 use page::{FileHit, PageRange, content_page, content_windows, files_page};
 use sink::{FileSink, StoredLine, Window};
 
@@ -130,7 +132,7 @@ impl Default for GrepOptions {
 // ==== Setup shared by all threads ====
 
 /// Everything the threads share read-only.
-struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     options: &'a GrepOptions,
     filter: Option<&'a FileFilter>,
     deadline: &'a Deadline,
@@ -159,7 +161,7 @@ enum Searched {
 }
 
 /// One thread's searcher state and results.
-struct GrepWorker<'a> {
+pub(crate) struct GrepWorker<'a> {
     plan: &'a Plan<'a>,
     matcher: &'a RegexMatcher,
     /// No line numbers, no context: for files whose text is not needed.
@@ -182,7 +184,7 @@ struct GrepWorker<'a> {
 }
 
 impl<'a> GrepWorker<'a> {
-    fn new(plan: &'a Plan<'a>, matcher: &'a RegexMatcher) -> GrepWorker<'a> {
+    pub(crate) fn new(plan: &'a Plan<'a>, matcher: &'a RegexMatcher) -> GrepWorker<'a> {
         let options = plan.options;
         let mut builder = SearcherBuilder::new();
         builder
@@ -248,7 +250,7 @@ impl<'a> GrepWorker<'a> {
 
     /// Searches one opened file the walk found to be a regular file (or the file the caller
     /// named, checked by [`grep`]) and adds it to this thread's totals and page.
-    fn search(&mut self, file: File, relative: &[u8], skipped: &mut SkipCounts) {
+    pub(crate) fn search(&mut self, file: File, relative: &[u8], skipped: &mut SkipCounts) {
         let may_reach_page = self.may_reach_page(relative);
         let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
             from: 0,
@@ -435,30 +437,8 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
     let (target, _) = open_target(workspace, options.path.as_deref().unwrap_or_default())?;
-    let key = RegexKey {
-        pattern: options.pattern.clone(),
-        literal: options.literal,
-        case_insensitive: options.case_insensitive,
-        multiline: options.multiline,
-    };
-    let matcher = workspace.cached_regex(key, || build_matcher(options))?;
-    let filter = options
-        .glob
-        .as_deref()
-        .map(|g| FileFilter::new(workspace, g))
-        .transpose()?;
-    let content = options.output_mode == OutputMode::Content;
-    let keep = options
-        .limit
-        .map(|l| (l as u64).saturating_add(options.offset as u64));
-    let plan = Plan {
-        options,
-        filter: filter.as_ref(),
-        deadline: &deadline,
-        keep,
-        content,
-        text_in_pass: content && keep.is_none_or(|k| k <= TEXT_IN_PASS_MAX_ENTRIES),
-    };
+    let (matcher, filter) = prepare(workspace, options)?;
+    let plan = Plan::new(options, filter.as_ref(), &deadline);
 
     let (workers, skipped, walk_incomplete) = match target {
         Target::Dir(start) => {
@@ -480,8 +460,83 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         }
     };
 
+    finish(
+        workspace,
+        &plan,
+        &matcher,
+        workers,
+        skipped,
+        0,
+        walk_incomplete,
+        started,
+    )
+}
+
+/// The compiled pattern (through the workspace's cache) and `glob` filter of a search.
+pub(crate) fn prepare(
+    workspace: &Workspace,
+    options: &GrepOptions,
+) -> Result<(Arc<RegexMatcher>, Option<FileFilter>), CoreError> {
+    let key = RegexKey {
+        pattern: options.pattern.clone(),
+        literal: options.literal,
+        case_insensitive: options.case_insensitive,
+        multiline: options.multiline,
+    };
+    let matcher = workspace.cached_regex(key, || build_matcher(options))?;
+    let filter = options
+        .glob
+        .as_deref()
+        .map(|g| FileFilter::new(workspace, g))
+        .transpose()?;
+    Ok((matcher, filter))
+}
+
+impl<'a> Plan<'a> {
+    /// What the workers of one search share; they stop when `deadline` passes.
+    pub(crate) fn new(
+        options: &'a GrepOptions,
+        filter: Option<&'a FileFilter>,
+        deadline: &'a Deadline,
+    ) -> Plan<'a> {
+        let content = options.output_mode == OutputMode::Content;
+        let keep = options
+            .limit
+            .map(|l| (l as u64).saturating_add(options.offset as u64));
+        Plan {
+            options,
+            filter,
+            deadline,
+            keep,
+            content,
+            text_in_pass: content && keep.is_none_or(|k| k <= TEXT_IN_PASS_MAX_ENTRIES),
+        }
+    }
+}
+
+/// Merges the workers of one search into its result, fetching the page's lines when the search
+/// kept counts only. `unread_searched` counts files known to be searched without a match that
+/// no worker read (for callers that can prove them match-free).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of one search, handed over by its two callers"
+)]
+pub(crate) fn finish(
+    workspace: &Workspace,
+    plan: &Plan<'_>,
+    matcher: &RegexMatcher,
+    workers: Vec<GrepWorker<'_>>,
+    skipped: SkipCounts,
+    unread_searched: u64,
+    walk_incomplete: bool,
+    started: Instant,
+) -> Result<GrepOutput, CoreError> {
+    let options = plan.options;
+    let deadline = plan.deadline;
+    let content = plan.content;
     let mut incomplete = walk_incomplete;
-    let (mut files_searched, mut total_matches, mut total_files) = (0, 0, 0);
+
+    let (mut files_searched, mut total_matches, mut total_files) = (unread_searched, 0, 0);
     let mut hits = Vec::new();
     for worker in workers {
         files_searched += worker.files_searched;
@@ -500,7 +555,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         if !plan.text_in_pass {
             // Only counts were kept: search the page's files again for their lines.
             let fetch_deadline = deadline.extended(FETCH_GRACE);
-            let mut worker = GrepWorker::new(&plan, &matcher);
+            let mut worker = GrepWorker::new(plan, matcher);
             let mut fetch_skipped = SkipCounts::default();
             for (index, window) in content_windows(&hits, range) {
                 let hit = &mut hits[index];

@@ -14,7 +14,7 @@ use crate::workspace::Workspace;
 use super::GrepOptions;
 
 /// The `glob` option compiled: which files a search looks at.
-pub(super) struct FileFilter {
+pub(crate) struct FileFilter {
     matcher: GlobMatcher,
     /// Slash-free: match the file name; otherwise the path relative to the root.
     by_name: bool,
@@ -51,7 +51,7 @@ impl FileFilter {
         })
     }
 
-    pub(super) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
+    pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
         let subject = if self.by_name { name } else { relative };
         self.matcher.is_match(Path::new(OsStr::from_bytes(subject))) != self.negated
     }
