@@ -15,11 +15,14 @@ import os
 import random
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+import ripsight
+from _mcp_helpers import SLOW_GREP, make_slow_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ripsight import Workspace
@@ -375,6 +378,103 @@ def test_watch_limit_at_build_falls_back(tmp_path: Path, monkeypatch) -> None:
         assert ws.wait_index(30)
         assert ws.index_status()["state"] == "fallback"
         same(ws, root, "grep", {"pattern": "alpha"})
+
+
+# ==== Bounds: the warm search pages, stops and is cancelled as the cold one ====
+
+
+def test_far_pages_are_the_cold_engines(tmp_path: Path) -> None:
+    # 3,000 matching lines: pages ending past 1,000 matches keep counts only and fetch their
+    # lines again (issue 9); the index narrows the files to those holding "needle".
+    root = tmp_path / "tree"
+    for i in range(30):
+        body = "".join(f"line {j} needle {i}\nfiller\n" for j in range(100))
+        (root / f"d{i % 3}").mkdir(parents=True, exist_ok=True)
+        (root / f"d{i % 3}" / f"f{i:02}.txt").write_text(body)
+        (root / f"d{i % 3}" / f"other{i:02}.txt").write_text("filler only\n" * 50)
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        before = ws.index_status()["warm_calls"]
+        for kwargs in (
+            {"pattern": "needle", "offset": 1500, "limit": 20, "context": 1},
+            {"pattern": "needle", "offset": 2990, "limit": 50},
+            {"pattern": "needle 2", "offset": 1001, "limit": 3},
+            {"pattern": "needle", "offset": 25, "limit": 10, "output_mode": "count"},
+        ):
+            same(ws, root, "grep", kwargs)
+        assert ws.index_status()["warm_calls"] == before + 4
+
+
+def test_a_cancelled_token_stops_indexed_calls(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "tree", 21)
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        before = ws.index_status()["warm_calls"]
+        token = ripsight.CancelToken()
+        token.cancel()
+        with pytest.raises(ripsight.CancelledError):
+            ws.grep("alpha", cancel=token)
+        with pytest.raises(ripsight.CancelledError):
+            ws.glob("**/*", cancel=token)
+        # Both calls went through the index (the cold engine did not answer them).
+        status = ws.index_status()
+        assert status["warm_calls"] == before + 2 and status["cold_calls"] == 0
+
+
+@pytest.fixture(scope="module")
+def slow_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """40 files that `SLOW_GREP` must read whole, slowly; the index cannot narrow it."""
+    return make_slow_tree(tmp_path_factory.mktemp("slow"), files=40)
+
+
+def test_the_time_budget_holds_in_an_indexed_search(slow_tree: Path) -> None:
+    with Workspace(slow_tree, index=True, time_budget=600) as ws:
+        assert ws.wait_index(60)
+        started = time.monotonic()
+        whole = ws.grep(**SLOW_GREP)
+        full = time.monotonic() - started
+        assert not whole.incomplete
+    budget = min(0.5, full / 4)
+    with Workspace(slow_tree, index=True, time_budget=budget) as ws:
+        assert ws.wait_index(60)
+        before = ws.index_status()["warm_calls"]
+        started = time.monotonic()
+        partial = ws.grep(**SLOW_GREP)
+        seconds = time.monotonic() - started
+        assert ws.index_status()["warm_calls"] == before + 1
+    assert partial.incomplete, (full, budget)
+    assert partial.files_searched < whole.files_searched
+    assert seconds < budget + 0.5, (full, budget, seconds)
+
+
+def test_a_token_cancelled_mid_search_stops_the_indexed_engine(slow_tree: Path) -> None:
+    # The calling thread's engine thread runs one call at a time: the call after a cancelled one
+    # answers quickly only when the cancelled search stopped rather than ran to its end.
+    with Workspace(slow_tree, index=True, time_budget=600) as ws:
+        assert ws.wait_index(60)
+        started = time.monotonic()
+        ws.grep(**SLOW_GREP)
+        full = time.monotonic() - started
+        outcome: dict[str, Any] = {}
+
+        def run() -> None:
+            token = ripsight.CancelToken()
+            threading.Timer(0.2, token.cancel).start()
+            try:
+                ws.grep(cancel=token, **SLOW_GREP)
+                outcome["error"] = None
+            except ripsight.CancelledError as error:
+                outcome["error"] = error
+            after = time.monotonic()
+            ws.glob("**/*.txt")
+            outcome["next_call"] = time.monotonic() - after
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(timeout=120)
+        assert isinstance(outcome["error"], ripsight.CancelledError), outcome
+        assert outcome["next_call"] < full / 2, (full, outcome)
+        assert ws.index_status()["cold_calls"] == 0
 
 
 # ==== Lifecycle ====

@@ -39,6 +39,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::budget::Deadline;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, Plan};
 use crate::walk::{
@@ -52,46 +53,54 @@ use postings::{Indexed, Postings, intersect, union};
 use table::{FileEntry, Table, below, is_within, parent_of, set_below};
 use watch::{Change, Drained, Limits, Watcher};
 
-/// Where the index is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IndexState {
-    /// The first walk or the content index is being built: the cold engine answers.
-    Building,
-    /// The table and the index answer.
-    Ready,
-    /// Closed: the cold engine answers.
-    Closed,
+crate::choice! {
+    /// Where the index is in its life.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum IndexState {
+        /// The first walk or the content index is being built: the cold engine answers.
+        Building = "building",
+        /// The table and the index answer.
+        Ready = "ready",
+        /// Built, but the table cannot be kept fresh here (no file watcher, a watch limit):
+        /// the cold engine answers (reported only; the live state stays `Ready`).
+        Fallback = "fallback",
+        /// Closed: the cold engine answers.
+        Closed = "closed",
+    }
 }
 
-/// What `index_status()` reports.
-#[derive(Clone, Debug)]
-pub struct IndexStatus {
-    /// The state.
-    pub state: IndexState,
-    /// Files in the live table.
-    pub files: u64,
-    /// Their bytes.
-    pub bytes: u64,
-    /// Resident size of the n-gram index (posting lists, keys and the document paths).
-    pub index_bytes: u64,
-    /// Files whose current contents the index describes.
-    pub indexed_files: u64,
-    /// Files every query searches directly (changed since indexing, binary, too large).
-    pub unindexed_files: u64,
-    /// Directories watched.
-    pub watched_dirs: u64,
-    /// Why the table does not answer although it is built (the cold engine answers), if so.
-    pub fallback: Option<String>,
-    /// Wall time of the last build in milliseconds.
-    pub build_ms: Option<f64>,
-    /// Re-walks forced by lost events (overflow) since the start.
-    pub rescans: u64,
-    /// The index was loaded from `index_dir` (not built).
-    pub loaded: bool,
-    /// Calls answered from the table (and the index, for grep).
-    pub warm_calls: u64,
-    /// Calls the cold engine answered.
-    pub cold_calls: u64,
+crate::record! {
+    "IndexStatus",
+    /// What `index_status()` reports.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct IndexStatus {
+        /// Where the index is in its life.
+        pub state: IndexState,
+        /// Files in the live table.
+        pub files: u64,
+        /// Their bytes.
+        pub bytes: u64,
+        /// Resident size of the n-gram index (posting lists, keys and the document paths).
+        pub index_bytes: u64,
+        /// Files whose current contents the index describes.
+        pub indexed_files: u64,
+        /// Files every query searches directly (changed since indexing, binary, too large).
+        pub unindexed_files: u64,
+        /// Directories watched.
+        pub watched_dirs: u64,
+        /// Why the table does not answer although it is built (the cold engine answers), if so.
+        pub fallback: Option<String>,
+        /// Wall time of the last build in milliseconds.
+        pub build_ms: Option<f64>,
+        /// Re-walks forced by lost events (overflow) since the start.
+        pub rescans: u64,
+        /// The index was loaded from index_dir (not built).
+        pub loaded: bool,
+        /// Calls answered from the table (and the index, for grep).
+        pub warm_calls: u64,
+        /// Calls the cold engine answered.
+        pub cold_calls: u64,
+    }
 }
 
 /// Files a re-index is started for: when this many files have changed since the last build,
@@ -218,8 +227,12 @@ impl WarmIndex {
     /// What the index holds now.
     pub fn status(&self) -> IndexStatus {
         let live = lock(&self.shared.live);
+        let state = match live.state {
+            IndexState::Ready if live.fallback.is_some() => IndexState::Fallback,
+            state => state,
+        };
         IndexStatus {
-            state: live.state,
+            state,
             files: live.table.files.len() as u64,
             bytes: live.table.bytes,
             index_bytes: live.data.resident_bytes(),
@@ -241,7 +254,7 @@ impl WarmIndex {
         let mut live = lock(&self.shared.live);
         loop {
             match live.state {
-                IndexState::Ready => return true,
+                IndexState::Ready | IndexState::Fallback => return true,
                 IndexState::Closed => return false,
                 IndexState::Building => {}
             }
@@ -355,6 +368,7 @@ impl WarmIndex {
     fn warm_grep(&self, options: &GrepOptions) -> Option<Result<GrepOutput, CoreError>> {
         let started = Instant::now();
         let workspace = &self.shared.workspace;
+        let deadline = workspace.deadline_with(&options.cancel);
         let live = self.answering()?;
         // The same opens and checks, in the same order, as the cold engine's.
         let target = match open_target(workspace, options.path.as_deref().unwrap_or_default()) {
@@ -431,20 +445,23 @@ impl WarmIndex {
         let skipped = live.table.skips_below(&scope);
         drop(live);
         candidates.sort_unstable();
-        let plan = Plan::new(options, filter.as_ref());
+        let plan = Plan::new(options, filter.as_ref(), &deadline);
         let (workers, more_skipped, incomplete) =
-            search_files(workspace, &plan, &matcher, &candidates);
+            search_files(workspace, &plan, &matcher, &deadline, &candidates);
         let mut skipped = skipped;
         skipped.add(&more_skipped);
-        Some(Ok(grep::finish(
-            options, workers, skipped, unread, incomplete, started,
-        )))
+        // The cold engine's page assembly: bounded text, far pages fetched again, and
+        // `Cancelled` when the token was cancelled.
+        Some(grep::finish(
+            workspace, &plan, &matcher, workers, skipped, unread, incomplete, started,
+        ))
     }
 
     /// The warm answer, or `None` when the cold engine must answer.
     fn warm_glob(&self, options: &GlobOptions) -> Option<Result<GlobOutput, CoreError>> {
         let started = Instant::now();
         let workspace = &self.shared.workspace;
+        let deadline = workspace.deadline_with(&options.cancel);
         let live = self.answering()?;
         let setup = match GlobSetup::new(workspace, options) {
             Ok((setup, _start)) => setup,
@@ -460,7 +477,13 @@ impl WarmIndex {
         let limit = options.limit.unwrap_or(usize::MAX);
         let mut paths = Vec::new();
         let mut by_time = Vec::new();
-        for (path, entry) in below(&live.table.files, &start_rel) {
+        let mut incomplete = false;
+        for (seen, (path, entry)) in below(&live.table.files, &start_rel).enumerate() {
+            // The clock and the token are read once per this many entries (a few µs of work).
+            if seen % DEADLINE_EVERY_ENTRIES == 0 && deadline.expired() {
+                incomplete = true;
+                break;
+            }
             counts.in_scope += 1;
             let in_search = &path[strip..];
             if let Some(anywhere) = &setup.anywhere
@@ -492,9 +515,12 @@ impl WarmIndex {
         }
         let skipped = live.table.skips_below(&start_rel);
         drop(live);
-        Some(Ok(
-            setup.output(options, paths, counts, skipped, false, started)
-        ))
+        if deadline.cancelled() {
+            return Some(Err(CoreError::Cancelled));
+        }
+        Some(Ok(setup.output(
+            options, paths, counts, skipped, incomplete, started,
+        )))
     }
 }
 
@@ -503,6 +529,9 @@ impl Drop for WarmIndex {
         self.close();
     }
 }
+
+/// A warm glob looks at the deadline once per this many table entries.
+const DEADLINE_EVERY_ENTRIES: usize = 1024;
 
 /// Candidates a search thread takes at a time.
 const CHUNK_FILES: usize = 16;
@@ -516,9 +545,9 @@ fn search_files<'a>(
     workspace: &Workspace,
     plan: &'a Plan<'a>,
     matcher: &'a grep_regex::RegexMatcher,
+    deadline: &Deadline,
     candidates: &[String],
 ) -> (Vec<GrepWorker<'a>>, SkipCounts, bool) {
-    let deadline = workspace.deadline();
     let threads = if candidates.len() >= PARALLEL_FROM_FILES {
         thread_count(workspace).min(candidates.len()).max(1)
     } else {
@@ -547,6 +576,11 @@ fn search_files<'a>(
                 }
                 if let Some(file) = opener.open_counted(workspace, path, &mut skipped) {
                     worker.search(file, path.as_bytes(), &mut skipped);
+                }
+                if worker.stopped() {
+                    // The deadline passed (or the call was cancelled) inside this file.
+                    incomplete.store(true, Ordering::Relaxed);
+                    break 'chunks;
                 }
             }
         }

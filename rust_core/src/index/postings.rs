@@ -12,7 +12,7 @@
 
 use std::io::Read;
 
-use crate::grep::{BOMS, MAX_FILE_BYTES};
+use crate::grep::{BOMS, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
 /// The bits of the follow mask that a trigram followed by `next` and then `after` sets: one of
 /// the low four bits for `next` and one of the high four for the pair (`next`, `after`). A
@@ -44,11 +44,13 @@ pub(crate) fn trigram(a: u8, b: u8, c: u8) -> u32 {
     (u32::from(lower(a)) << 16) | (u32::from(lower(b)) << 8) | u32::from(lower(c))
 }
 
-/// Files larger than this are not indexed: they are searched on every query.
-pub(crate) const MAX_INDEXED_BYTES: u64 = if MAX_FILE_BYTES < 64 << 20 {
+/// Files larger than this are not indexed: they are searched on every query. At most
+/// `MAX_LINE_BYTES`, so that a file the cold search passes over as `line_too_long` (which needs
+/// a line, hence a file, over that size) is always searched, never proved match-free.
+pub(crate) const MAX_INDEXED_BYTES: u64 = if MAX_FILE_BYTES < MAX_LINE_BYTES as u64 {
     MAX_FILE_BYTES
 } else {
-    64 << 20
+    MAX_LINE_BYTES as u64
 };
 
 fn put_varint(out: &mut Vec<u8>, mut value: u32) {

@@ -193,6 +193,7 @@ fn difference(all: &SkipCounts, reported: &SkipCounts) -> SkipCounts {
         unreadable: all.unreadable.saturating_sub(reported.unreadable),
         special: all.special.saturating_sub(reported.special),
         too_large: all.too_large.saturating_sub(reported.too_large),
+        line_too_long: all.line_too_long.saturating_sub(reported.line_too_long),
         outside_root: all.outside_root.saturating_sub(reported.outside_root),
         symlink: all.symlink.saturating_sub(reported.symlink),
     }
