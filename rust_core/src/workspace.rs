@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
 use crate::boundary::{FileIdentity, Opened, RootDir};
@@ -21,6 +21,7 @@ pub use crate::budget::{CancelToken, Deadline};
 use crate::error::{CoreError, PatternIssue};
 use crate::ignore_rules::{self, DirRules};
 pub use crate::skip::SkipCounts;
+use crate::walk::CompiledGlob;
 
 /// Directories skipped by every walk unless the embedding application changes the list.
 pub const DEFAULT_EXCLUDE_DIRS: &[&str] =
@@ -178,7 +179,7 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
 #[derive(Debug)]
 struct Memo {
     regexes: Mutex<Lru<RegexKey, Arc<RegexMatcher>>>,
-    globs: Mutex<Lru<String, GlobMatcher>>,
+    globs: Mutex<Lru<String, CompiledGlob>>,
     walk_sizes: Mutex<Lru<String, u64>>,
 }
 
@@ -284,8 +285,8 @@ impl Workspace {
     pub(crate) fn cached_glob<E>(
         &self,
         pattern: &str,
-        build: impl FnOnce() -> Result<GlobMatcher, E>,
-    ) -> Result<GlobMatcher, E> {
+        build: impl FnOnce() -> Result<CompiledGlob, E>,
+    ) -> Result<CompiledGlob, E> {
         memoize(&self.inner.memo.globs, pattern.to_string(), build)
     }
 
@@ -544,9 +545,7 @@ mod tests {
             let built = ws.cached_regex(key.clone(), || RegexMatcher::new(&key.pattern));
             assert!(built.is_ok());
             let glob = format!("*.e{i}");
-            let built = ws.cached_glob(&glob, || {
-                GlobBuilder::new(&glob).build().map(|g| g.compile_matcher())
-            });
+            let built = ws.cached_glob(&glob, || crate::walk::compile_glob(&glob, &glob));
             assert!(built.is_ok());
             ws.record_walk_size(&i.to_string(), i as u64);
         }

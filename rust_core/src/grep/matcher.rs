@@ -4,18 +4,17 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use globset::GlobMatcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
 use crate::error::{CoreError, PatternIssue, shorten};
-use crate::walk::cached_glob;
+use crate::walk::{CompiledGlob, cached_glob};
 use crate::workspace::Workspace;
 
 use super::GrepOptions;
 
 /// The `glob` option compiled: which files a search looks at.
 pub(crate) struct FileFilter {
-    matcher: GlobMatcher,
+    matcher: CompiledGlob,
     /// Slash-free: match the file name; otherwise the path relative to the root.
     by_name: bool,
     /// A leading `!`: keep what does NOT match.
