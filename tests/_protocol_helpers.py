@@ -12,7 +12,7 @@ from ripsight.tools import builtin_tools
 
 def skips(**values: int) -> SimpleNamespace:
     base = {"ignored": 0, "binary": 0, "denied": 0, "unreadable": 0, "special": 0, "too_large": 0,
-                "outside_root": 0}
+                "outside_root": 0, "symlink": 0}
     base.update(values)
     return SimpleNamespace(**base)
 
@@ -45,7 +45,8 @@ def rline(number: int, text: str, cut_from: int | None = None) -> SimpleNamespac
 def read_result(**values: Any) -> SimpleNamespace:
     base: dict[str, Any] = {"path": "src/app.py", "kind": "text", "binary_type": None, "size_bytes": 100,
                                 "lines": [], "offset": 1, "total_lines": 0, "total_lines_estimated": False,
-                                "next_offset": None, "encoding": "utf-8", "line_ending": "LF"}
+                                "next_offset": None, "encoding": "utf-8", "line_ending": "LF",
+                                "dev": 1, "inode": 1, "mtime_ns": 0}
     base.update(values)
     return SimpleNamespace(**base)
 
@@ -73,6 +74,17 @@ class FakeWorkspace:
         return grep_result(pattern=pattern, lines=[gline("a.py", 1, "x = 1")], total_matches=1,
                            total_files=1, files_searched=1)
 
+    def _identity(self, path: str) -> dict[str, Any]:
+        st = os.stat(os.path.join(self.root, path))
+        return {"dev": st.st_dev, "inode": st.st_ino, "mtime_ns": st.st_mtime_ns}
+
+    def identify(self, path: str) -> SimpleNamespace:
+        """The engine's `identify`: the fake stats the (test-chosen) path itself."""
+        if self.fail_with is not None:
+            raise self.fail_with
+        st = os.stat(os.path.join(self.root, path))
+        return SimpleNamespace(path=path, size=st.st_size, **self._identity(path))
+
     def read_file(self, path: str, offset: int = 1, limit: int = 400,
                   max_line_chars: int = 500) -> SimpleNamespace:
         self._record("read_file", path, offset=offset, limit=limit, max_line_chars=max_line_chars)
@@ -82,6 +94,8 @@ class FakeWorkspace:
         last = offset - 1 + len(shown)
         return read_result(
             path=path,
+            size_bytes=os.path.getsize(os.path.join(self.root, path)),
+            **self._identity(path),
             lines=[rline(offset + i, t) for i, t in enumerate(shown)],
             offset=offset,
             total_lines=len(all_lines),

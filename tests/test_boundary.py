@@ -209,3 +209,19 @@ def test_glob_pattern_cannot_leave_the_root(layout: dict[str, Path], pattern: st
 def test_glob_pattern_may_be_absolute_inside_the_root(layout: dict[str, Path]) -> None:
     ws = Workspace(layout["repo"])
     assert ws.glob(os.path.join(ws.root, "src", "*.py")).paths == ["src/app.py"]
+
+
+def test_non_utf8_names_round_trip_through_glob_grep_and_read(tmp_path: Path) -> None:
+    # A name with an invalid UTF-8 byte: listed and searched as the surrogateescape `str` that
+    # os.fsdecode gives, and that `str` passed back as a path opens the same file.
+    raw = b"caf\xe9_notes.txt"
+    (tmp_path / os.fsdecode(raw)).write_bytes(b"needle in a latin-1 name\n")
+    (tmp_path / "plain.txt").write_text("needle\n")
+    ws = Workspace(tmp_path)
+    name = os.fsdecode(raw)
+    assert ws.glob("*.txt").paths == sorted([name, "plain.txt"], key=os.fsencode)
+    hits = ws.grep("latin-1").matches
+    assert [m.path for m in hits] == [name] and os.fsencode(hits[0].path) == raw
+    assert ws.read_file(name).lines[0].text == "needle in a latin-1 name"
+    assert ws.grep("needle", path=name).total_matches == 1
+    assert ws.identify(name).path == name

@@ -51,7 +51,12 @@ def test_demo_loop_on_a_stand_in_engine(python_engine):
         "apply_discount(100.0, 10) gives 10.0 while the test expects 90.0 "
         "(tests/test_pricing.py line 9). The fix is `return price * (1 - percent / 100)`."
     )
-    assert text.count("-- call ") == 7
+    # Seven calls of the investigation, then one stored by reference and one page of it.
+    assert text.count("-- call ") == 9
+    assert re.search(r"code truncated, stored as ref_[0-9a-f]{20}", text)
+    assert "== the operation log" in text
+    log = text.split("== the operation log", 1)[1]
+    assert log.count(" done ") + log.count(" contract_error ") == 9
     assert "== turn 2: anthropic stream" in text
     assert "== turn 5: openai chat (parallel, interleaved, index from 1) stream" in text
     assert "   result:    ERROR (unknown_tool)" in text

@@ -41,25 +41,25 @@ def run(reg: Registry, name: str, arguments: str = "{}", call_id: str = "call_1"
     ("name", "message"),
     [
         ("Read", ("There is no tool named Read. Did you mean read_file? Available tools: glob, "
-                 "grep, read_file.")),
+                 "grep, read_file, read_result.")),
         ("grep_search", ("There is no tool named grep_search. Did you mean grep? Available tools: "
-                        "glob, grep, read_file.")),
+                        "glob, grep, read_file, read_result.")),
         ("search_file_content", ("There is no tool named search_file_content. Did you mean grep? "
-                                "Available tools: glob, grep, read_file.")),
+                                "Available tools: glob, grep, read_file, read_result.")),
         ("list_files", ("There is no tool named list_files. Did you mean glob? Available tools: "
-                       "glob, grep, read_file.")),
+                       "glob, grep, read_file, read_result.")),
         ("find", ("There is no tool named find. Did you mean glob? Available tools: glob, grep, "
-                 "read_file.")),
+                 "read_file, read_result.")),
         ("GLOB", ("There is no tool named GLOB. Did you mean glob? Available tools: glob, grep, "
-                 "read_file.")),
+                 "read_file, read_result.")),
         ("functions.grep", ("There is no tool named functions.grep. Did you mean grep? Available "
-                           "tools: glob, grep, read_file.")),
+                           "tools: glob, grep, read_file, read_result.")),
         ("edit_file", ("There is no tool named edit_file. These tools are read-only: they can "
                       "find, search and read files but cannot change files or run commands. "
-                      "Available tools: glob, grep, read_file.")),
-        ("weather", "There is no tool named weather. Available tools: glob, grep, read_file."),
+                      "Available tools: glob, grep, read_file, read_result.")),
+        ("weather", "There is no tool named weather. Available tools: glob, grep, read_file, read_result."),
         ("", ("The tool call has no tool name, so nothing was run. Available tools: glob, grep, "
-             "read_file. Call one of them by name.")),
+             "read_file, read_result. Call one of them by name.")),
     ],
 )
 def test_unknown_tool(reg, name, message):
@@ -268,6 +268,8 @@ def test_unchanged_reread_is_a_short_notice(reg, fake, tmp_path):
     part = run(reg, "read_file", '{"path": "a.py", "offset": 5, "limit": 3}', "call_3")
     assert part.content.startswith("Already shown: a.py lines 5-7 are part of the result of your "
                                    "earlier read_file call (id call_1)")
+    # The engine identifies the file (fstat of what it opened) before each later call; with the
+    # identity unchanged and the range delivered, nothing is read again.
     assert len([c for c in fake.calls if c[0] == "read_file"]) == 1
 
 

@@ -175,10 +175,9 @@ def test_ignore_rules_inside_git(rich_tree: Path, rich_facts) -> None:
     assert result.paths == sorted(result.paths)
     # node_modules and .git are pruned skip-set directories.
     assert result.skipped.ignored == 2
-    assert result.skipped.outside_root == 2
-    assert result.skipped.denied == 2
-    # The loop links/loop -> .. is reported by the walker, never followed forever.
-    assert result.skipped.unreadable >= 1
+    # links/: src_link, outside, outside_file.txt and loop, none followed.
+    assert (result.skipped.symlink, result.skipped.outside_root) == (4, 0)
+    assert (result.skipped.denied, result.skipped.unreadable) == (2, 0)
 
 
 def test_gitignore_ignored_outside_git_but_dot_ignore_applies(
@@ -230,13 +229,13 @@ def test_denied_files_never_listed(rich_tree: Path, rich_facts) -> None:
     assert ".env" in custom.glob("**/*", limit=None).paths
 
 
-def test_symlinked_directory_listed_under_link_path(rich_tree: Path) -> None:
+def test_walks_count_links_and_an_explicit_link_path_lists_the_real_files(rich_tree: Path) -> None:
     ws = Workspace(rich_tree)
-    assert ws.glob("links/**/*.py").paths == ["links/src_link/app.py", "links/src_link/util.py"]
-    assert ws.glob("*", path="links/src_link").paths == [
-        "links/src_link/app.py",
-        "links/src_link/util.py",
-    ]
+    through_walk = ws.glob("links/**/*.py")
+    assert through_walk.paths == []
+    assert through_walk.skipped.symlink == 4
+    # Passed as `path`, an in-root link is resolved: its files are listed under their real path.
+    assert ws.glob("*", path="links/src_link").paths == ["src/app.py", "src/util.py"]
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,7 @@ def _run_snippet(heading: str, root: Path, tmp_path: Path) -> str:
 def test_openai_agents_snippet(repo: Path, tmp_path: Path) -> None:
     pytest.importorskip("agents.mcp")
     out = _run_snippet("#### OpenAI Agents SDK", repo, tmp_path).splitlines()
-    assert out[0] == "['glob', 'grep', 'read_file']"
+    assert out[0] == "['glob', 'grep', 'read_file', 'read_result']"
     assert out[1].startswith('1 match in 1 file for "TODO"')
     assert "src/app.py:2:    # TODO: wire the clients" in out
 
@@ -85,7 +85,7 @@ def test_openai_agents_snippet(repo: Path, tmp_path: Path) -> None:
 def test_langchain_snippet(repo: Path, tmp_path: Path) -> None:
     pytest.importorskip("langchain_mcp_adapters.client")
     out = _run_snippet("#### LangChain (langchain-mcp-adapters)", repo, tmp_path)
-    assert out.splitlines()[0] == "['glob', 'grep', 'read_file']"
+    assert out.splitlines()[0] == "['glob', 'grep', 'read_file', 'read_result']"
     assert "src/app.py:2:    # TODO: wire the clients" in out  # the text, as content
 
 
@@ -93,7 +93,7 @@ def test_pydantic_ai_snippet(repo: Path, tmp_path: Path) -> None:
     pytest.importorskip("pydantic_ai.mcp")
     pytest.importorskip("fastmcp.client.transports")
     out = _run_snippet("#### PydanticAI", repo, tmp_path).splitlines()
-    assert out[0] == "['glob', 'grep', 'read_file']"
+    assert out[0] == "['glob', 'grep', 'read_file', 'read_result']"
     assert "'total_matches': 1" in out[1]  # PydanticAI returns the structured copy
     assert "'text': '    # TODO: wire the clients'" in out[1]
 
@@ -214,8 +214,10 @@ def test_client_configuration_starts_a_working_server(
                 )
 
     listed, called = wire(asyncio.run(asyncio.wait_for(main(), 120)))
-    assert [tool["name"] for tool in listed["tools"]] == ["glob", "grep", "read_file"]
+    tools = {tool["name"]: tool for tool in listed["tools"]}
+    assert sorted(tools) == ["glob", "grep", "read_file", "read_result"]
     assert "src/app.py:2:    # TODO: wire the clients" in called["content"][0]["text"]
     structured = "--no-structured-content" not in args
     assert (called["structuredContent"] is not None) is structured
-    assert all((tool["outputSchema"] is not None) is structured for tool in listed["tools"])
+    for name in ("glob", "grep", "read_file"):
+        assert (tools[name]["outputSchema"] is not None) is structured

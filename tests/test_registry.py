@@ -25,9 +25,9 @@ def registry() -> Registry:
     return registry_with()
 
 
-def test_default_registry_has_three_tools(tmp_path):
+def test_default_registry_has_the_builtin_tools(tmp_path):
     reg = default_registry(tmp_path)
-    assert reg.names == ["glob", "grep", "read_file"]
+    assert reg.names == ["glob", "grep", "read_file", "read_result"]
     assert reg.workspace is not None and reg.workspace.root == str(tmp_path.resolve())
 
 
@@ -36,7 +36,7 @@ def test_openai_chat_definitions_match_sdk_types(registry):
     from openai.types.shared_params import FunctionDefinition
 
     tools = registry.definitions("openai")
-    assert [t["function"]["name"] for t in tools] == ["glob", "grep", "read_file"]
+    assert [t["function"]["name"] for t in tools] == ["glob", "grep", "read_file", "read_result"]
     for tool in tools:
         assert_typed_dict(ChatCompletionToolParam, tool)
         assert_typed_dict(FunctionDefinition, tool["function"])
@@ -133,7 +133,7 @@ def test_custom_tool_registers_in_every_format():
     reg.register(ToolSpec(
         name="count_lines", description="Counts lines.",
         parameters={"type": "object", "properties": {}, "additionalProperties": False},
-        handler=lambda ctx, args: "3", read_only=True, concurrency_safe=False))
+        handler=lambda ctx, args: "3", effect="read", concurrency_safe=False))
     assert reg.definitions("openai")[0]["function"]["name"] == "count_lines"
     assert reg.definitions("mcp")[0]["annotations"]["readOnlyHint"] is True
     assert "count_lines" in reg and len(reg) == 1

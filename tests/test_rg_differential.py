@@ -2,7 +2,9 @@
 
 The tree is a generated git repository (a few hundred files in several languages, nested
 `.gitignore` files with negations, an `.ignore`, a skip-set `node_modules`, secrets, a binary
-file, a text file with a late NUL, UTF-16, invalid UTF-8 and CRLF files). ripgrep runs with
+file, a text file with a late NUL, UTF-16, invalid UTF-8 and CRLF files, symlinks to an in-root
+directory, an in-root file, an outside directory, and a loop). ripgrep runs without `-L` (walks
+follow no link) and with
 `--no-config --no-ignore-global --hidden --crlf`, and ripsight's skip set and deny globs are
 given to it as its own `-g '!…'` exclusions. ripsight's `.ripsightignore` is mirrored by an
 `.rgignore` with the same content (both are the highest-precedence ignore file of their tool).
@@ -104,7 +106,15 @@ def generate(root: Path, make_tree) -> Path:
             "text/crlf.txt": b"TODO crlf\r\nneedle alpha;\r\n   \r\nbegin\r\n  end\r\n",
         }
     )
-    return make_tree(files, root=root, git=True)
+    repo = make_tree(files, root=root, git=True)
+    # Links: walks follow none of them, as plain `rg` (no -L) does.
+    outside = root.parent / f"{root.name}-outside"
+    make_tree({"secret.txt": "TODO needle alpha outside\n"}, root=outside)
+    (repo / "linked_src").symlink_to("src")
+    (repo / "alias.py").symlink_to("generated/keep.py")
+    (repo / "outside_dir").symlink_to(outside)
+    (repo / "src" / "core" / "loop").symlink_to("..")
+    return repo
 
 
 @pytest.fixture(scope="module")
@@ -375,8 +385,8 @@ def kernel() -> Path:
 
 @pytest.mark.parametrize(("pattern", "flags"), KERNEL_PATTERNS)
 def test_kernel_grep_equals_rg(rg: str, kernel: Path, pattern: str, flags: list[str]) -> None:
-    # ripsight follows symlinked directories inside the root, so rg runs with -L.
-    lines = run_rg(rg, kernel, ["-L", "-n", "--no-heading", "--field-match-separator", SEP,
+    # Walks follow no symlink, as plain rg (no -L).
+    lines = run_rg(rg, kernel, ["-n", "--no-heading", "--field-match-separator", SEP,
                                 *flags, "-e", pattern])
     expected = set()
     for line in lines:
@@ -395,6 +405,6 @@ def test_kernel_grep_equals_rg(rg: str, kernel: Path, pattern: str, flags: list[
 
 @pytest.mark.parametrize("pattern", ["**/*.c", "drivers/net/**/Kconfig", "*", "**/*.{S,lds}"])
 def test_kernel_glob_equals_rg_files(rg: str, kernel: Path, pattern: str) -> None:
-    listed = [strip_dot(p) for p in run_rg(rg, kernel, ["-L", "--files"])]
+    listed = [strip_dot(p) for p in run_rg(rg, kernel, ["--files"])]
     expected = sorted(p for p in listed if glob_matches(pattern, p))
     assert Workspace(kernel).glob(pattern, limit=None).paths == expected

@@ -169,7 +169,12 @@ def test_mcp_round_trip_against_the_installed_server(
                 return listed, called
 
     listed, called = wire(asyncio.run(asyncio.wait_for(main(), 120)))
-    assert [tool["name"] for tool in listed["tools"]] == ["glob", "grep", "read_file"]
+    assert [tool["name"] for tool in listed["tools"]] == [
+        "glob",
+        "grep",
+        "read_file",
+        "read_result",
+    ]
     assert called["isError"] is False
     assert "notes.md:3:The wheel works." in called["content"][0]["text"]
     assert called["structuredContent"]["total_matches"] == 1

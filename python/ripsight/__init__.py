@@ -1,7 +1,7 @@
 """ripsight: fast, bounded, read-only glob, grep and read_file tools for LLM coding agents.
 
-    >>> from ripsight import Workspace
-    >>> Workspace(".").grep("fn main", glob="*.rs").total_matches
+>>> from ripsight import Workspace
+>>> Workspace(".").grep("fn main", glob="*.rs").total_matches
 """
 
 from __future__ import annotations
@@ -17,15 +17,23 @@ from .errors import (
     OutsideRootError,
     PathNotFoundError,
     PatternError,
-    SpecialFileError,
     RipsightError,
+    SpecialFileError,
     UnreadableError,
 )
 from .limits import DEFAULT_LIMITS, ToolLimits
-from .messages import anthropic_messages, follow_up, openai_chat_messages, openai_responses_items
-from .registry import Registry, ToolContext, default_registry
+from .oplog import OperationLog
+from .providers import (
+    anthropic_messages,
+    compact_history,
+    follow_up,
+    openai_chat_messages,
+    openai_responses_items,
+)
+from .registry import Registry, default_registry
+from .session import Session
 from .streaming import ToolCallAccumulator
-from .types import ToolCall, ToolOutput, ToolResult, ToolSpec
+from .types import ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
 from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
 
 
@@ -42,36 +50,39 @@ def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -
 
 
 __all__ = [
-    "__version__",
-    "Workspace",
-    "DEFAULT_EXCLUDE_DIRS",
     "DEFAULT_DENY_GLOBS",
-    "to_dict",
-    "truncate_middle",
-    "RipsightError",
-    "PathNotFoundError",
-    "OutsideRootError",
+    "DEFAULT_EXCLUDE_DIRS",
+    "DEFAULT_LIMITS",
     "DeniedError",
+    "EngineError",
+    "InvalidArgumentError",
     "IsADirectoryPathError",
     "NotADirectoryPathError",
-    "SpecialFileError",
+    "OperationLog",
+    "OutsideRootError",
+    "PathNotFoundError",
     "PatternError",
-    "InvalidArgumentError",
-    "UnreadableError",
-    "EngineError",
     # protocol layer
     "Registry",
-    "default_registry",
-    "ToolLimits",
-    "DEFAULT_LIMITS",
-    "ToolSpec",
+    "RipsightError",
+    "Session",
+    "SpecialFileError",
     "ToolCall",
-    "ToolResult",
-    "ToolOutput",
-    "ToolContext",
     "ToolCallAccumulator",
+    "ToolContext",
+    "ToolLimits",
+    "ToolOutput",
+    "ToolResult",
+    "ToolSpec",
+    "UnreadableError",
+    "Workspace",
+    "__version__",
+    "anthropic_messages",
+    "compact_history",
+    "default_registry",
+    "follow_up",
     "openai_chat_messages",
     "openai_responses_items",
-    "anthropic_messages",
-    "follow_up",
+    "to_dict",
+    "truncate_middle",
 ]

@@ -33,7 +33,11 @@ class SkipCounts:
     @property
     def too_large(self) -> int: ...
     @property
-    def outside_root(self) -> int: ...
+    def outside_root(self) -> int:
+        """Requested paths (or links in them) leading outside the root."""
+    @property
+    def symlink(self) -> int:
+        """Symlinks met by a walk: never followed (pass one as `path` to look inside)."""
 
 @final
 class GlobResult:
@@ -170,6 +174,28 @@ class ReadResult:
     @property
     def line_ending(self) -> str:
         """"LF", "CRLF", "mixed", "CR" or "none"; same coverage as `encoding`."""
+    @property
+    def dev(self) -> int:
+        """Device of the file that was read (`fstat` of the engine's descriptor)."""
+    @property
+    def inode(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+
+@final
+class FileIdentity:
+    """What `Engine.identify` found: the opened file's identity and real path (from the root)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def dev(self) -> int: ...
+    @property
+    def inode(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
 
 @final
 class Engine:
@@ -206,6 +232,8 @@ class Engine:
         max_line_chars: int = 120,
     ) -> GrepResult:
         """`max_line_chars` below `MIN_LINE_CHARS` raises InvalidArgumentError."""
+    def identify(self, path: str, /) -> FileIdentity:
+        """Opens `path` as `read_file` would and returns the file's identity, reading nothing."""
     def read_file(
         self, path: str, /, *, offset: int, limit: int, max_line_chars: int = 500
     ) -> ReadResult:

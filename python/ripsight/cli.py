@@ -13,18 +13,23 @@ adding one pair and one entry.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 import orjson
 
+from .names import terminal_safe
+from .oplog import OperationLog
 from .registry import FORMATS, Registry
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 
-def add_demo_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_demo_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "demo",
         help="run the offline scripted agent loop",
@@ -47,7 +52,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(sys.stdout).exit_code
 
 
-def add_tools_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_tools_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "tools",
         help="print the tool definitions",
@@ -127,48 +134,83 @@ def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]
 
     return {
         "--glob-limit": (
-            "glob_limit", _int_at_least(1), "N",
-            f"paths one glob call returns unless the call sets limit (default: {d.glob_limit}); "
-            f"calls may ask for up to {d.glob_max_limit}, or this number when it is larger",
+            "glob_limit",
+            _int_at_least(1),
+            "N",
+            (
+                f"paths one glob call returns unless the call sets limit (default: {d.glob_limit}); "
+                f"calls may ask for up to {d.glob_max_limit}, or this number when it is larger"
+            ),
         ),
         "--grep-limit": (
-            "grep_limit", _int_at_least(1), "N",
-            "matches (or files) one grep call returns unless the call sets limit "
-            f"(default: {d.grep_limit}); calls may ask for up to {d.grep_max_limit}, or this "
-            "number when it is larger",
+            "grep_limit",
+            _int_at_least(1),
+            "N",
+            (
+                "matches (or files) one grep call returns unless the call sets limit "
+                f"(default: {d.grep_limit}); calls may ask for up to {d.grep_max_limit}, or this "
+                "number when it is larger"
+            ),
         ),
         "--grep-line-chars": (
-            "grep_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
-            "grep cuts each shown line to this many characters, around the match "
-            f"(default: {d.grep_line_chars}, minimum {MIN_LINE_CHARS})",
+            "grep_line_chars",
+            _int_at_least(MIN_LINE_CHARS),
+            "N",
+            (
+                "grep cuts each shown line to this many characters, around the match "
+                f"(default: {d.grep_line_chars}, minimum {MIN_LINE_CHARS})"
+            ),
         ),
         "--read-limit": (
-            "read_limit", _int_at_least(1), "N",
-            "lines one read_file call returns unless the call sets limit "
-            f"(default: {d.read_limit}); calls may ask for up to {d.read_max_limit}, or this "
-            "number when it is larger",
+            "read_limit",
+            _int_at_least(1),
+            "N",
+            (
+                "lines one read_file call returns unless the call sets limit "
+                f"(default: {d.read_limit}); calls may ask for up to {d.read_max_limit}, or this "
+                "number when it is larger"
+            ),
         ),
         "--read-line-chars": (
-            "read_line_chars", _int_at_least(MIN_LINE_CHARS), "N",
-            "read_file cuts each line to this many characters, saying how long it was "
-            f"(default: {d.read_line_chars}, minimum {MIN_LINE_CHARS})",
+            "read_line_chars",
+            _int_at_least(MIN_LINE_CHARS),
+            "N",
+            (
+                "read_file cuts each line to this many characters, saying how long it was "
+                f"(default: {d.read_line_chars}, minimum {MIN_LINE_CHARS})"
+            ),
         ),
         "--max-result-chars": (
-            "max_result_chars", _int_at_least(MIN_RESULT_CHARS), "N",
-            "budget of one result's text; longer text is cut in the middle "
-            f"(default: {d.max_result_chars}, minimum {MIN_RESULT_CHARS})",
+            "max_result_chars",
+            _int_at_least(MIN_RESULT_CHARS),
+            "N",
+            (
+                "budget of one result's text; longer text is cut in the middle "
+                f"(default: {d.max_result_chars}, minimum {MIN_RESULT_CHARS})"
+            ),
         ),
         "--head-ratio": (
-            "head_ratio", _ratio, "R",
-            "share of that budget kept from the head of a cut result, the rest from the tail "
-            f"(default: {d.head_ratio})",
+            "head_ratio",
+            _ratio,
+            "R",
+            (
+                "share of that budget kept from the head of a cut result, the rest from the tail "
+                f"(default: {d.head_ratio})"
+            ),
         ),
     }
 
 
 #: Every limit flag; `glob`, `grep` and `read` take the ones that apply to them.
-LIMIT_FLAGS = ("--glob-limit", "--grep-limit", "--grep-line-chars", "--read-limit",
-               "--read-line-chars", "--max-result-chars", "--head-ratio")
+LIMIT_FLAGS = (
+    "--glob-limit",
+    "--grep-limit",
+    "--grep-line-chars",
+    "--read-limit",
+    "--read-line-chars",
+    "--max-result-chars",
+    "--head-ratio",
+)
 _BUDGET_FLAGS = ("--max-result-chars", "--head-ratio")
 
 
@@ -247,8 +289,19 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def operation_log_from_args(args: argparse.Namespace) -> OperationLog | None:
+    """The `OperationLog` ``--log FILE`` asks for: SQLite for a ``.db``, ``.sqlite`` or
+    ``.sqlite3`` file, JSON Lines otherwise; None without the flag."""
+    path = getattr(args, "log", None)
+    if not path:
+        return None
+    if str(path).lower().endswith((".db", ".sqlite", ".sqlite3")):
+        return OperationLog(sqlite=path)
+    return OperationLog(jsonl=path)
+
+
 def registry_from_args(args: argparse.Namespace) -> Registry:
-    """A registry with the three tools, bound to the workspace the options describe."""
+    """A registry with the built-in tools, bound to the workspace the options describe."""
     from .registry import default_registry
     from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
@@ -262,6 +315,7 @@ def registry_from_args(args: argparse.Namespace) -> Registry:
         deny=deny,
         time_budget=args.time_budget,
         respect_ignore_files=not args.no_ignore_files,
+        log=operation_log_from_args(args),
     )
 
 
@@ -273,8 +327,43 @@ def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def write_text(stream: TextIO, text: str) -> None:
+    """Writes text the tools produced: on a terminal with every control character escaped
+    (names and file contents can hold escape sequences); elsewhere as is, the bytes of
+    non-UTF-8 names (surrogateescape) restored."""
+    if _isatty(stream):
+        stream.write(terminal_safe(text))
+        return
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:
+            stream.write(terminal_safe(text))
+            return
+        stream.flush()
+        buffer.write(text.encode(getattr(stream, "encoding", None) or "utf-8", "surrogateescape"))
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        # A non-UTF-8 name (a lone surrogate) is no valid UTF-8 for orjson; the stdlib writes it
+        # as a \udcXX escape, which json.loads turns back into the same str (and os.fsencode
+        # into the same bytes).
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
 def _fail(command: str, message: str) -> int:
-    sys.stderr.write(f"ripsight {command}: {_one_line(message)}\n")
+    write_text(sys.stderr, f"ripsight {command}: {_one_line(message)}\n")
     return EXIT_ERROR
 
 
@@ -308,9 +397,9 @@ def _run_tool(args: argparse.Namespace, tool: str) -> int:
     if args.json:
         if engine_result is None:
             return _fail(args.command, "the tool returned no structured result (a bug)")
-        sys.stdout.write(orjson.dumps(to_dict(engine_result)).decode())
+        write_text(sys.stdout, _json_text(to_dict(engine_result)))
     else:
-        sys.stdout.write(result.content)
+        write_text(sys.stdout, result.content)
     sys.stdout.write("\n")
     sys.stdout.flush()
     if tool == "glob" and engine_result is not None and engine_result.total == 0:
@@ -354,7 +443,9 @@ def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_glob_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_glob_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "glob",
         help="find files by name pattern",
@@ -388,7 +479,9 @@ def cmd_glob(args: argparse.Namespace) -> int:
     return _run_tool(args, "glob")
 
 
-def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_grep_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "grep",
         help="search file contents with a regex",
@@ -442,7 +535,9 @@ def add_grep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="matches (or files) per page (default: --grep-limit, 50); at most 500, or "
         "--grep-limit when larger",
     )
-    parser.add_argument("--offset", type=int, help="entries to skip, for the next page (default: 0)")
+    parser.add_argument(
+        "--offset", type=int, help="entries to skip, for the next page (default: 0)"
+    )
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
     add_limit_arguments(parser, ("--grep-limit", "--grep-line-chars", *_BUDGET_FLAGS))
@@ -453,7 +548,9 @@ def cmd_grep(args: argparse.Namespace) -> int:
     return _run_tool(args, "grep")
 
 
-def add_read_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_read_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "read",
         help="read a file's numbered lines",
@@ -486,7 +583,9 @@ def cmd_read(args: argparse.Namespace) -> int:
 MCP_TIME_BUDGET = 4.0
 
 
-def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_mcp_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "mcp",
         help="serve the tools over MCP on stdio",
@@ -516,6 +615,13 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="leave out each tool's outputSchema and the typed result (structuredContent): "
         "results are the text only. For clients that show the model the structured JSON "
         "instead of the text, so the model keeps the bounded text and its paging hints",
+    )
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        help="record every call as one operation (tool, status, outcome, code, compact "
+        "arguments, sizes; never file contents): JSON Lines, or SQLite when FILE ends in .db, "
+        ".sqlite or .sqlite3",
     )
     parser.add_argument(
         "--log-level",
@@ -556,7 +662,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except (RipsightError, ValueError, TypeError, OSError) as error:
         return _fail("mcp", _workspace_error(args, error))
     logging.getLogger("ripsight.mcp").info(
-        "serving %s on stdio for %s", ", ".join(registry.names), registry.workspace.root
+        "serving %s on stdio for %s",
+        ", ".join(registry.names),
+        registry.workspace.root if registry.workspace is not None else args.root,
     )
     with registry:
         anyio.run(
@@ -569,10 +677,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from . import bench
+def add_bench_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    # Only the options: the 1,000-line harness loads when `ripsight bench` runs.
+    from .bench.options import add_arguments
 
-    return bench.add_arguments(
+    return add_arguments(
         sub.add_parser(
             "bench",
             help="time ripsight against ripgrep and others on a repository",
@@ -584,16 +695,18 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from . import bench
+    from .bench.harness import run
 
-    return bench.run(args)
+    return run(args)
 
 
 #: name -> (parser builder, command). Add a subcommand by adding one entry.
 SUBCOMMANDS: dict[
     str,
-    tuple[Callable[[argparse._SubParsersAction], argparse.ArgumentParser],
-          Callable[[argparse.Namespace], int]],
+    tuple[
+        Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], argparse.ArgumentParser],
+        Callable[[argparse.Namespace], int],
+    ],
 ] = {
     "demo": (add_demo_parser, cmd_demo),
     "tools": (add_tools_parser, cmd_tools),
@@ -614,7 +727,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ripsight {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for (add_parser, command) in SUBCOMMANDS.values():
+    for add_parser, command in SUBCOMMANDS.values():
         add_parser(sub).set_defaults(func=command)
     return parser
 

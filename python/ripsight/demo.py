@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 import orjson
 
-from .messages import follow_up
+from .providers import follow_up
 from .registry import Registry, default_registry
 from .streaming import ToolCallAccumulator
 from .tools import builtin_tools
@@ -69,7 +69,7 @@ def with_tax(price: float, rate: float = 0.2) -> float:
     return round_price(price * (1 + rate))
 '''
 
-_TEST_PRICING = '''\
+_TEST_PRICING = """\
 from shop.pricing import apply_discount, with_tax
 
 
@@ -83,7 +83,7 @@ def test_ten_percent_off():
 
 def test_no_discount():
     assert apply_discount(50.0, 0) == 50.0
-'''
+"""
 
 _CART = '''\
 """A shopping cart."""
@@ -108,13 +108,13 @@ class Cart:
         return round_price(apply_discount(subtotal, self.discount_percent))
 '''
 
-_TEST_CART = '''\
+_TEST_CART = """\
 from shop.cart import Cart
 
 
 def test_empty_cart_costs_nothing():
     assert Cart().total() == 0.0
-'''
+"""
 
 
 def make_demo_repo(root: Path, seed: int = 7) -> Path:
@@ -135,9 +135,18 @@ def make_demo_repo(root: Path, seed: int = 7) -> Path:
     for name in ("inventory", "shipping", "catalog", "invoices"):
         body = [f'"""{name.capitalize()} helpers."""', ""]
         for i in range(rng.randint(2, 4)):
-            body += [f"def {name}_{i}(value: int) -> int:",
-                     f"    return value * {rng.randint(2, 9)} + {rng.randint(0, 99)}", "", ""]
+            body += [
+                f"def {name}_{i}(value: int) -> int:",
+                f"    return value * {rng.randint(2, 9)} + {rng.randint(0, 99)}",
+                "",
+                "",
+            ]
         files[f"src/shop/{name}.py"] = "\n".join(body).rstrip() + "\n"
+    # A long data file: reading it whole gives a result over the budget, stored by reference.
+    files["data/prices.csv"] = "sku,price,stock\n" + "".join(
+        f"SKU-{i:05d},{rng.randint(100, 99_999) / 100:.2f},{rng.randint(0, 500)}\n"
+        for i in range(1, 1201)
+    )
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -182,8 +191,14 @@ def openai_chat_chunks(
     for n, (call_id, name, arguments) in enumerate(calls):
         index = first_index + n
         pieces = _pieces(arguments, rng)
-        queue = [{"index": index, "id": call_id, "type": "function",
-                  "function": {"name": name, "arguments": ""}}]
+        queue = [
+            {
+                "index": index,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
+        ]
         queue += [{"index": index, "function": {"arguments": p}} for p in pieces]
         queues.append(queue)
     if interleave:
@@ -202,34 +217,61 @@ def anthropic_events(
     calls: Sequence[tuple[str, str, str]], rng: random.Random, *, text: str | None = None
 ) -> list[dict[str, Any]]:
     """Anthropic Messages stream events: a text block, then one tool_use block per call."""
-    events: list[dict[str, Any]] = [{
-        "type": "message_start",
-        "message": {"id": "msg_demo", "type": "message", "role": "assistant", "content": [],
-                    "model": "scripted-model", "stop_reason": None, "stop_sequence": None,
-                    "usage": {"input_tokens": 0, "output_tokens": 0}},
-    }]
+    events: list[dict[str, Any]] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_demo",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": "scripted-model",
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 0, "output_tokens": 0},
+            },
+        }
+    ]
     index = 0
     if text:
         events += [
-            {"type": "content_block_start", "index": 0,
-             "content_block": {"type": "text", "text": ""}},
-            {"type": "content_block_delta", "index": 0,
-             "delta": {"type": "text_delta", "text": text}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": text},
+            },
             {"type": "content_block_stop", "index": 0},
         ]
         index = 1
     for call_id, name, arguments in calls:
-        events.append({"type": "content_block_start", "index": index,
-                       "content_block": {"type": "tool_use", "id": call_id, "name": name,
-                                         "input": {}}})
+        events.append(
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}},
+            }
+        )
         for piece in _pieces(arguments, rng):
-            events.append({"type": "content_block_delta", "index": index,
-                           "delta": {"type": "input_json_delta", "partial_json": piece}})
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                }
+            )
         events.append({"type": "content_block_stop", "index": index})
         index += 1
     events += [
-        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-         "usage": {"output_tokens": 42}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 42},
+        },
         {"type": "message_stop"},
     ]
     return events
@@ -250,16 +292,39 @@ def responses_events(
 
     for output_index, (call_id, name, arguments) in enumerate(calls):
         item_id = f"fc_demo_{output_index}"
-        item = {"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
-                "arguments": "", "status": "in_progress"}
+        item = {
+            "type": "function_call",
+            "id": item_id,
+            "call_id": call_id,
+            "name": name,
+            "arguments": "",
+            "status": "in_progress",
+        }
         add({"type": "response.output_item.added", "output_index": output_index, "item": item})
         for piece in _pieces(arguments, rng):
-            add({"type": "response.function_call_arguments.delta", "item_id": item_id,
-                 "output_index": output_index, "delta": piece})
-        add({"type": "response.function_call_arguments.done", "item_id": item_id,
-             "output_index": output_index, "arguments": arguments})
-        add({"type": "response.output_item.done", "output_index": output_index,
-             "item": dict(item, arguments=arguments, status="completed")})
+            add(
+                {
+                    "type": "response.function_call_arguments.delta",
+                    "item_id": item_id,
+                    "output_index": output_index,
+                    "delta": piece,
+                }
+            )
+        add(
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": item_id,
+                "output_index": output_index,
+                "arguments": arguments,
+            }
+        )
+        add(
+            {
+                "type": "response.output_item.done",
+                "output_index": output_index,
+                "item": dict(item, arguments=arguments, status="completed"),
+            }
+        )
     add({"type": "response.completed", "response": {"id": "resp_demo", "status": "completed"}})
     return events
 
@@ -308,39 +373,74 @@ class ScriptedModel:
         step, self.step = self.step, self.step + 1
         rng = self.rng
         if step == 0:
-            return Turn("openai chat", openai_chat_chunks(
-                [("call_demo_1", "glob", '{"pattern": "**/*.py"}')], rng,
-                text="Let me look at the layout first."))
+            return Turn(
+                "openai chat",
+                openai_chat_chunks(
+                    [("call_demo_1", "glob", '{"pattern": "**/*.py"}')],
+                    rng,
+                    text="Let me look at the layout first.",
+                ),
+            )
         if step == 1:
-            return Turn("anthropic", anthropic_events([
-                ("toolu_demo_2", "grep",
-                 '{"pattern": "def test_ten_percent_off", "path": "tests", "context": 2}'),
-                ("toolu_demo_3", "Read", '{"file_path": "tests/test_pricing.py"}'),
-            ], rng, text="The failing test is test_ten_percent_off; let me see what it calls."))
+            return Turn(
+                "anthropic",
+                anthropic_events(
+                    [
+                        (
+                            "toolu_demo_2",
+                            "grep",
+                            '{"pattern": "def test_ten_percent_off", "path": "tests", "context": 2}',
+                        ),
+                        ("toolu_demo_3", "Read", '{"file_path": "tests/test_pricing.py"}'),
+                    ],
+                    rng,
+                    text="The failing test is test_ten_percent_off; let me see what it calls.",
+                ),
+            )
         if step == 2:
             called = re.search(r"assert (\w+)\(", results[0].content) if results else None
             self.function = called.group(1) if called else "apply_discount"
             arguments = orjson.dumps({"pattern": f"def {self.function}\\(", "glob": "*.py"})
-            return Turn("openai responses", responses_events(
-                [("call_demo_4", "grep", arguments.decode())], rng))
+            return Turn(
+                "openai responses",
+                responses_events([("call_demo_4", "grep", arguments.decode())], rng),
+            )
         if step == 3:
-            found = re.search(r"^([^\s:]+):(\d+):def ", results[0].content, re.MULTILINE) if results else None
+            found = (
+                re.search(r"^([^\s:]+):(\d+):def ", results[0].content, re.MULTILINE)
+                if results
+                else None
+            )
             if found is None:
                 return Turn("final", answer="I could not find where the function is defined.")
             self.definition = (found.group(1), int(found.group(2)))
             path, line = self.definition
             # A model slip: a stray comma makes the arguments invalid JSON.
             malformed = f'{{"path": "{path}", "offset": {max(1, line - 2)},, "limit": 12}}'
-            return Turn("openai responses", responses_events(
-                [("call_demo_5", "read_file", malformed)], rng))
+            return Turn(
+                "openai responses", responses_events([("call_demo_5", "read_file", malformed)], rng)
+            )
         if step == 4:
             assert self.definition is not None
             path, line = self.definition
-            return Turn("openai chat (parallel, interleaved, index from 1)", openai_chat_chunks([
-                ("call_demo_6", "read_file",
-                 orjson.dumps({"path": path, "offset": max(1, line - 2), "limit": 12}).decode()),
-                ("call_demo_7", "read_file", '{"path": "tests/test_pricing.py"}'),
-            ], rng, first_index=1, interleave=True))
+            return Turn(
+                "openai chat (parallel, interleaved, index from 1)",
+                openai_chat_chunks(
+                    [
+                        (
+                            "call_demo_6",
+                            "read_file",
+                            orjson.dumps(
+                                {"path": path, "offset": max(1, line - 2), "limit": 12}
+                            ).decode(),
+                        ),
+                        ("call_demo_7", "read_file", '{"path": "tests/test_pricing.py"}'),
+                    ],
+                    rng,
+                    first_index=1,
+                    interleave=True,
+                ),
+            )
         return Turn("final", answer=self._conclude(results))
 
     def _conclude(self, results: list[ToolResult]) -> str:
@@ -349,19 +449,25 @@ class ScriptedModel:
         path, def_line = self.definition
         source = _numbered_lines(results[0].content)
         test = _numbered_lines(results[1].content)
-        returned = next(((n, t.strip()) for n, t in source if n > def_line
-                         and t.strip().startswith("return ")), None)
+        returned = next(
+            ((n, t.strip()) for n, t in source if n > def_line and t.strip().startswith("return ")),
+            None,
+        )
         test_def = next((n for n, t in test if "def test_ten_percent_off" in t), 0)
-        asserted = next(((n, t.strip()) for n, t in test
-                         if n > test_def and t.strip().startswith("assert ")), None)
+        asserted = next(
+            ((n, t.strip()) for n, t in test if n > test_def and t.strip().startswith("assert ")),
+            None,
+        )
         if returned is None or asserted is None:
             return "The code did not show the lines I expected; I cannot conclude."
         numbers = re.search(r"\(([\d.]+),\s*([\d.]+)\)\s*==\s*([\d.]+)", asserted[1])
         detail = ""
         if numbers and returned[1] == "return price * percent / 100":
             price, percent, expected = (float(x) for x in numbers.groups())
-            detail = (f", so {self.function}({numbers.group(1)}, {numbers.group(2)}) gives "
-                      f"{price * percent / 100} while the test expects {expected}")
+            detail = (
+                f", so {self.function}({numbers.group(1)}, {numbers.group(2)}) gives "
+                f"{price * percent / 100} while the test expects {expected}"
+            )
         return (
             f"The test is red because {self.function} in {path} returns the discount amount "
             f"instead of the discounted price: line {returned[0]} is `{returned[1]}`{detail} "
@@ -400,14 +506,66 @@ def _describe_follow_up(provider: str, messages: list[dict[str, Any]]) -> str:
     if provider == "openai-responses":
         calls = sum(m.get("type") == "function_call" for m in messages)
         outputs = sum(m.get("type") == "function_call_output" for m in messages)
-        return (f"{calls} function_call + {outputs} function_call_output input items "
-                "(OpenAI Responses)")
+        return (
+            f"{calls} function_call + {outputs} function_call_output input items (OpenAI Responses)"
+        )
     if provider == "anthropic":
         blocks = len(messages[1]["content"])
-        return (f"assistant message with {blocks} tool_use blocks + user message with {blocks} "
-                "tool_result blocks (Anthropic)")
+        return (
+            f"assistant message with {blocks} tool_use blocks + user message with {blocks} "
+            "tool_result blocks (Anthropic)"
+        )
     tools = len(messages) - 1
     return f"assistant message with {tools} tool_calls + {tools} tool messages (OpenAI chat)"
+
+
+def _card(number: int, call: ToolCall, result: ToolResult, out: TextIO) -> None:
+    status = f"ERROR ({result.meta.get('code')})" if result.is_error else "ok"
+    print(f"-- call {number}: {call.name}  [id {call.id}]", file=out)
+    print(f"   arguments: {call.arguments}", file=out)
+    print(
+        f"   result:    {status}, {len(result.content):,} of {result.meta['original_chars']:,} "
+        f"characters fed back, code {result.meta['code']}"
+        + (f", stored as {result.meta['ref']}" if result.meta.get("truncated") else ""),
+        file=out,
+    )
+
+
+def _epilogue(registry: Registry, out: TextIO) -> None:
+    """After the investigation: a result stored by reference and read back, then the log."""
+    print(file=out)
+    print("== after the answer: a result too long for one reply is stored by reference", file=out)
+    whole = ToolCall("call_demo_8", "read_file", '{"path": "data/prices.csv", "limit": 2000}')
+    result = registry.execute(whole)
+    _card(8, whole, result, out)
+    note = next((line for line in result.content.splitlines() if line.startswith("[...")), "")
+    for line in textwrap.wrap(note, 96):
+        print(f"    | {line}", file=out)
+    ref = result.meta.get("ref")
+    if ref:
+        match = re.search(r"offset=(\d+)", note)
+        offset = int(match.group(1)) if match else 1
+        page = ToolCall(
+            "call_demo_9",
+            "read_result",
+            orjson.dumps({"ref": ref, "offset": offset, "limit": 3}).decode(),
+        )
+        paged = registry.execute(page)
+        _card(9, page, paged, out)
+        for line in _preview(paged.content):
+            print(line, file=out)
+    print(file=out)
+    print("== the operation log (reg.log.records(): compact, never file contents)", file=out)
+    print(
+        f"   {'call id':<14} {'tool':<11} {'status':<15} {'outcome':<8} {'code':<15} chars",
+        file=out,
+    )
+    for record in registry.log.records():
+        print(
+            f"   {record['call_id']:<14} {record['tool'] or '-':<11} {record['status']:<15} "
+            f"{record['outcome']:<8} {record['code']:<15} {record['model_chars']:>5,}",
+            file=out,
+        )
 
 
 def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
@@ -418,7 +576,10 @@ def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
         registry = default_registry(repo)
         model = ScriptedModel()
         acc = ToolCallAccumulator()
-        print(f"ripsight demo: a scripted model investigates a generated repository ({repo})", file=out)
+        print(
+            f"ripsight demo: a scripted model investigates a generated repository ({repo})",
+            file=out,
+        )
         print(f"user> {QUESTION}", file=out)
         results: list[ToolResult] = []
         number = 0
@@ -434,35 +595,48 @@ def run_demo(out: TextIO = sys.stdout, root: Path | None = None) -> DemoReport:
             text = acc.text
             calls = acc.drain()
             print(file=out)
-            print(f"== turn {turn_number}: {turn.fmt} stream, {len(turn.events)} events, "
-                  f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} merged", file=out)
+            print(
+                f"== turn {turn_number}: {turn.fmt} stream, {len(turn.events)} events, "
+                f"{len(calls)} tool call{'s' if len(calls) != 1 else ''} merged",
+                file=out,
+            )
             if text:
                 print(f"model> {text}", file=out)
             results = registry.execute_many(calls)
             messages = follow_up(turn.provider, calls, results, text or None)
             for call, result in zip(calls, results):
                 number += 1
-                arguments = call.arguments if isinstance(call.arguments, str) else orjson.dumps(
-                    dict(call.arguments)).decode()
-                status = (f"ERROR ({result.meta.get('error_type', 'error')})"
-                          if result.is_error else "ok")
+                arguments = (
+                    call.arguments
+                    if isinstance(call.arguments, str)
+                    else orjson.dumps(dict(call.arguments)).decode()
+                )
+                status = (
+                    f"ERROR ({result.meta.get('error_type', 'error')})" if result.is_error else "ok"
+                )
                 print(f"-- call {number}: {call.name}  [id {call.id}]", file=out)
                 print(f"   arguments: {arguments}", file=out)
-                print(f"   result:    {status}, {len(result.content):,} characters fed back"
-                      f"{' (truncated)' if result.meta.get('truncated') else ''}", file=out)
+                print(
+                    f"   result:    {status}, {len(result.content):,} characters fed back"
+                    f"{' (truncated)' if result.meta.get('truncated') else ''}",
+                    file=out,
+                )
                 for line in _preview(result.content):
                     print(line, file=out)
             print(f"   fed back: {_describe_follow_up(turn.provider, messages)}", file=out)
             report.calls += calls
             report.results += results
+        _epilogue(registry, out)
         registry.close()
     ok = bool(report.answer) and report.answer.startswith("The test is red because")
     report.exit_code = 0 if ok else 1
     print(file=out)
-    print(f"conclusion: {'found the cause' if ok else 'no conclusion'} after "
-          f"{len(report.calls)} tool calls "
-          f"({sum(r.is_error for r in report.results)} answered with an error the model acted on).",
-          file=out)
+    print(
+        f"conclusion: {'found the cause' if ok else 'no conclusion'} after "
+        f"{len(report.calls)} tool calls "
+        f"({sum(r.is_error for r in report.results)} answered with an error the model acted on).",
+        file=out,
+    )
     return report
 
 
@@ -479,8 +653,10 @@ def _check_walk_order(report: DemoReport) -> None:
 
 def _check_interleaved(_: DemoReport) -> None:
     rng = random.Random(3)
-    calls = [("call_a", "grep", '{"pattern": "caf\\u00e9 \\"quoted\\" \\\\ end", "context": 2}'),
-             ("call_b", "read_file", '{"path": "src/\u00e9t\u00e9.py", "offset": 10}')]
+    calls = [
+        ("call_a", "grep", '{"pattern": "caf\\u00e9 \\"quoted\\" \\\\ end", "context": 2}'),
+        ("call_b", "read_file", '{"path": "src/\u00e9t\u00e9.py", "offset": 10}'),
+    ]
     acc = ToolCallAccumulator()
     for chunk in openai_chat_chunks(calls, rng, first_index=1, interleave=True):
         acc.feed(chunk)
@@ -491,10 +667,14 @@ def _check_interleaved(_: DemoReport) -> None:
 
 def _check_truncation(_: DemoReport) -> None:
     registry = Registry()
-    registry.register(ToolSpec(
-        name="echo_big", description="Returns 20,000 characters.",
-        parameters={"type": "object", "properties": {}, "additionalProperties": False},
-        handler=lambda ctx, args: "HEAD-START " + "x" * 19_980 + " TAIL-END"))
+    registry.register(
+        ToolSpec(
+            name="echo_big",
+            description="Returns 20,000 characters.",
+            parameters={"type": "object", "properties": {}, "additionalProperties": False},
+            handler=lambda ctx, args: "HEAD-START " + "x" * 19_980 + " TAIL-END",
+        )
+    )
     result = registry.execute(ToolCall("call_big", "echo_big", "{}"))
     assert result.meta["original_chars"] == 20_000, result.meta
     assert len(result.content) <= 8000, f"{len(result.content)} characters fed back"
@@ -506,8 +686,10 @@ def _check_truncation(_: DemoReport) -> None:
 def _check_unknown_tool(report: DemoReport) -> None:
     result = next(r for c, r in zip(report.calls, report.results) if c.name == "Read")
     assert result.is_error, "unknown tool not an error"
-    assert result.content == ("There is no tool named Read. Did you mean read_file? "
-                              "Available tools: glob, grep, read_file."), result.content
+    assert result.content == (
+        "There is no tool named Read. Did you mean read_file? "
+        "Available tools: glob, grep, read_file, read_result."
+    ), result.content
 
 
 def _check_malformed(report: DemoReport) -> None:
@@ -517,8 +699,11 @@ def _check_malformed(report: DemoReport) -> None:
 
 
 def _check_cut_off(_: DemoReport) -> None:
-    chunks = openai_chat_chunks([("call_cut", "grep", '{"pattern": "TODO", "path": "src"}')],
-                                random.Random(5), finish_reason=None)
+    chunks = openai_chat_chunks(
+        [("call_cut", "grep", '{"pattern": "TODO", "path": "src"}')],
+        random.Random(5),
+        finish_reason=None,
+    )
     acc = ToolCallAccumulator()
     for chunk in chunks[:-2]:
         acc.feed(chunk)
@@ -546,7 +731,7 @@ def _check_definitions(_: DemoReport) -> None:
     registry = default_registry(".")
     for fmt in ("openai", "openai-responses", "anthropic", "mcp"):
         tools = registry.definitions(fmt)
-        assert len(tools) == 3, f"{fmt}: {len(tools)} tools"
+        assert len(tools) == 4, f"{fmt}: {len(tools)} tools"
 
 
 def _check_loop_ends(report: DemoReport) -> None:

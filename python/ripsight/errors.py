@@ -8,17 +8,17 @@ Messages are written for a model: they say what was wrong and what to do instead
 from __future__ import annotations
 
 __all__ = [
-    "RipsightError",
-    "PathNotFoundError",
-    "OutsideRootError",
     "DeniedError",
+    "EngineError",
+    "InvalidArgumentError",
     "IsADirectoryPathError",
     "NotADirectoryPathError",
-    "SpecialFileError",
+    "OutsideRootError",
+    "PathNotFoundError",
     "PatternError",
-    "InvalidArgumentError",
+    "RipsightError",
+    "SpecialFileError",
     "UnreadableError",
-    "EngineError",
 ]
 
 

@@ -44,7 +44,8 @@ from mcp.server.stdio import stdio_server
 
 from . import _core
 from .limits import DEFAULT_LIMITS, ToolLimits
-from .registry import ReadRecord, ReadState, Registry
+from .registry import Registry
+from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
 from .types import ToolCall, ToolResult
 from .workspace import to_dict
@@ -104,7 +105,10 @@ _SKIPPED = _object(
         "unreadable": _int("Entries the operating system refused to open."),
         "special": _int("FIFOs, sockets and devices, never opened."),
         "too_large": _int("Files too large to search."),
-        "outside_root": _int("Symlinks pointing outside the workspace root, not followed."),
+        "outside_root": _int("Requested paths (or links in them) leading outside the root."),
+        "symlink": _int(
+            "Symlinks met by the walk, never followed (pass one as path to look inside)."
+        ),
     },
     "What the walk or search passed over, by reason.",
 )
@@ -318,19 +322,9 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
 # -- the server ----------------------------------------------------------------------------------
 
 
-class _NoReadState(ReadState):
-    """Read state that remembers nothing.
-
-    An MCP server outlives conversations (Claude Desktop keeps it running across chats) and
-    cannot tell them apart, so "already shown in your earlier call" could point a new
-    conversation at text it never saw. Every read is delivered in full.
-    """
-
-    def lookup(self, path: str, offset: int, limit: int) -> ReadRecord | None:
-        return None
-
-    def record(self, path: str, record: ReadRecord) -> None:
-        return None
+# An MCP server outlives conversations (Claude Desktop keeps it running across chats) and cannot
+# tell them apart: every read is delivered in full (see `ripsight.session.NoReadState`).
+_NoReadState = NoReadState
 
 
 #: The engine cancel token of the tool call the current worker thread serves.

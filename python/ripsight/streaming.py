@@ -31,10 +31,27 @@ __all__ = ["ToolCallAccumulator"]
 
 _TOOL_FINISH = {"tool_calls", "function_call", "tool_use"}
 # Finish reasons after which an unparsable argument text means "cut off".
-_CUT_FINISH = {"length", "max_tokens", "incomplete", "failed", "content_filter", "error",
-               "model_context_window_exceeded", "pause_turn", "refusal"}
-_ANTHROPIC_EVENTS = {"message_start", "content_block_start", "content_block_delta",
-                     "content_block_stop", "message_delta", "message_stop", "ping", "error"}
+_CUT_FINISH = {
+    "length",
+    "max_tokens",
+    "incomplete",
+    "failed",
+    "content_filter",
+    "error",
+    "model_context_window_exceeded",
+    "pause_turn",
+    "refusal",
+}
+_ANTHROPIC_EVENTS = {
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+    "error",
+}
 
 
 class _Slot:
@@ -210,16 +227,18 @@ class ToolCallAccumulator:
             else:
                 arguments = ""
             complete = slot.closed or not cut
-            incomplete = not complete and bool(arguments.strip()) and not _parses_as_object(
-                arguments
+            incomplete = (
+                not complete and bool(arguments.strip()) and not _parses_as_object(arguments)
             )
             call_id = slot.call_id or (
-                f"call_ripsight_{slot.index}" if slot.seq == 0 else
-                f"call_ripsight_{slot.index}_{slot.seq}"
+                f"call_ripsight_{slot.index}"
+                if slot.seq == 0
+                else f"call_ripsight_{slot.index}_{slot.seq}"
             )
             calls.append(
-                ToolCall(id=call_id, name=slot.name or "", arguments=arguments,
-                         incomplete=incomplete)
+                ToolCall(
+                    id=call_id, name=slot.name or "", arguments=arguments, incomplete=incomplete
+                )
             )
         self._reset()
         return calls
@@ -302,7 +321,9 @@ class ToolCallAccumulator:
         function = _as_dict(fragment.get("function") or {})
         if not isinstance(function, Mapping):
             function = {}
-        slot = self._route(_index(fragment.get("index")), call_id if isinstance(call_id, str) else None)
+        slot = self._route(
+            _index(fragment.get("index")), call_id if isinstance(call_id, str) else None
+        )
         self._touch(slot, call_id, function.get("name"))
         arguments = function.get("arguments")
         if isinstance(arguments, (str, bytes)) and arguments:
@@ -333,8 +354,10 @@ class ToolCallAccumulator:
                     slot.final = arguments
             elif isinstance(arguments, str) and arguments:
                 slot.fragments.append(arguments)
-        elif kind in ("response.function_call_arguments.delta",
-                      "response.function_call_arguments.done"):
+        elif kind in (
+            "response.function_call_arguments.delta",
+            "response.function_call_arguments.done",
+        ):
             item_id = data.get("item_id")
             if index is None and isinstance(item_id, str):
                 index = self._item_index.get(item_id)

@@ -4,7 +4,7 @@
     >>> call.name
     'grep'
 
-All three are frozen, slotted dataclasses: cheap, hashable where their fields are, and safe to
+All are frozen, slotted dataclasses: cheap, hashable where their fields are, and safe to
 share between the threads of a parallel batch.
 """
 
@@ -12,12 +12,51 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from .session import ReadState, Session
 
 if TYPE_CHECKING:
-    from .registry import ToolContext
+    from .workspace import Workspace
 
-__all__ = ["Handler", "ToolCall", "ToolOutput", "ToolResult", "ToolSpec"]
+__all__ = [
+    "EFFECTS",
+    "Effect",
+    "Handler",
+    "ToolCall",
+    "ToolContext",
+    "ToolOutput",
+    "ToolResult",
+    "ToolSpec",
+]
+
+#: What running a tool may change: nothing (``read``), files or state it can undo (``write``),
+#: or something outside that cannot be taken back (``consequential``: sending, paying, deleting).
+Effect = Literal["read", "write", "consequential"]
+EFFECTS: tuple[Effect, ...] = ("read", "write", "consequential")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a handler gets besides its arguments.
+
+    Attributes:
+        workspace: the registry's workspace (None for a registry without one).
+        call_id: the id of the call being answered.
+        session: the conversation's state (delivered reads, stored results, repeated calls).
+        max_result_chars: the budget of one result's text.
+    """
+
+    workspace: Workspace | None
+    call_id: str
+    session: Session
+    max_result_chars: int = 8000
+
+    @property
+    def read_state(self) -> ReadState:
+        """The session's delivered reads (v1 name)."""
+        return self.session.reads
+
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
@@ -30,11 +69,20 @@ class ToolOutput:
     text: str
     meta: Mapping[str, Any] = field(default_factory=dict)
     is_error: bool = False
+    #: Called with the final `ToolResult` once it is answered (after truncation), unless it is an
+    #: error; a handler uses it to remember what the model was actually shown.
+    on_delivered: Callable[[ToolResult], None] | None = None
+    #: A stable machine code for `ToolResult.meta["code"]` ("ok" when None and not an error).
+    code: str | None = None
 
 
 #: A tool's function: receives the execution context and the checked arguments (defaults filled
 #: in, unknown keys dropped) and returns the text the model sees, or a `ToolOutput`.
-Handler = Callable[["ToolContext", dict[str, Any]], str | ToolOutput]
+Handler = Callable[[ToolContext, dict[str, Any]], str | ToolOutput]
+
+#: Whether calls of a tool may run in parallel: a constant, or a function of a call's checked
+#: arguments (a call whose arguments do not parse is never run in parallel).
+ConcurrencySafety = bool | Callable[[dict[str, Any]], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,18 +96,52 @@ class ToolSpec:
             ``additionalProperties: false``); it drives both the exported definitions and the
             argument checking.
         handler: the function, see `Handler`.
-        read_only: the tool changes nothing (exported as MCP's ``readOnlyHint``).
-        concurrency_safe: calls may run in parallel threads within one batch.
+        read_only: the v1 flag, kept so existing code runs: False means ``effect="write"``.
+            After construction it always equals ``effect == "read"``.
+        concurrency_safe: calls may run in parallel threads within one batch: a bool, or a
+            function of the checked arguments returning one.
         title: a human-readable name for MCP clients.
+        effect: ``"read"`` (changes nothing; MCP's ``readOnlyHint``), ``"write"`` or
+            ``"consequential"``; see `Effect`. Default: from `read_only`, else ``"read"``.
     """
 
     name: str
     description: str
     parameters: Mapping[str, Any]
     handler: Handler
-    read_only: bool = True
-    concurrency_safe: bool = True
+    read_only: bool | None = None
+    concurrency_safe: ConcurrencySafety = True
     title: str | None = None
+    effect: Effect | None = None
+
+    def __post_init__(self) -> None:
+        effect = self.effect
+        if effect is None:
+            effect = "write" if self.read_only is False else "read"
+        if effect not in EFFECTS:
+            raise ValueError(f"{self.name}: effect must be one of {EFFECTS}, got {effect!r}")
+        if self.read_only is not None and self.read_only != (effect == "read"):
+            raise ValueError(
+                f"{self.name}: read_only={self.read_only} contradicts effect={effect!r}"
+            )
+        object.__setattr__(self, "effect", effect)
+        object.__setattr__(self, "read_only", effect == "read")
+
+    def is_concurrency_safe(self, arguments: dict[str, Any] | None) -> bool:
+        """Whether a call with these checked arguments may run beside others.
+
+        `arguments` None means they did not parse or check: such a call is treated as unsafe,
+        as is one whose safety function raises.
+        """
+        safety = self.concurrency_safe
+        if arguments is None:
+            return False
+        if isinstance(safety, bool):
+            return safety
+        try:
+            return bool(safety(arguments))
+        except Exception:  # noqa: BLE001 - a host's function must not break a batch
+            return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +205,9 @@ class ToolResult:
         content: the text the model sees (already bounded by middle truncation).
         is_error: the call failed; `content` says why and what to do instead.
         name: the tool's name as called.
-        meta: facts for the application, never shown to the model: ``duration_ms``,
-            ``truncated``, ``original_chars``, ``ignored_arguments``, ``error_type`` ...
+        meta: facts for the application, never shown to the model: ``code`` (the stable
+            machine code, ``"ok"`` on success), ``duration_ms``, ``truncated``,
+            ``original_chars``, ``ignored_arguments``, ``ref`` ...
     """
 
     call_id: str

@@ -33,20 +33,84 @@ __all__ = [
 
 # Names models trained on other agents' tools use for our parameters.
 ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
-    "path": ("file_path", "filepath", "filename", "file", "file_name", "directory", "dir",
-             "dir_path", "folder", "cwd", "target_file", "absolute_path", "relative_path",
-             "target_directory", "search_path", "root"),
-    "pattern": ("query", "regex", "search", "search_term", "term", "expression", "text",
-                "glob_pattern", "name_pattern", "keyword"),
-    "glob": ("include", "includes", "file_pattern", "file_glob", "files", "filter", "type",
-             "include_pattern", "glob_filter"),
-    "limit": ("max_results", "max_count", "head_limit", "max_lines", "num_lines", "count",
-              "lines", "n", "max", "max_matches", "max_files", "length"),
-    "offset": ("start_line", "line", "start", "from", "line_number", "skip", "start_index",
-               "page", "begin"),
+    "path": (
+        "file_path",
+        "filepath",
+        "filename",
+        "file",
+        "file_name",
+        "directory",
+        "dir",
+        "dir_path",
+        "folder",
+        "cwd",
+        "target_file",
+        "absolute_path",
+        "relative_path",
+        "target_directory",
+        "search_path",
+        "root",
+    ),
+    "pattern": (
+        "query",
+        "regex",
+        "search",
+        "search_term",
+        "term",
+        "expression",
+        "text",
+        "glob_pattern",
+        "name_pattern",
+        "keyword",
+    ),
+    "glob": (
+        "include",
+        "includes",
+        "file_pattern",
+        "file_glob",
+        "files",
+        "filter",
+        "type",
+        "include_pattern",
+        "glob_filter",
+    ),
+    "limit": (
+        "max_results",
+        "max_count",
+        "head_limit",
+        "max_lines",
+        "num_lines",
+        "count",
+        "lines",
+        "n",
+        "max",
+        "max_matches",
+        "max_files",
+        "length",
+    ),
+    "offset": (
+        "start_line",
+        "line",
+        "start",
+        "from",
+        "line_number",
+        "skip",
+        "start_index",
+        "page",
+        "begin",
+    ),
     "case_insensitive": ("ignore_case", "i", "-i", "insensitive", "case_sensitive", "nocase"),
-    "context": ("context_lines", "-C", "C", "lines_of_context", "around", "before", "after",
-                "-A", "-B"),
+    "context": (
+        "context_lines",
+        "-C",
+        "C",
+        "lines_of_context",
+        "around",
+        "before",
+        "after",
+        "-A",
+        "-B",
+    ),
     "literal": ("fixed_strings", "fixed_string", "-F", "F", "is_regex", "regex_mode", "plain"),
     "output_mode": ("mode", "output", "format"),
     "multiline": ("multi_line", "-U", "U", "dotall"),
@@ -139,8 +203,8 @@ def closest_name(
 ) -> str | None:
     """The accepted name a near miss most likely meant, or None.
 
-        >>> closest_name("file_path", ["pattern", "path", "limit"], ARGUMENT_ALIASES)
-        'path'
+    >>> closest_name("file_path", ["pattern", "path", "limit"], ARGUMENT_ALIASES)
+    'path'
     """
     candidates = list(candidates)
     lowered = {c.lower(): c for c in candidates}
@@ -210,8 +274,7 @@ def _check_value(name: str, value: Any, schema: Mapping[str, Any], errors: list[
     if types and not any(_type_matches(value, t) for t in types):
         wanted = " or ".join(_JSON_TYPE_NAMES.get(t, t) for t in types if t != "null")
         errors.append(
-            f'"{name}" must be {wanted}, got {_describe_value(value)}'
-            f"{_type_hint(value, types[0])}."
+            f'"{name}" must be {wanted}, got {_describe_value(value)}{_type_hint(value, types[0])}.'
         )
         return value
     if "integer" in types and isinstance(value, float):
@@ -317,11 +380,11 @@ def _quote(text: str) -> str:
 def describe_json_error(text: str, error: orjson.JSONDecodeError) -> str:
     """Says where the JSON broke and what was expected, quoting the text around that place.
 
-        >>> try:
-        ...     orjson.loads('{"a": }')
-        ... except orjson.JSONDecodeError as e:
-        ...     describe_json_error('{"a": }', e)
-        'unexpected character, expected a JSON value at line 1, column 7 (character 6): the text up to there is `{"a": ` and it continues with `}`'
+    >>> try:
+    ...     orjson.loads('{"a": }')
+    ... except orjson.JSONDecodeError as e:
+    ...     describe_json_error('{"a": }', e)
+    'unexpected character, expected a JSON value at line 1, column 7 (character 6): the text up to there is `{"a": ` and it continues with `}`'
     """
     pos = max(0, min(error.pos, len(text)))
     where = f"line {error.lineno}, column {error.colno} (character {pos})"

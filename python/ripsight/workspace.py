@@ -26,6 +26,7 @@ DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
 GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
+FileIdentity = _core.FileIdentity
 
 
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
@@ -141,6 +142,12 @@ class Workspace:
             max_line_chars=max_line_chars,
         )
 
+    def identify(self, path: str | os.PathLike[str]) -> FileIdentity:
+        """Opens `path` as `read_file` would (boundary, deny rules, regular files only) and
+        returns the opened file's real path (relative to the root), device, inode, size and
+        modification time, reading nothing. Raises what `read_file` raises."""
+        return self._engine.identify(os.fspath(path))
+
     def read_file(
         self,
         path: str | os.PathLike[str],
@@ -175,7 +182,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
                    "total_lines_estimated", "next_offset", "encoding", "line_ending"),
     "ReadLine": ("number", "text", "cut_from"),
     "SkipCounts": ("ignored", "binary", "denied", "unreadable", "special", "too_large",
-                   "outside_root"),
+                   "outside_root", "symlink"),
 }
 
 

@@ -5,7 +5,6 @@
 //! are data in the result types, never errors.
 
 use std::fmt;
-use std::fs::FileType;
 use std::io;
 
 /// Why a tool call could not run.
@@ -59,6 +58,16 @@ pub enum CoreError {
         /// A full sentence.
         message: String,
     },
+    /// The path, or a name in it, is longer than the operating system allows (`ENAMETOOLONG`).
+    PathTooLong {
+        /// The path as the caller wrote it.
+        path: String,
+    },
+    /// Symlinks on the way form a loop, or more than 40 are chained (`ELOOP`).
+    LinkLoop {
+        /// The path as the caller wrote it.
+        path: String,
+    },
     /// The operating system refused access.
     PermissionDenied {
         /// The path relative to the root.
@@ -86,6 +95,8 @@ impl CoreError {
             CoreError::InvalidPattern { .. } => "invalid_pattern",
             CoreError::InvalidArgument { .. } => "invalid_argument",
             CoreError::PermissionDenied { .. } => "permission_denied",
+            CoreError::PathTooLong { .. } => "path_too_long",
+            CoreError::LinkLoop { .. } => "link_loop",
             CoreError::Io { .. } => "io",
         }
     }
@@ -100,6 +111,16 @@ impl CoreError {
             io::ErrorKind::PermissionDenied => CoreError::PermissionDenied {
                 path: path.to_string(),
             },
+            _ if error.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) => {
+                CoreError::PathTooLong {
+                    path: path.to_string(),
+                }
+            }
+            _ if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+                CoreError::LinkLoop {
+                    path: path.to_string(),
+                }
+            }
             _ => CoreError::Io {
                 path: path.to_string(),
                 source: error,
@@ -148,6 +169,14 @@ impl fmt::Display for CoreError {
                 write!(f, "invalid pattern {pattern:?}: {message}")
             }
             CoreError::InvalidArgument { message } => f.write_str(message),
+            CoreError::PathTooLong { path } => write!(
+                f,
+                "{path} is longer than the operating system allows for a path or a file name."
+            ),
+            CoreError::LinkLoop { path } => write!(
+                f,
+                "{path} cannot be opened: its symlinks form a loop or chain more than 40 links."
+            ),
             CoreError::PermissionDenied { path } => write!(
                 f,
                 "{path} cannot be read: the operating system denied permission."
@@ -170,23 +199,4 @@ impl std::error::Error for CoreError {
             _ => None,
         }
     }
-}
-
-/// The name of a special file's kind ("FIFO", "socket", ...), for [`CoreError::SpecialFile`].
-pub(crate) fn special_kind(file_type: &FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_fifo() {
-            return "FIFO";
-        } else if file_type.is_socket() {
-            return "socket";
-        } else if file_type.is_char_device() {
-            return "character device";
-        } else if file_type.is_block_device() {
-            return "block device";
-        }
-    }
-    let _ = file_type;
-    "special file"
 }

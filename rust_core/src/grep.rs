@@ -22,8 +22,10 @@
 //! files that fail to open or read (`unreadable`); plus everything the walk skips.
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::Read;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::time::Instant;
 
@@ -32,9 +34,10 @@ use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
-use crate::error::{CoreError, special_kind};
+use crate::error::CoreError;
 use crate::walk::{
-    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, cached_glob, resolve_target, walk_files,
+    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, Target, WalkedFile, cached_glob, open_target,
+    walk_files,
 };
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
@@ -66,7 +69,7 @@ pub struct GrepOptions {
     /// Rust regex syntax, or a literal string when `literal` is set.
     pub pattern: String,
     /// File or directory to search, relative to the root (default: the root).
-    pub path: Option<String>,
+    pub path: Option<OsString>,
     /// File filter like `rg -g`: slash-free matches the file name at any depth, else the path
     /// relative to the root; a leading `!` excludes what matches. It only narrows: ignored and
     /// denied files stay out.
@@ -110,8 +113,8 @@ impl Default for GrepOptions {
 /// One shown line: a match or a context line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GrepLine {
-    /// Path relative to the root.
-    pub path: String,
+    /// Path relative to the root (raw bytes: non-UTF-8 names round-trip).
+    pub path: OsString,
     /// 1-based line number.
     pub line: u64,
     /// The line's text, lossily decoded, without the line terminator, cut to `max_line_chars`
@@ -126,8 +129,8 @@ pub struct GrepLine {
 /// A file and its number of matching lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileCount {
-    /// Path relative to the root.
-    pub path: String,
+    /// Path relative to the root (raw bytes).
+    pub path: OsString,
     /// Matching lines in the file.
     pub count: u64,
 }
@@ -199,9 +202,9 @@ impl FileFilter {
         })
     }
 
-    fn admits(&self, relative: &str, name: &str) -> bool {
+    fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
         let subject = if self.by_name { name } else { relative };
-        self.matcher.is_match(subject) != self.negated
+        self.matcher.is_match(Path::new(OsStr::from_bytes(subject))) != self.negated
     }
 }
 
@@ -257,7 +260,7 @@ struct StoredLine {
 
 /// A file with at least one match, kept for the page.
 struct FileHit {
-    path: String,
+    path: OsString,
     count: u64,
     /// Page entries this file holds: its kept matching lines in content mode, 1 in file modes.
     entries: u64,
@@ -487,7 +490,7 @@ struct GrepWorker<'a> {
     /// The start of the file being searched (see [`read_head`]).
     head: Box<[u8]>,
     /// Files kept for the page, by path.
-    kept: BTreeMap<String, FileHit>,
+    kept: BTreeMap<OsString, FileHit>,
     /// Page entries the kept files hold.
     kept_entries: u64,
     total_matches: u64,
@@ -527,7 +530,7 @@ impl<'a> GrepWorker<'a> {
     }
 
     /// Whether `relative`'s entries may reach the page (see the module docs).
-    fn may_reach_page(&self, relative: &str) -> bool {
+    fn may_reach_page(&self, relative: &[u8]) -> bool {
         match self.plan.keep {
             None => true,
             Some(0) => false,
@@ -536,7 +539,7 @@ impl<'a> GrepWorker<'a> {
                     || self
                         .kept
                         .last_key_value()
-                        .is_some_and(|(last, _)| relative < last.as_str())
+                        .is_some_and(|(last, _)| relative < last.as_bytes())
             }
         }
     }
@@ -560,14 +563,7 @@ impl<'a> GrepWorker<'a> {
 
     /// Searches one file the walk found to be a regular file (or the file the caller named,
     /// checked by [`grep`]).
-    fn search(&mut self, path: &Path, relative: &str, skipped: &mut SkipCounts) {
-        let mut file = match File::open(path) {
-            Ok(file) => file,
-            Err(_) => {
-                skipped.unreadable += 1;
-                return;
-            }
-        };
+    fn search(&mut self, mut file: File, relative: &[u8], skipped: &mut SkipCounts) {
         let options = self.plan.options;
         if options.multiline {
             // The whole file is read into memory: look at its size first.
@@ -669,7 +665,7 @@ impl<'a> GrepWorker<'a> {
         if may_reach_page {
             let entries = if self.plan.text { sink.kept } else { 1 };
             self.keep_hit(FileHit {
-                path: relative.to_string(),
+                path: OsString::from_vec(relative.to_vec()),
                 count: sink.count,
                 entries,
                 lines: sink.lines,
@@ -681,11 +677,13 @@ impl<'a> GrepWorker<'a> {
 impl FileVisitor for GrepWorker<'_> {
     fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool {
         if let Some(filter) = self.plan.filter
-            && !filter.admits(file.relative, file.name)
+            && !filter.admits(file.relative_bytes, file.name_bytes)
         {
             return true;
         }
-        self.search(file.path, file.relative, skipped);
+        if let Some((opened, _)) = file.open_counted(skipped) {
+            self.search(opened, file.relative_bytes, skipped);
+        }
         true
     }
 }
@@ -765,7 +763,7 @@ fn content_page(hits: &[FileHit], options: &GrepOptions) -> (Vec<GrepLine>, u64)
 pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let target = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
+    let (target, _) = open_target(workspace, options.path.as_deref().unwrap_or_default())?;
     let key = RegexKey {
         pattern: options.pattern.clone(),
         literal: options.literal,
@@ -787,30 +785,24 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         text: options.output_mode == OutputMode::Content,
     };
 
-    let meta =
-        std::fs::metadata(&target.path).map_err(|e| CoreError::from_io(&target.relative, e))?;
-    let (workers, skipped, incomplete) = if meta.is_dir() {
-        let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
-        let outcome = walk_files(workspace, &target.path, deadline, sequential_max, || {
-            GrepWorker::new(&plan, &matcher)
-        });
-        (outcome.visitors, outcome.skipped, outcome.incomplete)
-    } else if meta.is_file() {
-        let mut worker = GrepWorker::new(&plan, &matcher);
-        let mut skipped = SkipCounts::default();
-        let name = target.relative.rsplit('/').next().unwrap_or("");
-        if filter
-            .as_ref()
-            .is_none_or(|f| f.admits(&target.relative, name))
-        {
-            worker.search(&target.path, &target.relative, &mut skipped);
+    let (workers, skipped, incomplete) = match target {
+        Target::Dir(start) => {
+            let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
+            let outcome = walk_files(workspace, start, deadline, sequential_max, || {
+                GrepWorker::new(&plan, &matcher)
+            });
+            (outcome.visitors, outcome.skipped, outcome.incomplete)
         }
-        (vec![worker], skipped, false)
-    } else {
-        return Err(CoreError::SpecialFile {
-            path: target.relative,
-            kind: special_kind(&meta.file_type()),
-        });
+        Target::File(opened) => {
+            let mut worker = GrepWorker::new(&plan, &matcher);
+            let mut skipped = SkipCounts::default();
+            let real = &opened.real;
+            let name = real.rsplit(|b| *b == b'/').next().unwrap_or_default();
+            if filter.as_ref().is_none_or(|f| f.admits(real, name)) {
+                worker.search(opened.file, real, &mut skipped);
+            }
+            (vec![worker], skipped, false)
+        }
     };
 
     let (mut files_searched, mut total_matches, mut total_files) = (0, 0, 0);

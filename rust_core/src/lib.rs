@@ -21,11 +21,16 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod boundary;
 pub mod error;
 pub mod grep;
+mod ignore_rules;
+mod open;
 pub mod read;
+mod suggest;
 pub mod truncate;
 pub mod walk;
+pub mod walker;
 pub mod workspace;
 
 #[cfg(feature = "python")]

@@ -4,6 +4,8 @@
 //! `py.detach` (the GIL is released for all file work), then builds Python objects. Engine errors
 //! and panics become the exception classes of `ripsight.errors`.
 
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,6 +51,8 @@ fn to_pyerr(py: Python<'_>, error: CoreError) -> PyErr {
         CoreError::InvalidPattern { .. } => "PatternError",
         CoreError::InvalidArgument { .. } => "InvalidArgumentError",
         CoreError::PermissionDenied { .. } => "UnreadableError",
+        CoreError::PathTooLong { .. } => "InvalidArgumentError",
+        CoreError::LinkLoop { .. } => "UnreadableError",
         CoreError::Io { .. } => "EngineError",
     };
     raise(py, class_name, error.to_string())
@@ -101,6 +105,7 @@ pub struct PySkipCounts {
     special: u64,
     too_large: u64,
     outside_root: u64,
+    symlink: u64,
 }
 
 impl From<SkipCounts> for PySkipCounts {
@@ -113,6 +118,7 @@ impl From<SkipCounts> for PySkipCounts {
             special: s.special,
             too_large: s.too_large,
             outside_root: s.outside_root,
+            symlink: s.symlink,
         }
     }
 }
@@ -121,14 +127,15 @@ impl From<SkipCounts> for PySkipCounts {
 impl PySkipCounts {
     fn __repr__(&self) -> String {
         format!(
-            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, outside_root={})",
+            "SkipCounts(ignored={}, binary={}, denied={}, unreadable={}, special={}, too_large={}, outside_root={}, symlink={})",
             self.ignored,
             self.binary,
             self.denied,
             self.unreadable,
             self.special,
             self.too_large,
-            self.outside_root
+            self.outside_root,
+            self.symlink
         )
     }
 }
@@ -137,14 +144,14 @@ impl PySkipCounts {
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct GlobResult {
     pattern: String,
-    paths: Vec<String>,
+    paths: Vec<OsString>,
     total: u64,
     offset: u64,
     withheld: u64,
     files_in_scope: Option<u64>,
     anywhere_pattern: Option<String>,
     anywhere_total: Option<u64>,
-    searched: String,
+    searched: OsString,
     skipped: Py<PySkipCounts>,
     incomplete: bool,
     elapsed_ms: f64,
@@ -168,7 +175,7 @@ impl GlobResult {
 /// One shown line of a grep result.
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct GrepLine {
-    path: String,
+    path: OsString,
     line: u64,
     text: String,
     is_match: bool,
@@ -181,7 +188,9 @@ impl GrepLine {
         let sep = if self.is_match { ':' } else { '-' };
         format!(
             "GrepLine({}{sep}{}{sep}{:?})",
-            self.path, self.line, self.text
+            self.path.to_string_lossy(),
+            self.line,
+            self.text
         )
     }
 }
@@ -189,7 +198,7 @@ impl GrepLine {
 /// A file and its number of matching lines.
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct FileCount {
-    path: String,
+    path: OsString,
     count: u64,
 }
 
@@ -260,10 +269,13 @@ impl ReadLine {
 /// Result of `Engine.read_file`.
 #[pyclass(frozen, get_all, module = "ripsight._core")]
 pub struct ReadResult {
-    path: String,
+    path: OsString,
     kind: String,
     binary_type: Option<String>,
     size_bytes: u64,
+    dev: u64,
+    inode: u64,
+    mtime_ns: i64,
     lines: Vec<Py<ReadLine>>,
     offset: u64,
     total_lines: u64,
@@ -284,6 +296,27 @@ impl ReadResult {
             self.lines.len(),
             self.total_lines,
             self.next_offset
+        )
+    }
+}
+
+/// What `Engine.identify` found: the identity of the file a path opens (`fstat` of the
+/// descriptor the engine opened beneath the root) and its real path relative to the root.
+#[pyclass(frozen, get_all, module = "ripsight._core")]
+pub struct FileIdentity {
+    path: OsString,
+    dev: u64,
+    inode: u64,
+    size: u64,
+    mtime_ns: i64,
+}
+
+#[pymethods]
+impl FileIdentity {
+    fn __repr__(&self) -> String {
+        format!(
+            "FileIdentity(path={:?}, dev={}, inode={}, size={}, mtime_ns={})",
+            self.path, self.dev, self.inode, self.size, self.mtime_ns
         )
     }
 }
@@ -336,7 +369,7 @@ impl Engine {
         &self,
         py: Python<'_>,
         pattern: String,
-        path: Option<String>,
+        path: Option<OsString>,
         limit: Option<usize>,
         offset: usize,
         sort: &str,
@@ -390,7 +423,7 @@ impl Engine {
         &self,
         py: Python<'_>,
         pattern: String,
-        path: Option<String>,
+        path: Option<OsString>,
         glob: Option<String>,
         literal: bool,
         case_insensitive: bool,
@@ -478,11 +511,26 @@ impl Engine {
         })
     }
 
+    /// Opens `path` as `read_file` would (boundary, deny rules, regular files only) and returns
+    /// the opened file's identity without reading it.
+    #[pyo3(signature = (path, /))]
+    fn identify(&self, py: Python<'_>, path: OsString) -> PyResult<FileIdentity> {
+        let workspace = Arc::clone(&self.workspace);
+        let opened = run_detached(py, move || workspace.open_file(&path))?;
+        Ok(FileIdentity {
+            path: OsString::from_vec(opened.real),
+            dev: opened.identity.dev,
+            inode: opened.identity.ino,
+            size: opened.identity.size,
+            mtime_ns: opened.identity.mtime_ns,
+        })
+    }
+
     #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = read::DEFAULT_MAX_LINE_CHARS))]
     fn read_file(
         &self,
         py: Python<'_>,
-        path: String,
+        path: OsString,
         offset: u64,
         limit: usize,
         max_line_chars: usize,
@@ -521,6 +569,9 @@ impl Engine {
             kind: kind.to_string(),
             binary_type: out.binary_type,
             size_bytes: out.size_bytes,
+            dev: out.identity.dev,
+            inode: out.identity.ino,
+            mtime_ns: out.identity.mtime_ns,
             lines,
             offset: out.offset,
             total_lines: out.total_lines,
@@ -587,6 +638,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_HEAD_RATIO", truncate::DEFAULT_HEAD_RATIO)?;
     m.add("MIN_LINE_CHARS", MIN_LINE_CHARS)?;
     m.add_class::<Engine>()?;
+    m.add_class::<FileIdentity>()?;
     m.add_class::<GlobResult>()?;
     m.add_class::<GrepResult>()?;
     m.add_class::<GrepLine>()?;

@@ -21,16 +21,18 @@
 //!   A read that reaches the end of the file anyway (an offset near or past the end) is exact.
 
 use std::cell::Cell;
-use std::fs::{File, Metadata};
+use std::ffi::OsString;
 use std::io::{self, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::os::unix::ffi::OsStringExt;
 use std::rc::Rc;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE};
 use encoding_rs_io::DecodeReaderBytesBuilder;
 use memchr::memchr;
 
-use crate::error::{CoreError, special_kind};
+use crate::boundary::FileIdentity;
+use crate::error::CoreError;
+use crate::open::display_relative;
 use crate::workspace::Workspace;
 
 /// Default number of lines returned.
@@ -53,7 +55,7 @@ const CHUNK_BYTES: usize = 64 * 1024;
 #[derive(Clone, Debug)]
 pub struct ReadOptions {
     /// File path, relative to the root or absolute inside it.
-    pub path: String,
+    pub path: OsString,
     /// 1-based first line (default 1).
     pub offset: u64,
     /// Lines returned at most (default 400).
@@ -67,7 +69,7 @@ pub struct ReadOptions {
 impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
-            path: String::new(),
+            path: OsString::new(),
             offset: 1,
             limit: DEFAULT_READ_LIMIT,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
@@ -105,7 +107,7 @@ pub enum ContentKind {
 #[derive(Clone, Debug, Default)]
 pub struct ReadOutput {
     /// Path relative to the root.
-    pub path: String,
+    pub path: OsString,
     /// Text, empty or binary.
     pub kind: ContentKind,
     /// For binary files: a type guess such as "PNG image (image/png)", "PDF document
@@ -113,6 +115,8 @@ pub struct ReadOutput {
     pub binary_type: Option<String>,
     /// File size in bytes.
     pub size_bytes: u64,
+    /// Device, inode, size and mtime of the file that was read (what the read state keys on).
+    pub identity: FileIdentity,
     /// The shown lines (empty when `offset` lies past the end).
     pub lines: Vec<ReadLine>,
     /// The requested first line.
@@ -154,38 +158,21 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
             ),
         });
     }
-    let resolved = match workspace.resolve(&options.path) {
-        Ok(resolved) => resolved,
+    // Opened beneath the root in one step, non-blocking, refused unread unless a regular file
+    // (see `crate::boundary`); a file used as a directory on the way is a missing path too.
+    let opened = match workspace.open_file(&options.path) {
+        Ok(opened) => opened,
         Err(CoreError::NotFound { path, .. }) => {
             return Err(CoreError::NotFound {
-                suggestions: workspace.suggest(&options.path, MAX_SUGGESTIONS),
+                suggestions: workspace.suggest(&options.path.to_string_lossy(), MAX_SUGGESTIONS),
                 path,
-            });
-        }
-        // `src/main.rs/x`: a file used as a directory on the way is a missing path too.
-        Err(CoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotADirectory => {
-            return Err(CoreError::NotFound {
-                suggestions: workspace.suggest(&options.path, MAX_SUGGESTIONS),
-                path: options.path.trim().to_string(),
             });
         }
         Err(error) => return Err(error),
     };
-    let shown = if resolved.relative.is_empty() {
-        ".".to_string()
-    } else {
-        resolved.relative.clone()
-    };
-    // Look before opening: opening a FIFO for reading blocks until a writer appears.
-    let metadata =
-        std::fs::metadata(&resolved.absolute).map_err(|e| CoreError::from_io(&shown, e))?;
-    check_regular(&shown, &metadata)?;
-    let mut file =
-        open_nonblocking(&resolved.absolute).map_err(|e| CoreError::from_io(&shown, e))?;
-    // The path may have been swapped between the look and the open: check the opened file too.
-    let metadata = file.metadata().map_err(|e| CoreError::from_io(&shown, e))?;
-    check_regular(&shown, &metadata)?;
-    let size = metadata.len();
+    let shown = display_relative(&opened.relative);
+    let mut file = opened.file;
+    let size = opened.identity.size;
 
     let io_err = |e: io::Error| CoreError::from_io(&shown, e);
     let mut head = vec![0u8; BINARY_SNIFF_BYTES];
@@ -193,7 +180,8 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
     head.truncate(got);
 
     let mut out = ReadOutput {
-        path: resolved.relative.clone(),
+        path: OsString::from_vec(opened.real),
+        identity: opened.identity,
         size_bytes: size,
         offset: options.offset,
         line_ending: "none".into(),
@@ -298,35 +286,6 @@ struct Plan {
     size: u64,
     exact: bool,
     sample: u64,
-}
-
-fn check_regular(shown: &str, metadata: &Metadata) -> Result<(), CoreError> {
-    let file_type = metadata.file_type();
-    if file_type.is_dir() {
-        return Err(CoreError::IsADirectory {
-            path: shown.to_string(),
-        });
-    }
-    if file_type.is_file() {
-        return Ok(());
-    }
-    Err(CoreError::SpecialFile {
-        path: shown.to_string(),
-        kind: special_kind(&file_type),
-    })
-}
-
-/// Opens for reading without blocking on a FIFO and without following a final symlink, in case
-/// the checked path was replaced after it was looked at.
-fn open_nonblocking(path: &Path) -> io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
-    }
-    options.open(path)
 }
 
 fn read_full(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {

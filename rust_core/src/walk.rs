@@ -1,42 +1,33 @@
-//! Ignore-aware parallel walking and `glob`.
+//! `glob`: ignore-aware listing filtered by a glob, on the walker of [`crate::walker`].
 //!
-//! `walk_files` is the one walker behind both `glob` and `grep`: it runs
-//! `ignore::WalkBuilder::build_parallel` with ripsight's rules and hands every file that passes
-//! them to a per-thread `FileVisitor`. The rules, in the order they apply to an entry:
+//! The walker's rules, in the order they apply to an entry (details in [`crate::walker`]):
 //!
-//! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false: `.gitignore` and
-//!    `.git/info/exclude` only inside a git repository (as ripgrep: a stray `.gitignore` of `/*`
-//!    outside git hides nothing), `.ignore` everywhere, ignore files of parent directories, and
-//!    `.ripsightignore` with the highest precedence (its `!pattern` re-includes what `.gitignore`
-//!    hides). The global git excludes file is never read, so results do not depend on the machine.
-//!    Hidden files are included.
-//! 2. the skip set of directory names ([`Workspace::is_excluded_dir`]): pruned, counted `ignored`;
-//! 3. deny rules ([`Workspace::is_denied_entry`]; for a symlink also its target): counted
-//!    `denied`, a denied directory is pruned;
-//! 4. FIFOs, sockets and devices: never opened, counted `special`;
-//! 5. symlinks are followed (the walker detects loops; a loop or a broken link counts as
-//!    `unreadable`), except those resolving outside the root: not followed, counted `outside_root`.
-//!    A symlinked directory's files are listed under the link's own path.
+//! 1. ignore files (`.gitignore` and `.git/info/exclude` inside a git repository, `.ignore`,
+//!    `.ripsightignore` last and highest), unless `WorkspaceOptions::respect_ignore_files` is
+//!    false; hidden files are included;
+//! 2. the skip set of directory names: pruned, counted `ignored`;
+//! 3. deny rules (case-insensitive): counted `denied`;
+//! 4. symlinks: never followed, counted `symlink` (an explicit `path` through an in-root link
+//!    is resolved and walked under its real path);
+//! 5. FIFOs, sockets and devices: never opened, counted `special`.
 //!
-//! `SkipCounts::ignored` therefore counts pruned skip-set directories only: entries hidden by
-//! ignore files are dropped inside the `ignore` crate where counting them is not possible cheaply.
 //! When the workspace's time budget runs out the walk stops and the result is marked incomplete.
 
-use std::borrow::Cow;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::ffi::{OsStr, OsString};
+use std::os::fd::AsFd;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
 
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
+use crate::boundary::Opened;
 use crate::error::CoreError;
-use crate::workspace::{
-    Deadline, RIPSIGHT_IGNORE_FILENAME, SkipCounts, Workspace, normalize_lexically,
-};
+
+use crate::open::display_relative;
+use crate::workspace::{OpenedFile, SkipCounts, Workspace};
 
 /// Default number of paths a glob returns.
 pub const DEFAULT_GLOB_LIMIT: usize = 200;
@@ -61,7 +52,7 @@ pub struct GlobOptions {
     /// The glob, matched against the path relative to `path`.
     pub pattern: String,
     /// Directory to search, relative to the root (default: the root).
-    pub path: Option<String>,
+    pub path: Option<OsString>,
     /// Paths returned at most; `None` returns every path (default 200).
     pub limit: Option<usize>,
     /// Paths skipped before the first one returned (default 0).
@@ -86,7 +77,7 @@ impl Default for GlobOptions {
 #[derive(Clone, Debug, Default)]
 pub struct GlobOutput {
     /// The page of matching file paths, relative to the root, `/`-separated.
-    pub paths: Vec<String>,
+    pub paths: Vec<OsString>,
     /// Exact number of matching files (all pages).
     pub total: u64,
     /// The offset this page starts at.
@@ -101,7 +92,7 @@ pub struct GlobOutput {
     /// The walked directory relative to the root ("" for the root). It is the `path` asked for,
     /// or the pattern's literal leading directory below it when the walk was pruned to it
     /// (`src/**/*.rs` walks `src`); `files_in_scope` counts this directory's files.
-    pub searched: String,
+    pub searched: OsString,
     /// What was passed over, by reason.
     pub skipped: SkipCounts,
     /// True when the time budget ran out: the totals cover only what was walked.
@@ -110,417 +101,40 @@ pub struct GlobOutput {
     pub elapsed_ms: f64,
 }
 
-// ==== The walker ====
+// ==== What a tool walks or searches ====
 
-/// One file the walk let through.
-pub(crate) struct WalkedFile<'a> {
-    /// The path as walked (absolute, under the root; through symlinks, not resolved).
-    pub(crate) path: &'a Path,
-    /// The path relative to the root, `/`-separated.
-    pub(crate) relative: &'a str,
-    /// The file name.
-    pub(crate) name: &'a str,
-    /// The walker's entry (file type, metadata).
-    pub(crate) entry: &'a DirEntry,
+pub(crate) use crate::walker::{FileVisitor, StartDir, WalkedFile, walk_files};
+pub use crate::walker::{GLOB_SEQUENTIAL_MAX_ENTRIES, GREP_SEQUENTIAL_MAX_ENTRIES};
+
+/// A path a caller asked to walk or search, opened beneath the root.
+pub(crate) enum Target {
+    /// A directory, ready to walk.
+    Dir(StartDir),
+    /// A regular file.
+    File(OpenedFile),
 }
 
-/// Receives the files of one walker thread.
-pub(crate) trait FileVisitor: Send {
-    /// Handles one file; `skipped` is the thread's count of passed-over entries. Returns false to
-    /// stop the whole walk.
-    fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool;
-}
-
-/// What [`walk_files`] leaves: every thread's visitor, the merged skip counts and whether the
-/// time budget ran out.
-pub(crate) struct WalkOutcome<V> {
-    pub(crate) visitors: Vec<V>,
-    pub(crate) skipped: SkipCounts,
-    pub(crate) incomplete: bool,
-}
-
-/// Worker threads of a walk: the workspace option, or one per core.
-pub(crate) fn thread_count(workspace: &Workspace) -> usize {
-    match workspace.options().threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-}
-
-/// `path` relative to `root`, `/`-separated, without allocating in the common case.
-pub(crate) fn relative_to<'a>(root: &Path, path: &'a Path) -> Cow<'a, str> {
-    #[cfg(unix)]
-    {
-        let root = root.as_os_str().as_encoded_bytes();
-        let bytes = path.as_os_str().as_encoded_bytes();
-        if let Some(rest) = bytes.strip_prefix(root) {
-            let rest = if root.ends_with(b"/") || rest.is_empty() {
-                rest
-            } else if let Some(rest) = rest.strip_prefix(b"/") {
-                rest
-            } else {
-                return Cow::Owned(String::new());
-            };
-            return String::from_utf8_lossy(rest);
-        }
-        Cow::Owned(String::new())
-    }
-    #[cfg(not(unix))]
-    {
-        let rest = path.strip_prefix(root).unwrap_or(Path::new(""));
-        let parts: Vec<_> = rest
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect();
-        Cow::Owned(parts.join("/"))
-    }
-}
-
-/// A directory or file a caller asked for, as it will be walked or searched.
-pub(crate) struct Target {
-    /// Absolute path under the root (not necessarily canonical).
-    pub(crate) path: PathBuf,
-    /// `path` relative to the root, `/`-separated.
-    pub(crate) relative: String,
-}
-
-/// Resolves `requested` (boundary and deny checks by [`Workspace::resolve`]) and keeps the path
-/// as the caller wrote it when it names the same place inside the root, so the files below a
-/// symlinked directory keep the link's path; otherwise the canonical path.
-pub(crate) fn resolve_target(workspace: &Workspace, requested: &str) -> Result<Target, CoreError> {
-    let resolved = workspace.resolve(requested)?;
-    let trimmed = requested.trim();
-    if !trimmed.is_empty() && trimmed != "." {
-        let joined = if Path::new(trimmed).is_absolute() {
-            PathBuf::from(trimmed)
-        } else {
-            workspace.root().join(trimmed)
-        };
-        let lexical = normalize_lexically(&joined);
-        if lexical != resolved.absolute
-            && workspace.contains(&lexical)
-            && std::fs::canonicalize(&lexical).is_ok_and(|c| c == resolved.absolute)
-            && let Some(relative) = workspace.relative(&lexical)
-        {
-            return Ok(Target {
-                path: lexical,
-                relative,
-            });
-        }
-    }
-    Ok(Target {
-        path: resolved.absolute,
-        relative: resolved.relative,
-    })
-}
-
-/// The path to hand the walker for directory `dir`: a symlink gets a trailing `/`, so the walker
-/// descends into it (it does not follow a root that is a link) and names entries below the link.
-fn walk_root(dir: &Path) -> PathBuf {
-    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        let mut with_slash = dir.as_os_str().to_os_string();
-        with_slash.push(std::path::MAIN_SEPARATOR_STR);
-        return PathBuf::from(with_slash);
-    }
-    dir.to_path_buf()
-}
-
-/// A `WalkBuilder` rooted at `start` with ripsight's ignore-file rules (no entry filter).
-fn ignore_rules(workspace: &Workspace, start: &Path) -> WalkBuilder {
-    let respect = workspace.options().respect_ignore_files;
-    let mut builder = WalkBuilder::new(start);
-    builder
-        .hidden(false)
-        .parents(respect)
-        .ignore(respect)
-        .git_ignore(respect)
-        .git_exclude(respect)
-        .git_global(false)
-        .require_git(true)
-        .follow_links(true);
-    if respect {
-        builder.add_custom_ignore_filename(RIPSIGHT_IGNORE_FILENAME);
-    }
-    builder
-}
-
-/// Counts kept by the entry filter, shared by all walker threads.
-#[derive(Default)]
-struct FilterCounts {
-    ignored: AtomicU64,
-    denied: AtomicU64,
-    special: AtomicU64,
-    outside_root: AtomicU64,
-    unreadable: AtomicU64,
-}
-
-impl FilterCounts {
-    fn bump(counter: &AtomicU64) -> bool {
-        counter.fetch_add(1, AtomicOrdering::Relaxed);
-        false
-    }
-
-    fn add_to(&self, skipped: &mut SkipCounts) {
-        skipped.ignored += self.ignored.load(AtomicOrdering::Relaxed);
-        skipped.denied += self.denied.load(AtomicOrdering::Relaxed);
-        skipped.special += self.special.load(AtomicOrdering::Relaxed);
-        skipped.outside_root += self.outside_root.load(AtomicOrdering::Relaxed);
-        skipped.unreadable += self.unreadable.load(AtomicOrdering::Relaxed);
-    }
-}
-
-/// The entry filter: skip set, deny rules, special files, symlinks leaving the root.
-fn keep_entry(workspace: &Workspace, counts: &FilterCounts, entry: &DirEntry) -> bool {
-    let Some(file_type) = entry.file_type() else {
-        return true;
-    };
-    let name = entry.file_name().to_string_lossy();
-    if file_type.is_dir() && workspace.is_excluded_dir(&name) {
-        return FilterCounts::bump(&counts.ignored);
-    }
-    let relative = relative_to(workspace.root(), entry.path());
-    if workspace.is_denied_entry(&relative, &name) {
-        return FilterCounts::bump(&counts.denied);
-    }
-    if !file_type.is_file() && !file_type.is_dir() {
-        // With links followed, the type is the target's: a FIFO, socket or device.
-        return FilterCounts::bump(&counts.special);
-    }
-    if entry.path_is_symlink() {
-        let Ok(target) = std::fs::canonicalize(entry.path()) else {
-            return FilterCounts::bump(&counts.unreadable);
-        };
-        if !workspace.contains(&target) {
-            return FilterCounts::bump(&counts.outside_root);
-        }
-        // A link named `notes.txt` pointing at `.env` is as secret as `.env`.
-        let target_relative = workspace.relative(&target).unwrap_or_default();
-        if workspace.denied_by(&target_relative).is_some() {
-            return FilterCounts::bump(&counts.denied);
-        }
-    }
-    true
-}
-
-/// A glob of a directory whose last walk saw at most this many entries (files and
-/// directories) runs on one worker thread: on small trees starting, feeding and joining more
-/// threads costs more than it saves, and concurrent calls do not oversubscribe the cores.
-/// Measured crossover on 2 cores: between 1,100 and 2,800 entries.
-pub const GLOB_SEQUENTIAL_MAX_ENTRIES: u64 = 2_000;
-/// The same for grep, which spends more time per file (open, read): crossover measured between
-/// 430 and 1,100 entries.
-pub const GREP_SEQUENTIAL_MAX_ENTRIES: u64 = 700;
-
-/// How [`walk_files_with`] runs the walk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum WalkMode {
-    /// Sequential when the workspace has one thread or the last complete walk of the
-    /// directory saw at most `sequential_max` entries; parallel otherwise (and the first time).
-    Auto {
-        /// Largest remembered walk size walked sequentially.
-        sequential_max: u64,
-    },
-    /// On one worker thread.
-    Sequential,
-    /// On the workspace's worker threads.
-    Parallel,
-}
-
-/// Walks `start` (an existing directory inside the root), calling the visitors made by `make`
-/// for every file that passes the rules in the module docs. Stops when `deadline` expires or a
-/// visitor asks to. Trees whose last walk saw at most `sequential_max` entries are walked by
-/// one thread, others in parallel (see [`WalkMode::Auto`]); both give the same files and counts.
-pub(crate) fn walk_files<V, F>(
+/// Opens `requested` with [`Workspace::open_path`] (boundary, deny rules, special files) for a
+/// walk or a search. Returns it with its real path relative to the root, for display.
+pub(crate) fn open_target(
     workspace: &Workspace,
-    start: &Path,
-    deadline: Deadline,
-    sequential_max: u64,
-    make: F,
-) -> WalkOutcome<V>
-where
-    V: FileVisitor,
-    F: FnMut() -> V,
-{
-    let mode = WalkMode::Auto { sequential_max };
-    walk_files_with(workspace, start, deadline, mode, make)
-}
-
-pub(crate) fn walk_files_with<V, F>(
-    workspace: &Workspace,
-    start: &Path,
-    deadline: Deadline,
-    mode: WalkMode,
-    mut make: F,
-) -> WalkOutcome<V>
-where
-    V: FileVisitor,
-    F: FnMut() -> V,
-{
-    let threads = thread_count(workspace);
-    let mode = match mode {
-        WalkMode::Auto { sequential_max }
-            if threads <= 1
-                || workspace
-                    .walk_size(start)
-                    .is_some_and(|n| n <= sequential_max) =>
-        {
-            WalkMode::Sequential
-        }
-        WalkMode::Auto { .. } => WalkMode::Parallel,
-        forced => forced,
+    requested: &OsStr,
+) -> Result<(Target, String), CoreError> {
+    let opened = workspace.open_path(requested)?;
+    let relative = opened.relative;
+    let target = match opened.opened {
+        Opened::Dir(fd) => Target::Dir(StartDir {
+            fd,
+            relative: opened.real,
+        }),
+        Opened::File(file, identity) => Target::File(OpenedFile {
+            file,
+            identity,
+            real: opened.real,
+            relative: relative.clone(),
+        }),
     };
-    let counts = Arc::new(FilterCounts::default());
-    let mut builder = ignore_rules(workspace, &walk_root(start));
-    {
-        let workspace = workspace.clone();
-        let counts = Arc::clone(&counts);
-        builder.filter_entry(move |entry| keep_entry(&workspace, &counts, entry));
-    }
-    let incomplete = AtomicBool::new(false);
-    let entries = AtomicU64::new(0);
-    let finished: Mutex<Vec<(V, SkipCounts)>> = Mutex::new(Vec::new());
-    let shared = Shared {
-        root: workspace.root(),
-        deadline,
-        incomplete: &incomplete,
-        entries: &entries,
-        finished: &finished,
-    };
-    // `ignore`'s sequential `Walk` would avoid the one thread start, but it looks up every
-    // ignore-file name with a `stat` per directory (it does not have the directory's listing at
-    // hand as the parallel walker does): measured slower on a 300-file tree (1.37 vs 0.84 ms
-    // per glob). One worker thread of the parallel walker is the cheaper "sequential" walk, and
-    // it runs the very same code as the parallel one.
-    let workers = if mode == WalkMode::Sequential {
-        1
-    } else {
-        threads
-    };
-    builder.threads(workers);
-    let mut threads = ThreadBuilder {
-        make: &mut make,
-        shared: &shared,
-    };
-    builder.build_parallel().visit(&mut threads);
-
-    let incomplete = incomplete.into_inner();
-    if !incomplete {
-        workspace.record_walk_size(start, entries.into_inner());
-    }
-    let mut skipped = SkipCounts::default();
-    counts.add_to(&mut skipped);
-    let mut visitors = Vec::new();
-    for (visitor, thread_skipped) in finished.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        skipped.add(&thread_skipped);
-        visitors.push(visitor);
-    }
-    WalkOutcome {
-        visitors,
-        skipped,
-        incomplete,
-    }
-}
-
-/// What every visitor of one walk shares.
-struct Shared<'s, V> {
-    root: &'s Path,
-    deadline: Deadline,
-    incomplete: &'s AtomicBool,
-    /// Entries (files and directories) the walk let through.
-    entries: &'s AtomicU64,
-    finished: &'s Mutex<Vec<(V, SkipCounts)>>,
-}
-
-struct ThreadBuilder<'s, 'm, V, F> {
-    make: &'m mut F,
-    shared: &'s Shared<'s, V>,
-}
-
-impl<'s, V, F> ParallelVisitorBuilder<'s> for ThreadBuilder<'s, '_, V, F>
-where
-    V: FileVisitor + 's,
-    F: FnMut() -> V,
-{
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(ThreadVisitor::new((self.make)(), self.shared))
-    }
-}
-
-struct ThreadVisitor<'s, V> {
-    visitor: Option<V>,
-    skipped: SkipCounts,
-    entries: u64,
-    shared: &'s Shared<'s, V>,
-}
-
-impl<'s, V: FileVisitor> ThreadVisitor<'s, V> {
-    fn new(visitor: V, shared: &'s Shared<'s, V>) -> Self {
-        ThreadVisitor {
-            visitor: Some(visitor),
-            skipped: SkipCounts::default(),
-            entries: 0,
-            shared,
-        }
-    }
-
-    fn visit_entry(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        if self.shared.deadline.expired() {
-            self.shared.incomplete.store(true, AtomicOrdering::Relaxed);
-            return WalkState::Quit;
-        }
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                // Soft errors (a malformed line in an ignore file) do not hide any file.
-                if !error.is_partial() {
-                    self.skipped.unreadable += 1;
-                }
-                return WalkState::Continue;
-            }
-        };
-        self.entries += 1;
-        if entry.file_type().is_none_or(|t| t.is_dir()) {
-            return WalkState::Continue;
-        }
-        let Some(visitor) = self.visitor.as_mut() else {
-            return WalkState::Quit;
-        };
-        let relative = relative_to(self.shared.root, entry.path());
-        let name = entry.file_name().to_string_lossy();
-        let file = WalkedFile {
-            path: entry.path(),
-            relative: &relative,
-            name: &name,
-            entry: &entry,
-        };
-        if visitor.visit_file(&file, &mut self.skipped) {
-            WalkState::Continue
-        } else {
-            WalkState::Quit
-        }
-    }
-}
-
-impl<V: FileVisitor> ParallelVisitor for ThreadVisitor<'_, V> {
-    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        self.visit_entry(entry)
-    }
-}
-
-impl<V> Drop for ThreadVisitor<'_, V> {
-    fn drop(&mut self) {
-        self.shared
-            .entries
-            .fetch_add(self.entries, AtomicOrdering::Relaxed);
-        if let Some(visitor) = self.visitor.take() {
-            let mut finished = self
-                .shared
-                .finished
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            finished.push((visitor, self.skipped));
-        }
-    }
+    Ok((target, relative))
 }
 
 // ==== glob ====
@@ -630,42 +244,46 @@ fn literal_prefix(pattern: &str) -> Vec<&str> {
 }
 
 /// The directory to walk for `pattern`: the literal leading directory when walking it alone
-/// lists exactly what a walk of `search_abs` would (a real directory, not a link, not in the
-/// skip set, not denied, not ignored); otherwise `search_abs`.
-fn pruned_start(workspace: &Workspace, search_abs: &Path, pattern: &str) -> PathBuf {
+/// lists exactly what a walk of `search` would (a real directory, not a link, not in the skip
+/// set, not denied, not ignored); otherwise `search`.
+fn pruned_start(workspace: &Workspace, search: StartDir, pattern: &str) -> StartDir {
     let prefix = literal_prefix(pattern);
     if prefix.is_empty() {
-        return search_abs.to_path_buf();
+        return search;
     }
-    let mut dir = search_abs.to_path_buf();
+    let mut relative = search.relative.clone();
+    let mut fd: Option<std::os::fd::OwnedFd> = None;
     for part in &prefix {
-        dir.push(part);
-        let is_real_dir = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_dir());
-        if !is_real_dir || workspace.is_excluded_dir(part) {
-            return search_abs.to_path_buf();
+        if workspace.is_excluded_dir(part) {
+            return search;
         }
-    }
-    let relative = workspace.relative(&dir).unwrap_or_default();
-    if workspace.denied_by(&relative).is_some() {
-        return search_abs.to_path_buf();
-    }
-    if workspace.options().respect_ignore_files {
-        let rules = ignore_rules(workspace, search_abs);
-        let mut matchers = rules.build_matchers();
-        if let Some(matcher) = matchers.first_mut()
-            && matcher.matched(prefix.join("/"), true).is_ignore()
+        if !relative.is_empty() {
+            relative.push(b'/');
+        }
+        relative.extend_from_slice(part.as_bytes());
+        if workspace.denied_by(&relative).is_some()
+            || crate::ignore_rules::ignored_dir(workspace, &relative)
         {
-            return search_abs.to_path_buf();
+            return search;
+        }
+        // One component, `O_NOFOLLOW`: a link (or a file) here means "walk `search`".
+        let parent = fd.as_ref().map_or(search.fd.as_fd(), |fd| fd.as_fd());
+        match crate::boundary::open_child_dir(parent, part.as_bytes()) {
+            Ok(next) => fd = Some(next),
+            Err(_) => return search,
         }
     }
-    dir
+    match fd {
+        Some(fd) => StartDir { fd, relative },
+        None => search,
+    }
 }
 
 /// Sort key of a listed file: newest first (a constant in path order), then path.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct GlobKey {
     newest_first: Reverse<SystemTime>,
-    path: String,
+    path: OsString,
 }
 
 /// Keeps the `cap` smallest keys seen (all of them when `cap` is `None`).
@@ -717,7 +335,8 @@ impl<T: Ord> Smallest<T> {
 struct GlobVisitor<'a> {
     matcher: &'a GlobMatcher,
     anywhere: Option<&'a GlobMatcher>,
-    search_abs: &'a Path,
+    /// Length of the searched directory's relative path plus its `/` (0 for the root).
+    search_prefix: usize,
     sort: SortOrder,
     matched: u64,
     anywhere_matched: u64,
@@ -728,33 +347,35 @@ struct GlobVisitor<'a> {
 impl FileVisitor for GlobVisitor<'_> {
     fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
         self.in_scope += 1;
-        let in_search = relative_to(self.search_abs, file.path);
+        let in_search = Path::new(OsStr::from_bytes(
+            file.relative_bytes
+                .get(self.search_prefix..)
+                .unwrap_or_default(),
+        ));
         if let Some(anywhere) = self.anywhere
-            && anywhere.is_match(in_search.as_ref())
+            && anywhere.is_match(in_search)
         {
             self.anywhere_matched += 1;
         }
-        if !self.matcher.is_match(in_search.as_ref()) {
+        if !self.matcher.is_match(in_search) {
             return true;
         }
         self.matched += 1;
         let newest_first = match self.sort {
             SortOrder::Path => Reverse(SystemTime::UNIX_EPOCH),
-            SortOrder::Modified => Reverse(
-                file.entry
-                    .metadata()
-                    .and_then(|m| m.modified().map_err(ignore::Error::from))
-                    .unwrap_or(SystemTime::UNIX_EPOCH),
-            ),
+            SortOrder::Modified => Reverse(file.identity().map_or(SystemTime::UNIX_EPOCH, |i| {
+                let nanos = u64::try_from(i.mtime_ns).unwrap_or(0);
+                SystemTime::UNIX_EPOCH + Duration::from_nanos(nanos)
+            })),
         };
         let admitted = self.page.admits(|worst| {
-            (&newest_first, file.relative).cmp(&(&worst.newest_first, worst.path.as_str()))
+            (&newest_first, file.relative_bytes).cmp(&(&worst.newest_first, worst.path.as_bytes()))
                 == Ordering::Less
         });
         if admitted {
             self.page.push(GlobKey {
                 newest_first,
-                path: file.relative.to_string(),
+                path: OsString::from_vec(file.relative_bytes.to_vec()),
             });
         }
         true
@@ -770,31 +391,45 @@ impl FileVisitor for GlobVisitor<'_> {
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline();
-    let search = resolve_target(workspace, options.path.as_deref().unwrap_or(""))?;
-    if !search.path.is_dir() {
-        return Err(CoreError::NotADirectory {
-            path: search.relative,
-        });
-    }
-    let pattern = normalize_pattern(&options.pattern, &search.path)?;
+    let (search, search_relative) =
+        match open_target(workspace, options.path.as_deref().unwrap_or_default())? {
+            (Target::Dir(dir), relative) => (dir, relative),
+            (Target::File(_), relative) => {
+                return Err(CoreError::NotADirectory {
+                    path: display_relative(&relative),
+                });
+            }
+        };
+    let search_abs = if search_relative.is_empty() {
+        workspace.root().to_path_buf()
+    } else {
+        workspace.root().join(&search_relative)
+    };
+    let pattern = normalize_pattern(&options.pattern, &search_abs)?;
     let matcher = cached_glob(workspace, &pattern, &options.pattern)?;
     let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
     let anywhere = match &anywhere_pattern {
         Some(p) => Some(cached_glob(workspace, p, p)?),
         None => None,
     };
-    let start = pruned_start(workspace, &search.path, &pattern);
+    let search_prefix = if search.relative.is_empty() {
+        0
+    } else {
+        search.relative.len() + 1
+    };
+    let start = pruned_start(workspace, search, &pattern);
+    let searched = OsString::from_vec(start.relative.clone());
     let cap = options.limit.map(|l| l.saturating_add(options.offset));
 
     let outcome = walk_files(
         workspace,
-        &start,
+        start,
         deadline,
         GLOB_SEQUENTIAL_MAX_ENTRIES,
         || GlobVisitor {
             matcher: &matcher,
             anywhere: anywhere.as_ref(),
-            search_abs: &search.path,
+            search_prefix,
             sort: options.sort,
             matched: 0,
             anywhere_matched: 0,
@@ -812,7 +447,7 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         keys.extend(visitor.page.into_vec());
     }
     keys.sort_unstable();
-    let paths: Vec<String> = keys
+    let paths: Vec<OsString> = keys
         .into_iter()
         .skip(options.offset)
         .take(options.limit.unwrap_or(usize::MAX))
@@ -832,7 +467,7 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         withheld: total.saturating_sub(shown_end),
         files_in_scope: (total == 0).then_some(in_scope),
         anywhere_hint,
-        searched: workspace.relative(&start).unwrap_or_default(),
+        searched,
         skipped: outcome.skipped,
         incomplete: outcome.incomplete,
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -850,14 +485,6 @@ mod tests {
         assert_eq!(literal_prefix("*.rs"), Vec::<&str>::new());
         assert_eq!(literal_prefix("a/{b,c}/d"), vec!["a"]);
         assert_eq!(literal_prefix("../x/y"), Vec::<&str>::new());
-    }
-
-    #[test]
-    fn relative_to_strips_root() {
-        let root = Path::new("/repo");
-        assert_eq!(relative_to(root, Path::new("/repo/a/b.rs")), "a/b.rs");
-        assert_eq!(relative_to(root, Path::new("/repo")), "");
-        assert_eq!(relative_to(Path::new("/"), Path::new("/a")), "a");
     }
 
     #[test]
@@ -886,152 +513,5 @@ mod tests {
             assert_eq!(error.kind(), "invalid_pattern", "{pattern}");
         }
         assert_eq!(normalize_pattern("/repo/a/*", search).unwrap(), "a/*");
-    }
-}
-
-#[cfg(test)]
-mod walk_mode_tests {
-    use super::*;
-    use crate::workspace::WorkspaceOptions;
-
-    struct Collect(Vec<String>);
-
-    impl FileVisitor for Collect {
-        fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
-            self.0.push(file.relative.to_string());
-            true
-        }
-    }
-
-    fn walk(ws: &Workspace, start: &Path, mode: WalkMode) -> (Vec<String>, SkipCounts, bool) {
-        let outcome = walk_files_with(ws, start, ws.deadline(), mode, || Collect(Vec::new()));
-        let mut paths: Vec<String> = outcome.visitors.into_iter().flat_map(|c| c.0).collect();
-        paths.sort();
-        (paths, outcome.skipped, outcome.incomplete)
-    }
-
-    fn write(root: &Path, relative: &str, content: &str) {
-        let path = root.join(relative);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, content).expect("write");
-    }
-
-    /// A tree with every rule the walker applies: ignore files, the skip set, deny rules,
-    /// symlinks in and out of the root, loops, broken links and a FIFO.
-    fn edge_tree() -> (tempfile::TempDir, PathBuf) {
-        let parent = tempfile::tempdir().expect("tempdir");
-        let root = parent.path().join("repo");
-        let outside = parent.path().join("outside");
-        write(&outside, "secret.txt", "s\n");
-        std::fs::create_dir_all(root.join(".git")).expect("git");
-        write(&root, ".gitignore", "build/\n*.log\n!keep.log\n");
-        write(&root, "a.txt", "a\n");
-        write(&root, "keep.log", "k\n");
-        write(&root, "drop.log", "d\n");
-        write(&root, "build/out.txt", "o\n");
-        write(&root, ".ripsightignore", "!drop.log\n");
-        write(&root, "other.log", "o\n");
-        write(&root, "src/.ignore", "gen_*\n");
-        write(&root, "src/gen_x.rs", "g\n");
-        write(&root, "src/main.rs", "m\n");
-        write(&root, "src/deep/lib.rs", "l\n");
-        write(&root, "node_modules/pkg/index.js", "n\n");
-        write(&root, ".env", "SECRET=1\n");
-        write(&root, "secrets/key.pem", "k\n");
-        write(&root, ".github/workflows/ci.yml", "c\n");
-        let link = |target: &Path, name: &str| {
-            std::os::unix::fs::symlink(target, root.join(name)).expect("symlink");
-        };
-        link(&root.join("src"), "src_link");
-        link(&root.join("a.txt"), "a_link.txt");
-        link(&outside, "out_dir");
-        link(&outside.join("secret.txt"), "out_file.txt");
-        link(&root, "src/deep/loop");
-        link(parent.path(), "up");
-        link(&root.join(".env"), "notes.txt");
-        link(&root.join("missing"), "broken.txt");
-        let status = std::process::Command::new("mkfifo")
-            .arg(root.join("pipe"))
-            .status();
-        assert!(status.is_ok_and(|s| s.success()), "mkfifo");
-        (parent, root)
-    }
-
-    #[test]
-    fn sequential_and_parallel_walks_agree() {
-        let (_keep, root) = edge_tree();
-        for threads in [1, 2, 4] {
-            let options = WorkspaceOptions {
-                threads,
-                ..WorkspaceOptions::default()
-            };
-            let ws = Workspace::new(&root, options).expect("workspace");
-            let start = ws.root().to_path_buf();
-            let sequential = walk(&ws, &start, WalkMode::Sequential);
-            let parallel = walk(&ws, &start, WalkMode::Parallel);
-            assert_eq!(sequential, parallel, "threads={threads}");
-            assert!(sequential.0.contains(&"src_link/deep/lib.rs".to_string()));
-            assert!(sequential.0.contains(&"drop.log".to_string()));
-            assert!(!sequential.0.contains(&"other.log".to_string()));
-            // .git and node_modules; out_dir, out_file.txt; .env, secrets/, notes.txt; pipe;
-            // the loop (twice: also through src_link), up (a loop above the root), broken.txt.
-            let skipped = sequential.1;
-            assert_eq!(
-                (skipped.ignored, skipped.outside_root, skipped.denied),
-                (2, 2, 3),
-                "{sequential:?}"
-            );
-            assert_eq!(
-                (skipped.special, skipped.unreadable),
-                (1, 4),
-                "{sequential:?}"
-            );
-            assert!(!sequential.0.iter().any(|p| p.contains("secret")));
-            for sub in ["src", "src_link", "src/deep"] {
-                let start = ws.root().join(sub);
-                assert_eq!(
-                    walk(&ws, &start, WalkMode::Sequential),
-                    walk(&ws, &start, WalkMode::Parallel),
-                    "{sub}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn auto_mode_remembers_tree_sizes_and_both_modes_agree() {
-        let (_keep, root) = edge_tree();
-        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
-        let start = ws.root().to_path_buf();
-        assert_eq!(ws.walk_size(&start), None);
-        let auto = WalkMode::Auto {
-            sequential_max: 1_000,
-        };
-        let first = walk(&ws, &start, auto);
-        let seen = ws.walk_size(&start).expect("size remembered");
-        assert!(seen > 10 && seen <= 1_000, "{seen}");
-        let second = walk(&ws, &start, auto);
-        assert_eq!(first, second);
-        assert_eq!(first, walk(&ws, &start, WalkMode::Parallel));
-        // Sequential and parallel walks count the same entries.
-        walk(&ws, &start, WalkMode::Parallel);
-        let parallel_seen = ws.walk_size(&start);
-        walk(&ws, &start, WalkMode::Sequential);
-        assert_eq!(ws.walk_size(&start), parallel_seen);
-    }
-
-    #[test]
-    fn an_expired_budget_stops_both_modes_and_is_not_remembered_as_a_size() {
-        let (_keep, root) = edge_tree();
-        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
-        let start = ws.root().to_path_buf();
-        for mode in [WalkMode::Sequential, WalkMode::Parallel] {
-            let expired = Deadline::start(std::time::Duration::ZERO);
-            let outcome = walk_files_with(&ws, &start, expired, mode, || Collect(Vec::new()));
-            assert!(outcome.incomplete, "{mode:?}");
-            let found: usize = outcome.visitors.iter().map(|c| c.0.len()).sum();
-            assert_eq!(found, 0, "{mode:?}");
-            assert_eq!(ws.walk_size(&start), None, "{mode:?}");
-        }
     }
 }

@@ -1,11 +1,14 @@
-//! The workspace: one root directory, the path boundary around it, the deny policy and the time
-//! budget that every tool shares.
+//! The workspace: one root directory (opened once, see [`crate::boundary`]), the deny policy
+//! and the time budget that every tool shares.
 //!
-//! A requested path is resolved (symlinks included) and must stay inside the root. The check is
-//! component-wise, so a sibling `/repo-old` is not inside `/repo`; string checks for `..` are not
-//! the criterion.
+//! A requested path is resolved by hand beneath the root descriptor and opened in one step that
+//! cannot leave it ([`Workspace::open_path`]); no path string is checked and then opened later.
 
 use std::collections::VecDeque;
+use std::ffi::OsStr;
+use std::fs::File;
+
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,7 +16,9 @@ use std::time::{Duration, Instant};
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
+use crate::boundary::{FileIdentity, Opened, RootDir};
 use crate::error::CoreError;
+use crate::ignore_rules::{self, DirRules};
 
 /// Directories skipped by every walk unless the embedding application changes the list.
 pub const DEFAULT_EXCLUDE_DIRS: &[&str] =
@@ -71,7 +76,7 @@ impl Default for WorkspaceOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SkipCounts {
     /// Directories of the skip set pruned by a walk (each counts once). Entries hidden by ignore
-    /// files are not counted: the walker drops them before ripsight sees them.
+    /// files are not counted.
     pub ignored: u64,
     /// Files with a NUL byte (not searched).
     pub binary: u64,
@@ -83,8 +88,10 @@ pub struct SkipCounts {
     pub special: u64,
     /// Files over the size limit of a search.
     pub too_large: u64,
-    /// Symlinks that resolve outside the root (not followed).
+    /// Requested paths (or links in them) leading outside the root (not followed).
     pub outside_root: u64,
+    /// Symlinks met in a walk (never followed by walks; pass one as `path` to look inside).
+    pub symlink: u64,
 }
 
 impl SkipCounts {
@@ -97,6 +104,7 @@ impl SkipCounts {
         self.special += other.special;
         self.too_large += other.too_large;
         self.outside_root += other.outside_root;
+        self.symlink += other.symlink;
     }
 }
 
@@ -127,12 +135,28 @@ impl Deadline {
     }
 }
 
-/// A path that passed the boundary check.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ResolvedPath {
-    /// The canonical absolute path (symlinks resolved).
-    pub absolute: PathBuf,
-    /// The path relative to the root, `/`-separated; empty for the root itself.
+/// A requested path, opened beneath the root.
+#[derive(Debug)]
+pub struct OpenedPath {
+    /// The real path relative to the root (symlinks resolved), `/`-separated, as raw bytes;
+    /// empty for the root itself.
+    pub real: Vec<u8>,
+    /// `real` for display (lossy only when it is not UTF-8).
+    pub relative: String,
+    /// What was opened.
+    pub opened: Opened,
+}
+
+/// A regular file opened by [`Workspace::open_file`].
+#[derive(Debug)]
+pub struct OpenedFile {
+    /// The open file (read it; never reopen by path).
+    pub file: File,
+    /// Device, inode, size, mtime and mode of the opened file.
+    pub identity: FileIdentity,
+    /// The real path relative to the root, raw bytes.
+    pub real: Vec<u8>,
+    /// `real` for display.
     pub relative: String,
 }
 
@@ -145,7 +169,9 @@ pub struct Workspace {
 
 #[derive(Debug)]
 struct Inner {
-    root: PathBuf,
+    root: RootDir,
+    /// Ignore rules of the directories above the root, read once.
+    rules_above_root: Arc<DirRules>,
     options: WorkspaceOptions,
     deny_names: GlobSet,
     deny_paths: GlobSet,
@@ -215,7 +241,7 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
 struct Memo {
     regexes: Mutex<Lru<RegexKey, Arc<RegexMatcher>>>,
     globs: Mutex<Lru<String, GlobMatcher>>,
-    walk_sizes: Mutex<Lru<PathBuf, u64>>,
+    walk_sizes: Mutex<Lru<String, u64>>,
 }
 
 impl Memo {
@@ -249,18 +275,27 @@ impl Workspace {
     pub fn new(root: impl AsRef<Path>, options: WorkspaceOptions) -> Result<Workspace, CoreError> {
         let given = root.as_ref();
         let shown = given.display().to_string();
-        let root = std::fs::canonicalize(given).map_err(|e| CoreError::from_io(&shown, e))?;
-        if !root.is_dir() {
-            return Err(CoreError::NotADirectory { path: shown });
-        }
+        let root = RootDir::open(given).map_err(|e| {
+            if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) {
+                CoreError::NotADirectory {
+                    path: shown.clone(),
+                }
+            } else {
+                CoreError::from_io(&shown, e)
+            }
+        })?;
+        let rules_above_root =
+            ignore_rules::rules_above_root(root.path(), options.respect_ignore_files);
         let mut names = GlobSetBuilder::new();
         let mut paths = GlobSetBuilder::new();
         let mut deny_name_rules = Vec::new();
         let mut deny_path_rules = Vec::new();
         for rule in &options.deny_globs {
             let trimmed = rule.trim_matches('/');
+            // Case-insensitive: a `KEY.PEM` is key material too (SPEC §2.5).
             let glob = GlobBuilder::new(trimmed)
                 .literal_separator(true)
+                .case_insensitive(true)
                 .build()
                 .map_err(|e| CoreError::InvalidPattern {
                     pattern: rule.clone(),
@@ -286,6 +321,7 @@ impl Workspace {
         Ok(Workspace {
             inner: Arc::new(Inner {
                 root,
+                rules_above_root,
                 deny_names: build(names)?,
                 deny_paths: build(paths)?,
                 deny_name_rules,
@@ -317,25 +353,25 @@ impl Workspace {
     }
 
     /// Entries the last walk of `dir` saw, if it is remembered.
-    pub(crate) fn walk_size(&self, dir: &Path) -> Option<u64> {
+    pub(crate) fn walk_size(&self, dir: &str) -> Option<u64> {
         let mut sizes = self
             .inner
             .memo
             .walk_sizes
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        sizes.get(&dir.to_path_buf())
+        sizes.get(&dir.to_string())
     }
 
     /// Remembers how many entries a complete walk of `dir` saw.
-    pub(crate) fn record_walk_size(&self, dir: &Path, entries: u64) {
+    pub(crate) fn record_walk_size(&self, dir: &str, entries: u64) {
         let mut sizes = self
             .inner
             .memo
             .walk_sizes
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        sizes.insert(dir.to_path_buf(), entries);
+        sizes.insert(dir.to_string(), entries);
     }
 
     #[cfg(test)]
@@ -350,7 +386,17 @@ impl Workspace {
 
     /// The canonical root directory.
     pub fn root(&self) -> &Path {
+        self.inner.root.path()
+    }
+
+    /// The root, opened: every open of every tool starts from its descriptor.
+    pub(crate) fn root_dir(&self) -> &RootDir {
         &self.inner.root
+    }
+
+    /// Ignore rules of the directories above the root (read when the workspace opened).
+    pub(crate) fn rules_above_root(&self) -> &Arc<DirRules> {
+        &self.inner.rules_above_root
     }
 
     /// The options this workspace was opened with.
@@ -364,17 +410,24 @@ impl Workspace {
     }
 
     /// True when `name` is one of the skipped directory names.
-    pub fn is_excluded_dir(&self, name: &str) -> bool {
-        self.inner.options.exclude_dirs.iter().any(|d| d == name)
+    pub fn is_excluded_dir(&self, name: impl AsRef<[u8]>) -> bool {
+        let name = name.as_ref();
+        self.inner
+            .options
+            .exclude_dirs
+            .iter()
+            .any(|d| d.as_bytes() == name)
     }
 
     /// The deny rule covering `relative` (a `/`-separated path relative to the root), if any.
-    pub fn denied_by(&self, relative: &str) -> Option<&str> {
+    pub fn denied_by(&self, relative: impl AsRef<[u8]>) -> Option<&str> {
+        let relative = relative.as_ref();
         if relative.is_empty() {
             return None;
         }
-        for component in relative.split('/') {
-            if let Some(i) = self.inner.deny_names.matches(component).first() {
+        let as_path = |bytes: &[u8]| Path::new(OsStr::from_bytes(bytes)).to_path_buf();
+        for component in relative.split(|b| *b == b'/') {
+            if let Some(i) = self.inner.deny_names.matches(as_path(component)).first() {
                 return Some(&self.inner.deny_name_rules[*i]);
             }
         }
@@ -383,10 +436,16 @@ impl Workspace {
             // Every prefix: a rule like `secrets/**` or `config/prod` covers what lies below it.
             loop {
                 let next = relative[end..]
-                    .find('/')
+                    .iter()
+                    .position(|b| *b == b'/')
                     .map(|i| end + i)
                     .unwrap_or(relative.len());
-                if let Some(i) = self.inner.deny_paths.matches(&relative[..next]).first() {
+                if let Some(i) = self
+                    .inner
+                    .deny_paths
+                    .matches(as_path(&relative[..next]))
+                    .first()
+                {
                     return Some(&self.inner.deny_path_rules[*i]);
                 }
                 if next == relative.len() {
@@ -400,317 +459,16 @@ impl Workspace {
 
     /// The deny check for a walk: is the entry named `name` at `relative` denied?
     /// Faster than [`Workspace::denied_by`] because ancestors were already checked.
-    pub fn is_denied_entry(&self, relative: &str, name: &str) -> bool {
-        self.inner.deny_names.is_match(name)
-            || (!self.inner.deny_paths.is_empty() && self.inner.deny_paths.is_match(relative))
+    pub fn is_denied_entry(&self, relative: &[u8], name: &[u8]) -> bool {
+        self.inner
+            .deny_names
+            .is_match(Path::new(OsStr::from_bytes(name)))
+            || (!self.inner.deny_paths.is_empty()
+                && self
+                    .inner
+                    .deny_paths
+                    .is_match(Path::new(OsStr::from_bytes(relative))))
     }
-
-    /// `absolute` relative to the root, `/`-separated, or `None` when it lies outside.
-    pub fn relative(&self, absolute: &Path) -> Option<String> {
-        let rest = absolute.strip_prefix(&self.inner.root).ok()?;
-        let mut out = String::new();
-        for component in rest.components() {
-            if let Component::Normal(part) = component {
-                if !out.is_empty() {
-                    out.push('/');
-                }
-                out.push_str(&part.to_string_lossy());
-            }
-        }
-        Some(out)
-    }
-
-    /// True when `absolute` (already canonical) is the root or lies below it. Component-wise,
-    /// so `/repo-old` is not inside `/repo`.
-    pub fn contains(&self, absolute: &Path) -> bool {
-        absolute.starts_with(&self.inner.root)
-    }
-
-    /// Resolves a path the caller gave (relative to the root, or absolute) and checks the
-    /// boundary and the deny rules. The path need not exist: a missing path inside the root
-    /// gives `NotFound`, a missing path outside gives `OutsideRoot`.
-    pub fn resolve(&self, requested: &str) -> Result<ResolvedPath, CoreError> {
-        if requested.contains('\0') {
-            return Err(CoreError::InvalidArgument {
-                message: "the path contains a NUL character; pass a plain relative path such as \"src/main.rs\".".into(),
-            });
-        }
-        let trimmed = requested.trim();
-        let joined = if trimmed.is_empty() || trimmed == "." {
-            self.inner.root.clone()
-        } else if Path::new(trimmed).is_absolute() {
-            PathBuf::from(trimmed)
-        } else {
-            self.inner.root.join(trimmed)
-        };
-        let shown = if trimmed.is_empty() { "." } else { trimmed };
-        let absolute = match std::fs::canonicalize(&joined) {
-            Ok(path) => path,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                // Decide outside/inside for a missing path from its nearest existing ancestor.
-                let probable = resolve_missing(&joined);
-                if !self.contains(&probable) {
-                    return Err(CoreError::OutsideRoot {
-                        path: shown.to_string(),
-                    });
-                }
-                let relative = self.relative(&probable).unwrap_or_default();
-                if let Some(rule) = self.denied_by(&relative) {
-                    return Err(CoreError::Denied {
-                        path: relative,
-                        rule: rule.to_string(),
-                    });
-                }
-                return Err(CoreError::NotFound {
-                    path: shown.to_string(),
-                    suggestions: Vec::new(),
-                });
-            }
-            Err(error) => return Err(CoreError::from_io(shown, error)),
-        };
-        if !self.contains(&absolute) {
-            return Err(CoreError::OutsideRoot {
-                path: shown.to_string(),
-            });
-        }
-        let relative = self.relative(&absolute).unwrap_or_default();
-        // Both the name the caller used and the file it resolves to must pass the deny rules,
-        // so a link named `notes.txt` pointing at `.env` is refused too.
-        if let Some(rule) = self.denied_by(&relative) {
-            return Err(CoreError::Denied {
-                path: relative,
-                rule: rule.to_string(),
-            });
-        }
-        if let Some(lexical) = self.relative(&normalize_lexically(&joined))
-            && let Some(rule) = self.denied_by(&lexical)
-        {
-            return Err(CoreError::Denied {
-                path: lexical,
-                rule: rule.to_string(),
-            });
-        }
-        Ok(ResolvedPath { absolute, relative })
-    }
-}
-
-/// Entries of one directory looked at when suggesting close names.
-const SUGGEST_DIR_ENTRIES: usize = 10_000;
-/// Entries a suggestion walk visits at most (split between the nearby directory and the root).
-const SUGGEST_WALK_ENTRIES: usize = 20_000;
-/// Candidates kept per path component while correcting a path.
-const SUGGEST_BEAM: usize = 4;
-/// Names less similar than this (0..1) are not offered.
-const SUGGEST_MIN_SIMILARITY: f64 = 0.6;
-
-impl Workspace {
-    /// Existing paths close to `requested` (a path that does not exist), best first, at most `max`,
-    /// relative to the root. Used for "did you mean" when a path is missing.
-    ///
-    /// Three sources, in this order: each missing component corrected against its directory's
-    /// entries (typos, letter case, another extension: `scr/mian.rs` finds `src/main.rs`); then
-    /// files with the same name (ignoring case) elsewhere, searched first below the deepest
-    /// existing directory of the request and then from the root, ignore-aware and skipping the
-    /// excluded directories. Work is bounded: at most 10,000 entries per directory listing and
-    /// 20,000 walked entries. Denied paths and paths resolving outside the root are never offered.
-    pub fn suggest(&self, requested: &str, max: usize) -> Vec<String> {
-        let trimmed = requested.trim();
-        if trimmed.is_empty() || max == 0 || trimmed.contains('\0') {
-            return Vec::new();
-        }
-        let joined = if Path::new(trimmed).is_absolute() {
-            PathBuf::from(trimmed)
-        } else {
-            self.inner.root.join(trimmed)
-        };
-        let probable = resolve_missing(&joined);
-        let Some(relative) = self.relative(&probable) else {
-            return Vec::new();
-        };
-        let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
-        let mut depth = 0;
-        let mut dir = self.inner.root.clone();
-        while depth < parts.len() && dir.join(parts[depth]).is_dir() {
-            dir.push(parts[depth]);
-            depth += 1;
-        }
-        if depth == parts.len() {
-            return Vec::new();
-        }
-        let missing = &parts[depth..];
-        let base = parts[..depth].join("/");
-
-        let mut found: Vec<String> = Vec::new();
-        // 1. Correct each missing component against what its directory holds.
-        let mut frontier = vec![(1.0f64, base.clone(), dir.clone())];
-        for (index, want) in missing.iter().enumerate() {
-            let last = index + 1 == missing.len();
-            let mut next = Vec::new();
-            for (score, rel, abs) in &frontier {
-                for (name, is_dir) in list_dir(abs, SUGGEST_DIR_ENTRIES) {
-                    if !last && !is_dir {
-                        continue;
-                    }
-                    let similarity = name_similarity(want, &name);
-                    if similarity < SUGGEST_MIN_SIMILARITY {
-                        continue;
-                    }
-                    let child = join_relative(rel, &name);
-                    if self.denied_by(&child).is_some() {
-                        continue;
-                    }
-                    next.push((score * similarity, child, abs.join(&name)));
-                }
-            }
-            next.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            next.truncate(SUGGEST_BEAM);
-            frontier = next;
-        }
-        found.extend(frontier.into_iter().map(|(_, rel, _)| rel));
-
-        // 2. The same file name elsewhere: nearby first, then anywhere.
-        let name = missing[missing.len() - 1].to_lowercase();
-        let mut budget = SUGGEST_WALK_ENTRIES;
-        let mut same_name = Vec::new();
-        if depth > 0 {
-            self.find_named(
-                &dir,
-                &name,
-                SUGGEST_WALK_ENTRIES / 2,
-                &mut budget,
-                &mut same_name,
-            );
-        }
-        if same_name.is_empty() {
-            self.find_named(&self.inner.root, &name, budget, &mut budget, &mut same_name);
-        }
-        let wanted_dirs: Vec<&str> = parts[..parts.len() - 1].to_vec();
-        same_name.sort_by_key(|path| {
-            let shared = path
-                .split('/')
-                .zip(&wanted_dirs)
-                .take_while(|(a, b)| a == *b)
-                .count();
-            (
-                std::cmp::Reverse(shared),
-                path.matches('/').count(),
-                path.clone(),
-            )
-        });
-        found.extend(same_name);
-
-        let mut out: Vec<String> = Vec::new();
-        for candidate in found {
-            if out.len() == max {
-                break;
-            }
-            if out.contains(&candidate) || candidate.is_empty() {
-                continue;
-            }
-            // The full check: inside the root once symlinks are resolved, and not denied.
-            if self.resolve(&candidate).is_ok() {
-                out.push(candidate);
-            }
-        }
-        out
-    }
-
-    /// Paths (relative to the root) below `start` whose file name equals `name` ignoring case.
-    fn find_named(
-        &self,
-        start: &Path,
-        name: &str,
-        limit: usize,
-        budget: &mut usize,
-        found: &mut Vec<String>,
-    ) {
-        let respect = self.inner.options.respect_ignore_files;
-        let excluded = self.inner.options.exclude_dirs.clone();
-        let mut builder = ignore::WalkBuilder::new(start);
-        builder
-            .standard_filters(respect)
-            .hidden(false)
-            .follow_links(false)
-            .max_depth(Some(32))
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .filter_entry(move |entry| {
-                !(entry.file_type().is_some_and(|t| t.is_dir())
-                    && entry.depth() > 0
-                    && excluded.iter().any(|d| entry.file_name() == d.as_str()))
-            });
-        if respect {
-            builder.add_custom_ignore_filename(RIPSIGHT_IGNORE_FILENAME);
-        }
-        for (seen, entry) in builder.build().flatten().enumerate() {
-            if seen >= limit || *budget == 0 {
-                break;
-            }
-            *budget -= 1;
-            if entry.depth() == 0 || entry.file_name().to_string_lossy().to_lowercase() != name {
-                continue;
-            }
-            if let Some(rel) = self.relative(entry.path())
-                && self.denied_by(&rel).is_none()
-                && !found.contains(&rel)
-            {
-                found.push(rel);
-            }
-        }
-    }
-}
-
-/// `(name, is_dir)` for up to `limit` entries of `dir`, sorted by name (symlinks followed for the
-/// directory test).
-fn list_dir(dir: &Path, limit: usize) -> Vec<(String, bool)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, bool)> = entries
-        .flatten()
-        .take(limit)
-        .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let is_dir = match entry.file_type() {
-                Ok(t) if t.is_symlink() => entry.path().is_dir(),
-                Ok(t) => t.is_dir(),
-                Err(_) => false,
-            };
-            Some((name, is_dir))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn join_relative(base: &str, name: &str) -> String {
-    if base.is_empty() {
-        name.to_string()
-    } else {
-        format!("{base}/{name}")
-    }
-}
-
-/// How alike two file names are, 0..=1: letter case and a differing or missing extension count
-/// little; otherwise the normalised Damerau-Levenshtein similarity.
-fn name_similarity(want: &str, have: &str) -> f64 {
-    if want == have {
-        return 1.0;
-    }
-    let want = want.to_lowercase();
-    let have = have.to_lowercase();
-    if want == have {
-        return 0.98;
-    }
-    let stem = |s: &str| -> String {
-        match s.rfind('.') {
-            Some(i) if i > 0 => s[..i].to_string(),
-            _ => s.to_string(),
-        }
-    };
-    if stem(&want) == stem(&have) {
-        return 0.9;
-    }
-    strsim::normalized_damerau_levenshtein(&want, &have)
 }
 
 /// Removes `.` and folds `..` without touching the file system.
@@ -728,36 +486,19 @@ pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     out
 }
 
-/// Where a missing path would be: its longest existing ancestor canonicalized (symlinks resolved),
-/// with the missing rest applied lexically.
-fn resolve_missing(path: &Path) -> PathBuf {
-    let normalized = normalize_lexically(path);
-    let mut existing = normalized.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(canonical) = std::fs::canonicalize(existing) {
-            let mut out = canonical;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return normalized,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn workspace(dir: &Path) -> Workspace {
         Workspace::new(dir, WorkspaceOptions::default()).expect("workspace opens")
+    }
+
+    impl Workspace {
+        fn check(&self, requested: &str) -> Result<String, CoreError> {
+            self.check_path(OsStr::new(requested))
+                .map(|real| String::from_utf8_lossy(&real).into_owned())
+        }
     }
 
     #[test]
@@ -769,10 +510,10 @@ mod tests {
         std::fs::create_dir_all(&sibling).expect("mkdir");
         std::fs::write(sibling.join("a.txt"), "x").expect("write");
         let ws = workspace(&root);
-        let err = ws.resolve("../repo-old/a.txt").expect_err("outside");
+        let err = ws.check("../repo-old/a.txt").expect_err("outside");
         assert_eq!(err.kind(), "outside_root");
         let err = ws
-            .resolve(&sibling.join("a.txt").display().to_string())
+            .check(&sibling.join("a.txt").display().to_string())
             .expect_err("outside");
         assert_eq!(err.kind(), "outside_root");
     }
@@ -782,15 +523,15 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let ws = workspace(dir.path());
         assert_eq!(
-            ws.resolve("nope/x.rs").expect_err("missing").kind(),
+            ws.check("nope/x.rs").expect_err("missing").kind(),
             "not_found"
         );
         assert_eq!(
-            ws.resolve("../../nope").expect_err("outside").kind(),
+            ws.check("../../nope").expect_err("outside").kind(),
             "outside_root"
         );
         assert_eq!(
-            ws.resolve("a/../../nope").expect_err("outside").kind(),
+            ws.check("a/../../nope").expect_err("outside").kind(),
             "outside_root"
         );
     }
@@ -805,16 +546,13 @@ mod tests {
         std::os::unix::fs::symlink(dir.path().join(".env"), dir.path().join("notes.txt"))
             .expect("link");
         let ws = workspace(dir.path());
-        assert_eq!(ws.resolve(".env").expect_err("denied").kind(), "denied");
+        assert_eq!(ws.check(".env").expect_err("denied").kind(), "denied");
         assert_eq!(
-            ws.resolve("cfg/server.pem").expect_err("denied").kind(),
+            ws.check("cfg/server.pem").expect_err("denied").kind(),
             "denied"
         );
         #[cfg(unix)]
-        assert_eq!(
-            ws.resolve("notes.txt").expect_err("denied").kind(),
-            "denied"
-        );
+        assert_eq!(ws.check("notes.txt").expect_err("denied").kind(), "denied");
         assert_eq!(ws.denied_by("a/.env.local"), Some(".env.*"));
         assert_eq!(ws.denied_by("src/main.rs"), None);
     }
@@ -826,8 +564,8 @@ mod tests {
         std::fs::write(dir.path().join("src/lib.rs"), "x").expect("write");
         let ws = workspace(dir.path());
         let abs = dir.path().join("src/lib.rs").display().to_string();
-        assert_eq!(ws.resolve(&abs).expect("inside").relative, "src/lib.rs");
-        assert_eq!(ws.resolve("").expect("root").relative, "");
+        assert_eq!(ws.check(&abs).expect("inside"), "src/lib.rs");
+        assert_eq!(ws.check("").expect("root"), "");
     }
 
     #[test]
@@ -867,7 +605,7 @@ mod tests {
                 GlobBuilder::new(&glob).build().map(|g| g.compile_matcher())
             });
             assert!(built.is_ok());
-            ws.record_walk_size(&dir.path().join(i.to_string()), i as u64);
+            ws.record_walk_size(&i.to_string(), i as u64);
         }
         assert_eq!(
             clone.cache_sizes(),

@@ -40,7 +40,7 @@ fn rendered(out: &GrepOutput) -> Vec<String> {
         .iter()
         .map(|l| {
             let sep = if l.is_match { ':' } else { '-' };
-            format!("{}{sep}{}{sep}{}", l.path, l.line, l.text)
+            format!("{}{sep}{}{sep}{}", l.path.to_string_lossy(), l.line, l.text)
         })
         .collect()
 }
@@ -262,7 +262,7 @@ fn output_modes_files_and_counts() {
     let listed: Vec<_> = files
         .files
         .iter()
-        .map(|f| (f.path.as_str(), f.count))
+        .map(|f| (f.path.to_str().expect("UTF-8"), f.count))
         .collect();
     assert_eq!(listed, [("a.txt", 2), ("c.txt", 1)]);
     let counts = search(&ws, "x", |o| {
@@ -544,7 +544,11 @@ fn files_around_the_whole_read_boundary_are_searched_to_the_end() {
         write(dir.path(), name, content);
     }
     let out = search(&ws(dir.path()), "needle", |_| {});
-    let mut shown: Vec<&str> = out.lines.iter().map(|l| l.path.as_str()).collect();
+    let mut shown: Vec<&str> = out
+        .lines
+        .iter()
+        .map(|l| l.path.to_str().expect("UTF-8"))
+        .collect();
     shown.sort_unstable();
     assert_eq!(
         shown,
@@ -563,6 +567,6 @@ fn files_around_the_whole_read_boundary_are_searched_to_the_end() {
             .iter()
             .filter(|b| **b == b'\n')
             .count() as u64;
-        assert_eq!(line.line, lines, "{}", line.path);
+        assert_eq!(line.line, lines, "{:?}", line.path);
     }
 }

@@ -1,4 +1,4 @@
-"""`ripsight bench [ROOT]`: ripsight against ripgrep and its peers, on your repository or a generated one.
+"""The harness of `ripsight bench [ROOT]`: ripsight against ripgrep and its peers, on your repository or a generated one.
 
     ripsight bench                       # a generated 5,000-file repository (cached)
     ripsight bench ~/src/monorepo --json figures.json --plot figures.png
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import io
 import itertools
 import json
@@ -38,8 +39,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .options import NO_MATCH, add_arguments, build_parser
+
 __all__ = [
     "GENERATOR_VERSION",
+    "NO_MATCH",
+    "add_arguments",
+    "build_parser",
     "cache_dir",
     "fd_binary",
     "log_file",
@@ -57,15 +63,21 @@ SEED = 20260101
 
 # ripsight's defaults (SPEC 2.2, 2.5), mirrored as peer flags so every tool sees the same file set.
 SKIP_DIRS = (".git", ".hg", ".svn", "node_modules", "dist", "__pycache__")
-DENY_GLOBS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".netrc",
-              ".git-credentials")
+DENY_GLOBS = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".git-credentials",
+)
 
 # Tokens the generators plant, so a case knows its answer's shape before any tool runs.
 RARE_LITERAL = "quixotic_flux_capacitor"
 # ~14,000 matching lines in the 100,000-file monorepo, ~45 in the small repository.
 COMMON_REGEX = r"FIXME: \w+ \w+ may overflow (cache|queue|buffer|token)\b"
-# Split so that running the benchmark on this package's own source still finds nothing.
-NO_MATCH = "zyzzyva_" + "not_present_anywhere_7"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,7 +115,58 @@ def _cached(name: str, build: Callable[[str], None]) -> str:
     return final
 
 
-_WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "value", "index", "count", "buffer", "record", "handle", "state", "config", "request", "response", "parser", "token", "stream", "result", "error", "cache", "entry", "node", "tree", "graph", "queue", "worker", "thread", "signal", "timer", "event", "client", "server", "module", "widget", "layout", "render", "update", "commit", "branch", "merge", "filter", "reduce", "select", "insert", "delete", "offset", "length", "size", "total"]
+_WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "value",
+    "index",
+    "count",
+    "buffer",
+    "record",
+    "handle",
+    "state",
+    "config",
+    "request",
+    "response",
+    "parser",
+    "token",
+    "stream",
+    "result",
+    "error",
+    "cache",
+    "entry",
+    "node",
+    "tree",
+    "graph",
+    "queue",
+    "worker",
+    "thread",
+    "signal",
+    "timer",
+    "event",
+    "client",
+    "server",
+    "module",
+    "widget",
+    "layout",
+    "render",
+    "update",
+    "commit",
+    "branch",
+    "merge",
+    "filter",
+    "reduce",
+    "select",
+    "insert",
+    "delete",
+    "offset",
+    "length",
+    "size",
+    "total",
+]
 
 
 def _body(rng: random.Random, lang: str, n_lines: int) -> list[str]:
@@ -126,7 +189,9 @@ def _body(rng: random.Random, lang: str, n_lines: int) -> list[str]:
             if r < 0.12:
                 out.append(f"\treturn {a}_{b}({c});")
             elif r < 0.2:
-                out.append(f"static int {a}_{b}_{i}(struct {c} *{a})" + (" {" if lang != "h" else ";"))
+                out.append(
+                    f"static int {a}_{b}_{i}(struct {c} *{a})" + (" {" if lang != "h" else ";")
+                )
             elif r < 0.25:
                 out.append(f"\t/* FIXME: {a} {b} may overflow {c} */")
             else:
@@ -145,8 +210,10 @@ class _Writer:
     def __init__(self, root: str, seed: int) -> None:
         self.root = root
         self.rng = random.Random(seed)
-        self.pool = {ext: [_body(self.rng, ext, self.rng.randint(20, 120)) for _ in range(40)]
-                     for ext in _EXTS}
+        self.pool = {
+            ext: [_body(self.rng, ext, self.rng.randint(20, 120)) for _ in range(40)]
+            for ext in _EXTS
+        }
         self.files = 0
 
     def text(self, rel: str, ext: str, extra: Sequence[str] = ()) -> None:
@@ -166,9 +233,13 @@ class _Writer:
         self.raw(rel, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + payload + RARE_LITERAL.encode())
 
     def minified(self, rel: str) -> None:
-        parts = [f"function {a}(){{return {b}({a},{c})}}" for a, b, c in
-                 ((self.rng.choice(_WORDS), self.rng.choice(_WORDS), self.rng.choice(_WORDS))
-                  for _ in range(600))]
+        parts = [
+            f"function {a}(){{return {b}({a},{c})}}"
+            for a, b, c in (
+                (self.rng.choice(_WORDS), self.rng.choice(_WORDS), self.rng.choice(_WORDS))
+                for _ in range(600)
+            )
+        ]
         self.raw(rel, (";".join(parts) + "\n").encode())
 
     def utf16(self, rel: str, token: str = "") -> None:
@@ -223,8 +294,11 @@ def _generate_repo(root: str, visible: int, seed: int) -> None:
         w.utf16(f"i18n/strings{i:04d}.txt", RARE_LITERAL if i == 0 else "")
     # Not searched by default: node_modules (excluded dir) and build/ (gitignored).
     for i in range(max(2, visible * 15 // 100)):
-        w.text(f"node_modules/dep{i % 40:02d}/lib/index{i:05d}.js", "js",
-               [RARE_LITERAL] if i == 0 else [])
+        w.text(
+            f"node_modules/dep{i % 40:02d}/lib/index{i:05d}.js",
+            "js",
+            [RARE_LITERAL] if i == 0 else [],
+        )
     for i in range(max(2, visible // 10)):
         w.text(f"build/out/gen{i:05d}.c", "c", [RARE_LITERAL] if i == 0 else [])
     w.raw("debug.log", f"{RARE_LITERAL}\n".encode())
@@ -233,8 +307,9 @@ def _generate_repo(root: str, visible: int, seed: int) -> None:
 
 def small_repo(files: int = 300) -> str:
     """A generated repository with ``files`` visible files (default ~300), cached."""
-    return _cached(f"small-v{GENERATOR_VERSION}-{files}",
-                   lambda d: _generate_repo(d, files, SEED + files))
+    return _cached(
+        f"small-v{GENERATOR_VERSION}-{files}", lambda d: _generate_repo(d, files, SEED + files)
+    )
 
 
 def monorepo(files: int = 100_000) -> str:
@@ -242,8 +317,10 @@ def monorepo(files: int = 100_000) -> str:
 
     At the default 100,000 it holds ~125,000 files, ~260 MB; generation takes about a minute once.
     """
-    return _cached(f"monorepo-v{GENERATOR_VERSION}-{files}",
-                   lambda d: _generate_repo(d, files, SEED + 7 * files))
+    return _cached(
+        f"monorepo-v{GENERATOR_VERSION}-{files}",
+        lambda d: _generate_repo(d, files, SEED + 7 * files),
+    )
 
 
 LOG_LINE = "{n:09d} 2026-01-01T00:00:00Z INFO worker-{w:02d} request id={r:08x} status=200 {word}\n"
@@ -255,15 +332,18 @@ def log_file(megabytes: int = 500) -> str:
 
     Line N starts with N zero-padded to 9 digits, so a read at any offset can be checked.
     """
+
     def build(path: str) -> None:
         target = megabytes * 1_000_000
         written, n = 0, 1
         with open(path, "w", encoding="ascii", buffering=1 << 20) as fh:
             while written < target:
                 chunk = "".join(
-                    LOG_LINE.format(n=k, w=k % 16, r=(k * 2654435761) & 0xFFFFFFFF,
-                                    word=_WORDS[k % len(_WORDS)])
-                    for k in range(n, n + 50_000))
+                    LOG_LINE.format(
+                        n=k, w=k % 16, r=(k * 2654435761) & 0xFFFFFFFF, word=_WORDS[k % len(_WORDS)]
+                    )
+                    for k in range(n, n + 50_000)
+                )
                 fh.write(chunk)
                 written += len(chunk)
                 n += 50_000
@@ -278,13 +358,20 @@ def log_file(megabytes: int = 500) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def _binary(path: str | None, name: str) -> str:
+    if path is None:
+        raise FileNotFoundError(f"{name} is not installed")
+    return path
+
+
 def rg_binary() -> str | None:
     """The PyPI ``ripgrep`` wheel's binary next to this interpreter, else ``rg`` on PATH."""
     # A venv with --system-site-packages has the wheel's binary under the base interpreter;
     # pyenv's `shims/rg` is a shell script that costs ~40 ms a run, so it is the last resort.
-    for scripts in (sysconfig.get_path("scripts"),
-                    sysconfig.get_path("scripts", vars={"base": sys.base_prefix,
-                                                        "platbase": sys.base_prefix})):
+    for scripts in (
+        sysconfig.get_path("scripts"),
+        sysconfig.get_path("scripts", vars={"base": sys.base_prefix, "platbase": sys.base_prefix}),
+    ):
         cand = os.path.join(scripts, "rg")
         if os.path.isfile(cand) and os.access(cand, os.X_OK):
             return cand
@@ -296,10 +383,9 @@ def fd_binary() -> str | None:
     return shutil.which("fdfind") or shutil.which("fd")
 
 
-def same_set_rg_args(hidden: bool = True, follow: bool = True) -> list[str]:
+def same_set_rg_args(hidden: bool = True, follow: bool = False) -> list[str]:
     """Flags that make rg search exactly ripsight's default file set (hidden files in, skip set out)."""
-    # -L: ripsight follows symlinks that stay inside the root (the kernel has some, e.g.
-    # scripts/dtc/include-prefixes/*); rg and fd must follow them too to see the same files.
+    # No -L: ripsight's walks follow no symlink, as rg and fd by default.
     args = (["--follow"] if follow else []) + (["--hidden"] if hidden else [])
     for d in SKIP_DIRS:
         args += ["-g", f"!{d}/"]
@@ -309,7 +395,7 @@ def same_set_rg_args(hidden: bool = True, follow: bool = True) -> list[str]:
 
 
 def same_set_fd_args() -> list[str]:
-    args = ["--follow", "--hidden", "--type", "f"]
+    args = ["--hidden", "--type", "f"]
     for d in SKIP_DIRS:
         args += ["--exclude", d]
     for g in DENY_GLOBS:
@@ -317,8 +403,9 @@ def same_set_fd_args() -> list[str]:
     return args
 
 
-def rg_count(root: str, pattern: str, literal: bool = False, hidden: bool = True,
-             follow: bool = True) -> int:
+def rg_count(
+    root: str, pattern: str, literal: bool = False, hidden: bool = True, follow: bool = False
+) -> int:
     """Matching lines in ripsight's file set, by ``rg -c`` (the expected answer of a grep case).
 
     ``hidden=False`` / ``follow=False`` leave hidden files / symlinks out, for a peer that
@@ -336,28 +423,42 @@ def rg_count(root: str, pattern: str, literal: bool = False, hidden: bool = True
 
 def rg_search(root: str, pattern: str, literal: bool = False, sort: bool = False) -> int:
     """`rg -n PATTERN .` (optionally ``--sort path``) as a subprocess; returns output lines."""
-    cmd = [rg_binary(), "-n", "--no-messages", *same_set_rg_args()]
+    cmd = [_binary(rg_binary(), "rg"), "-n", "--no-messages", *same_set_rg_args()]
     if literal:
         cmd.append("-F")
     if sort:
         cmd += ["--sort", "path"]
-    out = subprocess.run([*cmd, "-e", pattern, "."], cwd=root, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, check=False)
+    out = subprocess.run(
+        [*cmd, "-e", pattern, "."],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     return out.stdout.count(b"\n")
 
 
 def fd_count(root: str, glob: str) -> int:
     """`fd -g GLOB` in ripsight's file set, as a subprocess; returns the number of paths."""
-    out = subprocess.run([fd_binary(), *same_set_fd_args(), "-g", glob, "."], cwd=root,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    out = subprocess.run(
+        [_binary(fd_binary(), "fd"), *same_set_fd_args(), "-g", glob, "."],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     return out.stdout.count(b"\n")
 
 
-def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = True) -> int:
+def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = False) -> int:
     """`rg --files -g GLOB` in ripsight's file set."""
-    out = subprocess.run([rg_binary(), "--files", *same_set_rg_args(hidden, follow), "-g", glob,
-                          "."],
-                         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    out = subprocess.run(
+        [_binary(rg_binary(), "rg"), "--files", *same_set_rg_args(hidden, follow), "-g", glob, "."],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     return out.stdout.count(b"\n")
 
 
@@ -379,16 +480,22 @@ def lib_has_hidden(mod: Any) -> bool:
     return True
 
 
-def rg_lib_search(mod: Any, root: str, pattern: str, literal: bool = False,
-                  hidden: bool = True) -> int:
+def rg_lib_search(
+    mod: Any, root: str, pattern: str, literal: bool = False, hidden: bool = True
+) -> int:
     """python-ripgrep / ripgrep-rs ``search`` in-process; returns matching lines.
 
     Neither has a fixed-strings option, so a literal is escaped into a regex.
     """
     globs = [f"!{d}/" for d in SKIP_DIRS] + [f"!{g}" for g in DENY_GLOBS]
     kw = {"hidden": True} if hidden else {}
-    res = mod.search(patterns=[re.escape(pattern) if literal else pattern], paths=[root],
-                     globs=globs, line_number=True, **kw)
+    res = mod.search(
+        patterns=[re.escape(pattern) if literal else pattern],
+        paths=[root],
+        globs=globs,
+        line_number=True,
+        **kw,
+    )
     return sum(block.count("\n") for block in res)
 
 
@@ -432,10 +539,10 @@ class _IgnoreRules:
             if base:
                 if not rel.startswith(base + "/"):
                     continue
-                sub = rel[len(base) + 1:]
+                sub = rel[len(base) + 1 :]
             else:
                 sub = rel
-            if (fnmatch.fnmatchcase(sub, pat) if anchored else fnmatch.fnmatchcase(name, pat)):
+            if fnmatch.fnmatchcase(sub, pat) if anchored else fnmatch.fnmatchcase(name, pat):
                 verdict = not neg
         return verdict
 
@@ -449,7 +556,7 @@ def py_walk(root: str) -> Iterator[tuple[str, str]]:
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir
-        for ign in ((".gitignore", ".ignore") if in_git else (".ignore",)):
+        for ign in (".gitignore", ".ignore") if in_git else (".ignore",):
             if ign in filenames:
                 rules.load(rel_dir, os.path.join(dirpath, ign))
         keep = []
@@ -499,8 +606,12 @@ def py_glob(root: str, pattern: str) -> int:
 
 def tail_head(path: str, offset: int, limit: int) -> int:
     """``tail -n +OFFSET FILE | head -LIMIT`` through the shell; returns lines printed."""
-    out = subprocess.run(f"tail -n +{offset} '{path}' | head -{limit}", shell=True,
-                         stdout=subprocess.PIPE, check=True)
+    out = subprocess.run(
+        f"tail -n +{offset} '{path}' | head -{limit}",
+        shell=True,
+        stdout=subprocess.PIPE,
+        check=True,
+    )
     return out.stdout.count(b"\n")
 
 
@@ -533,13 +644,21 @@ def peak_rss_of_read(path: str, offset: int, limit: int) -> dict[str, float]:
         " limit=int(sys.argv[3]))\n"
         "print(before, mem('VmHWM'), len(r.lines))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code, path, str(offset), str(limit)],
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code, path, str(offset), str(limit)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if out.returncode != 0:
         raise RuntimeError(f"the read in a fresh interpreter failed: {out.stderr.strip()[-500:]}")
     before, after, n = out.stdout.split()
-    return {"peak_mb": int(after) / 1024, "baseline_mb": int(before) / 1024,
-            "delta_mb": (int(after) - int(before)) / 1024, "lines": int(n)}
+    return {
+        "peak_mb": int(after) / 1024,
+        "baseline_mb": int(before) / 1024,
+        "delta_mb": (int(after) - int(before)) / 1024,
+        "lines": int(n),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,8 +710,13 @@ class _Progress:
 
 def _pick_glob(root: str) -> str:
     """The most common file extension in the file set (by ``rg --files``), as ``**/*.EXT``."""
-    out = subprocess.run([rg_binary(), "--files", *same_set_rg_args(), "."], cwd=root,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    out = subprocess.run(
+        [_binary(rg_binary(), "rg"), "--files", *same_set_rg_args(), "."],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     counts: dict[str, int] = {}
     for p in out.stdout.decode("utf-8", "replace").splitlines():
         base = p.rsplit("/", 1)[-1]
@@ -621,10 +745,14 @@ def _pick_rare(root: str) -> str:
     characters) from a file in the middle of the listing that occurs on 1-100 lines."""
     if rg_count(root, RARE_LITERAL, literal=True) > 0:
         return RARE_LITERAL
-    out = subprocess.run([rg_binary(), "--files", "--sort", "path", *same_set_rg_args(), "."],
-                         cwd=root, capture_output=True, check=False)
+    out = subprocess.run(
+        [_binary(rg_binary(), "rg"), "--files", "--sort", "path", *same_set_rg_args(), "."],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
     files = out.stdout.decode("utf-8", "replace").splitlines()
-    for path in files[len(files) // 2:][:20]:
+    for path in files[len(files) // 2 :][:20]:
         try:
             with open(os.path.join(root, path), "rb") as fh:
                 text = fh.read(65536).decode("utf-8", "replace")
@@ -633,7 +761,7 @@ def _pick_rare(root: str) -> str:
         words = sorted(set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]{9,40}\b", text)))
         for word in words[:: max(1, len(words) // 5)][:5]:
             if 1 <= rg_count(root, word, literal=True) <= 100:
-                return word
+                return str(word)
     return RARE_LITERAL
 
 
@@ -676,10 +804,19 @@ def _threads_throughput(fn: Callable[[], Any], threads: int, calls: int) -> floa
     return per * threads / (time.perf_counter() - t0)
 
 
-def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | None = None,
-              rare: str | None = None, common: str | None = None, none: str | None = None,
-              glob: str | None = None, small_root: str | None = None,
-              progress: bool = True) -> dict[str, Any]:
+def run_suite(
+    root: str,
+    *,
+    repeat: int = 5,
+    quick: bool = False,
+    log_mb: int | None = None,
+    rare: str | None = None,
+    common: str | None = None,
+    none: str | None = None,
+    glob: str | None = None,
+    small_root: str | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
     """Run every case on `root`; returns the raw figures (what ``--json`` writes)."""
     from ripsight import Workspace
 
@@ -687,14 +824,19 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     root = os.path.realpath(root)
     ws = Workspace(root)
     fd = fd_binary()
-    libs = {name: mod for name in ("python_ripgrep", "ripgrep_rs")
-            if (mod := _rg_module(name)) is not None}
+    libs = {
+        name: mod
+        for name in ("python_ripgrep", "ripgrep_rs")
+        if (mod := _rg_module(name)) is not None
+    }
     missing = [n for n in ("python_ripgrep", "ripgrep_rs") if n not in libs]
     lib_hidden = {name: lib_has_hidden(mod) for name, mod in libs.items()}
     glob = glob or _pick_glob(root)
-    patterns = [("rare literal", rare or _pick_rare(root), True),
-                ("common regex", common or _pick_common(root), False),
-                ("no match", none or _pick_none(root), True)]
+    patterns = [
+        ("rare literal", rare or _pick_rare(root), True),
+        ("common regex", common or _pick_common(root), False),
+        ("no match", none or _pick_none(root), True),
+    ]
     small = small_root or small_repo(60 if quick else 300)
     wss = Workspace(small)
     log_mb = log_mb if log_mb is not None else (20 if quick else 500)
@@ -705,8 +847,9 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
 
     pending: list[tuple[str, Callable[[], Any], int | None, int]] = []
 
-    def measure(case: str, tool: str, fn: Callable[[], Any], expect: int | None,
-                reps: int = repeat) -> None:
+    def measure(
+        case: str, tool: str, fn: Callable[[], Any], expect: int | None, reps: int = repeat
+    ) -> None:
         pending.append((tool, fn, expect, reps))
 
     def run_case(case: str) -> None:
@@ -725,8 +868,10 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
             row = Row(case, tool, None, answer=ans if isinstance(ans, int) else None)
             if expect is not None and row.answer != expect:
                 row.note = f"answer {row.answer} != expected {expect}"
-                problems.append(f"{case}: {tool} found {row.answer}, the reference (rg in the "
-                                f"same file set, or 400 lines) {expect}")
+                problems.append(
+                    f"{case}: {tool} found {row.answer}, the reference (rg in the "
+                    f"same file set, or 400 lines) {expect}"
+                )
             rows.append(row)
             alive.append((row, fn, reps))
         pending.clear()
@@ -746,20 +891,31 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     for label, pat, lit in patterns:
         case = f"grep {label}"
         expect = rg_count(root, pat, lit)
-        measure(case, "rg", lambda p=pat, l=lit: rg_search(root, p, l), expect)
-        measure(case, "rg --sort path", lambda p=pat, l=lit: rg_search(root, p, l, sort=True),
-                expect)
-        measure(case, "ripsight",
-                lambda p=pat, l=lit: ws.grep(p, literal=l, limit=50).total_matches, expect)
+        measure(case, "rg", functools.partial(rg_search, root, pat, lit), expect)
+        measure(
+            case, "rg --sort path", functools.partial(rg_search, root, pat, lit, sort=True), expect
+        )
+
+        def ripsight_grep(p: str = pat, is_literal: bool = lit) -> int:
+            return ws.grep(p, literal=is_literal, limit=50).total_matches
+
+        measure(case, "ripsight", ripsight_grep, expect)
         for name, mod in libs.items():
             # python-ripgrep cannot search hidden files: its answer is rg's without --hidden.
             hid = lib_hidden[name]
-            measure(case, name.replace("_", "-"),
-                    lambda m=mod, p=pat, l=lit, h=hid: rg_lib_search(m, root, p, l, h),
-                    rg_count(root, pat, lit, hidden=hid, follow=False))
-        measure(case, "python (os.walk+re)", lambda p=pat, l=lit: py_grep(root, p, l),
-                rg_count(root, pat, lit, follow=False),
-                reps=1 if not quick else min(repeat, 2))
+            measure(
+                case,
+                name.replace("_", "-"),
+                functools.partial(rg_lib_search, mod, root, pat, lit, hid),
+                rg_count(root, pat, lit, hidden=hid, follow=False),
+            )
+        measure(
+            case,
+            "python (os.walk+re)",
+            functools.partial(py_grep, root, pat, lit),
+            rg_count(root, pat, lit, follow=False),
+            reps=1 if not quick else min(repeat, 2),
+        )
         run_case(case)
 
     # glob
@@ -775,12 +931,19 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     measure(case, "ripsight", lambda: ws.glob(glob, limit=200).total, expect)
     for name, mod in libs.items():
         hid = lib_hidden[name]
-        measure(case, name.replace("_", "-"),
-                lambda m=mod, h=hid: rg_lib_files(m, root, name_glob, h),
-                rg_files_count(root, name_glob, hidden=hid, follow=False))
-    measure(case, "python (os.walk+fnmatch)", lambda: py_glob(root, glob),
-            rg_files_count(root, name_glob, follow=False),
-            reps=1 if not quick else min(repeat, 2))
+        measure(
+            case,
+            name.replace("_", "-"),
+            functools.partial(rg_lib_files, mod, root, name_glob, hid),
+            rg_files_count(root, name_glob, hidden=hid, follow=False),
+        )
+    measure(
+        case,
+        "python (os.walk+fnmatch)",
+        lambda: py_glob(root, glob),
+        rg_files_count(root, name_glob, follow=False),
+        reps=1 if not quick else min(repeat, 2),
+    )
     run_case(case)
 
     # per-call latency on the small repository
@@ -788,8 +951,9 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     case = "per-call grep (small repo)"
     expect = rg_count(small, COMMON_REGEX)
     measure(case, "rg", lambda: rg_search(small, COMMON_REGEX), expect, reps_small)
-    measure(case, "ripsight", lambda: wss.grep(COMMON_REGEX, limit=50).total_matches, expect,
-            reps_small)
+    measure(
+        case, "ripsight", lambda: wss.grep(COMMON_REGEX, limit=50).total_matches, expect, reps_small
+    )
     run_case(case)
     case = "per-call glob (small repo)"
     expect = rg_files_count(small, "*.py")
@@ -804,8 +968,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
     _threads_throughput(call, 1, 4)
     one = statistics.median(_threads_throughput(call, 1, calls) for _ in range(3))
     two = statistics.median(_threads_throughput(call, 2, calls) for _ in range(3))
-    threads = {"one_thread_calls_per_s": one, "two_threads_calls_per_s": two,
-               "speedup": two / one}
+    threads = {"one_thread_calls_per_s": one, "two_threads_calls_per_s": two, "speedup": two / one}
 
     # deep read
     log = log_file(log_mb)
@@ -824,15 +987,19 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
         return len(r.lines)
 
     measure(case, "ripsight", sg_read, 400)
-    measure(case, "python (islice)", lambda: py_read(log, offset, 400), 400,
-            reps=min(repeat, 3))
+    measure(case, "python (islice)", lambda: py_read(log, offset, 400), 400, reps=min(repeat, 3))
     run_case(case)
     bar.step("read peak memory")
     try:
         mem: dict[str, Any] = peak_rss_of_read(log, offset, 400)
     except RuntimeError as exc:
-        mem = {"peak_mb": None, "baseline_mb": None, "delta_mb": None, "lines": 0,
-               "error": str(exc)}
+        mem = {
+            "peak_mb": None,
+            "baseline_mb": None,
+            "delta_mb": None,
+            "lines": 0,
+            "error": str(exc),
+        }
         problems.append(f"read_file peak memory: {exc}")
 
     _apply_goals(rows, threads, mem)
@@ -847,8 +1014,7 @@ def run_suite(root: str, *, repeat: int = 5, quick: bool = False, log_mb: int | 
         "patterns": {label: pat for label, pat, _ in patterns},
         "glob": glob,
         "missing_peers": {n.replace("_", "-"): "not importable" for n in missing},
-        "peers_without_hidden_files": [n.replace("_", "-") for n, h in lib_hidden.items()
-                                       if not h],
+        "peers_without_hidden_files": [n.replace("_", "-") for n, h in lib_hidden.items() if not h],
         "rows": [asdict(r) for r in rows],
         "threads": threads,
         "read_memory": mem,
@@ -886,14 +1052,17 @@ def _apply_goals(rows: list[Row], threads: dict[str, Any], mem: dict[str, Any]) 
                 goals.append(("peak<64MB", 1.0 if mem["peak_mb"] < 64 else 0.0))
         peers_ok = all(
             p.median_ms is None or sg.median_ms < p.median_ms
-            for name, p in tools.items() if name in ("python-ripgrep", "ripgrep-rs"))
+            for name, p in tools.items()
+            if name in ("python-ripgrep", "ripgrep-rs")
+        )
         if any(n in tools for n in ("python-ripgrep", "ripgrep-rs")):
             goals.append(("< py-rg libs", 1.0 if peers_ok else 0.0))
         sg.goal = ", ".join(g for g, _ in goals)
         verdicts = [v for _, v in goals if v is not None]
         sg.met = all(v >= 1.0 for v in verdicts) if verdicts else None
-        sg.note = "; ".join(f"{g}: {'met' if v >= 1.0 else 'MISSED'}" for g, v in goals
-                            if v is not None)
+        sg.note = "; ".join(
+            f"{g}: {'met' if v >= 1.0 else 'MISSED'}" for g, v in goals if v is not None
+        )
     threads["goal"] = ">=1.7x"
     threads["met"] = threads["speedup"] >= 1.7
 
@@ -918,8 +1087,11 @@ def machine_info() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    for key, cmd in (("rustc", ["rustc", "--version"]), ("rg", [rg_binary() or "rg", "--version"]),
-                     ("fd", [fd_binary() or "fd", "--version"])):
+    for key, cmd in (
+        ("rustc", ["rustc", "--version"]),
+        ("rg", [rg_binary() or "rg", "--version"]),
+        ("fd", [fd_binary() or "fd", "--version"]),
+    ):
         try:
             out = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=10)
             info[key] = out.stdout.splitlines()[0] if out.stdout else None
@@ -927,6 +1099,7 @@ def machine_info() -> dict[str, Any]:
             info[key] = None
     try:
         import ripsight
+
         info["ripsight"] = getattr(ripsight, "__version__", None)
     except ImportError:
         pass
@@ -947,15 +1120,19 @@ def format_table(fig: dict[str, Any]) -> str:
         cells = [r["case"], r["tool"], med, ratio, cpu, goal, met]
         out.write("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |\n")
     t = fig["threads"]
-    out.write(f"| 2 threads vs 1 (small-repo grep) | ripsight | {t['one_thread_calls_per_s']:.0f}"
-              f" -> {t['two_threads_calls_per_s']:.0f} calls/s | {t['speedup']:.2f}x | "
-              "| 2 threads >=1.7x one "
-              f"| {'met' if t['met'] else 'MISSED'} |\n")
+    out.write(
+        f"| 2 threads vs 1 (small-repo grep) | ripsight | {t['one_thread_calls_per_s']:.0f}"
+        f" -> {t['two_threads_calls_per_s']:.0f} calls/s | {t['speedup']:.2f}x | "
+        "| 2 threads >=1.7x one "
+        f"| {'met' if t['met'] else 'MISSED'} |\n"
+    )
     m = fig["read_memory"]
     if m.get("peak_mb") is not None:
-        out.write(f"| read_file peak memory | ripsight | {m['peak_mb']:.1f} MB peak RSS "
-                  f"(+{m['delta_mb']:.1f} MB for the read) | | | <64 MB | "
-                  f"{'met' if m['peak_mb'] < 64 else 'MISSED'} |\n")
+        out.write(
+            f"| read_file peak memory | ripsight | {m['peak_mb']:.1f} MB peak RSS "
+            f"(+{m['delta_mb']:.1f} MB for the read) | | | <64 MB | "
+            f"{'met' if m['peak_mb'] < 64 else 'MISSED'} |\n"
+        )
     for name, why in fig.get("missing_peers", {}).items():
         out.write(f"\n{name}: {why}")
     for p in fig.get("problems", []):
@@ -965,10 +1142,10 @@ def format_table(fig: dict[str, Any]) -> str:
 
 def plot(fig: dict[str, Any], path: str) -> None:
     """Horizontal bars of each case's ratios to rg (log scale). Needs matplotlib."""
-    import matplotlib
+    import matplotlib  # type: ignore[import-not-found]
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found]
 
     rows = [r for r in fig["rows"] if r["ratio_to_rg"] is not None]
     labels = [f"{r['case']} — {r['tool']}" for r in rows]
@@ -987,39 +1164,10 @@ def plot(fig: dict[str, Any], path: str) -> None:
     plt.close(f)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The options of ``ripsight bench``, for a CLI that builds its own (sub)parser."""
-    parser.add_argument("root", nargs="?", help="repository to measure (default: a generated "
-                        "5,000-file repository; with --quick a ~300-file one)")
-    parser.add_argument("--repeat", type=int, default=None,
-                        help="timed runs per case (default 5; 3 with --quick)")
-    parser.add_argument("--quick", action="store_true",
-                        help="small corpora, fewer repeats, 20 MB log: a smoke run in seconds")
-    parser.add_argument("--json", metavar="FILE", help="write the raw figures as JSON")
-    parser.add_argument("--plot", metavar="FILE.png",
-                        help="draw the ratios (needs matplotlib)")
-    parser.add_argument("--log-mb", type=int, default=None,
-                        help="size of the generated log for the deep read (default 500; 20 quick)")
-    parser.add_argument("--rare", help="rare literal to grep (default: the one the generators "
-                        "plant, else an identifier found on 1-100 lines of the repository)")
-    parser.add_argument("--common", help="common regex to grep (default: the generators' one, "
-                        "else the built-in candidate closest to 15,000 matching lines)")
-    parser.add_argument("--none", help=f"literal that matches nothing (default {NO_MATCH!r})")
-    parser.add_argument("--glob", help="glob case (default: **/*.EXT for the most common EXT)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar on stderr")
-    return parser
-
-
-def build_parser(prog: str = "ripsight bench") -> argparse.ArgumentParser:
-    return add_arguments(argparse.ArgumentParser(
-        prog=prog,
-        description="Time ripsight against rg, fd, python-ripgrep, ripgrep-rs, pure Python and "
-                    "tail|head on a repository; prints medians and ratios to rg."))
-
-
 def main(argv: list[str] | None = None) -> int:
     """``ripsight bench [ROOT] [--quick] [--repeat N] [--json FILE] [--plot FILE.png]``."""
+    from .options import build_parser
+
     return run(build_parser().parse_args(argv))
 
 
@@ -1030,13 +1178,17 @@ def run(args: argparse.Namespace) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            print("--plot needs matplotlib, which is not installed: "
-                  "pip install 'ripsight[bench]' (or pip install matplotlib), or drop --plot.",
-                  file=sys.stderr)
+            print(
+                "--plot needs matplotlib, which is not installed: "
+                "pip install 'ripsight[bench]' (or pip install matplotlib), or drop --plot.",
+                file=sys.stderr,
+            )
             return 2
     if rg_binary() is None:
-        print("rg (ripgrep) is the reference and was not found: pip install 'ripgrep<15'.",
-              file=sys.stderr)
+        print(
+            "rg (ripgrep) is the reference and was not found: pip install 'ripgrep<15'.",
+            file=sys.stderr,
+        )
         return 2
     if args.root and not os.path.isdir(args.root):
         print(f"{args.root} is not a directory: pass the repository to measure.", file=sys.stderr)
@@ -1049,14 +1201,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     repeat = args.repeat or (3 if args.quick else 5)
     root = args.root or (small_repo(300) if args.quick else monorepo(5_000))
-    fig = run_suite(root, repeat=repeat, quick=args.quick, log_mb=args.log_mb, rare=args.rare,
-                    common=args.common, none=args.none, glob=args.glob,
-                    progress=not args.no_progress)
+    fig = run_suite(
+        root,
+        repeat=repeat,
+        quick=args.quick,
+        log_mb=args.log_mb,
+        rare=args.rare,
+        common=args.common,
+        none=args.none,
+        glob=args.glob,
+        progress=not args.no_progress,
+    )
     pats = ", ".join(f"{k}: {v!r}" for k, v in fig["patterns"].items())
-    print(f"ripsight bench: {fig['root']} ({fig['machine'].get('cpu', '?')}, "
-          f"{fig['machine']['cpus']} cpus, Python {fig['machine']['python']}), "
-          f"median of {repeat} warm runs, load average {fig['load_average']['start']:.2f} -> "
-          f"{fig['load_average']['end']:.2f}")
+    print(
+        f"ripsight bench: {fig['root']} ({fig['machine'].get('cpu', '?')}, "
+        f"{fig['machine']['cpus']} cpus, Python {fig['machine']['python']}), "
+        f"median of {repeat} warm runs, load average {fig['load_average']['start']:.2f} -> "
+        f"{fig['load_average']['end']:.2f}"
+    )
     print(f"patterns: {pats}; glob: {fig['glob']!r}")
     print(format_table(fig))
     if args.json:

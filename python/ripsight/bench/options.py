@@ -1,0 +1,64 @@
+"""The options of ``ripsight bench``: argparse only, so building the CLI's parser stays cheap.
+
+The harness (`ripsight.bench.harness`, corpus generators and peer runners) is imported only when
+the subcommand runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["NO_MATCH", "add_arguments", "build_parser"]
+
+# Split so that running the benchmark on this package's own source still finds nothing.
+NO_MATCH = "zyzzyva_" + "not_present_anywhere_7"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options of ``ripsight bench``, for a CLI that builds its own (sub)parser."""
+    parser.add_argument(
+        "root",
+        nargs="?",
+        help="repository to measure (default: a generated "
+        "5,000-file repository; with --quick a ~300-file one)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=None, help="timed runs per case (default 5; 3 with --quick)"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small corpora, fewer repeats, 20 MB log: a smoke run in seconds",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the raw figures as JSON")
+    parser.add_argument("--plot", metavar="FILE.png", help="draw the ratios (needs matplotlib)")
+    parser.add_argument(
+        "--log-mb",
+        type=int,
+        default=None,
+        help="size of the generated log for the deep read (default 500; 20 quick)",
+    )
+    parser.add_argument(
+        "--rare",
+        help="rare literal to grep (default: the one the generators "
+        "plant, else an identifier found on 1-100 lines of the repository)",
+    )
+    parser.add_argument(
+        "--common",
+        help="common regex to grep (default: the generators' one, "
+        "else the built-in candidate closest to 15,000 matching lines)",
+    )
+    parser.add_argument("--none", help=f"literal that matches nothing (default {NO_MATCH!r})")
+    parser.add_argument("--glob", help="glob case (default: **/*.EXT for the most common EXT)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    return parser
+
+
+def build_parser(prog: str = "ripsight bench") -> argparse.ArgumentParser:
+    return add_arguments(
+        argparse.ArgumentParser(
+            prog=prog,
+            description="Time ripsight against rg, fd, python-ripgrep, ripgrep-rs, pure Python and "
+            "tail|head on a repository; prints medians and ratios to rg.",
+        )
+    )

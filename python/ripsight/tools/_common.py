@@ -1,0 +1,220 @@
+"""What the built-in tools share: schema pieces, number and size wording, skip notes, checks.
+
+Descriptions and schemas are generated from a `ToolLimits`, so every number a model reads
+(defaults, maxima, line caps) is the one the tool applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ..errors import InvalidArgumentError
+from ..names import quote_path, unquote_path
+from ..types import ToolContext, ToolOutput, ToolResult
+from ..workspace import Workspace
+
+__all__ = ["ENGINE_RESULT_KEY", "MAX_OFFSET"]
+
+#: `ToolResult.meta` key holding the engine's typed result (GlobResult, GrepResult, ReadResult)
+#: of a successful call, for front ends that return structured data (MCP, `ripsight --json`).
+ENGINE_RESULT_KEY = "engine_result"
+
+#: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).
+MAX_OFFSET = 10**12
+
+
+def resolved_maximum(value: int | None) -> int:
+    assert value is not None, "ToolLimits resolves every maximum"
+    return value
+
+
+def limit_property(default: int, maximum: int, what: str) -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": maximum,
+        "default": default,
+        "description": f"{what} (1-{maximum}). Default: {default}.",
+    }
+
+
+def offset_property(first: int, description: str) -> dict[str, Any]:
+    """`offset`: where a page starts (`first` is the smallest and default value)."""
+    return {
+        "type": "integer",
+        "minimum": first,
+        "maximum": MAX_OFFSET,
+        "default": first,
+        "description": f"{description} Default: {first}.",
+    }
+
+
+def thousands(value: int) -> str:
+    return f"{value:,}"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{thousands(count)} {word if count == 1 else (many or word + 's')}"
+
+
+def where_text(searched: str | None) -> str:
+    searched = (searched or "").strip("/")
+    return "the workspace root" if searched in ("", ".") else quote_path(f"{searched}/")
+
+
+def size_text(size: int) -> str:
+    if size < 10 * 1024:
+        return plural(size, "byte")
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}, {thousands(size)} bytes"
+    return plural(size, "byte")  # pragma: no cover
+
+
+def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
+    parts: list[str] = []
+    if include_binary and int(getattr(skipped, "binary", 0)):
+        parts.append(plural(skipped.binary, "binary file"))
+    if getattr(skipped, "denied", 0):
+        parts.append(f"{plural(skipped.denied, 'file')} denied by the secrets policy")
+    if getattr(skipped, "unreadable", 0):
+        parts.append(f"{plural(skipped.unreadable, 'unreadable entry', 'unreadable entries')}")
+    if getattr(skipped, "special", 0):
+        parts.append(f"{plural(skipped.special, 'special file')} (FIFO, socket, device)")
+    if getattr(skipped, "too_large", 0):
+        parts.append(f"{plural(skipped.too_large, 'file')} too large to search")
+    if getattr(skipped, "outside_root", 0):
+        parts.append(f"{plural(skipped.outside_root, 'symlink')} pointing outside the root")
+    if getattr(skipped, "symlink", 0):
+        parts.append(
+            f"{plural(skipped.symlink, 'symlink')} not followed (pass one as path to look inside)"
+        )
+    return parts
+
+
+def skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | None:
+    parts = _skip_parts(skipped, include_binary)
+    ignored = getattr(skipped, "ignored", 0)
+    if nothing_found and ignored:
+        # The engine counts pruned skip-set directories here (files hidden by ignore files
+        # are dropped inside the walker, uncounted).
+        parts.append(
+            f"{plural(ignored, 'directory', 'directories')} skipped by name (such as .git and "
+            "node_modules)"
+        )
+    if not parts:
+        return None
+    return "Skipped: " + ", ".join(parts) + "."
+
+
+def check_paths(args: dict[str, Any]) -> None:
+    """Turns a quoted `path` (as results show odd names) back into the name; refuses NULs."""
+    if isinstance(args.get("path"), str):
+        args["path"] = unquote_path(args["path"])
+    for key in ("path", "glob", "pattern"):
+        value = args.get(key)
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidArgumentError(
+                f"{key} contains a NUL character (\\0), which no file name or pattern can "
+                f"hold; remove it and call the tool again."
+            )
+
+
+def workspace_of(context: ToolContext) -> Workspace:
+    if context.workspace is None:
+        raise InvalidArgumentError(
+            "this registry has no workspace, so tools cannot run; create it with "
+            "default_registry(root)"
+        )
+    return context.workspace
+
+
+# -- repeated calls on an unchanged tree ---------------------------------------------------------
+
+
+def revision_of(workspace: Any) -> int | None:
+    """The tree revision the workspace reports (the warm index), or None when it has none."""
+    revision = getattr(workspace, "revision", None)
+    if isinstance(revision, bool) or not isinstance(revision, int):
+        return None
+    return revision
+
+
+def _repeat_key(args: dict[str, Any]) -> str:
+    return orjson.dumps(args, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def same_as_earlier(
+    context: ToolContext, tool: str, args: dict[str, Any], revision: int | None
+) -> ToolOutput | None:
+    """The short answer to a call this session already answered on the same tree revision."""
+    if revision is None:
+        return None
+    earlier = context.session.repeats.lookup(tool, _repeat_key(args), revision)
+    if earlier is None:
+        return None
+    call_id, ref = earlier
+    stored = (
+        f' Its whole result is stored as {ref} (call read_result with ref="{ref}" to page it).'
+        if ref
+        else ""
+    )
+    return ToolOutput(
+        f"Same as call {call_id}: the files have not changed since that call, so {tool} with "
+        f"these arguments gives the same result, which is not repeated.{stored} Use that "
+        f"result, or call {tool} with other arguments.",
+        meta={"same_as": call_id, "revision": revision},
+        code="same_as",
+    )
+
+
+def _remember_answer(
+    context: ToolContext, tool: str, args: dict[str, Any], revision: int | None, workspace: Any
+) -> Callable[[ToolResult], None] | None:
+    """An `on_delivered` callback that remembers this call's answer for `revision`, provided the
+    tree did not change while the call ran."""
+    if revision is None or revision_of(workspace) != revision:
+        return None
+    repeats, key, call_id = context.session.repeats, _repeat_key(args), context.call_id
+
+    def delivered(answer: ToolResult) -> None:
+        ref = answer.meta.get("ref")
+        repeats.record(tool, key, revision, call_id, ref if isinstance(ref, str) else None)
+
+    return delivered
+
+
+def answer_search(
+    context: ToolContext,
+    tool: str,
+    args: dict[str, Any],
+    search: Callable[[Workspace], Any],
+    describe: Callable[[Any], tuple[str, int]],
+) -> ToolOutput:
+    """Runs a search tool's call: checks the path, answers "same as call X" for a repeat on an
+    unchanged tree revision, else runs `search` on the workspace and turns its result into the
+    model's text and the total that decides the code (`describe`)."""
+    check_paths(args)
+    workspace = workspace_of(context)
+    revision = revision_of(workspace)
+    earlier = same_as_earlier(context, tool, args, revision)
+    if earlier is not None:
+        return earlier
+    result = search(workspace)
+    text, total = describe(result)
+    return ToolOutput(
+        text,
+        meta={ENGINE_RESULT_KEY: result},
+        on_delivered=_remember_answer(context, tool, args, revision, workspace),
+        code=result_code(result, total),
+    )
+
+
+def result_code(result: Any, total: int) -> str:
+    """The machine code of a search's answer: time_budget (cut short), no_match, or ok."""
+    if getattr(result, "incomplete", False):
+        return "time_budget"
+    return "no_match" if total == 0 else "ok"

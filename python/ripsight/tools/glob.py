@@ -1,0 +1,175 @@
+"""`glob`: find files by name pattern (definition, handler, and the text the model sees)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..names import quote_path
+from ..types import ToolContext, ToolOutput, ToolSpec
+from ..workspace import Workspace
+from ._common import (
+    answer_search,
+    limit_property,
+    offset_property,
+    plural,
+    resolved_maximum,
+    skip_note,
+    thousands,
+    where_text,
+)
+
+__all__ = [
+    "GLOB_DESCRIPTION",
+    "GLOB_SCHEMA",
+    "format_glob",
+    "glob_description",
+    "glob_schema",
+    "glob_tool",
+    "run_glob",
+]
+
+
+def glob_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
+    """The model-facing description of `glob` under these limits."""
+    return f"""\
+Find files by name pattern. Use it to discover a project's layout or to locate files before \
+reading or searching them. Ignore-aware like ripgrep (.gitignore, .ignore, .ripsightignore); \
+hidden files are included; skip-set directories such as .git and node_modules are left out.
+
+Pattern syntax: `**` matches across directories, `*` within one directory level (it never \
+crosses "/"), `?` one character, `{{a,b}}` alternatives, `[abc]` a character class. The pattern \
+is matched against paths relative to `path`.
+Examples: "**/*.py" (Python files at any depth), "*.md" (top level only), \
+"src/**/*.{{ts,tsx}}", "**/test_*.py", ".github/workflows/*.yml".
+
+Returns matching file paths relative to the workspace root, one per line, sorted by path \
+(or newest first with sort="mtime"). At most `limit` paths (default {limits.glob_limit}) per \
+call; the result states the exact total and which `offset` shows the next page. An empty \
+result says how many files the directory holds."""
+
+
+def glob_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """JSON Schema of `glob`'s arguments under these limits."""
+    return {
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Glob pattern matched against paths relative to `path`, e.g. "
+                '"**/*.py", "src/**/*.{ts,tsx}", "*.md". `*` never crosses "/"; use `**/` to '
+                "match at any depth.",
+            },
+            "path": {
+                "type": "string",
+                "description": "Directory to search in, relative to the workspace root. "
+                "Default: the workspace root.",
+            },
+            "limit": limit_property(
+                limits.glob_limit,
+                resolved_maximum(limits.glob_max_limit),
+                "Maximum number of paths to return",
+            ),
+            "offset": offset_property(
+                0, "Number of matching paths to skip, to page through a large result."
+            ),
+            "sort": {
+                "type": "string",
+                "enum": ["path", "mtime"],
+                "default": "path",
+                "description": 'Order of the paths: "path" (alphabetical) or "mtime" (most '
+                'recently modified first). Default: "path".',
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+
+
+#: The definition under the SPEC section 5 defaults.
+GLOB_DESCRIPTION = glob_description()
+GLOB_SCHEMA: dict[str, Any] = glob_schema()
+
+
+def format_glob(result: Any, sort: str = "path") -> str:
+    """The text a model sees for a `Workspace.glob` result."""
+    pattern = result.pattern
+    where = where_text(result.searched)
+    shown = len(result.paths)
+    total = result.total
+    lines: list[str] = []
+    order = " (newest first)" if sort == "mtime" else ""
+    if total == 0:
+        header = f'No files match "{pattern}" in {where}'
+        if result.files_in_scope is not None:
+            held = result.files_in_scope
+            header += f", which holds {plural(held, 'file') if held else 'no files'}"
+        lines.append(header + ".")
+    elif shown == 0:
+        lines.append(
+            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
+            f"{where}, but offset={result.offset} is past the end; use an offset below {total}."
+        )
+    elif shown == total:
+        lines.append(
+            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
+            f"{where}{order}:"
+        )
+    else:
+        first = result.offset + 1
+        last = result.offset + shown
+        lines.append(
+            f'{plural(total, "file")} match "{pattern}" in {where}; showing '
+            f"{thousands(first)}-{thousands(last)}{order}:"
+        )
+    lines.extend(quote_path(path) for path in result.paths)
+    if result.withheld and shown:
+        lines.append(
+            f"{thousands(result.withheld)} more not shown: call glob again with "
+            f"offset={result.offset + shown} for the next page."
+        )
+    if result.anywhere_pattern and result.anywhere_total:
+        lines.append(
+            f'Note: "*" never crosses "/", so "{pattern}" only matches at the top level of '
+            f'{where}; "{result.anywhere_pattern}" matches '
+            f"{plural(result.anywhere_total, 'file')} at any depth."
+        )
+    if result.incomplete:
+        lines.append(
+            "Incomplete: the time budget ran out before the walk finished, so the list and the "
+            f"total cover only part of {where}. Narrow the search with a more specific pattern "
+            "or path."
+        )
+    note = skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
+    if note:
+        lines.append(note)
+    return "\n".join(lines)
+
+
+def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    """Handler of `glob`."""
+
+    def search(workspace: Workspace) -> Any:
+        return workspace.glob(
+            args["pattern"],
+            path=args.get("path") or None,
+            limit=args["limit"],
+            offset=args["offset"],
+            sort=args["sort"],
+        )
+
+    return answer_search(
+        context, "glob", args, search, lambda r: (format_glob(r, sort=args["sort"]), r.total)
+    )
+
+
+def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
+    """`glob`, its definition generated from `limits`."""
+    return ToolSpec(
+        name="glob",
+        description=glob_description(limits),
+        parameters=glob_schema(limits),
+        handler=run_glob,
+        title="Find files by pattern",
+    )

@@ -1,0 +1,206 @@
+"""`read_file`: a file's numbered lines (definition, handler, the text the model sees)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..names import quote_path
+from ..session import ReadRecord, ReadState
+from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
+from ._common import (
+    ENGINE_RESULT_KEY,
+    check_paths,
+    limit_property,
+    offset_property,
+    plural,
+    resolved_maximum,
+    size_text,
+    thousands,
+    workspace_of,
+)
+
+__all__ = [
+    "READ_FILE_DESCRIPTION",
+    "READ_FILE_SCHEMA",
+    "format_read",
+    "read_file_description",
+    "read_file_schema",
+    "read_file_tool",
+    "run_read_file",
+]
+
+
+def read_file_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
+    """The model-facing description of `read_file` under these limits."""
+    return f"""\
+Read a text file's lines, numbered like `cat -n` (line number, tab, text). Use it after glob or \
+grep to see code in context.
+
+Reads `limit` lines (default {limits.read_limit}) starting at line `offset` (1-based, default \
+1); the header states the range and the file's total line count, and when more follows the \
+result says which `offset` reads on. Lines over {limits.read_line_chars} characters are cut, \
+saying how long they were. Binary files are not dumped (the result gives size and type). The \
+header names the encoding and line-ending style when they are not plain UTF-8 with LF. Paths \
+are relative to the workspace root (absolute paths inside it work too); files outside the root \
+or covered by the secrets policy cannot be read. To read a large file, read a range around the \
+line grep found."""
+
+
+def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """JSON Schema of `read_file`'s arguments under these limits."""
+    return {
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Path of the file to read, relative to the workspace root, e.g. "
+                '"src/app.py".',
+            },
+            "offset": offset_property(1, "1-based number of the first line to read."),
+            "limit": limit_property(
+                limits.read_limit,
+                resolved_maximum(limits.read_max_limit),
+                "Maximum number of lines to read",
+            ),
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+
+
+#: The definition under the SPEC section 5 defaults.
+READ_FILE_DESCRIPTION = read_file_description()
+READ_FILE_SCHEMA: dict[str, Any] = read_file_schema()
+
+
+_ENCODING_NAMES = {
+    "utf-8-bom": "UTF-8 with BOM",
+    "utf-16le": "UTF-16LE (with BOM)",
+    "utf-16be": "UTF-16BE (with BOM)",
+    "utf-8-lossy": "not valid UTF-8; invalid bytes are shown as U+FFFD",
+}
+
+
+def format_read(result: Any) -> str:
+    """The text a model sees for a `Workspace.read_file` result."""
+    path = quote_path(result.path)
+    if result.kind == "empty":
+        return f"{path} is empty (0 bytes)."
+    if result.kind == "binary":
+        kind = f"{result.binary_type}, " if result.binary_type else ""
+        return (
+            f"{path} is a binary file ({kind}{size_text(result.size_bytes)}); its content is not "
+            "shown. Use grep or glob to find related text files."
+        )
+    about = "about " if result.total_lines_estimated else ""
+    estimated = " (estimated from the file size)" if result.total_lines_estimated else ""
+    total = f"{about}{plural(result.total_lines, 'line')}"
+    if not result.lines:
+        return (
+            f"{path}: offset {result.offset} is past the end: the file has {total}{estimated}. "
+            f"Call read_file with an offset from 1 to {thousands(result.total_lines)}."
+        )
+    first = result.lines[0].number
+    last = result.lines[-1].number
+    span = (
+        f"line {thousands(first)}"
+        if first == last
+        else f"lines {thousands(first)}-{thousands(last)}"
+    )
+    lines = [f"{path}: {span} of {about}{thousands(result.total_lines)}{estimated}."]
+    details: list[str] = []
+    if result.encoding not in ("utf-8", "", None):
+        details.append(f"Encoding: {_ENCODING_NAMES.get(result.encoding, result.encoding)}.")
+    if result.line_ending in ("CRLF", "CR"):
+        details.append(f"Line endings: {result.line_ending}.")
+    elif result.line_ending == "mixed":
+        details.append("Line endings: mixed (LF and CRLF).")
+    if details:
+        lines.append(" ".join(details))
+    width = max(6, len(str(last)))
+    for line in result.lines:
+        text = line.text
+        if line.cut_from is not None:
+            text += f" [... line cut at {thousands(len(line.text))} of {thousands(line.cut_from)} characters]"
+        lines.append(f"{line.number:>{width}}\t{text}")
+    if result.next_offset is not None:
+        lines.append(
+            f"More lines follow: call read_file with offset={result.next_offset} to read on."
+        )
+    return "\n".join(lines)
+
+
+def _already_shown(path: str, first: int, last: int, earlier: ReadRecord) -> ToolOutput:
+    return ToolOutput(
+        f"Already shown: {quote_path(path)} lines {thousands(first)}-{thousands(last)} are part "
+        f"of the result of your earlier read_file call (id {earlier.call_id}), and the file has "
+        "not changed since, so the text is not repeated. Use that result, or call read_file "
+        "with another offset to see other lines.",
+        meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
+        code="unchanged",
+    )
+
+
+def run_read_file(
+    context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
+) -> ToolOutput:
+    """Handler of `read_file`; lines are cut to `limits.read_line_chars`.
+
+    A range this session already delivered, of a file unchanged since, is answered with a short
+    notice naming the earlier call instead of the text. When the engine can identify a file
+    without reading it (`Workspace.identify`), an unchanged identity answers before any read;
+    otherwise the read runs and its size, line count and lines are compared.
+    """
+    check_paths(args)
+    workspace = workspace_of(context)
+    path, offset, limit = args["path"], args["offset"], args["limit"]
+    reads = context.session.reads
+    identify = getattr(workspace, "identify", None)
+    if identify is not None:
+        try:
+            seen = identify(path)
+        except Exception:  # noqa: BLE001 - the read below reports the error as it should
+            seen = None
+        earlier = reads.lookup_identity(seen, offset, limit) if seen is not None else None
+        if earlier is not None:
+            return _already_shown(
+                path, offset, min(offset + limit - 1, earlier.total_lines), earlier
+            )
+    result = workspace.read_file(
+        path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
+    )
+    earlier = reads.lookup(result)
+    if earlier is not None:
+        return _already_shown(path, result.lines[0].number, result.lines[-1].number, earlier)
+    record = ReadState.record_for(context.call_id, result)
+
+    def delivered(answer: ToolResult) -> None:
+        # Only a read the model saw whole counts as shown.
+        if record is not None and not answer.meta.get("truncated"):
+            reads.record(result, record)
+
+    if result.kind == "empty":
+        code = "empty_file"
+    elif result.kind == "binary":
+        code = "binary"
+    elif not result.lines:
+        code = "past_end"
+    else:
+        code = "ok"
+    return ToolOutput(
+        format_read(result), meta={ENGINE_RESULT_KEY: result}, on_delivered=delivered, code=code
+    )
+
+
+def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
+    """`read_file`, its definition and line cap generated from `limits`."""
+    return ToolSpec(
+        name="read_file",
+        description=read_file_description(limits),
+        parameters=read_file_schema(limits),
+        handler=functools.partial(run_read_file, limits=limits),
+        title="Read a file",
+    )

@@ -1,0 +1,829 @@
+//! The walker: parallel, ignore-aware listing of a directory tree from directory descriptors.
+//!
+//! [`walk_files`] is the one walker behind `glob`, `grep` and the suggestions. It lists each
+//! directory from a descriptor opened relative to its parent's descriptor (by bare name, with
+//! `O_DIRECTORY | O_NOFOLLOW`, see [`crate::boundary`]) and reads entries with `getdents`
+//! (`rustix::fs::Dir`), using the entry type the kernel reports so that no entry is `stat`ed
+//! unless the file system leaves the type unknown. **Symlinks are never followed** (as ripgrep,
+//! fd and git): a link met in a walk is counted as `symlink`, and a directory swapped for a link
+//! mid-walk fails to open and is counted the same way, never entered.
+//!
+//! Every file that passes the rules is handed to a per-thread [`FileVisitor`] as a
+//! [`WalkedFile`]: its path relative to the root (raw bytes and a display `str`), its name, and
+//! [`WalkedFile::open`], which opens it relative to its parent directory's descriptor
+//! (`O_NOFOLLOW | O_NONBLOCK`, then `fstat`: anything but a regular file is refused unread).
+//!
+//! The rules, in the order they apply to an entry (as ripgrep's `ignore` crate applies them;
+//! its matchers do the matching, fed with the bytes of the ignore files read through the
+//! descriptors):
+//!
+//! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false, with ripgrep's
+//!    precedence (see [`crate::ignore_rules`]): `.ripsightignore` > `.ignore` > `.gitignore` >
+//!    `.git/info/exclude`, deeper over shallower, git files only inside a repository, parents
+//!    above the root included, the global git excludes never. Hidden files are included.
+//!    Entries hidden by ignore files are dropped without being counted.
+//! 2. the skip set of directory names ([`Workspace::is_excluded_dir`]): pruned, counted `ignored`;
+//! 3. deny rules ([`Workspace::is_denied_entry`], case-insensitive): counted `denied`, a denied
+//!    directory is pruned;
+//! 4. symlinks: counted `symlink`, not followed;
+//! 5. FIFOs, sockets and devices: never opened, counted `special`.
+//!
+//! Work is shared by [`thread_count`] threads through one stack of directories (depth first,
+//! which keeps few descriptors open: a queued directory holds its parent's descriptor only).
+//! Visit order differs run to run; callers sort their results. When the deadline passes the walk
+//! stops and the outcome is marked incomplete.
+
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::boundary::{self, FileIdentity, Kind, OpenFileError};
+use crate::ignore_rules::{DirRules, Found, dir_rules, rules_down_to};
+use crate::workspace::{Deadline, SkipCounts, Workspace};
+
+/// One file the walk let through.
+pub(crate) struct WalkedFile<'a> {
+    /// The path relative to the root, `/`-separated, as raw bytes.
+    pub(crate) relative_bytes: &'a [u8],
+    /// The same path for display and matching (lossy only when the name is not UTF-8).
+    pub(crate) relative: &'a str,
+    /// The file name.
+    pub(crate) name: &'a str,
+    /// The file name as raw bytes.
+    pub(crate) name_bytes: &'a [u8],
+    parent: BorrowedFd<'a>,
+}
+
+impl WalkedFile<'_> {
+    /// Opens the file relative to its parent's descriptor: no link followed, no blocking, and
+    /// refused unread unless `fstat` says it is a regular file (it may have been swapped since
+    /// it was listed).
+    pub(crate) fn open(&self) -> Result<(File, FileIdentity), OpenFileError> {
+        boundary::open_child_file(self.parent, self.name_bytes)
+    }
+
+    /// [`WalkedFile::open`], counting a refusal in `skipped`: a symlink swapped in as `symlink`,
+    /// a FIFO, socket or device as `special`, anything else (a directory swapped in, an I/O
+    /// error) as `unreadable`.
+    pub(crate) fn open_counted(&self, skipped: &mut SkipCounts) -> Option<(File, FileIdentity)> {
+        match self.open() {
+            Ok(opened) => Some(opened),
+            Err(OpenFileError::NotRegular(Kind::Symlink)) => {
+                skipped.symlink += 1;
+                None
+            }
+            Err(OpenFileError::NotRegular(Kind::Special(_))) => {
+                skipped.special += 1;
+                None
+            }
+            Err(_) => {
+                skipped.unreadable += 1;
+                None
+            }
+        }
+    }
+
+    /// `fstatat` of the entry (not following a link).
+    pub(crate) fn identity(&self) -> io::Result<FileIdentity> {
+        boundary::stat_child(self.parent, self.name_bytes)
+    }
+}
+
+/// Receives the files of one walker thread.
+pub(crate) trait FileVisitor: Send {
+    /// Handles one file; `skipped` is the thread's count of passed-over entries. Returns false to
+    /// stop the whole walk.
+    fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool;
+
+    /// Called once per directory the walk lists (the start included), before its entries, with
+    /// its real path relative to the root and its descriptor (`fstat` it for the directory's
+    /// identity and mtime, e.g. to notice later changes). Returns false to stop the whole walk.
+    /// The default does nothing and costs nothing.
+    fn visit_dir(&mut self, _relative: &[u8], _dir: BorrowedFd<'_>) -> bool {
+        true
+    }
+
+    /// Called for every entry the walk passes over and counts (entries hidden by ignore files
+    /// are not counted, and not reported), with its path relative to the root; the count is
+    /// already in the thread's `SkipCounts`. The default does nothing.
+    fn skipped_entry(&mut self, _relative: &[u8], _reason: WalkSkip) {}
+}
+
+/// Why the walk passed over an entry (each reason is also a field of [`SkipCounts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WalkSkip {
+    /// A directory of the skip set (`SkipCounts::ignored`).
+    Ignored,
+    /// Covered by a deny rule (`denied`).
+    Denied,
+    /// A symlink, or a directory swapped for one before it was opened (`symlink`).
+    Symlink,
+    /// A FIFO, socket or device (`special`).
+    Special,
+    /// Vanished, refused by the operating system, or of no known type (`unreadable`).
+    Unreadable,
+}
+
+impl WalkSkip {
+    fn count(self, skipped: &mut SkipCounts) {
+        match self {
+            WalkSkip::Ignored => skipped.ignored += 1,
+            WalkSkip::Denied => skipped.denied += 1,
+            WalkSkip::Symlink => skipped.symlink += 1,
+            WalkSkip::Special => skipped.special += 1,
+            WalkSkip::Unreadable => skipped.unreadable += 1,
+        }
+    }
+}
+
+/// Counts `reason` for the entry `relative` and tells the visitor.
+fn skip<V: FileVisitor>(
+    visitor: &mut V,
+    skipped: &mut SkipCounts,
+    relative: &[u8],
+    reason: WalkSkip,
+) {
+    reason.count(skipped);
+    visitor.skipped_entry(relative, reason);
+}
+
+/// What [`walk_files`] leaves: every thread's visitor, the merged skip counts and whether the
+/// time budget ran out.
+pub(crate) struct WalkOutcome<V> {
+    pub(crate) visitors: Vec<V>,
+    pub(crate) skipped: SkipCounts,
+    pub(crate) incomplete: bool,
+}
+
+/// Worker threads of a walk: the workspace option, or one per core.
+pub(crate) fn thread_count(workspace: &Workspace) -> usize {
+    match workspace.options().threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// A glob of a directory whose last walk saw at most this many entries (files and
+/// directories) runs on one worker thread: on small trees starting, feeding and joining more
+/// threads costs more than it saves, and concurrent calls do not oversubscribe the cores.
+pub const GLOB_SEQUENTIAL_MAX_ENTRIES: u64 = 2_000;
+/// The same for grep, which spends more time per file (open, read).
+pub const GREP_SEQUENTIAL_MAX_ENTRIES: u64 = 700;
+
+/// How [`walk_files_with`] runs the walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WalkMode {
+    /// Sequential when the workspace has one thread or the last complete walk of the
+    /// directory saw at most `sequential_max` entries; parallel otherwise (and the first time).
+    Auto {
+        /// Largest remembered walk size walked sequentially.
+        sequential_max: u64,
+    },
+    /// On the calling thread.
+    Sequential,
+    /// On the workspace's worker threads.
+    #[cfg_attr(not(test), allow(dead_code))]
+    Parallel,
+}
+
+/// A directory to walk: its descriptor (opened by [`Workspace::open_path`]) and its real path
+/// relative to the root (empty for the root).
+pub(crate) struct StartDir {
+    pub(crate) fd: OwnedFd,
+    pub(crate) relative: Vec<u8>,
+}
+
+// ==== The walk ====
+
+/// Where a queued directory is opened from.
+enum Source {
+    /// Already opened (the start of the walk).
+    Opened(OwnedFd),
+    /// The entry `name` of the directory `parent`.
+    Child {
+        parent: Arc<rustix::fs::Dir>,
+        name: Vec<u8>,
+    },
+}
+
+struct Work {
+    source: Source,
+    relative: Vec<u8>,
+    /// The rules of the parent directory (this directory adds its own when it is listed).
+    rules: Arc<DirRules>,
+}
+
+struct Queue {
+    stack: Vec<Work>,
+    /// Threads processing a directory (they may queue more).
+    busy: usize,
+}
+
+/// What every thread of one walk shares.
+struct Shared<'w> {
+    workspace: &'w Workspace,
+    deadline: Deadline,
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    quit: AtomicBool,
+    incomplete: AtomicBool,
+    /// Entries (files and directories) the walk let through.
+    entries: AtomicU64,
+}
+
+/// Walks `start` (an opened directory inside the root), calling the visitors made by `make`
+/// for every file that passes the rules in the module docs. Stops when `deadline` expires or a
+/// visitor asks to. Trees whose last walk saw at most `sequential_max` entries are walked by
+/// one thread, others in parallel (see [`WalkMode::Auto`]); both give the same files and counts.
+pub(crate) fn walk_files<V, F>(
+    workspace: &Workspace,
+    start: StartDir,
+    deadline: Deadline,
+    sequential_max: u64,
+    make: F,
+) -> WalkOutcome<V>
+where
+    V: FileVisitor,
+    F: FnMut() -> V,
+{
+    let mode = WalkMode::Auto { sequential_max };
+    walk_files_with(workspace, start, deadline, mode, make)
+}
+
+/// [`walk_files`] with the mode chosen by the caller.
+pub(crate) fn walk_files_with<V, F>(
+    workspace: &Workspace,
+    start: StartDir,
+    deadline: Deadline,
+    mode: WalkMode,
+    mut make: F,
+) -> WalkOutcome<V>
+where
+    V: FileVisitor,
+    F: FnMut() -> V,
+{
+    let threads = thread_count(workspace);
+    let size_key = String::from_utf8_lossy(&start.relative).into_owned();
+    let sequential = match mode {
+        WalkMode::Auto { sequential_max } => {
+            threads <= 1
+                || workspace
+                    .walk_size(&size_key)
+                    .is_some_and(|n| n <= sequential_max)
+        }
+        WalkMode::Sequential => true,
+        WalkMode::Parallel => false,
+    };
+    let mut skipped = SkipCounts::default();
+    let rules = match rules_down_to(workspace, &start.relative) {
+        Ok(rules) => rules,
+        Err(_) => {
+            skipped.unreadable += 1;
+            return WalkOutcome {
+                visitors: vec![make()],
+                skipped,
+                incomplete: false,
+            };
+        }
+    };
+    let shared = Shared {
+        workspace,
+        deadline,
+        queue: Mutex::new(Queue {
+            stack: vec![Work {
+                source: Source::Opened(start.fd),
+                relative: start.relative,
+                rules,
+            }],
+            busy: 0,
+        }),
+        ready: Condvar::new(),
+        quit: AtomicBool::new(false),
+        incomplete: AtomicBool::new(false),
+        entries: AtomicU64::new(0),
+    };
+    let mut finished: Vec<(V, SkipCounts)> = Vec::new();
+    if sequential {
+        let mut visitor = make();
+        let counts = run_worker(&shared, &mut visitor);
+        finished.push((visitor, counts));
+    } else {
+        let visitors: Vec<V> = (0..threads).map(|_| make()).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = visitors
+                .into_iter()
+                .map(|mut visitor| {
+                    let shared = &shared;
+                    scope.spawn(move || {
+                        let counts = run_worker(shared, &mut visitor);
+                        (visitor, counts)
+                    })
+                })
+                .collect();
+            for handle in handles {
+                match handle.join() {
+                    Ok(done) => finished.push(done),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        });
+    }
+    let incomplete = shared.incomplete.load(Ordering::Relaxed);
+    if !incomplete && !shared.quit.load(Ordering::Relaxed) {
+        workspace.record_walk_size(&size_key, shared.entries.load(Ordering::Relaxed));
+    }
+    let mut visitors = Vec::with_capacity(finished.len());
+    for (visitor, counts) in finished {
+        skipped.add(&counts);
+        visitors.push(visitor);
+    }
+    WalkOutcome {
+        visitors,
+        skipped,
+        incomplete,
+    }
+}
+
+fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+    queue.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One thread's loop: take a directory, list it, queue its subdirectories, visit its files.
+fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> SkipCounts {
+    let mut skipped = SkipCounts::default();
+    let mut entries = 0u64;
+    loop {
+        let work = {
+            let mut queue = lock(&shared.queue);
+            loop {
+                if shared.quit.load(Ordering::Relaxed) {
+                    shared.ready.notify_all();
+                    shared.entries.fetch_add(entries, Ordering::Relaxed);
+                    return skipped;
+                }
+                if let Some(work) = queue.stack.pop() {
+                    queue.busy += 1;
+                    break work;
+                }
+                if queue.busy == 0 {
+                    shared.ready.notify_all();
+                    shared.entries.fetch_add(entries, Ordering::Relaxed);
+                    return skipped;
+                }
+                queue = shared.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let guard = PanicGuard(shared);
+        let children = list_dir(shared, work, visitor, &mut skipped, &mut entries);
+        std::mem::forget(guard);
+        let mut queue = lock(&shared.queue);
+        queue.busy -= 1;
+        let woke = !children.is_empty() || queue.busy == 0;
+        queue.stack.extend(children);
+        drop(queue);
+        if woke {
+            shared.ready.notify_all();
+        }
+    }
+}
+
+/// Armed while a thread lists a directory: if a visitor panics there, the other threads are told
+/// to stop (they would otherwise wait forever for the directory to be finished) and the panic
+/// reaches the caller when the threads are joined.
+struct PanicGuard<'s, 'w>(&'s Shared<'w>);
+
+impl Drop for PanicGuard<'_, '_> {
+    fn drop(&mut self) {
+        self.0.quit.store(true, Ordering::Relaxed);
+        let _queue = lock(&self.0.queue);
+        self.0.ready.notify_all();
+    }
+}
+
+fn stop(shared: &Shared<'_>, incomplete: bool) {
+    if incomplete {
+        shared.incomplete.store(true, Ordering::Relaxed);
+    }
+    shared.quit.store(true, Ordering::Relaxed);
+}
+
+/// Lists one directory: visits its files and returns its subdirectories to queue.
+fn list_dir<V: FileVisitor>(
+    shared: &Shared<'_>,
+    work: Work,
+    visitor: &mut V,
+    skipped: &mut SkipCounts,
+    entries: &mut u64,
+) -> Vec<Work> {
+    if shared.deadline.expired() {
+        stop(shared, true);
+        return Vec::new();
+    }
+    let fd = match work.source {
+        Source::Opened(fd) => fd,
+        Source::Child { parent, name } => match parent
+            .fd()
+            .map_err(io::Error::from)
+            .and_then(|at| boundary::open_child_dir(at, &name))
+        {
+            Ok(fd) => fd,
+            Err(error) => {
+                // A directory swapped for a link since it was listed is not entered.
+                let reason = match error.raw_os_error() {
+                    Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => {
+                        WalkSkip::Symlink
+                    }
+                    _ => WalkSkip::Unreadable,
+                };
+                skip(visitor, skipped, &work.relative, reason);
+                return Vec::new();
+            }
+        },
+    };
+    let (dir, names) = match read_entries(fd) {
+        Ok(read) => read,
+        Err(_) => {
+            skip(visitor, skipped, &work.relative, WalkSkip::Unreadable);
+            return Vec::new();
+        }
+    };
+    let workspace = shared.workspace;
+    let Ok(dir_fd) = dir.fd() else {
+        skip(visitor, skipped, &work.relative, WalkSkip::Unreadable);
+        return Vec::new();
+    };
+    if !visitor.visit_dir(&work.relative, dir_fd) {
+        stop(shared, false);
+        return Vec::new();
+    }
+    let rules = if workspace.options().respect_ignore_files {
+        let mut found = Found::default();
+        for (name, kind) in &names {
+            found.note(name, *kind);
+        }
+        dir_rules(&work.rules, dir_fd, &work.relative, &found)
+    } else {
+        work.rules
+    };
+    let root = workspace.root();
+    let mut children = Vec::new();
+    let mut relative = work.relative;
+    let base_len = relative.len();
+    for (name, kind) in names {
+        relative.truncate(base_len);
+        if base_len > 0 {
+            relative.push(b'/');
+        }
+        relative.extend_from_slice(&name);
+        let kind = match kind {
+            Kind::Unknown => match boundary::stat_child(dir_fd, &name) {
+                Ok(identity) => identity.kind(),
+                Err(_) => {
+                    skip(visitor, skipped, &relative, WalkSkip::Unreadable);
+                    continue;
+                }
+            },
+            known => known,
+        };
+        let is_dir = kind == Kind::Dir;
+        if rules.is_ignored(root, Path::new(OsStr::from_bytes(&relative)), is_dir) {
+            continue;
+        }
+        if is_dir && workspace.is_excluded_dir(&name) {
+            skip(visitor, skipped, &relative, WalkSkip::Ignored);
+            continue;
+        }
+        if workspace.is_denied_entry(&relative, &name) {
+            skip(visitor, skipped, &relative, WalkSkip::Denied);
+            continue;
+        }
+        match kind {
+            Kind::Dir => {
+                *entries += 1;
+                children.push(Work {
+                    source: Source::Child {
+                        parent: Arc::clone(&dir),
+                        name,
+                    },
+                    relative: relative.clone(),
+                    rules: Arc::clone(&rules),
+                });
+            }
+            Kind::File => {
+                *entries += 1;
+                if shared.deadline.expired() {
+                    stop(shared, true);
+                    return Vec::new();
+                }
+                let shown: Cow<'_, str> = String::from_utf8_lossy(&relative);
+                let shown_name = String::from_utf8_lossy(&name);
+                let file = WalkedFile {
+                    relative_bytes: &relative,
+                    relative: &shown,
+                    name: &shown_name,
+                    name_bytes: &name,
+                    parent: dir_fd,
+                };
+                if !visitor.visit_file(&file, skipped) {
+                    stop(shared, false);
+                    return Vec::new();
+                }
+            }
+            Kind::Symlink => skip(visitor, skipped, &relative, WalkSkip::Symlink),
+            Kind::Special(_) => skip(visitor, skipped, &relative, WalkSkip::Special),
+            Kind::Unknown => skip(visitor, skipped, &relative, WalkSkip::Unreadable),
+        }
+    }
+    children
+}
+
+/// The entries of a directory (without `.` and `..`) with the type the kernel reports, and the
+/// directory stream, whose descriptor opens the entries (children hold it until they are listed).
+#[allow(clippy::type_complexity)]
+fn read_entries(fd: OwnedFd) -> io::Result<(Arc<rustix::fs::Dir>, Vec<(Vec<u8>, Kind)>)> {
+    let mut dir = rustix::fs::Dir::new(fd)?;
+    let mut out = Vec::new();
+    while let Some(entry) = dir.read() {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        out.push((name.to_vec(), boundary::kind_of(entry.file_type())));
+    }
+    Ok((Arc::new(dir), out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::WorkspaceOptions;
+    use std::ffi::OsStr;
+    use std::path::PathBuf;
+
+    struct Collect(Vec<String>);
+
+    impl FileVisitor for Collect {
+        fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+            self.0.push(file.relative.to_string());
+            true
+        }
+    }
+
+    /// Collects directories with their inode, through `visit_dir`.
+    struct Dirs(Vec<(String, u64)>, Vec<(String, WalkSkip)>);
+
+    impl FileVisitor for Dirs {
+        fn visit_file(&mut self, _file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+            true
+        }
+
+        fn visit_dir(&mut self, relative: &[u8], dir: BorrowedFd<'_>) -> bool {
+            let ino = rustix::fs::fstat(dir).map_or(0, |st| st.st_ino);
+            self.0
+                .push((String::from_utf8_lossy(relative).into_owned(), ino));
+            true
+        }
+
+        fn skipped_entry(&mut self, relative: &[u8], reason: WalkSkip) {
+            self.1
+                .push((String::from_utf8_lossy(relative).into_owned(), reason));
+        }
+    }
+
+    struct PanicOn(&'static str);
+
+    impl FileVisitor for PanicOn {
+        fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
+            assert!(file.relative != self.0, "visitor panics on {}", self.0);
+            true
+        }
+    }
+
+    #[test]
+    fn a_panicking_visitor_stops_the_parallel_walk_instead_of_hanging_it() {
+        let (_keep, root) = edge_tree();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let options = WorkspaceOptions {
+                threads: 4,
+                ..WorkspaceOptions::default()
+            };
+            let ws = Workspace::new(&root, options).expect("workspace");
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                walk_files_with(
+                    &ws,
+                    start(&ws, ""),
+                    ws.deadline(),
+                    WalkMode::Parallel,
+                    || PanicOn("src/main.rs"),
+                )
+            }));
+            let _ = done.send(outcome.is_err());
+        });
+        let panicked = finished
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the walk returned (no hang)");
+        assert!(panicked);
+    }
+
+    #[test]
+    fn visit_dir_sees_every_listed_directory_with_its_descriptor() {
+        use std::os::unix::fs::MetadataExt;
+        let (_keep, root) = edge_tree();
+        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
+        let outcome = walk_files_with(
+            &ws,
+            start(&ws, ""),
+            ws.deadline(),
+            WalkMode::Parallel,
+            || Dirs(Vec::new(), Vec::new()),
+        );
+        let skips: Vec<(String, WalkSkip)> =
+            outcome.visitors.iter().flat_map(|d| d.1.clone()).collect();
+        let counted = outcome.skipped;
+        assert_eq!(
+            skips.len() as u64,
+            counted.ignored
+                + counted.denied
+                + counted.symlink
+                + counted.special
+                + counted.unreadable
+        );
+        for expected in [
+            (".env", WalkSkip::Denied),
+            ("node_modules", WalkSkip::Ignored),
+            ("src/deep/loop", WalkSkip::Symlink),
+            ("pipe", WalkSkip::Special),
+        ] {
+            assert!(
+                skips.contains(&(expected.0.to_string(), expected.1)),
+                "{expected:?}"
+            );
+        }
+        let mut dirs: Vec<(String, u64)> = outcome.visitors.into_iter().flat_map(|d| d.0).collect();
+        dirs.sort();
+        let names: Vec<&str> = dirs.iter().map(|(d, _)| d.as_str()).collect();
+        // Not build/ (gitignored), .git and node_modules (skip set), secrets/ is listed (its
+        // key.pem is denied by name), no link.
+        assert_eq!(
+            names,
+            [
+                "",
+                ".github",
+                ".github/workflows",
+                "secrets",
+                "src",
+                "src/deep"
+            ]
+        );
+        for (dir, ino) in &dirs {
+            let meta = std::fs::metadata(root.join(dir)).expect("stat");
+            assert_eq!(*ino, meta.ino() as u64, "{dir}");
+        }
+    }
+
+    fn start(ws: &Workspace, sub: &str) -> StartDir {
+        let (fd, relative) = ws.open_dir(OsStr::new(sub)).expect("open dir");
+        StartDir { fd, relative }
+    }
+
+    fn walk(ws: &Workspace, sub: &str, mode: WalkMode) -> (Vec<String>, SkipCounts, bool) {
+        let outcome = walk_files_with(ws, start(ws, sub), ws.deadline(), mode, || {
+            Collect(Vec::new())
+        });
+        let mut paths: Vec<String> = outcome.visitors.into_iter().flat_map(|c| c.0).collect();
+        paths.sort();
+        (paths, outcome.skipped, outcome.incomplete)
+    }
+
+    fn write(root: &Path, relative: &str, content: &str) {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, content).expect("write");
+    }
+
+    /// A tree with every rule the walker applies: ignore files, the skip set, deny rules,
+    /// symlinks in and out of the root, loops, broken links and a FIFO.
+    fn edge_tree() -> (tempfile::TempDir, PathBuf) {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let root = parent.path().join("repo");
+        let outside = parent.path().join("outside");
+        write(&outside, "secret.txt", "s\n");
+        std::fs::create_dir_all(root.join(".git")).expect("git");
+        write(&root, ".gitignore", "build/\n*.log\n!keep.log\n");
+        write(&root, "a.txt", "a\n");
+        write(&root, "keep.log", "k\n");
+        write(&root, "drop.log", "d\n");
+        write(&root, "build/out.txt", "o\n");
+        write(&root, ".ripsightignore", "!drop.log\n");
+        write(&root, "other.log", "o\n");
+        write(&root, "src/.ignore", "gen_*\n");
+        write(&root, "src/gen_x.rs", "g\n");
+        write(&root, "src/main.rs", "m\n");
+        write(&root, "src/deep/lib.rs", "l\n");
+        write(&root, "node_modules/pkg/index.js", "n\n");
+        write(&root, ".env", "SECRET=1\n");
+        write(&root, "secrets/key.pem", "k\n");
+        write(&root, ".github/workflows/ci.yml", "c\n");
+        let link = |target: &Path, name: &str| {
+            std::os::unix::fs::symlink(target, root.join(name)).expect("symlink");
+        };
+        link(&root.join("src"), "src_link");
+        link(&root.join("a.txt"), "a_link.txt");
+        link(&outside, "out_dir");
+        link(&outside.join("secret.txt"), "out_file.txt");
+        link(&root, "src/deep/loop");
+        link(parent.path(), "up");
+        link(&root.join(".env"), "notes.txt");
+        link(&root.join("missing"), "broken.txt");
+        let status = std::process::Command::new("mkfifo")
+            .arg(root.join("pipe"))
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "mkfifo");
+        (parent, root)
+    }
+
+    #[test]
+    fn sequential_and_parallel_walks_agree() {
+        let (_keep, root) = edge_tree();
+        for threads in [1, 2, 4] {
+            let options = WorkspaceOptions {
+                threads,
+                ..WorkspaceOptions::default()
+            };
+            let ws = Workspace::new(&root, options).expect("workspace");
+            let sequential = walk(&ws, "", WalkMode::Sequential);
+            let parallel = walk(&ws, "", WalkMode::Parallel);
+            assert_eq!(sequential, parallel, "threads={threads}");
+            assert!(sequential.0.contains(&"src/deep/lib.rs".to_string()));
+            assert!(!sequential.0.iter().any(|p| p.starts_with("src_link")));
+            assert!(sequential.0.contains(&"drop.log".to_string()));
+            assert!(!sequential.0.contains(&"other.log".to_string()));
+            // .git and node_modules; .env and secrets/key.pem; eight links, none followed
+            // (src_link, a_link.txt, out_dir, out_file.txt, src/deep/loop, up, notes.txt,
+            // broken.txt); the pipe.
+            let skipped = sequential.1;
+            assert_eq!(
+                (skipped.ignored, skipped.denied, skipped.symlink),
+                (2, 2, 8),
+                "{sequential:?}"
+            );
+            assert_eq!(
+                (skipped.special, skipped.unreadable, skipped.outside_root),
+                (1, 0, 0),
+                "{sequential:?}"
+            );
+            assert!(!sequential.0.iter().any(|p| p.contains("secret")));
+            for sub in ["src", "src_link", "src/deep"] {
+                assert_eq!(
+                    walk(&ws, sub, WalkMode::Sequential),
+                    walk(&ws, sub, WalkMode::Parallel),
+                    "{sub}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn auto_mode_remembers_tree_sizes_and_both_modes_agree() {
+        let (_keep, root) = edge_tree();
+        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
+        assert_eq!(ws.walk_size(""), None);
+        let auto = WalkMode::Auto {
+            sequential_max: 1_000,
+        };
+        let first = walk(&ws, "", auto);
+        let seen = ws.walk_size("").expect("size remembered");
+        assert!(seen > 10 && seen <= 1_000, "{seen}");
+        let second = walk(&ws, "", auto);
+        assert_eq!(first, second);
+        assert_eq!(first, walk(&ws, "", WalkMode::Parallel));
+        // Sequential and parallel walks count the same entries.
+        walk(&ws, "", WalkMode::Parallel);
+        let parallel_seen = ws.walk_size("");
+        walk(&ws, "", WalkMode::Sequential);
+        assert_eq!(ws.walk_size(""), parallel_seen);
+    }
+
+    #[test]
+    fn an_expired_budget_stops_both_modes_and_is_not_remembered_as_a_size() {
+        let (_keep, root) = edge_tree();
+        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
+        for mode in [WalkMode::Sequential, WalkMode::Parallel] {
+            let expired = Deadline::start(std::time::Duration::ZERO);
+            let outcome =
+                walk_files_with(&ws, start(&ws, ""), expired, mode, || Collect(Vec::new()));
+            assert!(outcome.incomplete, "{mode:?}");
+            let found: usize = outcome.visitors.iter().map(|c| c.0.len()).sum();
+            assert_eq!(found, 0, "{mode:?}");
+            assert_eq!(ws.walk_size(""), None, "{mode:?}");
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! The capability boundary: what an explicit path may open, what a walk may enter, and the
+//! ignore-rule precedence of the descriptor walker.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::os::unix::fs::MetadataExt;
+use std::time::{Duration, Instant};
+
+use common::{mkfifo, symlink, tree, write, ws};
+use ripsight_core::boundary::force_component_wise_opens;
+use ripsight_core::error::CoreError;
+use ripsight_core::grep::{GrepOptions, grep};
+use ripsight_core::read::{ReadOptions, read_file};
+use ripsight_core::walk::{GlobOptions, glob};
+use ripsight_core::workspace::{Workspace, WorkspaceOptions};
+
+fn read(ws: &Workspace, path: &str) -> Result<ripsight_core::read::ReadOutput, CoreError> {
+    read_file(
+        ws,
+        &ReadOptions {
+            path: path.into(),
+            ..ReadOptions::default()
+        },
+    )
+}
+
+fn listed(ws: &Workspace, pattern: &str, path: Option<&str>) -> Vec<String> {
+    glob(
+        ws,
+        &GlobOptions {
+            pattern: pattern.into(),
+            path: path.map(Into::into),
+            limit: None,
+            ..GlobOptions::default()
+        },
+    )
+    .expect("glob")
+    .paths
+    .into_iter()
+    .map(|p| p.into_string().expect("UTF-8 name"))
+    .collect()
+}
+
+/// Parent with `repo/` (the root) and `outside/secret.txt`, plus links of every kind.
+fn linked_tree() -> (tempfile::TempDir, std::path::PathBuf) {
+    let parent = tempfile::tempdir().expect("tempdir");
+    let root = parent.path().join("repo");
+    write(&root, "src/lib.rs", "pub fn lib() {}\n");
+    write(&root, "src/deep/mod.rs", "mod deep;\n");
+    write(&root, "top.txt", "top\n");
+    write(&root, ".env", "SECRET=outside-marker\n");
+    write(parent.path(), "outside/secret.txt", "outside-marker\n");
+    symlink(&root, "src_link", "src");
+    symlink(&root, "abs_link.rs", root.join("src/lib.rs"));
+    symlink(
+        &root,
+        "out_file.txt",
+        parent.path().join("outside/secret.txt"),
+    );
+    symlink(&root, "out_dir", "../outside");
+    symlink(&root, "notes.txt", ".env");
+    symlink(&root, "deep_up", "src/deep");
+    symlink(&root, "loop_a", "loop_b");
+    symlink(&root, "loop_b", "loop_a");
+    (parent, root)
+}
+
+fn explicit_paths_follow_in_root_links_only(ws: &Workspace) {
+    // In-root links (relative and absolute targets) are followed; the real path is reported.
+    let out = read(ws, "src_link/lib.rs").expect("through a dir link");
+    assert_eq!(out.path, "src/lib.rs");
+    assert_eq!(
+        read(ws, "abs_link.rs").expect("absolute target").path,
+        "src/lib.rs"
+    );
+    // `..` after a link is physical, as the kernel resolves it: deep_up/.. is src.
+    assert_eq!(
+        read(ws, "deep_up/../lib.rs").expect("physical ..").path,
+        "src/lib.rs"
+    );
+    // Links leaving the root, `..` above it, absolute paths outside: refused.
+    for path in [
+        "out_file.txt",
+        "out_dir/secret.txt",
+        "../outside/secret.txt",
+        "/etc/hostname",
+    ] {
+        let error = read(ws, path).expect_err(path);
+        assert_eq!(error.kind(), "outside_root", "{path}");
+        assert!(!error.to_string().contains("outside-marker"));
+    }
+    // Deny rules apply to the file opened; the refusal names the requested path only.
+    let error = read(ws, "notes.txt").expect_err("link to .env");
+    assert_eq!(error.kind(), "denied");
+    assert!(error.to_string().starts_with("notes.txt "), "{error}");
+    // A loop is a typed error.
+    assert_eq!(read(ws, "loop_a").expect_err("loop").kind(), "link_loop");
+    // Walks list no link, and count each.
+    let all = listed(ws, "**/*", None);
+    assert_eq!(all, ["src/deep/mod.rs", "src/lib.rs", "top.txt"]);
+    // An explicit directory path through a link is walked under its real path.
+    assert_eq!(listed(ws, "*.rs", Some("src_link")), ["src/lib.rs"]);
+    let error = glob(
+        ws,
+        &GlobOptions {
+            pattern: "*".into(),
+            path: Some("out_dir".into()),
+            ..GlobOptions::default()
+        },
+    )
+    .expect_err("outside dir");
+    assert_eq!(error.kind(), "outside_root");
+}
+
+#[test]
+fn explicit_paths_with_openat2_and_with_the_component_wise_fallback() {
+    let (_keep, root) = linked_tree();
+    let ws = ws(&root);
+    explicit_paths_follow_in_root_links_only(&ws);
+    force_component_wise_opens(true);
+    explicit_paths_follow_in_root_links_only(&ws);
+    force_component_wise_opens(false);
+}
+
+#[test]
+fn walks_count_links_and_never_enter_them() {
+    let (_keep, root) = linked_tree();
+    let out = glob(
+        &ws(&root),
+        &GlobOptions {
+            pattern: "**/*".into(),
+            limit: None,
+            ..GlobOptions::default()
+        },
+    )
+    .expect("glob");
+    // src_link, abs_link.rs, out_file.txt, out_dir, notes.txt, deep_up, loop_a, loop_b.
+    assert_eq!(out.skipped.symlink, 8, "{:?}", out.skipped);
+    assert_eq!((out.skipped.denied, out.skipped.outside_root), (1, 0));
+}
+
+#[test]
+fn read_reports_the_identity_of_the_opened_file() {
+    let (_keep, root) = linked_tree();
+    let out = read(&ws(&root), "src_link/lib.rs").expect("read");
+    let meta = std::fs::metadata(root.join("src/lib.rs")).expect("stat");
+    assert_eq!(
+        (out.identity.dev, out.identity.ino, out.identity.size),
+        (meta.dev(), meta.ino(), meta.len())
+    );
+    assert_eq!(
+        out.identity.mtime_ns,
+        meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
+    );
+}
+
+#[test]
+fn deny_rules_are_case_insensitive_in_reads_and_walks() {
+    let dir = tree(&[
+        ("KEY.PEM", "k"),
+        ("Id_RSA", "k"),
+        (".ENV", "k"),
+        ("ok.txt", "x"),
+    ]);
+    let ws = ws(dir.path());
+    for path in ["KEY.PEM", "Id_RSA", ".ENV"] {
+        assert_eq!(read(&ws, path).expect_err(path).kind(), "denied", "{path}");
+    }
+    let out = glob(
+        &ws,
+        &GlobOptions {
+            pattern: "*".into(),
+            ..GlobOptions::default()
+        },
+    )
+    .expect("glob");
+    assert_eq!(out.paths, ["ok.txt"]);
+    assert_eq!(out.skipped.denied, 3);
+}
+
+#[test]
+fn fifos_and_sockets_are_refused_without_blocking() {
+    let dir = tree(&[("a.txt", "needle\n")]);
+    mkfifo(dir.path(), "pipe");
+    let _socket =
+        std::os::unix::net::UnixListener::bind(dir.path().join("sock")).expect("bind socket");
+    let ws = ws(dir.path());
+    let started = Instant::now();
+    for (path, kind) in [("pipe", "FIFO"), ("sock", "socket")] {
+        match read(&ws, path) {
+            Err(CoreError::SpecialFile { kind: found, .. }) => assert_eq!(found, kind),
+            other => panic!("{path}: {other:?}"),
+        }
+        let error = grep(
+            &ws,
+            &GrepOptions {
+                pattern: "x".into(),
+                path: Some(path.into()),
+                ..GrepOptions::default()
+            },
+        )
+        .expect_err(path);
+        assert_eq!(error.kind(), "special_file");
+    }
+    let out = grep(
+        &ws,
+        &GrepOptions {
+            pattern: "needle".into(),
+            ..GrepOptions::default()
+        },
+    )
+    .expect("grep");
+    assert_eq!((out.total_matches, out.skipped.special), (1, 2));
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn over_long_names_are_a_typed_error() {
+    let dir = tree(&[("a.txt", "x")]);
+    let ws = ws(dir.path());
+    let long = "x".repeat(300);
+    assert_eq!(read(&ws, &long).expect_err("long").kind(), "path_too_long");
+    let deep = vec!["d"; 3000].join("/");
+    let error = read(&ws, &deep).expect_err("deep");
+    assert!(
+        ["path_too_long", "not_found"].contains(&error.kind()),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn check_path_resolves_without_opening() {
+    let (_keep, root) = linked_tree();
+    let ws = ws(&root);
+    assert_eq!(
+        ws.check_path(OsStr::new("src_link/deep")).expect("ok"),
+        b"src/deep"
+    );
+    assert_eq!(
+        ws.check_path(OsStr::new("src/../missing"))
+            .expect_err("missing")
+            .kind(),
+        "not_found"
+    );
+    assert_eq!(
+        ws.check_path(OsStr::new("nope/../../x"))
+            .expect_err("above")
+            .kind(),
+        "outside_root"
+    );
+}
+
+#[test]
+fn ignore_files_above_the_root_apply_as_ripgrep_parents() {
+    let parent = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(parent.path().join(".git")).expect("git");
+    write(parent.path(), ".gitignore", "*.log\n");
+    write(parent.path(), ".ignore", "*.tmp\n");
+    let root = parent.path().join("repo");
+    write(&root, "a.log", "x");
+    write(&root, "b.tmp", "x");
+    write(&root, "keep.log", "x");
+    write(&root, "c.rs", "x");
+    write(&root, ".ripsightignore", "!keep.log\n");
+    let ws = ws(&root);
+    assert_eq!(
+        listed(&ws, "*", None),
+        [".ripsightignore", "c.rs", "keep.log"]
+    );
+    let all = Workspace::new(
+        &root,
+        WorkspaceOptions {
+            respect_ignore_files: false,
+            ..WorkspaceOptions::default()
+        },
+    )
+    .expect("workspace");
+    assert_eq!(listed(&all, "*", None).len(), 5);
+}
+
+#[test]
+fn deeper_ignore_files_override_shallower_and_kinds_rank() {
+    let dir = tree(&[
+        (".gitignore", "*.gen\n"),
+        ("sub/.gitignore", "!keep.gen\n"),
+        ("sub/keep.gen", "x"),
+        ("sub/drop.gen", "x"),
+        (".ignore", "sub/other/\n"),
+        ("sub/other/x.rs", "x"),
+        ("sub/.ignore", "!other/\n"),
+        ("top.gen", "x"),
+    ]);
+    std::fs::create_dir_all(dir.path().join(".git")).expect("git");
+    let ws = ws(dir.path());
+    assert_eq!(
+        listed(&ws, "**/*.{gen,rs}", None),
+        ["sub/keep.gen", "sub/other/x.rs"]
+    );
+    // The pruned start of a glob agrees with the full walk.
+    assert_eq!(listed(&ws, "sub/other/*.rs", None), ["sub/other/x.rs"]);
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_mid_walk_is_never_entered() {
+    let parent = tempfile::tempdir().expect("tempdir");
+    let root = parent.path().join("repo");
+    for i in 0..50 {
+        write(&root, &format!("d/f{i}.txt"), "inside\n");
+    }
+    write(parent.path(), "outside/marker.txt", "outside-marker\n");
+    let ws = ws(&root);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = std::sync::Arc::clone(&stop);
+        let root = root.clone();
+        let outside = parent.path().join("outside");
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::rename(root.join("d"), root.join("d.real"));
+                let _ = std::os::unix::fs::symlink(&outside, root.join("d"));
+                let _ = std::fs::remove_file(root.join("d"));
+                let _ = std::fs::rename(root.join("d.real"), root.join("d"));
+            }
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut calls = 0;
+    while Instant::now() < deadline {
+        calls += 1;
+        let found = grep(
+            &ws,
+            &GrepOptions {
+                pattern: "marker|inside".into(),
+                limit: None,
+                ..GrepOptions::default()
+            },
+        )
+        .expect("grep");
+        assert!(
+            found.lines.iter().all(|m| !m.text.contains("outside")),
+            "outside content"
+        );
+        for path in listed(&ws, "**/*", None) {
+            assert!(!path.contains("marker"), "{path}");
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().expect("swapper");
+    assert!(calls > 5);
+}
