@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -120,8 +121,8 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
         assert tool["annotations"]["readOnlyHint"] is True
         assert tool["annotations"]["destructiveHint"] is False
         assert tool["annotations"]["openWorldHint"] is False
-        assert tool["outputSchema"] == OUTPUT_SCHEMAS.get(name)
-        if tool["outputSchema"] is not None:
+        assert tool.get("outputSchema") == OUTPUT_SCHEMAS.get(name)
+        if tool.get("outputSchema") is not None:
             jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
 
 
@@ -213,7 +214,7 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
 
     params = _server(tree, "--no-structured-content")
     listed, results = run_session(params, body, tmp_path / "err.log")
-    assert [t["outputSchema"] for t in listed["tools"]] == [None, None, None, None]
+    assert [t.get("outputSchema") for t in listed["tools"]] == [None, None, None, None]
     definitions = default_registry(tree).definitions("mcp")
     assert [t["inputSchema"] for t in listed["tools"]] == [d["inputSchema"] for d in definitions]
     for (name, args), result in zip(calls, results):
@@ -402,16 +403,22 @@ def test_a_500_match_grep_keeps_its_structured_content_within_the_text_budget(
 
     async def body(session: ClientSession) -> list[Any]:
         first = await session.call_tool("grep", args)
-        shown = sum(1 for line in first.model_dump(by_alias=True)["structuredContent"]["lines"])
+        page = first.model_dump(by_alias=True)["structuredContent"]
+        shown = sum(1 for line in page["lines"] if line["is_match"])
         second = await session.call_tool("grep", {**args, "offset": shown})
         return [first, second]
 
     first, second = run_session(_server(root), body, tmp_path / "err.log")
     text, is_error = _expected_text(root, "grep", args)
     assert not is_error and first["isError"] is False
-    # The text stays the full model-facing answer (its stored-result ref is drawn per call).
-    ref = re.compile(r"ref_[0-9a-f]+")
-    assert ref.sub("ref", _text(first)) == ref.sub("ref", text)
+
+    # The text stays the full model-facing answer; the reference naming the stored whole is the
+    # server session's own, so only its form is compared.
+    def same_ref(t: str) -> str:
+        return re.sub(r"ref_[0-9a-f]+", "ref_…", t)
+
+    assert re.search(r"ref_[0-9a-f]+", _text(first))
+    assert same_ref(_text(first)) == same_ref(text)
     assert len(text) > budget * 0.9  # the text itself is at its budget, cut in the middle
 
     page = first["structuredContent"]
@@ -821,8 +828,6 @@ def test_a_missing_root_is_a_one_line_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["ops.jsonl", "ops.db"])
 def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> None:
-    import json
-    import sqlite3
 
     async def body(session: ClientSession) -> list[Any]:
         return [
