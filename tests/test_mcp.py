@@ -438,6 +438,60 @@ def test_a_500_match_grep_keeps_its_structured_content_within_the_text_budget(
     assert len(json.dumps(following)) <= budget
 
 
+def test_bound_structured_cuts_at_match_groups_and_keeps_the_counters_true() -> None:
+    from ripsight.mcp_server import bound_structured
+
+    lines = []
+    for match in range(40):  # each match with one line of context before and after
+        for line, is_match in (
+            (3 * match + 1, False),
+            (3 * match + 2, True),
+            (3 * match + 3, False),
+        ):
+            lines.append(
+                {
+                    "path": "a.txt",
+                    "line": line,
+                    "text": "t" * 50,
+                    "is_match": is_match,
+                    "cut": False,
+                }
+            )
+    grep = {
+        "pattern": "t",
+        "output_mode": "content",
+        "lines": lines,
+        "files": [],
+        "total_matches": 100,
+        "total_files": 1,
+        "offset": 10,
+        "withheld": 50,
+        "next_offset": 50,
+        "incomplete": False,
+    }
+    page = bound_structured(grep, 2000)
+    assert len(json.dumps(page, ensure_ascii=False)) <= 2000
+    kept = page["lines"]
+    shown = sum(1 for line in kept if line["is_match"])
+    assert 0 < shown < 40 and kept[-1]["is_match"]  # no context of a left-out match remains
+    assert kept == lines[: len(kept)]
+    assert page["withheld"] == 50 + 40 - shown and page["next_offset"] == 10 + shown
+    assert grep["lines"] is lines and len(lines) == 120  # the input is left as it was
+
+    read = {
+        "path": "a",
+        "lines": [{"number": n, "text": "r" * 80, "cut_from": None} for n in range(5, 105)],
+        "offset": 5,
+        "next_offset": None,
+    }
+    page = bound_structured(read, 1500)
+    assert len(json.dumps(page, ensure_ascii=False)) <= 1500
+    assert page["next_offset"] == page["lines"][-1]["number"] + 1
+
+    small = {"pattern": "x", "paths": ["a"], "total": 1, "offset": 0, "withheld": 0}
+    assert bound_structured(small, 200) is small
+
+
 def test_the_structured_budget_follows_max_result_chars(tree: Path, tmp_path: Path) -> None:
     calls = [("glob", {"pattern": "**/*"}), ("read_file", {"path": "src/app.py"})]
 

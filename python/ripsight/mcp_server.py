@@ -271,13 +271,19 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     entries = data[key]
     page = dict(data)
     page[key] = entries[:keep]
-    if key == "paths" or (key == "files"):  # glob; grep's files_with_matches and count modes
-        page["withheld"] = data["withheld"] + len(entries) - keep
-    elif "next_offset" in data:  # read_file: read on after the last line kept
-        if keep < len(entries):
-            page["next_offset"] = entries[keep]["number"]
-    else:  # grep content mode: the matches left out (context lines are not entries)
-        page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
+    if keep == len(entries):
+        return page
+    if key == "lines" and "number" in entries[0]:  # read_file: read on from the first left out
+        page["next_offset"] = entries[keep]["number"]
+        return page
+    if key == "lines":  # grep content mode: matches are the entries, context lines are not
+        shown = sum(1 for line in entries[:keep] if line["is_match"])
+        left_out = sum(1 for line in entries[keep:] if line["is_match"])
+    else:  # glob's paths; grep's files in the files_with_matches and count modes
+        shown, left_out = keep, len(entries) - keep
+    page["withheld"] = data["withheld"] + left_out
+    if "next_offset" in data:  # an engine that states where the next page starts
+        page["next_offset"] = data["offset"] + shown
     return page
 
 
