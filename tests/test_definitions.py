@@ -168,3 +168,13 @@ def test_the_typing_check_can_fail(mypy: Path, tmp_path: Path) -> None:
     path.write_text(code)
     out = run_mypy(mypy, path)
     assert out.returncode == 1 and 'Argument "tools"' in out.stdout, out.stdout
+
+
+def test_cli_tools_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from ripsight.cli import main
+
+    assert main(["tools", "--format", "openai", "--strict"]) == 0
+    printed = orjson.loads(capsys.readouterr().out)
+    assert printed == default_registry(tmp_path).definitions("openai", strict=True)
+    assert main(["tools", "--format", "anthropic", "--strict"]) == 2
+    assert "openai formats only" in capsys.readouterr().err

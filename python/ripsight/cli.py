@@ -68,6 +68,12 @@ def add_tools_parser(
         help="openai (chat completions), openai-responses, anthropic or mcp (default: openai)",
     )
     parser.add_argument("--compact", action="store_true", help="one line of JSON")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="OpenAI strict-mode schemas (openai and openai-responses formats): every property "
+        "required, optional ones nullable",
+    )
     add_limit_arguments(parser, LIMIT_FLAGS)
     return parser
 
@@ -79,8 +85,11 @@ def cmd_tools(args: argparse.Namespace) -> int:
     registry = Registry(limits=limits)
     for spec in builtin_tools(limits):
         registry.register(spec)
+    if args.strict and args.format not in ("openai", "openai-responses"):
+        return _fail("tools", f"--strict applies to the openai formats only, not {args.format}")
     option = 0 if args.compact else orjson.OPT_INDENT_2
-    sys.stdout.write(orjson.dumps(registry.definitions(args.format), option=option).decode())
+    definitions = registry.definitions(args.format, strict=args.strict)
+    sys.stdout.write(orjson.dumps(definitions, option=option).decode())
     sys.stdout.write("\n")
     return 0
 
