@@ -573,7 +573,7 @@ def _slow_server(root: Path) -> RawClient:
     client.send(
         {"id": 1, "method": "tools/call", "params": {"name": "grep", "arguments": SLOW_GREP}}
     )
-    client.wait_for_log(r"ripsight\.mcp: grep started", timeout=30)
+    client.wait_for_log(r"ripsight\.mcp: grep running", timeout=30)
     time.sleep(0.3)  # well inside the search, which takes many seconds
     return client
 
@@ -657,7 +657,7 @@ def _waiting_server(tmp_path: Path) -> RawClient:
     client = RawClient([sys.executable, str(script)])
     client.initialize()
     client.send({"id": 1, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
-    client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+    client.wait_for_log(r"ripsight\.mcp:wait running", timeout=30)
     return client
 
 
@@ -667,7 +667,7 @@ def test_notifications_cancelled_reaches_the_token_of_its_call(tmp_path: Path) -
     client = _waiting_server(tmp_path)
     try:
         client.send({"id": 2, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
-        client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+        client.wait_for_log(r"ripsight\.mcp:wait running", timeout=30)
         client.send({"method": "notifications/cancelled", "params": {"requestId": 1}})
         stopped = client.wait_for_log(r"wait stopped ([\d.]+) ms after it was cancelled", 30)
         assert float(stopped.group(1)) < 100.0

@@ -519,6 +519,7 @@ class _Tools:
             # call's alone. Converting the typed result is Python work too: off the event loop.
             if not self.in_flight.begin(state):
                 return None  # given up before this thread started: nobody waits for it
+            logger.debug("%s running", name)
             _CALL_TOKEN.set(state.token)
             try:
                 result = self.registry.execute(call)
