@@ -18,7 +18,9 @@ def small() -> str:
 
 @pytest.mark.parametrize("tool", ["ripsight", "rg"])
 def test_call_grep(benchmark, small: str, tool: str) -> None:
-    want = expected((small, sb.COMMON_REGEX, True, False), lambda: sb.rg_count(small, sb.COMMON_REGEX))
+    want = expected(
+        (small, sb.COMMON_REGEX, True, False), lambda: sb.rg_count(small, sb.COMMON_REGEX)
+    )
     if tool == "ripsight":
         ws = Workspace(small)
         run = lambda: ws.grep(sb.COMMON_REGEX, limit=50).total_matches
@@ -52,7 +54,9 @@ def test_threads(benchmark, small: str, threads: int) -> None:
     """CALLS grep calls shared by `threads` threads; compare the two medians (goal: 2 threads
     give >= 1.7x the throughput of one, i.e. take <= 0.59x the time)."""
     ws = Workspace(small)
-    want = expected((small, sb.COMMON_REGEX, True, False), lambda: sb.rg_count(small, sb.COMMON_REGEX))
+    want = expected(
+        (small, sb.COMMON_REGEX, True, False), lambda: sb.rg_count(small, sb.COMMON_REGEX)
+    )
     errors: list[str] = []
 
     def batch() -> None:
@@ -61,6 +65,7 @@ def test_threads(benchmark, small: str, threads: int) -> None:
                 got = ws.grep(sb.COMMON_REGEX, limit=50).total_matches
                 if got != want:
                     errors.append(f"{got} != {want}")
+
         ts = [threading.Thread(target=work) for _ in range(threads)]
         for t in ts:
             t.start()

@@ -38,8 +38,9 @@ def test_glob(benchmark, tree: Corpus, tool: str) -> None:
         follow = False
         run = lambda: sb.py_glob(root, pattern)
     # Peers that cannot see hidden files are held to rg's answer without them (no tool follows links).
-    want = expected((root, "files", name, hidden, follow),
-                    lambda: sb.rg_files_count(root, name, hidden, follow))
+    want = expected(
+        (root, "files", name, hidden, follow), lambda: sb.rg_files_count(root, name, hidden, follow)
+    )
     assert want > 0
     assert run() == want
     benchmark.group = f"glob [{tree.name}] {pattern}"

@@ -18,8 +18,9 @@ _ws: dict[str, Workspace] = {}
 
 
 def _pattern(tree: Corpus, kind: str) -> tuple[str, bool]:
-    return {"rare": (tree.rare, True), "common": (tree.common, False),
-            "none": (tree.none, True)}[kind]
+    return {"rare": (tree.rare, True), "common": (tree.common, False), "none": (tree.none, True)}[
+        kind
+    ]
 
 
 def _runner(tool: str, tree: Corpus, pattern: str, literal: bool):
@@ -32,14 +33,16 @@ def _runner(tool: str, tree: Corpus, pattern: str, literal: bool):
             assert len(res.matches) == min(50, res.total_matches)
             assert not res.incomplete
             return res.total_matches
+
         return run, True, False
     if tool == "rg":
         return (lambda: sb.rg_search(root, pattern, literal)), True, False
     if tool == "rg --sort path":
         return (lambda: sb.rg_search(root, pattern, literal, sort=True)), True, False
     if tool in ("python-ripgrep", "ripgrep-rs"):
-        mod = pytest.importorskip(tool.replace("-", "_"),
-                                  reason=f"{tool} not installed: pip install 'ripsight[bench]'")
+        mod = pytest.importorskip(
+            tool.replace("-", "_"), reason=f"{tool} not installed: pip install 'ripsight[bench]'"
+        )
         hidden = sb.lib_has_hidden(mod)
         return (lambda: sb.rg_lib_search(mod, root, pattern, literal, hidden)), hidden, False
     if tool == "python":
@@ -54,8 +57,10 @@ def test_grep(benchmark, tree: Corpus, kind: str, tool: str) -> None:
     run, hidden, follow = _runner(tool, tree, pattern, literal)
     # python-ripgrep cannot search hidden files (and no tool here follows symlinks):
     # their answer is rg's in that narrower file set.
-    want = expected((tree.root, pattern, hidden, follow),
-                    lambda: sb.rg_count(tree.root, pattern, literal, hidden, follow))
+    want = expected(
+        (tree.root, pattern, hidden, follow),
+        lambda: sb.rg_count(tree.root, pattern, literal, hidden, follow),
+    )
     assert want > 0 or kind == "none"
     assert run() == want
     benchmark.group = f"grep {kind} [{tree.name}] {pattern}"

@@ -34,25 +34,39 @@ def _kernel() -> str:
 
     root = kernel_ready()
     if root is None:
-        pytest.skip("kernel tree not prepared: run `python benches/linux_source.py` once (apt, ~3 min)")
+        pytest.skip(
+            "kernel tree not prepared: run `python benches/linux_source.py` once (apt, ~3 min)"
+        )
     return root
 
 
 def make_corpus(name: str, config: pytest.Config) -> Corpus:
-    gen = {"rare": sb.RARE_LITERAL, "common": sb.COMMON_REGEX, "none": sb.NO_MATCH,
-           "glob": "**/*.c"}
+    gen = {
+        "rare": sb.RARE_LITERAL,
+        "common": sb.COMMON_REGEX,
+        "none": sb.NO_MATCH,
+        "glob": "**/*.c",
+    }
     if name == "small":
         return Corpus(name, sb.small_repo(300), **gen)
     if name == "mono2k":
         return Corpus(name, sb.monorepo(2_000), **gen)
     if name not in wanted(config):
-        pytest.skip(f"big corpus {name!r} is opt-in: RIPSIGHT_BENCH_CORPUS={name} or --corpus {name}")
+        pytest.skip(
+            f"big corpus {name!r} is opt-in: RIPSIGHT_BENCH_CORPUS={name} or --corpus {name}"
+        )
     if name == "monorepo":
         return Corpus(name, sb.monorepo(100_000), **gen)
     if name == "kernel":
         # ~16,000 matches for the common regex in linux-source-6.1; 39 for the rare literal.
-        return Corpus(name, _kernel(), rare="cassini", common=r"list_for_each_entry\w*\(",
-                      none=sb.NO_MATCH, glob="**/*.c")
+        return Corpus(
+            name,
+            _kernel(),
+            rare="cassini",
+            common=r"list_for_each_entry\w*\(",
+            none=sb.NO_MATCH,
+            glob="**/*.c",
+        )
     raise ValueError(name)
 
 

@@ -40,19 +40,25 @@ def main() -> None:
     root = args.root
     cases: list[tuple[str, Callable[[], int], Callable[[], int], int]] = []
     for label, pattern, literal in CASES:
-        cases.append((
-            label,
-            lambda p=pattern, lit=literal: sb.rg_search(root, p, lit),
-            lambda p=pattern, lit=literal: Workspace(root).grep(p, literal=lit, limit=50).total_matches,
-            sb.rg_count(root, pattern, literal),
-        ))
+        cases.append(
+            (
+                label,
+                lambda p=pattern, lit=literal: sb.rg_search(root, p, lit),
+                lambda p=pattern, lit=literal: (
+                    Workspace(root).grep(p, literal=lit, limit=50).total_matches
+                ),
+                sb.rg_count(root, pattern, literal),
+            )
+        )
     name_glob = GLOB.rsplit("/", 1)[-1]
-    cases.append((
-        f"glob {GLOB}",
-        lambda: sb.rg_files_count(root, name_glob),
-        lambda: Workspace(root).glob(GLOB, limit=200).total,
-        sb.rg_files_count(root, name_glob),
-    ))
+    cases.append(
+        (
+            f"glob {GLOB}",
+            lambda: sb.rg_files_count(root, name_glob),
+            lambda: Workspace(root).glob(GLOB, limit=200).total,
+            sb.rg_files_count(root, name_glob),
+        )
+    )
     print(f"cold pairs on {root}, {args.rounds} rounds (fresh Workspace per call)")
     print("| case | rg median ms | ripsight median ms | median ratio of pairs |")
     print("|---|---:|---:|---:|")
@@ -67,8 +73,10 @@ def main() -> None:
             rg_ms.append(a)
             our_ms.append(b)
             ratios.append(b / a)
-        print(f"| {label} | {statistics.median(rg_ms):.1f} | {statistics.median(our_ms):.1f} | "
-              f"{statistics.median(ratios):.2f}x |")
+        print(
+            f"| {label} | {statistics.median(rg_ms):.1f} | {statistics.median(our_ms):.1f} | "
+            f"{statistics.median(ratios):.2f}x |"
+        )
 
 
 if __name__ == "__main__":

@@ -24,9 +24,12 @@ from ripsight import bench as sb
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--corpus", default=None,
-                     help="opt-in big corpora: comma list of kernel,monorepo,log or 'all' "
-                          "(also $RIPSIGHT_BENCH_CORPUS)")
+    parser.addoption(
+        "--corpus",
+        default=None,
+        help="opt-in big corpora: comma list of kernel,monorepo,log or 'all' "
+        "(also $RIPSIGHT_BENCH_CORPUS)",
+    )
 
 
 TREES = ["small", "mono2k", "monorepo", "kernel"]

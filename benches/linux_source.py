@@ -50,8 +50,9 @@ def prepare_kernel(install: bool = True, log=print) -> str:
         log(f"installing {PACKAGE} with apt-get (a few minutes)")
         subprocess.run(["apt-get", "update"], check=True)
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", PACKAGE],
-                       check=True, env=env)
+        subprocess.run(
+            ["apt-get", "install", "-y", "--no-install-recommends", PACKAGE], check=True, env=env
+        )
         tarball = _tarball()
         if tarball is None:
             raise RuntimeError(f"apt installed {PACKAGE} but no tarball is in /usr/src")

@@ -6,23 +6,47 @@ import os
 from types import SimpleNamespace
 from typing import Any
 
+from ripsight import _core
 from ripsight.registry import Registry
 from ripsight.tools import builtin_tools
 
 
-def skips(**values: int) -> SimpleNamespace:
-    base = {"ignored": 0, "binary": 0, "denied": 0, "unreadable": 0, "special": 0, "too_large": 0,
-                "outside_root": 0, "symlink": 0}
+def _default(prop: dict[str, Any]) -> Any:
+    """A neutral value of a schema property: 0, "", False, None, [] or a nested record."""
+    kind = prop["type"]
+    if isinstance(kind, list):
+        return None
+    if kind == "object":
+        return SimpleNamespace(**{k: _default(v) for k, v in prop["properties"].items()})
+    if kind == "string":
+        return prop.get("enum", [""])[0]
+    return {"integer": 0, "number": 0.0, "boolean": False, "array": []}[kind]
+
+
+def _fake(cls: Any, defaults: dict[str, Any], values: dict[str, Any]) -> SimpleNamespace:
+    """A stand-in for an engine result: every field of the engine's declaration (its SCHEMA),
+    neutral unless `defaults` or `values` say otherwise."""
+    base = {name: _default(prop) for name, prop in cls.SCHEMA["properties"].items()}
+    base.update(defaults)
     base.update(values)
+    unknown = set(base) - set(cls.FIELDS)
+    assert not unknown, f"{cls.__name__} has no field {sorted(unknown)}"
     return SimpleNamespace(**base)
+
+
+def _next_offset(base: SimpleNamespace, shown: int) -> int | None:
+    return base.offset + shown if base.withheld and shown else None
+
+
+def skips(**values: int) -> SimpleNamespace:
+    return _fake(_core.SkipCounts, {}, values)
 
 
 def glob_result(**values: Any) -> SimpleNamespace:
-    base: dict[str, Any] = {"pattern": "**/*.py", "paths": [], "total": 0, "offset": 0, "withheld": 0,
-                                "files_in_scope": None, "anywhere_pattern": None, "anywhere_total": None,
-                                "searched": "", "skipped": skips(), "incomplete": False, "elapsed_ms": 1.0}
-    base.update(values)
-    return SimpleNamespace(**base)
+    result = _fake(_core.GlobResult, {"pattern": "**/*.py", "elapsed_ms": 1.0}, values)
+    if "next_offset" not in values:
+        result.next_offset = _next_offset(result, len(result.paths))
+    return result
 
 
 def gline(path: str, line: int, text: str, is_match: bool = True, cut: bool = False):
@@ -30,12 +54,15 @@ def gline(path: str, line: int, text: str, is_match: bool = True, cut: bool = Fa
 
 
 def grep_result(**values: Any) -> SimpleNamespace:
-    base: dict[str, Any] = {"pattern": "TODO", "output_mode": "content", "lines": [], "files": [],
-                                "total_matches": 0, "total_files": 0, "offset": 0, "withheld": 0,
-                                "files_searched": 0, "skipped": skips(), "incomplete": False,
-                                "elapsed_ms": 1.0}
-    base.update(values)
-    return SimpleNamespace(**base)
+    result = _fake(_core.GrepResult, {"pattern": "TODO", "elapsed_ms": 1.0}, values)
+    if "next_offset" not in values:
+        shown = (
+            sum(1 for line in result.lines if line.is_match)
+            if result.output_mode == "content"
+            else len(result.files)
+        )
+        result.next_offset = _next_offset(result, shown)
+    return result
 
 
 def rline(number: int, text: str, cut_from: int | None = None) -> SimpleNamespace:
@@ -43,12 +70,16 @@ def rline(number: int, text: str, cut_from: int | None = None) -> SimpleNamespac
 
 
 def read_result(**values: Any) -> SimpleNamespace:
-    base: dict[str, Any] = {"path": "src/app.py", "kind": "text", "binary_type": None, "size_bytes": 100,
-                                "lines": [], "offset": 1, "total_lines": 0, "total_lines_estimated": False,
-                                "next_offset": None, "encoding": "utf-8", "line_ending": "LF",
-                                "dev": 1, "inode": 1, "mtime_ns": 0}
-    base.update(values)
-    return SimpleNamespace(**base)
+    defaults = {
+        "path": "src/app.py",
+        "size_bytes": 100,
+        "offset": 1,
+        "line_ending": "LF",
+        "encoding": "utf-8",
+        "dev": 1,
+        "inode": 1,
+    }
+    return _fake(_core.ReadResult, defaults, values)
 
 
 class FakeWorkspace:
@@ -71,8 +102,13 @@ class FakeWorkspace:
 
     def grep(self, pattern: str, **kwargs: Any) -> SimpleNamespace:
         self._record("grep", pattern, **kwargs)
-        return grep_result(pattern=pattern, lines=[gline("a.py", 1, "x = 1")], total_matches=1,
-                           total_files=1, files_searched=1)
+        return grep_result(
+            pattern=pattern,
+            lines=[gline("a.py", 1, "x = 1")],
+            total_matches=1,
+            total_files=1,
+            files_searched=1,
+        )
 
     def _identity(self, path: str) -> dict[str, Any]:
         st = os.stat(os.path.join(self.root, path))
@@ -85,8 +121,9 @@ class FakeWorkspace:
         st = os.stat(os.path.join(self.root, path))
         return SimpleNamespace(path=path, size=st.st_size, **self._identity(path))
 
-    def read_file(self, path: str, offset: int = 1, limit: int = 400,
-                  max_line_chars: int = 500) -> SimpleNamespace:
+    def read_file(
+        self, path: str, offset: int = 1, limit: int = 400, max_line_chars: int = 500
+    ) -> SimpleNamespace:
         self._record("read_file", path, offset=offset, limit=limit, max_line_chars=max_line_chars)
         with open(os.path.join(self.root, path), encoding="utf-8") as handle:
             all_lines = handle.read().splitlines()
@@ -119,7 +156,9 @@ class PyWorkspace(FakeWorkspace):
         for folder, dirs, files in os.walk(os.path.join(self.root, base)):
             dirs[:] = sorted(d for d in dirs if d not in (".git", "__pycache__"))
             for name in files:
-                out.append(os.path.relpath(os.path.join(folder, name), self.root).replace(os.sep, "/"))
+                out.append(
+                    os.path.relpath(os.path.join(folder, name), self.root).replace(os.sep, "/")
+                )
         return sorted(out)
 
     def glob(self, pattern: str, path=None, limit=200, offset=0, sort="path"):
@@ -131,20 +170,37 @@ class PyWorkspace(FakeWorkspace):
 
         found = [p for p in self._files(path or "") if re.match(regex, p)]
         page = found[offset : offset + limit]
-        return glob_result(pattern=pattern, paths=page, total=len(found), offset=offset,
-                           withheld=max(0, len(found) - offset - len(page)),
-                           files_in_scope=None if found else len(self._files(path or "")),
-                           searched=path or "")
+        return glob_result(
+            pattern=pattern,
+            paths=page,
+            total=len(found),
+            offset=offset,
+            withheld=max(0, len(found) - offset - len(page)),
+            files_in_scope=None if found else len(self._files(path or "")),
+            searched=path or "",
+        )
 
-    def grep(self, pattern: str, path=None, glob=None, literal=False, case_insensitive=False,
-             context=0, multiline=False, output_mode="content", limit=50, offset=0,
-             max_line_chars=120):
+    def grep(
+        self,
+        pattern: str,
+        path=None,
+        glob=None,
+        literal=False,
+        case_insensitive=False,
+        context=0,
+        multiline=False,
+        output_mode="content",
+        limit=50,
+        offset=0,
+        max_line_chars=120,
+    ):
         import fnmatch
         import re
 
         self._record("grep", pattern, path=path, glob=glob)
-        regex = re.compile(re.escape(pattern) if literal else pattern,
-                           re.IGNORECASE if case_insensitive else 0)
+        regex = re.compile(
+            re.escape(pattern) if literal else pattern, re.IGNORECASE if case_insensitive else 0
+        )
         lines, total, files = [], 0, set()
         names = self._files(path or "")
         for name in names:
@@ -161,5 +217,10 @@ class PyWorkspace(FakeWorkspace):
                     shown[j] = shown.get(j, False) or j == i
             for j in sorted(shown):
                 lines.append(gline(name, j + 1, text[j], shown[j]))
-        return grep_result(pattern=pattern, lines=lines, total_matches=total,
-                           total_files=len(files), files_searched=len(names))
+        return grep_result(
+            pattern=pattern,
+            lines=lines,
+            total_matches=total,
+            total_files=len(files),
+            files_searched=len(names),
+        )

@@ -33,8 +33,9 @@ def test_generators_are_deterministic(bench_dir, monkeypatch):
 def test_bench_quick_json(bench_dir, capsys):
     root = sb.small_repo(40)
     out = bench_dir / "figures.json"
-    rc = sb.main(["--quick", root, "--json", str(out), "--repeat", "2", "--log-mb", "2",
-                  "--no-progress"])
+    rc = sb.main(
+        ["--quick", root, "--json", str(out), "--repeat", "2", "--log-mb", "2", "--no-progress"]
+    )
     fig = json.loads(out.read_text())
     assert fig["problems"] == [], fig["problems"]
     assert rc == 0
@@ -46,8 +47,18 @@ def test_bench_quick_json(bench_dir, capsys):
     assert any(c.startswith("read_file ") for c in cases)
     assert {"per-call grep (small repo)", "per-call glob (small repo)"} <= cases
     for row in fig["rows"]:
-        assert set(row) >= {"case", "tool", "median_ms", "runs_ms", "cpu_ms", "answer",
-                            "ratio_to_rg", "goal", "met", "note"}
+        assert set(row) >= {
+            "case",
+            "tool",
+            "median_ms",
+            "runs_ms",
+            "cpu_ms",
+            "answer",
+            "ratio_to_rg",
+            "goal",
+            "met",
+            "note",
+        }
         if row["median_ms"] is not None:
             assert row["median_ms"] > 0
             assert len(row["runs_ms"]) >= 1
@@ -59,8 +70,12 @@ def test_bench_quick_json(bench_dir, capsys):
     grep_answers = {r["case"]: r["answer"] for r in spy if r["case"].startswith("grep ")}
     assert grep_answers["grep rare literal"] == 3  # planted: 2 text files + 1 UTF-16 file
     assert grep_answers["grep no match"] == 0
-    assert set(fig["threads"]) >= {"one_thread_calls_per_s", "two_threads_calls_per_s",
-                                   "speedup", "met"}
+    assert set(fig["threads"]) >= {
+        "one_thread_calls_per_s",
+        "two_threads_calls_per_s",
+        "speedup",
+        "met",
+    }
     assert fig["read_memory"]["lines"] == 400
     table = capsys.readouterr().out
     assert "| case | tool | median ms | ratio to rg | cpu ms | goal | met |" in table

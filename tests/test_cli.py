@@ -111,12 +111,16 @@ def test_grep_json_equals_the_python_api(
 
 
 def test_read_json_equals_the_python_api(tree: Path) -> None:
-    done = ripsight("read", "src/app.py", "--offset", "4", "--limit", "2", "--json",
-                    "--root", str(tree))
+    done = ripsight(
+        "read", "src/app.py", "--offset", "4", "--limit", "2", "--json", "--root", str(tree)
+    )
     assert done.returncode == 0, done.stderr
     data = _json(done)
     assert data == to_dict(Workspace(tree).read_file("src/app.py", offset=4, limit=2))
-    assert [line["text"] for line in data["lines"]] == ["def main():", "    # TODO: read the config"]
+    assert [line["text"] for line in data["lines"]] == [
+        "def main():",
+        "    # TODO: read the config",
+    ]
 
 
 # -- text mode is what the model sees -----------------------------------------------------------
@@ -140,8 +144,20 @@ def test_workspace_flags(tree: Path) -> None:
     plain = _json(ripsight("grep", "TODO", "-l", "--json", "--root", str(tree)))
     paths = [f["path"] for f in plain["files"]]
     assert "vendor/lib.py" in paths and ".env" not in paths
-    narrowed = _json(ripsight("grep", "TODO", "-l", "--json", "--root", str(tree),
-                              "--exclude-dir", "vendor", "--deny", "*.txt"))
+    narrowed = _json(
+        ripsight(
+            "grep",
+            "TODO",
+            "-l",
+            "--json",
+            "--root",
+            str(tree),
+            "--exclude-dir",
+            "vendor",
+            "--deny",
+            "*.txt",
+        )
+    )
     assert [f["path"] for f in narrowed["files"]] == ["src/app.py"]
 
 
@@ -149,8 +165,11 @@ def test_options_may_follow_the_positionals(tree: Path) -> None:
     first = _json(ripsight("grep", "-l", "-i", "todo", "src", "--json", "--root", str(tree)))
     after = _json(ripsight("grep", "todo", "src", "-l", "--json", "-i", "--root", str(tree)))
     assert _without_timing(after) == _without_timing(first)
-    assert [f["path"] for f in first["files"]] == ["src/app.py", "src/pkg/notes.txt",
-                                                    "src/pkg/util.py"]
+    assert [f["path"] for f in first["files"]] == [
+        "src/app.py",
+        "src/pkg/notes.txt",
+        "src/pkg/util.py",
+    ]
     # After "--" a pattern may start with a dash.
     dashed = ripsight("grep", "-F", "--json", "--root", str(tree), "--", "-secret")
     assert dashed.returncode == 1 and _json(dashed)["pattern"] == "-secret"
@@ -223,8 +242,13 @@ def test_missing_root_exits_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_usage_errors_exit_2() -> None:
-    for argv in (["glob"], ["grep", "x", "--limit", "many"], ["read"], ["grep", "x", "-l", "-c"],
-                 ["frobnicate"]):
+    for argv in (
+        ["glob"],
+        ["grep", "x", "--limit", "many"],
+        ["read"],
+        ["grep", "x", "-l", "-c"],
+        ["frobnicate"],
+    ):
         done = ripsight(*argv)
         assert done.returncode == 2, argv
         assert done.stdout == ""

@@ -42,8 +42,15 @@ def test_demo_loop_on_a_stand_in_engine(python_engine):
     report = demo.run_demo(out)
     text = out.getvalue()
     assert report.exit_code == 0, text
-    assert [c.name for c in report.calls] == ["glob", "grep", "Read", "grep", "read_file",
-                                              "read_file", "read_file"]
+    assert [c.name for c in report.calls] == [
+        "glob",
+        "grep",
+        "Read",
+        "grep",
+        "read_file",
+        "read_file",
+        "read_file",
+    ]
     assert [r.is_error for r in report.results] == [False, False, True, False, True, False, False]
     assert report.answer == (
         "The test is red because apply_discount in src/shop/pricing.py returns the discount "
@@ -61,7 +68,9 @@ def test_demo_loop_on_a_stand_in_engine(python_engine):
     assert "== turn 5: openai chat (parallel, interleaved, index from 1) stream" in text
     assert "   result:    ERROR (unknown_tool)" in text
     assert "   result:    ERROR (malformed_json)" in text
-    assert text.rstrip().splitlines()[-1].startswith("conclusion: found the cause after 7 tool calls")
+    assert (
+        text.rstrip().splitlines()[-1].startswith("conclusion: found the cause after 7 tool calls")
+    )
 
 
 def test_selftest_on_a_stand_in_engine(python_engine, monkeypatch):

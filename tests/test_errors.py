@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
-
 import ripsight
-import ripsight.errors as errors
 from _trees import make_tree
 from ripsight import (
+    CancelledError,
     DeniedError,
     EngineError,
     InvalidArgumentError,
@@ -19,11 +20,13 @@ from ripsight import (
     OutsideRootError,
     PathNotFoundError,
     PatternError,
-    SpecialFileError,
     RipsightError,
+    SpecialFileError,
     UnreadableError,
     Workspace,
+    errors,
 )
+from ripsight.errors import model_text
 
 BUILTIN = {
     PathNotFoundError: FileNotFoundError,
@@ -35,14 +38,16 @@ BUILTIN = {
     PatternError: ValueError,
     InvalidArgumentError: ValueError,
     UnreadableError: PermissionError,
+    CancelledError: concurrent.futures.CancelledError,
     EngineError: RuntimeError,
 }
 
 
 def test_every_public_error_is_covered_here() -> None:
-    public = {getattr(errors, name) for name in errors.__all__} - {RipsightError}
+    classes = [name for name in errors.__all__ if name != "model_text"]
+    public = {getattr(errors, name) for name in classes} - {RipsightError}
     assert public == set(BUILTIN)
-    assert set(errors.__all__) <= set(ripsight.__all__)
+    assert set(classes) <= set(ripsight.__all__)
 
 
 @pytest.mark.parametrize(("cls", "builtin"), list(BUILTIN.items()), ids=lambda c: c.__name__)
@@ -65,11 +70,14 @@ def test_kinds_are_distinct_short_names() -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_tree(tmp_path / "repo", {
-        "src/main.py": "print('hi')\n",
-        ".env": "API_KEY=hunter2\n",
-        "deploy/prod.key": "k\n",
-    })
+    return make_tree(
+        tmp_path / "repo",
+        {
+            "src/main.py": "print('hi')\n",
+            ".env": "API_KEY=hunter2\n",
+            "deploy/prod.key": "k\n",
+        },
+    )
 
 
 def test_not_found_suggests_or_points_to_glob(repo: Path) -> None:
@@ -77,24 +85,24 @@ def test_not_found_suggests_or_points_to_glob(repo: Path) -> None:
     with pytest.raises(FileNotFoundError) as info:
         ws.read_file("src/mian.py")
     assert isinstance(info.value, PathNotFoundError)
-    assert "Did you mean: src/main.py" in str(info.value)
+    assert "Did you mean: src/main.py" in model_text(info.value)
     with pytest.raises(PathNotFoundError) as info:
         ws.read_file("nothing/like/it.zz")
-    assert "glob" in str(info.value)
+    assert "glob" in model_text(info.value)
 
 
 def test_outside_root_says_to_use_a_relative_path(repo: Path) -> None:
     with pytest.raises(PermissionError) as info:
         Workspace(repo).read_file("../elsewhere.txt")
     assert isinstance(info.value, OutsideRootError)
-    assert "relative to the root" in str(info.value)
+    assert "relative to the root" in model_text(info.value)
 
 
 @pytest.mark.parametrize(("path", "rule"), [(".env", ".env"), ("deploy/prod.key", "*.key")])
 def test_denied_names_the_policy_and_the_rule(repo: Path, path: str, rule: str) -> None:
     with pytest.raises(DeniedError) as info:
         Workspace(repo).read_file(path)
-    message = str(info.value)
+    message = model_text(info.value)
     assert "policy" in message
     assert f"'{rule}'" in message
     assert "hunter2" not in message
@@ -111,8 +119,8 @@ def test_custom_deny_rule_is_named(repo: Path) -> None:
 def test_directory_says_to_glob_it(repo: Path) -> None:
     with pytest.raises(IsADirectoryError) as info:
         Workspace(repo).read_file("src")
-    assert 'path="src"' in str(info.value)
-    assert "glob" in str(info.value)
+    assert 'path="src"' in model_text(info.value)
+    assert "glob" in model_text(info.value)
 
 
 def test_not_a_directory_root(repo: Path) -> None:
@@ -132,13 +140,16 @@ def test_special_file_says_why_it_is_not_opened(repo: Path) -> None:
     assert "never opened" in str(info.value)
 
 
-@pytest.mark.parametrize(("kwargs", "phrase"), [
-    ({"offset": 0}, "offset must be at least 1"),
-    ({"offset": -3}, "offset must be at least 1"),
-    ({"limit": 0}, "limit must be at least 1"),
-    ({"offset": "5"}, "offset must be an integer"),
-    ({"limit": 2.5}, "limit must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "phrase"),
+    [
+        ({"offset": 0}, "offset must be at least 1"),
+        ({"offset": -3}, "offset must be at least 1"),
+        ({"limit": 0}, "limit must be at least 1"),
+        ({"offset": "5"}, "offset must be an integer"),
+        ({"limit": 2.5}, "limit must be an integer"),
+    ],
+)
 def test_invalid_arguments_are_value_errors(repo: Path, kwargs: dict, phrase: str) -> None:
     with pytest.raises(ValueError) as info:
         Workspace(repo).read_file("src/main.py", **kwargs)
@@ -150,7 +161,7 @@ def test_bad_deny_glob_is_a_pattern_error(repo: Path) -> None:
     with pytest.raises(ValueError) as info:
         Workspace(repo, deny=["secrets/[unclosed"])
     assert isinstance(info.value, PatternError)
-    assert "glob syntax" in str(info.value)
+    assert "glob syntax" in model_text(info.value)
 
 
 def test_bad_regex_is_a_pattern_error(repo: Path) -> None:
@@ -183,3 +194,108 @@ def test_missing_root(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError) as info:
         Workspace(tmp_path / "no_such_repo")
     assert isinstance(info.value, RipsightError)
+
+
+def test_a_cancelled_token_raises_cancelled_error_in_every_method(repo: Path) -> None:
+    ws = Workspace(repo)
+    token = ripsight.CancelToken()
+    assert token.cancelled is False
+    token.cancel()
+    assert token.cancelled is True
+    for call in (
+        lambda: ws.glob("**/*", cancel=token),
+        lambda: ws.grep("print", cancel=token),
+        lambda: ws.read_file("src/main.py", cancel=token),
+    ):
+        with pytest.raises(CancelledError):
+            call()
+    # A fresh token, or none, leaves calls alone.
+    assert ws.grep("print", cancel=ripsight.CancelToken()).total_matches == 1
+    assert ws.grep("print").total_matches == 1
+
+
+def test_a_token_cancelled_from_another_thread_stops_its_calls(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    # Many files: the walk checks the token per entry. Without the token the search runs long.
+    for i in range(300):
+        (tmp_path / f"f{i:03}.txt").write_text("abc\n" * 2000)
+    ws = Workspace(tmp_path, threads=1, time_budget=600)
+    token = ripsight.CancelToken()
+    timer = threading.Timer(0.05, token.cancel)
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(CancelledError):
+            while True:  # repeat until the cancel lands during a call
+                ws.grep(r"\b\w+\b\d", cancel=token)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 5
+
+
+def test_engine_messages_state_facts_and_model_text_adds_the_advice(repo: Path) -> None:
+    ws = Workspace(repo)
+    with pytest.raises(PathNotFoundError) as info:
+        ws.read_file("src/mian.py")
+    assert str(info.value) == "src/mian.py does not exist. Similar paths: src/main.py."
+    assert (info.value.path, info.value.suggestions) == ("src/mian.py", ["src/main.py"])
+    assert model_text(info.value) == "src/mian.py does not exist. Did you mean: src/main.py?"
+    with pytest.raises(PatternError) as info:
+        ws.grep("fn (main")
+    assert (info.value.pattern, info.value.issue) == ("fn (main", "regex")
+    assert "literal=true" not in str(info.value)
+    assert model_text(info.value).startswith(str(info.value) + "\nThe pattern is a Rust regex")
+    # An error made by hand (no engine facts attached) is shown as its message.
+    assert model_text(PathNotFoundError("x is gone.")) == "x is gone."
+
+
+def test_a_huge_pattern_is_not_echoed_whole(repo: Path) -> None:
+    with pytest.raises(PatternError) as info:
+        Workspace(repo).grep("(" * 5000)
+    message = str(info.value)
+    assert max(line.count("(") for line in message.splitlines()) <= 201, message
+    assert len(message) < 2000
+
+
+@pytest.mark.parametrize(
+    ("issue", "call", "advice"),
+    [
+        ("regex", lambda ws: ws.grep("a(b"), "literal=true"),
+        ("line_break", lambda ws: ws.grep("a\\nb"), "multiline=true"),
+        ("glob", lambda ws: ws.glob("src/[ab"), "Glob syntax"),
+        ("empty_pattern", lambda ws: ws.glob(""), "`**/*`"),
+        ("empty_glob", lambda ws: ws.grep("x", glob="!"), "leave glob out"),
+        ("absolute_glob", lambda ws: ws.glob("/etc/*"), "relative to `path`"),
+        ("parent_glob", lambda ws: ws.glob("../*"), "pass it as `path`"),
+        ("deny_rule", lambda ws: Workspace(ws.root, deny=["[x"]), "glob syntax"),
+    ],
+)
+def test_every_pattern_issue_gets_its_advice(
+    repo: Path, issue: str, call: Any, advice: str
+) -> None:
+    with pytest.raises(PatternError) as info:
+        call(Workspace(repo))
+    assert info.value.issue == issue
+    assert advice not in str(info.value)
+    assert advice in model_text(info.value)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_os_errors_state_the_fact_and_model_text_says_what_to_do(tmp_path: Path) -> None:
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    ws = Workspace(tmp_path)
+    with pytest.raises(InvalidArgumentError) as too_long:
+        ws.read_file("x" * 300)
+    with pytest.raises(UnreadableError) as loop:
+        ws.read_file("a")
+    for info, reason, advice in (
+        (too_long, "path_too_long", "Use a shorter path"),
+        (loop, "link_loop", "real path"),
+    ):
+        assert info.value.reason == reason
+        assert advice not in str(info.value)
+        assert model_text(info.value).startswith(str(info.value))
+        assert advice in model_text(info.value)

@@ -40,26 +40,74 @@ def run(reg: Registry, name: str, arguments: str = "{}", call_id: str = "call_1"
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("Read", ("There is no tool named Read. Did you mean read_file? Available tools: glob, "
-                 "grep, read_file, read_result.")),
-        ("grep_search", ("There is no tool named grep_search. Did you mean grep? Available tools: "
-                        "glob, grep, read_file, read_result.")),
-        ("search_file_content", ("There is no tool named search_file_content. Did you mean grep? "
-                                "Available tools: glob, grep, read_file, read_result.")),
-        ("list_files", ("There is no tool named list_files. Did you mean glob? Available tools: "
-                       "glob, grep, read_file, read_result.")),
-        ("find", ("There is no tool named find. Did you mean glob? Available tools: glob, grep, "
-                 "read_file, read_result.")),
-        ("GLOB", ("There is no tool named GLOB. Did you mean glob? Available tools: glob, grep, "
-                 "read_file, read_result.")),
-        ("functions.grep", ("There is no tool named functions.grep. Did you mean grep? Available "
-                           "tools: glob, grep, read_file, read_result.")),
-        ("edit_file", ("There is no tool named edit_file. These tools are read-only: they can "
-                      "find, search and read files but cannot change files or run commands. "
-                      "Available tools: glob, grep, read_file, read_result.")),
-        ("weather", "There is no tool named weather. Available tools: glob, grep, read_file, read_result."),
-        ("", ("The tool call has no tool name, so nothing was run. Available tools: glob, grep, "
-             "read_file, read_result. Call one of them by name.")),
+        (
+            "Read",
+            (
+                "There is no tool named Read. Did you mean read_file? Available tools: glob, "
+                "grep, read_file, read_result."
+            ),
+        ),
+        (
+            "grep_search",
+            (
+                "There is no tool named grep_search. Did you mean grep? Available tools: "
+                "glob, grep, read_file, read_result."
+            ),
+        ),
+        (
+            "search_file_content",
+            (
+                "There is no tool named search_file_content. Did you mean grep? "
+                "Available tools: glob, grep, read_file, read_result."
+            ),
+        ),
+        (
+            "list_files",
+            (
+                "There is no tool named list_files. Did you mean glob? Available tools: "
+                "glob, grep, read_file, read_result."
+            ),
+        ),
+        (
+            "find",
+            (
+                "There is no tool named find. Did you mean glob? Available tools: glob, grep, "
+                "read_file, read_result."
+            ),
+        ),
+        (
+            "GLOB",
+            (
+                "There is no tool named GLOB. Did you mean glob? Available tools: glob, grep, "
+                "read_file, read_result."
+            ),
+        ),
+        (
+            "functions.grep",
+            (
+                "There is no tool named functions.grep. Did you mean grep? Available "
+                "tools: glob, grep, read_file, read_result."
+            ),
+        ),
+        (
+            "edit_file",
+            (
+                "There is no tool named edit_file. These tools are read-only: they can "
+                "find, search and read files but cannot change files or run commands. "
+                "Available tools: glob, grep, read_file, read_result."
+            ),
+        ),
+        (
+            "weather",
+            "There is no tool named weather. Available tools: glob, grep, read_file, read_result.",
+        ),
+        (
+            "",
+            (
+                "The tool call has no tool name, so nothing was run. Available tools: glob, grep, "
+                "read_file, read_result. Call one of them by name."
+            ),
+        ),
     ],
 )
 def test_unknown_tool(reg, name, message):
@@ -126,8 +174,9 @@ def test_ignored_argument_is_named_in_a_successful_result(reg, fake):
         "sort."
     )
     assert result.meta["ignored_arguments"] == ["recursive"]
-    assert fake.calls == [("glob", ("*.py",), {"path": None, "limit": 200, "offset": 0,
-                                               "sort": "path"})]
+    assert fake.calls == [
+        ("glob", ("*.py",), {"path": None, "limit": 200, "offset": 0, "sort": "path"})
+    ]
 
 
 def test_ripsight_errors_become_results(reg, fake):
@@ -148,8 +197,9 @@ class PanicException(BaseException):
     """Stands in for pyo3's PanicException, which derives from BaseException."""
 
 
-@pytest.mark.parametrize("error", [ValueError("boom"), RecursionError(), MemoryError(),
-                                   PanicException("rust panicked")])
+@pytest.mark.parametrize(
+    "error", [ValueError("boom"), RecursionError(), MemoryError(), PanicException("rust panicked")]
+)
 def test_any_exception_inside_a_tool_becomes_an_error_result(reg, fake, error):
     fake.fail_with = error
     result = run(reg, "grep", '{"pattern": "x"}')
@@ -172,7 +222,10 @@ def test_handler_returning_no_text():
     reg = Registry()
     reg.register(ToolSpec("odd", "", EMPTY, handler=lambda ctx, args: 42))  # type: ignore[arg-type]
     result = reg.execute(ToolCall("c", "odd", "{}"))
-    assert result.is_error and result.content == "odd returned no text (a bug in the tool). Try another tool."
+    assert (
+        result.is_error
+        and result.content == "odd returned no text (a bug in the tool). Try another tool."
+    )
 
 
 def test_registry_without_workspace(reg):
@@ -197,8 +250,13 @@ def test_calls_from_sdk_objects_and_dicts(reg, fake):
             id="call_o", type="function", function={"name": "glob", "arguments": '{"pattern": "*"}'}
         ),
         ToolUseBlock(id="toolu_a", type="tool_use", name="glob", input={"pattern": "*"}),
-        ResponseFunctionToolCall(call_id="call_r", id="fc_1", type="function_call", name="glob",
-                                 arguments='{"pattern": "*"}'),
+        ResponseFunctionToolCall(
+            call_id="call_r",
+            id="fc_1",
+            type="function_call",
+            name="glob",
+            arguments='{"pattern": "*"}',
+        ),
         {"id": "call_d", "name": "glob", "arguments": {"pattern": "*"}},
     ]
     results = reg.execute_many(calls)
@@ -222,11 +280,17 @@ def test_truncation_is_applied_once_at_the_entry(monkeypatch):
         if len(text) <= max_chars:
             return text, 0, len(text)
         head = int(max_chars * head_ratio)
-        return text[:head] + "[cut]" + text[-(max_chars - head - 5):], len(text) - max_chars + 5, len(text)
+        return (
+            text[:head] + "[cut]" + text[-(max_chars - head - 5) :],
+            len(text) - max_chars + 5,
+            len(text),
+        )
 
     monkeypatch.setattr(registry_module, "_truncate_middle", fake_truncate)
     reg = Registry()
-    reg.register(ToolSpec("big", "", EMPTY, handler=lambda ctx, args: "A" * 100 + "b" * 19_800 + "Z" * 100))
+    reg.register(
+        ToolSpec("big", "", EMPTY, handler=lambda ctx, args: "A" * 100 + "b" * 19_800 + "Z" * 100)
+    )
     result = reg.execute(ToolCall("c", "big", "{}"))
     assert seen == [(20_000, 8000, 0.6)]
     assert result.meta["truncated"] is True
@@ -237,8 +301,9 @@ def test_truncation_is_applied_once_at_the_entry(monkeypatch):
 
 def test_real_truncation_keeps_both_ends():
     reg = Registry()
-    reg.register(ToolSpec("big", "", EMPTY,
-                          handler=lambda ctx, args: "HEAD" + "é" * 19_992 + "TAIL"))
+    reg.register(
+        ToolSpec("big", "", EMPTY, handler=lambda ctx, args: "HEAD" + "é" * 19_992 + "TAIL")
+    )
     result = reg.execute(ToolCall("c", "big", "{}"))
     assert len(result.content) <= 8000
     assert result.content.startswith("HEAD") and result.content.endswith("TAIL")
@@ -266,8 +331,10 @@ def test_unchanged_reread_is_a_short_notice(reg, fake, tmp_path):
     )
     assert again.meta["read_state"] == "unchanged" and not again.is_error
     part = run(reg, "read_file", '{"path": "a.py", "offset": 5, "limit": 3}', "call_3")
-    assert part.content.startswith("Already shown: a.py lines 5-7 are part of the result of your "
-                                   "earlier read_file call (id call_1)")
+    assert part.content.startswith(
+        "Already shown: a.py lines 5-7 are part of the result of your "
+        "earlier read_file call (id call_1)"
+    )
     # The engine identifies the file (fstat of what it opened) before each later call; with the
     # identity unchanged and the range delivered, nothing is read again.
     assert len([c for c in fake.calls if c[0] == "read_file"]) == 1
@@ -295,7 +362,11 @@ def test_truncated_or_failed_reads_are_not_remembered(tmp_path):
     reg = registry_with(fake, max_result_chars=500)
 
     def cut(text, max_chars, head_ratio):
-        return (text[:max_chars], len(text) - max_chars, len(text)) if len(text) > max_chars else (text, 0, len(text))
+        return (
+            (text[:max_chars], len(text) - max_chars, len(text))
+            if len(text) > max_chars
+            else (text, 0, len(text))
+        )
 
     registry_module_truncate = registry_module._truncate_middle
     registry_module._truncate_middle = cut
@@ -336,8 +407,12 @@ def barrier_registry(parties: int) -> tuple[Registry, list[str]]:
             active[0] -= 1
         return f"alone {args['n']} max={active[1]}"
 
-    schema = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"],
-              "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "string"}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
     reg = Registry(max_workers=4)  # enough threads for the barrier on any machine
     reg.register(ToolSpec("meet", "", schema, meet, concurrency_safe=True))
     reg.register(ToolSpec("alone", "", schema, alone, concurrency_safe=False))
@@ -356,9 +431,13 @@ def test_execute_many_runs_safe_calls_in_parallel_and_keeps_order():
 
 def test_unsafe_calls_run_alone_between_batches():
     reg, _order = barrier_registry(2)
-    calls = [ToolCall("a", "meet", '{"n": "a"}'), ToolCall("b", "meet", '{"n": "b"}'),
-             ToolCall("x", "alone", '{"n": "x"}'),
-             ToolCall("c", "meet", '{"n": "c"}'), ToolCall("d", "meet", '{"n": "d"}')]
+    calls = [
+        ToolCall("a", "meet", '{"n": "a"}'),
+        ToolCall("b", "meet", '{"n": "b"}'),
+        ToolCall("x", "alone", '{"n": "x"}'),
+        ToolCall("c", "meet", '{"n": "c"}'),
+        ToolCall("d", "meet", '{"n": "d"}'),
+    ]
     results = reg.execute_many(calls)
     assert [r.call_id for r in results] == ["a", "b", "x", "c", "d"]
     assert not any(r.is_error for r in results), [r.content for r in results]
@@ -367,8 +446,12 @@ def test_unsafe_calls_run_alone_between_batches():
 
 def test_aexecute_many_matches_execute_many():
     reg, _ = barrier_registry(2)
-    calls = [ToolCall("a", "meet", '{"n": "a"}'), ToolCall("b", "meet", '{"n": "b"}'),
-             ToolCall("x", "alone", '{"n": "x"}'), ToolCall("e", "grep", "{}")]
+    calls = [
+        ToolCall("a", "meet", '{"n": "a"}'),
+        ToolCall("b", "meet", '{"n": "b"}'),
+        ToolCall("x", "alone", '{"n": "x"}'),
+        ToolCall("e", "grep", "{}"),
+    ]
     results = asyncio.run(reg.aexecute_many(calls))
     assert [r.call_id for r in results] == ["a", "b", "x", "e"]
     assert [r.is_error for r in results] == [False, False, False, True]
@@ -385,8 +468,11 @@ def test_handler_sees_context(fake):
 
 def test_tool_output_error_flag():
     reg = Registry()
-    reg.register(ToolSpec("soft", "", EMPTY,
-                          lambda ctx, args: ToolOutput("nothing", meta={"x": 1}, is_error=True)))
+    reg.register(
+        ToolSpec(
+            "soft", "", EMPTY, lambda ctx, args: ToolOutput("nothing", meta={"x": 1}, is_error=True)
+        )
+    )
     result = reg.execute(ToolCall("c", "soft", "{}"))
     assert result.is_error and result.meta["x"] == 1 and result.content == "nothing"
 
@@ -398,14 +484,35 @@ Path(_FUZZ_ROOT, "src").mkdir()
 Path(_FUZZ_ROOT, "src", "app.py").write_text("def main():\n    return 1\n")
 _FUZZ_REGISTRY = default_registry(_FUZZ_ROOT, time_budget=2.0)
 
-names = st.sampled_from(["glob", "grep", "read_file", "Read", "", "grep_search"]) | st.text(max_size=20)
-json_scalars = (st.none() | st.booleans() | st.integers() | st.integers(-5, 3000)
-                | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20))
+names = st.sampled_from(["glob", "grep", "read_file", "Read", "", "grep_search"]) | st.text(
+    max_size=20
+)
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(-5, 3000)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
 argument_texts = st.one_of(
     st.text(max_size=80),
     st.dictionaries(
-        st.sampled_from(["pattern", "path", "glob", "limit", "offset", "context", "output_mode",
-                         "literal", "file_path", "sort"]) | st.text(max_size=8),
+        st.sampled_from(
+            [
+                "pattern",
+                "path",
+                "glob",
+                "limit",
+                "offset",
+                "context",
+                "output_mode",
+                "literal",
+                "file_path",
+                "sort",
+            ]
+        )
+        | st.text(max_size=8),
         json_scalars | st.lists(json_scalars, max_size=2),
         max_size=5,
     ).map(json.dumps),

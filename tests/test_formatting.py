@@ -27,8 +27,16 @@ def test_glob_all_shown():
 
 
 def test_glob_page_with_next_offset():
-    text = format_glob(glob_result(pattern="**/*.rs", paths=["a.rs", "b.rs", "c.rs"], total=1234,
-                                   offset=200, withheld=1031, searched="crates"))
+    text = format_glob(
+        glob_result(
+            pattern="**/*.rs",
+            paths=["a.rs", "b.rs", "c.rs"],
+            total=1234,
+            offset=200,
+            withheld=1031,
+            searched="crates",
+        )
+    )
     assert text == (
         '1,234 files match "**/*.rs" in crates/; showing 201-203:\n'
         "a.rs\nb.rs\nc.rs\n"
@@ -37,8 +45,15 @@ def test_glob_page_with_next_offset():
 
 
 def test_glob_anywhere_hint_with_few_results():
-    text = format_glob(glob_result(pattern="*.py", paths=["setup.py"], total=1,
-                                   anywhere_pattern="**/*.py", anywhere_total=1234))
+    text = format_glob(
+        glob_result(
+            pattern="*.py",
+            paths=["setup.py"],
+            total=1,
+            anywhere_pattern="**/*.py",
+            anywhere_total=1234,
+        )
+    )
     assert text == (
         '1 file matches "*.py" in the workspace root:\n'
         "setup.py\n"
@@ -48,8 +63,15 @@ def test_glob_anywhere_hint_with_few_results():
 
 
 def test_glob_empty_says_how_many_files_the_directory_holds():
-    text = format_glob(glob_result(pattern="*.py", files_in_scope=57, anywhere_pattern="**/*.py",
-                                   anywhere_total=40, skipped=skips(ignored=12, denied=2)))
+    text = format_glob(
+        glob_result(
+            pattern="*.py",
+            files_in_scope=57,
+            anywhere_pattern="**/*.py",
+            anywhere_total=40,
+            skipped=skips(ignored=12, denied=2),
+        )
+    )
     assert text == (
         'No files match "*.py" in the workspace root, which holds 57 files.\n'
         'Note: "*" never crosses "/", so "*.py" only matches at the top level of the workspace '
@@ -65,9 +87,15 @@ def test_glob_empty_directory():
 
 
 def test_glob_incomplete_and_skips_and_mtime_order():
-    text = format_glob(glob_result(paths=["x.py"], total=1, incomplete=True,
-                                   skipped=skips(unreadable=1, outside_root=2, ignored=9)),
-                       sort="mtime")
+    text = format_glob(
+        glob_result(
+            paths=["x.py"],
+            total=1,
+            incomplete=True,
+            skipped=skips(unreadable=1, outside_root=2, ignored=9),
+        ),
+        sort="mtime",
+    )
     assert text == (
         '1 file matches "**/*.py" in the workspace root (newest first):\n'
         "x.py\n"
@@ -80,20 +108,27 @@ def test_glob_incomplete_and_skips_and_mtime_order():
 
 def test_glob_offset_past_the_end():
     text = format_glob(glob_result(paths=[], total=10, offset=50))
-    assert text == ('10 files match "**/*.py" in the workspace root, but offset=50 is past the '
-                    "end; use an offset below 10.")
+    assert text == (
+        '10 files match "**/*.py" in the workspace root, but offset=50 is past the '
+        "end; use an offset below 10."
+    )
 
 
 # -- grep ----------------------------------------------------------------------------------------
 
-LINES = [gline("src/a.py", 3, "import os", False), gline("src/a.py", 4, "# TODO: fix"),
-         gline("src/a.py", 5, "x = 1", False), gline("src/a.py", 9, "# TODO later"),
-         gline("src/b.py", 1, "# TODO b")]
+LINES = [
+    gline("src/a.py", 3, "import os", False),
+    gline("src/a.py", 4, "# TODO: fix"),
+    gline("src/a.py", 5, "x = 1", False),
+    gline("src/a.py", 9, "# TODO later"),
+    gline("src/b.py", 1, "# TODO b"),
+]
 
 
 def test_grep_content_with_context_and_separators():
-    text = format_grep(grep_result(lines=LINES, total_matches=3, total_files=2, files_searched=40),
-                       context=1)
+    text = format_grep(
+        grep_result(lines=LINES, total_matches=3, total_files=2, files_searched=40), context=1
+    )
     assert text == (
         '3 matches in 2 files for "TODO" (40 files searched):\n'
         "src/a.py-3-import os\n"
@@ -108,8 +143,9 @@ def test_grep_content_with_context_and_separators():
 
 def test_grep_content_without_context_has_no_separators():
     matches = [line for line in LINES if line.is_match]
-    text = format_grep(grep_result(lines=matches, total_matches=3, total_files=2,
-                                   files_searched=40))
+    text = format_grep(
+        grep_result(lines=matches, total_matches=3, total_files=2, files_searched=40)
+    )
     assert text == (
         '3 matches in 2 files for "TODO" (40 files searched):\n'
         "src/a.py:4:# TODO: fix\nsrc/a.py:9:# TODO later\nsrc/b.py:1:# TODO b"
@@ -118,11 +154,18 @@ def test_grep_content_without_context_has_no_separators():
 
 def test_grep_page_scope_cut_lines_and_skips():
     text = format_grep(
-        grep_result(pattern=r"fn \w+", lines=[gline("a.rs", 1, "fn a()"),
-                                              gline("a.rs", 2, "y" * 120, cut=True)],
-                    total_matches=120, total_files=30, offset=50, withheld=68,
-                    files_searched=1000, skipped=skips(binary=3, denied=1, ignored=4)),
-        path="crates", glob="*.rs",
+        grep_result(
+            pattern=r"fn \w+",
+            lines=[gline("a.rs", 1, "fn a()"), gline("a.rs", 2, "y" * 120, cut=True)],
+            total_matches=120,
+            total_files=30,
+            offset=50,
+            withheld=68,
+            files_searched=1000,
+            skipped=skips(binary=3, denied=1, ignored=4),
+        ),
+        path="crates",
+        glob="*.rs",
     )
     assert text == (
         '120 matches in 30 files for "fn \\w+" under crates in files matching "*.rs" '
@@ -138,8 +181,9 @@ def test_grep_page_scope_cut_lines_and_skips():
 
 
 def test_grep_no_matches():
-    text = format_grep(grep_result(pattern="Foo", files_searched=12,
-                                   skipped=skips(binary=2, ignored=5)))
+    text = format_grep(
+        grep_result(pattern="Foo", files_searched=12, skipped=skips(binary=2, ignored=5))
+    )
     assert text == (
         'No matches for "Foo" (12 files searched). The search is case-sensitive; pass '
         "case_insensitive=true to ignore case.\n"
@@ -157,11 +201,26 @@ def test_grep_no_matches():
 
 def test_grep_files_with_matches_and_count():
     files = [SimpleNamespace(path="a.py", count=2), SimpleNamespace(path="b.py", count=1)]
-    text = format_grep(grep_result(output_mode="files_with_matches", files=files,
-                                   total_matches=3, total_files=2, files_searched=9))
+    text = format_grep(
+        grep_result(
+            output_mode="files_with_matches",
+            files=files,
+            total_matches=3,
+            total_files=2,
+            files_searched=9,
+        )
+    )
     assert text == '2 files match "TODO" (3 matching lines, 9 files searched):\na.py\nb.py'
-    text = format_grep(grep_result(output_mode="count", files=files[:1], total_matches=3,
-                                   total_files=2, files_searched=9, withheld=1))
+    text = format_grep(
+        grep_result(
+            output_mode="count",
+            files=files[:1],
+            total_matches=3,
+            total_files=2,
+            files_searched=9,
+            withheld=1,
+        )
+    )
     assert text == (
         '2 files match "TODO" (3 matching lines, 9 files searched); showing counts 1-1:\n'
         "a.py:2\n"
@@ -170,8 +229,12 @@ def test_grep_files_with_matches_and_count():
 
 
 def test_grep_incomplete():
-    text = format_grep(grep_result(lines=LINES[:2], total_matches=1, total_files=1,
-                                   files_searched=4000, incomplete=True), context=1)
+    text = format_grep(
+        grep_result(
+            lines=LINES[:2], total_matches=1, total_files=1, files_searched=4000, incomplete=True
+        ),
+        context=1,
+    )
     assert text == (
         '1 match in 1 file for "TODO" (4,000 files searched):\n'
         "src/a.py-3-import os\n"
@@ -183,23 +246,35 @@ def test_grep_incomplete():
 
 def test_grep_offset_past_the_end():
     text = format_grep(grep_result(total_matches=3, total_files=2, files_searched=40, offset=10))
-    assert text == ('3 matches in 2 files for "TODO" (40 files searched), but offset=10 is past '
-                    "the end; use an offset below 3.")
+    assert text == (
+        '3 matches in 2 files for "TODO" (40 files searched), but offset=10 is past '
+        "the end; use an offset below 3."
+    )
 
 
 # -- read_file -----------------------------------------------------------------------------------
 
 
 def test_read_whole_file_cat_n_style():
-    text = format_read(read_result(lines=[rline(1, "import os"), rline(2, ""),
-                                          rline(3, "def main():")], total_lines=3))
+    text = format_read(
+        read_result(
+            lines=[rline(1, "import os"), rline(2, ""), rline(3, "def main():")], total_lines=3
+        )
+    )
     assert text == "src/app.py: lines 1-3 of 3.\n     1\timport os\n     2\t\n     3\tdef main():"
 
 
 def test_read_page_with_encoding_cut_line_and_next_offset():
-    text = format_read(read_result(
-        lines=[rline(399, "a"), rline(400, "b" * 500, cut_from=12345)], offset=399,
-        total_lines=1234, next_offset=401, encoding="utf-16le", line_ending="CRLF"))
+    text = format_read(
+        read_result(
+            lines=[rline(399, "a"), rline(400, "b" * 500, cut_from=12345)],
+            offset=399,
+            total_lines=1234,
+            next_offset=401,
+            encoding="utf-16le",
+            line_ending="CRLF",
+        )
+    )
     assert text == (
         "src/app.py: lines 399-400 of 1,234.\n"
         "Encoding: UTF-16LE (with BOM). Line endings: CRLF.\n"
@@ -210,9 +285,15 @@ def test_read_page_with_encoding_cut_line_and_next_offset():
 
 
 def test_read_estimated_total_and_wide_numbers():
-    text = format_read(read_result(lines=[rline(40_000_000, "log line")], offset=40_000_000,
-                                   total_lines=52_000_000, total_lines_estimated=True,
-                                   next_offset=40_000_001))
+    text = format_read(
+        read_result(
+            lines=[rline(40_000_000, "log line")],
+            offset=40_000_000,
+            total_lines=52_000_000,
+            total_lines_estimated=True,
+            next_offset=40_000_001,
+        )
+    )
     assert text == (
         "src/app.py: line 40,000,000 of about 52,000,000 (estimated from the file size).\n"
         "40000000\tlog line\n"
@@ -231,8 +312,9 @@ def test_read_empty_and_binary():
     assert format_read(read_result(kind="empty", size_bytes=0, path="empty.txt")) == (
         "empty.txt is empty (0 bytes)."
     )
-    assert format_read(read_result(kind="binary", binary_type="PNG image", size_bytes=123456,
-                                   path="logo.png")) == (
+    assert format_read(
+        read_result(kind="binary", binary_type="PNG image", size_bytes=123456, path="logo.png")
+    ) == (
         "logo.png is a binary file (PNG image, 120.6 KiB, 123,456 bytes); its content is not "
         "shown. Use grep or glob to find related text files."
     )
@@ -249,15 +331,21 @@ def test_read_empty_and_binary():
         ("utf-8", "none", None),
         ("utf-8-bom", "LF", "Encoding: UTF-8 with BOM."),
         ("utf-8", "CRLF", "Line endings: CRLF."),
-        ("utf-8-lossy", "mixed",
-         ("Encoding: not valid UTF-8; invalid bytes are shown as U+FFFD. Line endings: mixed "
-         "(LF and CRLF).")),
+        (
+            "utf-8-lossy",
+            "mixed",
+            (
+                "Encoding: not valid UTF-8; invalid bytes are shown as U+FFFD. Line endings: mixed "
+                "(LF and CRLF)."
+            ),
+        ),
         ("utf-16be", "CR", "Encoding: UTF-16BE (with BOM). Line endings: CR."),
     ],
 )
 def test_read_names_encoding_and_line_endings_only_when_not_plain(encoding, ending, detail):
-    text = format_read(read_result(lines=[rline(1, "x")], total_lines=1, encoding=encoding,
-                                   line_ending=ending))
+    text = format_read(
+        read_result(lines=[rline(1, "x")], total_lines=1, encoding=encoding, line_ending=ending)
+    )
     expected = ["src/app.py: line 1 of 1."] + ([detail] if detail else []) + ["     1\tx"]
     assert text == "\n".join(expected)
 
@@ -266,12 +354,30 @@ def test_handlers_pass_arguments_through(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     fake = FakeWorkspace(tmp_path)
     reg = registry_with(fake)
-    reg.execute(ToolCall("c1", "grep", '{"pattern": "x", "glob": "*.py", "context": 2, '
-                                       '"output_mode": "count", "limit": 5, "offset": 1}'))
-    assert fake.calls[-1] == ("grep", ("x",), {
-        "path": None, "glob": "*.py", "literal": False, "case_insensitive": False, "context": 2,
-        "multiline": False, "output_mode": "count", "limit": 5, "offset": 1,
-        "max_line_chars": 120})
+    reg.execute(
+        ToolCall(
+            "c1",
+            "grep",
+            '{"pattern": "x", "glob": "*.py", "context": 2, '
+            '"output_mode": "count", "limit": 5, "offset": 1}',
+        )
+    )
+    assert fake.calls[-1] == (
+        "grep",
+        ("x",),
+        {
+            "path": None,
+            "glob": "*.py",
+            "literal": False,
+            "case_insensitive": False,
+            "context": 2,
+            "multiline": False,
+            "output_mode": "count",
+            "limit": 5,
+            "offset": 1,
+            "max_line_chars": 120,
+        },
+    )
     result = reg.execute(ToolCall("c2", "read_file", '{"path": "a.py"}'))
     assert result.content == "a.py: line 1 of 1.\n     1\tx = 1"
 
@@ -330,8 +436,10 @@ def test_real_grep_text(repo):
     assert lines[2:] == [
         "src/app.py:5:    return 1  # TODO",
         "src/util.py:1:# TODO: more",
-        ("1 line longer than 120 characters is shown in part (around the match); read_file "
-        "shows up to 500 characters per line."),
+        (
+            "1 line longer than 120 characters is shown in part (around the match); read_file "
+            "shows up to 500 characters per line."
+        ),
         "Skipped: 1 binary file, 1 file denied by the secrets policy.",
     ]
     assert content(reg, "grep", '{"pattern": "def main", "context": 1}') == (
@@ -362,8 +470,10 @@ def test_real_read_text(repo):
         "offset from 1 to 5."
     )
     again = reg.execute(ToolCall("c2", "read_file", '{"path": "src/app.py", "limit": 2}'))
-    assert again.content.startswith("Already shown: src/app.py lines 1-2 are part of the result "
-                                    "of your earlier read_file call (id c)")
+    assert again.content.startswith(
+        "Already shown: src/app.py lines 1-2 are part of the result "
+        "of your earlier read_file call (id c)"
+    )
 
 
 def test_real_errors(repo):

@@ -14,6 +14,7 @@ from ripsight.errors import (
     PathNotFoundError,
     PatternError,
     SpecialFileError,
+    model_text,
 )
 
 
@@ -63,10 +64,10 @@ def test_literal_and_case_insensitive(code_ws: Workspace) -> None:
 def test_invalid_regex_raises_pattern_error_with_advice(code_ws: Workspace) -> None:
     with pytest.raises(PatternError) as info:
         code_ws.grep("alpha(")
-    assert "literal=true" in str(info.value)
+    assert "literal=true" in model_text(info.value)
     with pytest.raises(PatternError) as info:
         code_ws.grep(r"alpha\nbeta")
-    assert "multiline=true" in str(info.value)
+    assert "multiline=true" in model_text(info.value)
     with pytest.raises(PatternError):
         code_ws.grep("x", glob="[oops")
 

@@ -26,7 +26,6 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
-from ripsight.workspace import _FIELDS
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
@@ -141,21 +140,35 @@ def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
     assert str(tree.resolve()) in (init["instructions"] or "")
 
 
-def test_output_schemas_describe_every_field_of_to_dict() -> None:
-    # The schemas are written by hand; this keeps them in step with `to_dict`'s field lists.
-    tops = {"glob": "GlobResult", "grep": "GrepResult", "read_file": "ReadResult"}
-    for tool, type_name in tops.items():
-        schema = OUTPUT_SCHEMAS[tool]
-        assert list(schema["properties"]) == list(_FIELDS[type_name])
-        assert schema["required"] == list(_FIELDS[type_name])
-        if "skipped" in schema["properties"]:
-            skipped = schema["properties"]["skipped"]["properties"]
-            assert list(skipped) == list(_FIELDS["SkipCounts"])
-    grep_props = OUTPUT_SCHEMAS["grep"]["properties"]
-    assert list(grep_props["lines"]["items"]["properties"]) == list(_FIELDS["GrepLine"])
-    assert list(grep_props["files"]["items"]["properties"]) == list(_FIELDS["FileCount"])
-    read_props = OUTPUT_SCHEMAS["read_file"]["properties"]
-    assert list(read_props["lines"]["items"]["properties"]) == list(_FIELDS["ReadLine"])
+def _keys_match(schema: dict[str, Any], value: Any, where: str) -> None:
+    """Every object in `value` has exactly the properties its schema lists, recursively."""
+    if schema.get("type") == "object":
+        assert list(value) == list(schema["properties"]), where
+        for name, sub in schema["properties"].items():
+            _keys_match(sub, value[name], f"{where}.{name}")
+    elif schema.get("type") == "array":
+        for i, item in enumerate(value):
+            _keys_match(schema["items"], item, f"{where}[{i}]")
+
+
+def test_output_schemas_describe_every_field_of_to_dict(tree: Path) -> None:
+    # The schemas are generated from the engine's declarations; this checks them against what
+    # to_dict really returns, every nested object included.
+    ws = Workspace(tree)
+    results = {
+        "glob": [ws.glob("**/*.py", limit=1)],
+        "grep": [ws.grep("def", context=1), ws.grep("def", output_mode="count")],
+        "read_file": [ws.read_file("src/app.py", limit=2)],
+    }
+    for tool, values in results.items():
+        for value in values:
+            data = to_dict(value)
+            jsonschema.validate(data, OUTPUT_SCHEMAS[tool])
+            _keys_match(OUTPUT_SCHEMAS[tool], data, tool)
+    assert results["grep"][0].lines and results["grep"][1].files
+    for schema in OUTPUT_SCHEMAS.values():
+        for name, prop in schema["properties"].items():
+            assert prop.get("description"), name
 
 
 # -- calls ---------------------------------------------------------------------------------------

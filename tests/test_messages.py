@@ -19,7 +19,9 @@ CALLS = [
     ToolCall("call_3", "read_file", '{"path": "a.py", '),
 ]
 RESULTS = [
-    ToolResult("call_1", "1 match in 1 file for \"TODO\" (1 file searched):\na.py:1:# TODO", name="grep"),
+    ToolResult(
+        "call_1", '1 match in 1 file for "TODO" (1 file searched):\na.py:1:# TODO', name="grep"
+    ),
     ToolResult("call_2", "There is no tool named Read. Did you mean read_file?", True, "Read"),
     ToolResult("call_3", "read_file: The arguments are not valid JSON: ...", True, "read_file"),
 ]
@@ -65,9 +67,15 @@ def test_anthropic_messages():
         adapter.validate_python(message)
     assistant, user = messages
     assert assistant["content"][0] == {"type": "text", "text": "Searching."}
-    assert [b["input"] for b in assistant["content"][1:]] == [{"pattern": "TODO"}, {"path": "a.py"}, {}]
+    assert [b["input"] for b in assistant["content"][1:]] == [
+        {"pattern": "TODO"},
+        {"path": "a.py"},
+        {},
+    ]
     assert [(b["tool_use_id"], b.get("is_error", False)) for b in user["content"]] == [
-        ("call_1", False), ("call_2", True), ("call_3", True)
+        ("call_1", False),
+        ("call_2", True),
+        ("call_3", True),
     ]
 
 

@@ -130,16 +130,28 @@ def test_format_aliases_and_unknown_format(registry):
 
 def test_custom_tool_registers_in_every_format():
     reg = Registry()
-    reg.register(ToolSpec(
-        name="count_lines", description="Counts lines.",
-        parameters={"type": "object", "properties": {}, "additionalProperties": False},
-        handler=lambda ctx, args: "3", effect="read", concurrency_safe=False))
+    reg.register(
+        ToolSpec(
+            name="count_lines",
+            description="Counts lines.",
+            parameters={"type": "object", "properties": {}, "additionalProperties": False},
+            handler=lambda ctx, args: "3",
+            effect="read",
+            concurrency_safe=False,
+        )
+    )
     assert reg.definitions("openai")[0]["function"]["name"] == "count_lines"
     assert reg.definitions("mcp")[0]["annotations"]["readOnlyHint"] is True
     assert "count_lines" in reg and len(reg) == 1
     with pytest.raises(ValueError, match="type object"):
-        reg.register(ToolSpec(name="bad", description="", parameters={"type": "array"},
-                              handler=lambda ctx, args: ""))
+        reg.register(
+            ToolSpec(
+                name="bad",
+                description="",
+                parameters={"type": "array"},
+                handler=lambda ctx, args: "",
+            )
+        )
 
 
 def test_cli_tools_prints_each_format(capsys):

@@ -378,16 +378,19 @@ def kernel() -> Path:
 
     root = os.environ.get("RIPSIGHT_KERNEL_ROOT")
     if not root:
-        pytest.skip("opt-in: RIPSIGHT_KERNEL_ROOT=~/.cache/ripsight-bench/linux-source-6.1 "
-                    "(prepare it with python benches/linux_source.py)")
+        pytest.skip(
+            "opt-in: RIPSIGHT_KERNEL_ROOT=~/.cache/ripsight-bench/linux-source-6.1 "
+            "(prepare it with python benches/linux_source.py)"
+        )
     return Path(root).expanduser()
 
 
 @pytest.mark.parametrize(("pattern", "flags"), KERNEL_PATTERNS)
 def test_kernel_grep_equals_rg(rg: str, kernel: Path, pattern: str, flags: list[str]) -> None:
     # Walks follow no symlink, as plain rg (no -L).
-    lines = run_rg(rg, kernel, ["-n", "--no-heading", "--field-match-separator", SEP,
-                                *flags, "-e", pattern])
+    lines = run_rg(
+        rg, kernel, ["-n", "--no-heading", "--field-match-separator", SEP, *flags, "-e", pattern]
+    )
     expected = set()
     for line in lines:
         path, number, _ = line.split(SEP, 2)

@@ -25,8 +25,13 @@ def chunk(tool_calls=None, finish=None, content=None):
         delta["tool_calls"] = tool_calls
     if content is not None:
         delta["content"] = content
-    return {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
 
 
 def frag(index=None, id=None, name=None, arguments=None):
@@ -66,15 +71,21 @@ def test_non_contiguous_indexes_drain_in_index_order():
         chunk([frag(3, "c3", "read_file", READ_ARGS)]),
         chunk(finish="tool_calls"),
     ]
-    assert merged(events) == [("c0", "grep", GREP_ARGS), ("c3", "read_file", READ_ARGS),
-                              ("c9", "glob", GLOB_ARGS)]
+    assert merged(events) == [
+        ("c0", "grep", GREP_ARGS),
+        ("c3", "read_file", READ_ARGS),
+        ("c9", "glob", GLOB_ARGS),
+    ]
 
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("count", [2, 3])
 def test_parallel_calls_interleaved(seed, count):
-    calls = [("call_a", "grep", GREP_ARGS), ("call_b", "read_file", READ_ARGS),
-             ("call_c", "glob", GLOB_ARGS)][:count]
+    calls = [
+        ("call_a", "grep", GREP_ARGS),
+        ("call_b", "read_file", READ_ARGS),
+        ("call_c", "glob", GLOB_ARGS),
+    ][:count]
     chunks = openai_chat_chunks(calls, random.Random(seed), first_index=1, interleave=True)
     assert merged(chunks) == calls
 
@@ -82,15 +93,18 @@ def test_parallel_calls_interleaved(seed, count):
 @pytest.mark.parametrize(
     "pieces",
     [
-        ['{"pattern": "caf', 'é au lait"}'],                      # inside a string
-        ['{"pattern": "a\\', '"b\\"c"}'],                         # inside an escape \"
-        ['{"pattern": "\\u00', 'e9t\\u00e9"}'],                   # inside a \u escape
-        ['{"pattern": "x\\\\', '\\\\y"}'],                        # between two backslashes
+        ['{"pattern": "caf', 'é au lait"}'],  # inside a string
+        ['{"pattern": "a\\', '"b\\"c"}'],  # inside an escape \"
+        ['{"pattern": "\\u00', 'e9t\\u00e9"}'],  # inside a \u escape
+        ['{"pattern": "x\\\\', '\\\\y"}'],  # between two backslashes
     ],
 )
 def test_splits_inside_strings_and_escapes(pieces):
-    events = [chunk([frag(0, "c", "grep", pieces[0])]), chunk([frag(0, arguments=pieces[1])]),
-              chunk(finish="tool_calls")]
+    events = [
+        chunk([frag(0, "c", "grep", pieces[0])]),
+        chunk([frag(0, arguments=pieces[1])]),
+        chunk(finish="tool_calls"),
+    ]
     ((_, _, arguments),) = merged(events)
     assert arguments == "".join(pieces)
     assert orjson.loads(arguments) == orjson.loads("".join(pieces))
@@ -99,22 +113,32 @@ def test_splits_inside_strings_and_escapes(pieces):
 def test_split_inside_a_multibyte_character_given_as_bytes():
     data = '{"pattern": "café"}'.encode()
     cut = data.index("é".encode()) + 1  # between the two bytes of é
-    events = [chunk([frag(0, "c", "grep", data[:cut])]), chunk([frag(0, arguments=data[cut:])]),
-              chunk(finish="tool_calls")]
+    events = [
+        chunk([frag(0, "c", "grep", data[:cut])]),
+        chunk([frag(0, arguments=data[cut:])]),
+        chunk(finish="tool_calls"),
+    ]
     assert merged(events) == [("c", "grep", '{"pattern": "café"}')]
 
 
 def test_surrogate_pair_split_across_events_is_rejoined():
     # An emoji split between two SSE events decodes to two lone surrogates.
-    events = [chunk([frag(0, "c", "grep", '{"pattern": "\ud83d')]),
-              chunk([frag(0, arguments='\ude00"}')]), chunk(finish="tool_calls")]
+    events = [
+        chunk([frag(0, "c", "grep", '{"pattern": "\ud83d')]),
+        chunk([frag(0, arguments='\ude00"}')]),
+        chunk(finish="tool_calls"),
+    ]
     ((_, _, arguments),) = merged(events)
     assert orjson.loads(arguments) == {"pattern": "😀"}
 
 
 def test_id_and_name_only_in_the_first_fragment_are_kept():
-    events = [chunk([frag(0, "call_1", "grep", "")]), chunk([frag(0, arguments='{"pattern"')]),
-              chunk([frag(0, id="", name="", arguments=': "x"}')]), chunk(finish="tool_calls")]
+    events = [
+        chunk([frag(0, "call_1", "grep", "")]),
+        chunk([frag(0, arguments='{"pattern"')]),
+        chunk([frag(0, id="", name="", arguments=': "x"}')]),
+        chunk(finish="tool_calls"),
+    ]
     assert merged(events) == [("call_1", "grep", '{"pattern": "x"}')]
 
 
@@ -150,14 +174,19 @@ def test_deltas_without_index_merge_by_id():
         chunk([frag(None, "call_b", arguments="}")]),
         chunk(finish="tool_calls"),
     ]
-    assert merged(events) == [("call_a", "grep", '{"pattern": "x"}'),
-                              ("call_b", "glob", '{"pattern": "*.md"}')]
+    assert merged(events) == [
+        ("call_a", "grep", '{"pattern": "x"}'),
+        ("call_b", "glob", '{"pattern": "*.md"}'),
+    ]
 
 
 def test_deltas_without_index_or_id_go_to_the_single_open_call():
     acc = ToolCallAccumulator()
-    for event in [chunk([frag(None, "call_a", "grep", '{"pat')]),
-                  chunk([frag(None, arguments='tern": "x"}')]), chunk(finish="tool_calls")]:
+    for event in [
+        chunk([frag(None, "call_a", "grep", '{"pat')]),
+        chunk([frag(None, arguments='tern": "x"}')]),
+        chunk(finish="tool_calls"),
+    ]:
         acc.feed(event)
     assert acc.ambiguous_merges == 0
     assert [(c.id, c.arguments) for c in acc.drain()] == [("call_a", '{"pattern": "x"}')]
@@ -171,14 +200,20 @@ def test_calls_sharing_one_index_with_different_ids():
         chunk([frag(0, "call_c", "glob", GLOB_ARGS)]),
         chunk(finish="tool_calls"),
     ]
-    assert merged(events) == [("call_a", "grep", GREP_ARGS),
-                              ("call_b", "read_file", '{"path": "a.py"}'),
-                              ("call_c", "glob", GLOB_ARGS)]
+    assert merged(events) == [
+        ("call_a", "grep", GREP_ARGS),
+        ("call_b", "read_file", '{"path": "a.py"}'),
+        ("call_c", "glob", GLOB_ARGS),
+    ]
 
 
 def test_provider_resending_the_whole_object_in_each_fragment():
-    events = [chunk([frag(0, "c", "grep", GREP_ARGS)]), chunk([frag(0, arguments=GREP_ARGS)]),
-              chunk([frag(0, arguments=GREP_ARGS)]), chunk(finish="tool_calls")]
+    events = [
+        chunk([frag(0, "c", "grep", GREP_ARGS)]),
+        chunk([frag(0, arguments=GREP_ARGS)]),
+        chunk([frag(0, arguments=GREP_ARGS)]),
+        chunk(finish="tool_calls"),
+    ]
     assert merged(events) == [("c", "grep", GREP_ARGS)]
 
 
@@ -194,10 +229,15 @@ def test_cumulative_snapshots_and_a_final_full_resend():
 
 
 def test_empty_argument_fragments():
-    events = [chunk([frag(0, "c", "grep", "")]), chunk([frag(0, arguments="")]),
-              chunk([frag(0, arguments=GREP_ARGS[:7])]), chunk([frag(0, arguments="")]),
-              chunk([frag(0, arguments=GREP_ARGS[7:])]), chunk([frag(1, "d", "glob", "")]),
-              chunk(finish="tool_calls")]
+    events = [
+        chunk([frag(0, "c", "grep", "")]),
+        chunk([frag(0, arguments="")]),
+        chunk([frag(0, arguments=GREP_ARGS[:7])]),
+        chunk([frag(0, arguments="")]),
+        chunk([frag(0, arguments=GREP_ARGS[7:])]),
+        chunk([frag(1, "d", "glob", "")]),
+        chunk(finish="tool_calls"),
+    ]
     assert merged(events) == [("c", "grep", GREP_ARGS), ("d", "glob", "")]
 
 
@@ -210,7 +250,7 @@ def test_stream_cut_off_mid_arguments_is_an_error_not_a_repair():
     assert result.is_error and result.meta["error_type"] == "incomplete_arguments"
     assert result.content == (
         "grep: the stream ended before the arguments of this call were complete (23 characters "
-        "arrived: '{\"pattern\": \"TODO\", \"pa'), so nothing was run. Call grep again with the "
+        'arrived: \'{"pattern": "TODO", "pa\'), so nothing was run. Call grep again with the '
         "complete arguments."
     )
 
@@ -241,15 +281,43 @@ def test_malformed_but_finished_arguments_are_a_json_error():
 
 
 def test_legacy_function_call_and_full_message():
-    events = [chunk(), {"choices": [{"index": 0, "delta": {"function_call": {
-        "name": "grep", "arguments": '{"pattern":'}}}]},
-        {"choices": [{"index": 0, "delta": {"function_call": {"arguments": ' "x"}'}}}]}]
+    events = [
+        chunk(),
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"function_call": {"name": "grep", "arguments": '{"pattern":'}},
+                }
+            ]
+        },
+        {"choices": [{"index": 0, "delta": {"function_call": {"arguments": ' "x"}'}}}]},
+    ]
     assert merged(events) == [("call_ripsight_0", "grep", '{"pattern": "x"}')]
-    message = {"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-        "role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "grep", "arguments": GREP_ARGS}},
-            {"id": "c2", "type": "function", "function": {"name": "glob", "arguments": GLOB_ARGS}},
-        ]}}]}
+    message = {
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "grep", "arguments": GREP_ARGS},
+                        },
+                        {
+                            "id": "c2",
+                            "type": "function",
+                            "function": {"name": "glob", "arguments": GLOB_ARGS},
+                        },
+                    ],
+                },
+            }
+        ]
+    }
     assert merged([message]) == [("c1", "grep", GREP_ARGS), ("c2", "glob", GLOB_ARGS)]
 
 
@@ -316,19 +384,33 @@ def test_anthropic_sdk_events_constructed_directly():
     )
 
     events = [
-        RawContentBlockStartEvent(type="content_block_start", index=0,
-                                  content_block=TextBlock(type="text", text="")),
-        RawContentBlockDeltaEvent(type="content_block_delta", index=0,
-                                  delta=TextDelta(type="text_delta", text="Looking.")),
+        RawContentBlockStartEvent(
+            type="content_block_start", index=0, content_block=TextBlock(type="text", text="")
+        ),
+        RawContentBlockDeltaEvent(
+            type="content_block_delta", index=0, delta=TextDelta(type="text_delta", text="Looking.")
+        ),
         RawContentBlockStopEvent(type="content_block_stop", index=0),
-        RawContentBlockStartEvent(type="content_block_start", index=1, content_block=ToolUseBlock(
-            type="tool_use", id="toolu_1", name="grep", input={})),
-        RawContentBlockDeltaEvent(type="content_block_delta", index=1, delta=InputJSONDelta(
-            type="input_json_delta", partial_json=GREP_ARGS[:12])),
-        RawContentBlockDeltaEvent(type="content_block_delta", index=1, delta=InputJSONDelta(
-            type="input_json_delta", partial_json="")),
-        RawContentBlockDeltaEvent(type="content_block_delta", index=1, delta=InputJSONDelta(
-            type="input_json_delta", partial_json=GREP_ARGS[12:])),
+        RawContentBlockStartEvent(
+            type="content_block_start",
+            index=1,
+            content_block=ToolUseBlock(type="tool_use", id="toolu_1", name="grep", input={}),
+        ),
+        RawContentBlockDeltaEvent(
+            type="content_block_delta",
+            index=1,
+            delta=InputJSONDelta(type="input_json_delta", partial_json=GREP_ARGS[:12]),
+        ),
+        RawContentBlockDeltaEvent(
+            type="content_block_delta",
+            index=1,
+            delta=InputJSONDelta(type="input_json_delta", partial_json=""),
+        ),
+        RawContentBlockDeltaEvent(
+            type="content_block_delta",
+            index=1,
+            delta=InputJSONDelta(type="input_json_delta", partial_json=GREP_ARGS[12:]),
+        ),
         RawContentBlockStopEvent(type="content_block_stop", index=1),
         RawMessageStopEvent(type="message_stop"),
     ]
@@ -344,8 +426,10 @@ def test_anthropic_stream_validated_by_sdk_union():
 
     adapter = TypeAdapter(RawMessageStreamEvent)
     calls = [("toolu_a", "grep", GREP_ARGS), ("toolu_b", "read_file", READ_ARGS)]
-    events = [adapter.validate_python(e) for e in anthropic_events(calls, random.Random(2),
-                                                                     text="Let me look.")]
+    events = [
+        adapter.validate_python(e)
+        for e in anthropic_events(calls, random.Random(2), text="Let me look.")
+    ]
     acc = ToolCallAccumulator()
     for event in events:
         acc.feed(event)
@@ -354,9 +438,20 @@ def test_anthropic_stream_validated_by_sdk_union():
 
 
 def test_anthropic_tool_without_input_deltas_uses_the_start_input():
-    events = [{"type": "content_block_start", "index": 0, "content_block": {
-        "type": "tool_use", "id": "toolu_x", "name": "glob", "input": {"pattern": "*"}}},
-        {"type": "content_block_stop", "index": 0}, {"type": "message_stop"}]
+    events = [
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_x",
+                "name": "glob",
+                "input": {"pattern": "*"},
+            },
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_stop"},
+    ]
     assert merged(events) == [("toolu_x", "glob", '{"pattern":"*"}')]
 
 
@@ -366,8 +461,13 @@ def test_anthropic_sdk_derived_events_are_not_counted_twice():
     for event in events:
         with_derived.append(event)
         if event["type"] == "content_block_delta":
-            with_derived.append({"type": "input_json", "partial_json": event["delta"]["partial_json"],
-                                 "snapshot": {}})
+            with_derived.append(
+                {
+                    "type": "input_json",
+                    "partial_json": event["delta"]["partial_json"],
+                    "snapshot": {},
+                }
+            )
     assert merged(with_derived) == [("toolu_a", "grep", GREP_ARGS)]
 
 
@@ -388,10 +488,21 @@ def test_responses_sdk_events():
     adapter = TypeAdapter(ResponseStreamEvent)
     calls = [("call_r1", "grep", GREP_ARGS), ("call_r2", "glob", GLOB_ARGS)]
     raw = responses_events(calls, random.Random(3))
-    raw[-1] = {"type": "response.completed", "sequence_number": raw[-1]["sequence_number"],
-               "response": {"id": "resp", "object": "response", "created_at": 0, "model": "m",
-                            "output": [], "parallel_tool_calls": True, "tool_choice": "auto",
-                            "tools": [], "status": "completed"}}
+    raw[-1] = {
+        "type": "response.completed",
+        "sequence_number": raw[-1]["sequence_number"],
+        "response": {
+            "id": "resp",
+            "object": "response",
+            "created_at": 0,
+            "model": "m",
+            "output": [],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "status": "completed",
+        },
+    }
     objects = []
     for event in raw:
         try:
@@ -409,11 +520,27 @@ def test_responses_sdk_events():
 
 def test_responses_deltas_matched_by_item_id_only():
     events = [
-        {"type": "response.output_item.added", "output_index": 3, "item": {
-            "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "grep",
-            "arguments": ""}},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": GREP_ARGS[:8]},
-        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": GREP_ARGS[8:]},
+        {
+            "type": "response.output_item.added",
+            "output_index": 3,
+            "item": {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_1",
+                "name": "grep",
+                "arguments": "",
+            },
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "delta": GREP_ARGS[:8],
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "delta": GREP_ARGS[8:],
+        },
         {"type": "response.completed", "response": {}},
     ]
     assert merged(events) == [("call_1", "grep", GREP_ARGS)]
@@ -421,25 +548,49 @@ def test_responses_deltas_matched_by_item_id_only():
 
 def test_responses_done_event_is_authoritative():
     events = [
-        {"type": "response.output_item.added", "output_index": 0, "item": {
-            "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "grep",
-            "arguments": ""}},
-        {"type": "response.function_call_arguments.delta", "output_index": 0, "item_id": "fc_1",
-         "delta": GREP_ARGS[:8]},
-        {"type": "response.function_call_arguments.done", "output_index": 0, "item_id": "fc_1",
-         "arguments": GREP_ARGS},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_1",
+                "name": "grep",
+                "arguments": "",
+            },
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": 0,
+            "item_id": "fc_1",
+            "delta": GREP_ARGS[:8],
+        },
+        {
+            "type": "response.function_call_arguments.done",
+            "output_index": 0,
+            "item_id": "fc_1",
+            "arguments": GREP_ARGS,
+        },
     ]
     assert merged(events) == [("call_1", "grep", GREP_ARGS)]
 
 
 # -- the property -----------------------------------------------------------------------------------
 
-json_leaf = (st.none() | st.booleans() | st.integers(-(2**53), 2**53)
-             | st.floats(allow_nan=False, allow_infinity=False) | st.text())
+json_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
 json_objects = st.dictionaries(
     st.text(max_size=8),
-    st.recursive(json_leaf, lambda c: st.lists(c, max_size=3) | st.dictionaries(
-        st.text(max_size=5), c, max_size=3), max_leaves=6),
+    st.recursive(
+        json_leaf,
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
+        max_leaves=6,
+    ),
     max_size=5,
 )
 
@@ -447,8 +598,9 @@ json_objects = st.dictionaries(
 @st.composite
 def streams(draw):
     count = draw(st.integers(1, 3))
-    indexes = sorted(draw(st.lists(st.integers(0, 50), min_size=count, max_size=count,
-                                   unique=True)))
+    indexes = sorted(
+        draw(st.lists(st.integers(0, 50), min_size=count, max_size=count, unique=True))
+    )
     calls = []
     queues = []
     for n, index in enumerate(indexes):
@@ -484,22 +636,58 @@ def test_any_split_any_interleaving_merges_back(stream, fmt):
             events.append(chunk([fragment]))
         elif fmt == "anthropic":
             if first:
-                events.append({"type": "content_block_start", "index": index, "content_block": {
-                    "type": "tool_use", "id": call_id, "name": name, "input": {}}})
-            events.append({"type": "content_block_delta", "index": index,
-                           "delta": {"type": "input_json_delta", "partial_json": piece}})
+                events.append(
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": call_id,
+                            "name": name,
+                            "input": {},
+                        },
+                    }
+                )
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                }
+            )
         else:
             if first:
-                events.append({"type": "response.output_item.added", "output_index": index,
-                               "item": {"type": "function_call", "id": f"fc_{index}",
-                                        "call_id": call_id, "name": name, "arguments": ""}})
-            events.append({"type": "response.function_call_arguments.delta",
-                           "output_index": index, "item_id": f"fc_{index}", "delta": piece})
+                events.append(
+                    {
+                        "type": "response.output_item.added",
+                        "output_index": index,
+                        "item": {
+                            "type": "function_call",
+                            "id": f"fc_{index}",
+                            "call_id": call_id,
+                            "name": name,
+                            "arguments": "",
+                        },
+                    }
+                )
+            events.append(
+                {
+                    "type": "response.function_call_arguments.delta",
+                    "output_index": index,
+                    "item_id": f"fc_{index}",
+                    "delta": piece,
+                }
+            )
     for index, _, _, _ in calls:
         if index not in started:  # a call whose arguments are empty text: "{}" has 2 chars, so
             raise AssertionError("every call has at least one fragment")
-    events.append({"openai": chunk(finish="tool_calls"), "anthropic": {"type": "message_stop"},
-                   "responses": {"type": "response.completed", "response": {}}}[fmt])
+    events.append(
+        {
+            "openai": chunk(finish="tool_calls"),
+            "anthropic": {"type": "message_stop"},
+            "responses": {"type": "response.completed", "response": {}},
+        }[fmt]
+    )
     acc = ToolCallAccumulator()
     for event in events:
         acc.feed(event)
@@ -520,20 +708,43 @@ def test_toolcall_from_the_accumulator_is_a_plain_toolcall():
 
 def test_anthropic_server_tool_and_thinking_blocks_are_not_calls():
     events = [
-        {"type": "content_block_start", "index": 0, "content_block": {
-            "type": "thinking", "thinking": "", "signature": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta",
-                                                              "thinking": "hmm"}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "hmm"},
+        },
         {"type": "content_block_stop", "index": 0},
-        {"type": "content_block_start", "index": 1, "content_block": {
-            "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}},
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta",
-                                                              "partial_json": '{"query": "x"}'}},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"query": "x"}'},
+        },
         {"type": "content_block_stop", "index": 1},
-        {"type": "content_block_start", "index": 2, "content_block": {
-            "type": "tool_use", "id": "toolu_1", "name": "grep", "input": {}}},
-        {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta",
-                                                              "partial_json": GREP_ARGS}},
+        {
+            "type": "content_block_start",
+            "index": 2,
+            "content_block": {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 2,
+            "delta": {"type": "input_json_delta", "partial_json": GREP_ARGS},
+        },
         {"type": "content_block_stop", "index": 2},
         {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}},
         {"type": "message_stop"},
@@ -543,17 +754,40 @@ def test_anthropic_server_tool_and_thinking_blocks_are_not_calls():
 
 def test_responses_non_function_items_are_ignored():
     events = [
-        {"type": "response.output_item.added", "output_index": 0,
-         "item": {"type": "reasoning", "id": "rs_1", "summary": []}},
-        {"type": "response.output_item.added", "output_index": 1,
-         "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}},
-        {"type": "response.output_text.delta", "output_index": 1, "item_id": "msg_1",
-         "content_index": 0, "delta": "Searching."},
-        {"type": "response.output_item.added", "output_index": 2, "item": {
-            "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "grep",
-            "arguments": ""}},
-        {"type": "response.function_call_arguments.delta", "output_index": 2, "item_id": "fc_1",
-         "delta": GREP_ARGS},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "reasoning", "id": "rs_1", "summary": []},
+        },
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []},
+        },
+        {
+            "type": "response.output_text.delta",
+            "output_index": 1,
+            "item_id": "msg_1",
+            "content_index": 0,
+            "delta": "Searching.",
+        },
+        {
+            "type": "response.output_item.added",
+            "output_index": 2,
+            "item": {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_1",
+                "name": "grep",
+                "arguments": "",
+            },
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "output_index": 2,
+            "item_id": "fc_1",
+            "delta": GREP_ARGS,
+        },
         {"type": "response.completed", "response": {}},
     ]
     acc = ToolCallAccumulator()
@@ -563,10 +797,13 @@ def test_responses_non_function_items_are_ignored():
 
 
 def test_several_complete_calls_in_one_chunk_without_index():
-    event = chunk([
-        {"id": "g1", "type": "function", "function": {"name": "grep", "arguments": GREP_ARGS}},
-        {"id": "g2", "type": "function", "function": {"name": "glob", "arguments": GLOB_ARGS}},
-    ], finish="tool_calls")
+    event = chunk(
+        [
+            {"id": "g1", "type": "function", "function": {"name": "grep", "arguments": GREP_ARGS}},
+            {"id": "g2", "type": "function", "function": {"name": "glob", "arguments": GLOB_ARGS}},
+        ],
+        finish="tool_calls",
+    )
     assert merged([event]) == [("g1", "grep", GREP_ARGS), ("g2", "glob", GLOB_ARGS)]
 
 
@@ -575,7 +812,7 @@ def test_sse_text_with_event_lines():
         "event: content_block_start\n"
         'data: {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", '
         '"id": "toolu_9", "name": "glob", "input": {}}}\n\n'
-        "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+        'event: ping\ndata: {"type": "ping"}\n\n'
         "event: content_block_delta\n"
         'data: {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", '
         '"partial_json": "{\\"pattern\\": \\"*\\"}"}}\n\n'
@@ -618,8 +855,7 @@ def test_openai_chat_stream_through_the_sdk_client():
     calls = [("call_a", "grep", GREP_ARGS), ("call_b", "read_file", READ_ARGS)]
     chunks = openai_chat_chunks(calls, random.Random(21), first_index=1, interleave=True)
     body = sse_body(chunks, with_event_names=False) + b"data: [DONE]\n\n"
-    client = openai.OpenAI(api_key="test", base_url="http://mock/v1",
-                           http_client=mock_client(body))
+    client = openai.OpenAI(api_key="test", base_url="http://mock/v1", http_client=mock_client(body))
     stream = client.chat.completions.create(model="m", messages=[], stream=True)
     acc = ToolCallAccumulator()
     for sdk_chunk in stream:
@@ -632,8 +868,11 @@ def test_anthropic_stream_through_the_sdk_client():
 
     calls = [("toolu_a", "grep", GREP_ARGS), ("toolu_b", "glob", GLOB_ARGS)]
     events = anthropic_events(calls, random.Random(22), text="Looking.")
-    client = anthropic.Anthropic(api_key="test", base_url="http://mock",
-                                 http_client=mock_client(sse_body(events, with_event_names=True)))
+    client = anthropic.Anthropic(
+        api_key="test",
+        base_url="http://mock",
+        http_client=mock_client(sse_body(events, with_event_names=True)),
+    )
     stream = client.messages.create(model="m", max_tokens=10, messages=[], stream=True)
     acc = ToolCallAccumulator()
     for sdk_event in stream:
@@ -647,8 +886,11 @@ def test_responses_stream_through_the_sdk_client():
 
     calls = [("call_r", "read_file", READ_ARGS)]
     events = responses_events(calls, random.Random(23))[:-1]  # without response.completed
-    client = openai.OpenAI(api_key="test", base_url="http://mock/v1",
-                           http_client=mock_client(sse_body(events, with_event_names=True)))
+    client = openai.OpenAI(
+        api_key="test",
+        base_url="http://mock/v1",
+        http_client=mock_client(sse_body(events, with_event_names=True)),
+    )
     stream = client.responses.create(model="m", input="hi", stream=True)
     acc = ToolCallAccumulator()
     for sdk_event in stream:
@@ -664,22 +906,40 @@ def test_openai_stream_helper_events():
     calls = [("call_h", "grep", GREP_ARGS)]
     events = []
     for raw in openai_chat_chunks(calls, random.Random(9)):
-        events.append(ChunkEvent.model_construct(type="chunk",
-                                                 chunk=ChatCompletionChunk.model_validate(raw),
-                                                 snapshot=None))
-        events.append(FunctionToolCallArgumentsDeltaEvent(
-            type="tool_calls.function.arguments.delta", name="grep", index=0,
-            arguments="ignored", parsed_arguments=None, arguments_delta="ignored"))
+        events.append(
+            ChunkEvent.model_construct(
+                type="chunk", chunk=ChatCompletionChunk.model_validate(raw), snapshot=None
+            )
+        )
+        events.append(
+            FunctionToolCallArgumentsDeltaEvent(
+                type="tool_calls.function.arguments.delta",
+                name="grep",
+                index=0,
+                arguments="ignored",
+                parsed_arguments=None,
+                arguments_delta="ignored",
+            )
+        )
     events.append({"type": "chunk", "chunk": chunk(finish="tool_calls"), "snapshot": {}})
     assert merged(events) == calls
 
 
 def test_sse_lines_fed_one_by_one():
-    lines = ["retry: 3000", "event: content_block_start",
-             ('data: {"type": "content_block_start", "index": 0, "content_block": {"type": '
-             '"tool_use", "id": "toolu_1", "name": "glob", "input": {}}}'), "",
-             "event: content_block_delta",
-             ('data: {"type": "content_block_delta", "index": 0, "delta": {"type": '
-             '"input_json_delta", "partial_json": "{\\"pattern\\": \\"*\\"}"}}'),
-             ": keep-alive comment", 'data: {"type": "message_stop"}']
+    lines = [
+        "retry: 3000",
+        "event: content_block_start",
+        (
+            'data: {"type": "content_block_start", "index": 0, "content_block": {"type": '
+            '"tool_use", "id": "toolu_1", "name": "glob", "input": {}}}'
+        ),
+        "",
+        "event: content_block_delta",
+        (
+            'data: {"type": "content_block_delta", "index": 0, "delta": {"type": '
+            '"input_json_delta", "partial_json": "{\\"pattern\\": \\"*\\"}"}}'
+        ),
+        ": keep-alive comment",
+        'data: {"type": "message_stop"}',
+    ]
     assert merged(lines) == [("toolu_1", "glob", '{"pattern": "*"}')]

@@ -7,7 +7,6 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from ripsight import InvalidArgumentError, truncate_middle
 from ripsight._core import truncate_middle as core_truncate
 
@@ -19,9 +18,9 @@ def split(out: str) -> tuple[str, str, int, int]:
     match = NOTE.search(out)
     assert match, out[:200]
     head = out[: match.start()]
-    tail = out[match.end():]
-    head = head[:-1] if head.endswith("\n") else head
-    tail = tail[1:] if tail.startswith("\n") else tail
+    tail = out[match.end() :]
+    head = head.removesuffix("\n")
+    tail = tail.removeprefix("\n")
     return head, tail, int(match.group(1)), int(match.group(2))
 
 

@@ -19,8 +19,14 @@ def test_defaults_are_filled_in():
     checked = check_arguments(GREP_SCHEMA, {"pattern": "TODO"})
     assert checked.ok
     assert checked.values == {
-        "pattern": "TODO", "literal": False, "case_insensitive": False, "context": 0,
-        "multiline": False, "output_mode": "content", "limit": 50, "offset": 0,
+        "pattern": "TODO",
+        "literal": False,
+        "case_insensitive": False,
+        "context": 0,
+        "multiline": False,
+        "output_mode": "content",
+        "limit": 50,
+        "offset": 0,
     }
 
 
@@ -40,7 +46,9 @@ def test_boolean_is_not_an_integer():
 
 def test_fractional_number_is_not_an_integer_but_whole_float_is():
     checked = check_arguments(READ_FILE_SCHEMA, {"path": "a", "limit": 2.5})
-    assert checked.errors == ['"limit" must be an integer, got the number 2.5 (use a whole number).']
+    assert checked.errors == [
+        '"limit" must be an integer, got the number 2.5 (use a whole number).'
+    ]
     checked = check_arguments(READ_FILE_SCHEMA, {"path": "a", "limit": 20.0})
     assert checked.ok and checked.values["limit"] == 20 and type(checked.values["limit"]) is int
 
@@ -48,16 +56,20 @@ def test_fractional_number_is_not_an_integer_but_whole_float_is():
 def test_string_boolean_is_not_a_boolean():
     checked = check_arguments(GREP_SCHEMA, {"pattern": "x", "literal": "true"})
     assert checked.errors == [
-        ('"literal" must be a boolean (true or false), got the string "true" '
-        "(write it without quotes: true).")
+        (
+            '"literal" must be a boolean (true or false), got the string "true" '
+            "(write it without quotes: true)."
+        )
     ]
 
 
 def test_enum_with_suggestion():
     checked = check_arguments(GREP_SCHEMA, {"pattern": "x", "output_mode": "files"})
     assert checked.errors == [
-        ('"output_mode" must be one of "content", "files_with_matches", "count"; got "files" '
-        '(did you mean "files_with_matches"?).')
+        (
+            '"output_mode" must be one of "content", "files_with_matches", "count"; got "files" '
+            '(did you mean "files_with_matches"?).'
+        )
     ]
 
 
@@ -85,15 +97,19 @@ def test_null_counts_as_absent():
 def test_missing_required_argument_explains_it():
     checked = check_arguments(READ_FILE_SCHEMA, {})
     assert checked.errors == [
-        ('missing required argument "path" (string): Path of the file to read, relative to the '
-        'workspace root, e.g. "src/app.py".')
+        (
+            'missing required argument "path" (string): Path of the file to read, relative to the '
+            'workspace root, e.g. "src/app.py".'
+        )
     ]
 
 
 def test_unknown_keys_are_dropped_with_the_closest_name():
     checked = check_arguments(READ_FILE_SCHEMA, {"file_path": "a.py", "start_line": 3, "zzz": 1})
     assert [(i.name, i.suggestion) for i in checked.ignored] == [
-        ("file_path", "path"), ("start_line", "offset"), ("zzz", None)
+        ("file_path", "path"),
+        ("start_line", "offset"),
+        ("zzz", None),
     ]
     assert "file_path" not in checked.values
     assert checked.ignored[0].sentence() == (
@@ -119,16 +135,28 @@ def test_every_error_is_collected():
 def test_array_for_string():
     checked = check_arguments(GLOB_SCHEMA, {"pattern": ["*.py", "*.rs"]})
     assert checked.errors == [
-        ('"pattern" must be a string, got an array (pass one string; call the tool again for '
-        "another value).")
+        (
+            '"pattern" must be a string, got an array (pass one string; call the tool again for '
+            "another value)."
+        )
     ]
 
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("file_path", "path"), ("filePath", "path"), ("directory", "path"), ("regex", "pattern"),
-     ("include", "glob"), ("max_results", "limit"), ("-i", "case_insensitive"),
-     ("context_lines", "context"), ("Pattern", "pattern"), ("pattrn", "pattern"), ("qqq", None)],
+    [
+        ("file_path", "path"),
+        ("filePath", "path"),
+        ("directory", "path"),
+        ("regex", "pattern"),
+        ("include", "glob"),
+        ("max_results", "limit"),
+        ("-i", "case_insensitive"),
+        ("context_lines", "context"),
+        ("Pattern", "pattern"),
+        ("pattrn", "pattern"),
+        ("qqq", None),
+    ],
 )
 def test_closest_name(name, expected):
     from ripsight.validation import ARGUMENT_ALIASES
@@ -149,32 +177,40 @@ def test_parse_arguments_accepts_mappings_empty_text_and_double_encoding():
     [
         (
             '{"pattern": "TO',
-            ('The arguments are not valid JSON: unexpected end of data at line 1, column 16 '
-            '(character 15): the text ends inside a string (the closing quote is missing), '
-            'with 1 bracket still open (missing `}`), after `{"pattern": "TO`; it looks cut '
-            'off. Nothing was run. Send the arguments again as one complete JSON object, for '
-            'example {"pattern": "TODO"}.'),
+            (
+                "The arguments are not valid JSON: unexpected end of data at line 1, column 16 "
+                "(character 15): the text ends inside a string (the closing quote is missing), "
+                'with 1 bracket still open (missing `}`), after `{"pattern": "TO`; it looks cut '
+                "off. Nothing was run. Send the arguments again as one complete JSON object, for "
+                'example {"pattern": "TODO"}.'
+            ),
         ),
         (
             '{"path": "a.py", "offset": 3,, "limit": 5}',
-            ("The arguments are not valid JSON: unexpected character, expected a string key at "
-            'line 1, column 30 (character 29): the text up to there is `{"path": "a.py", '
-            '"offset": 3,` and it continues with `, "limit": 5}`. Nothing was run. Send the '
-            'arguments again as one complete JSON object, for example {"pattern": "TODO"}.'),
+            (
+                "The arguments are not valid JSON: unexpected character, expected a string key at "
+                'line 1, column 30 (character 29): the text up to there is `{"path": "a.py", '
+                '"offset": 3,` and it continues with `, "limit": 5}`. Nothing was run. Send the '
+                'arguments again as one complete JSON object, for example {"pattern": "TODO"}.'
+            ),
         ),
         (
             "{'pattern': 'x'}",
-            ("The arguments are not valid JSON: unexpected character, expected a string key at "
-            "line 1, column 2 (character 1): the text up to there is `{` and it continues with "
-            "`'pattern': 'x'}`. Nothing was run. Send the arguments again as one complete JSON "
-            'object, for example {"pattern": "TODO"}.'),
+            (
+                "The arguments are not valid JSON: unexpected character, expected a string key at "
+                "line 1, column 2 (character 1): the text up to there is `{` and it continues with "
+                "`'pattern': 'x'}`. Nothing was run. Send the arguments again as one complete JSON "
+                'object, for example {"pattern": "TODO"}.'
+            ),
         ),
         (
             '{\n  "path": "a",\n  "limit": 10\n',
-            ("The arguments are not valid JSON: unexpected end of data at line 4, column 1 "
-            "(character 31): the text ends with 1 bracket still open (missing `}`), after "
-            '`{\\n  "path": "a",\\n  "limit": 10\\n`; it looks cut off. Nothing was run. Send '
-            'the arguments again as one complete JSON object, for example {"pattern": "TODO"}.'),
+            (
+                "The arguments are not valid JSON: unexpected end of data at line 4, column 1 "
+                "(character 31): the text ends with 1 bracket still open (missing `}`), after "
+                '`{\\n  "path": "a",\\n  "limit": 10\\n`; it looks cut off. Nothing was run. Send '
+                'the arguments again as one complete JSON object, for example {"pattern": "TODO"}.'
+            ),
         ),
     ],
 )
@@ -187,8 +223,13 @@ def test_malformed_json_says_where_it_broke(text, message):
 
 @pytest.mark.parametrize(
     ("text", "kind"),
-    [("[1, 2]", "an array"), ('"grep"', 'the string "grep"'), ("42", "the integer 42"),
-     ("null", "the null null"), ("true", "the boolean true")],
+    [
+        ("[1, 2]", "an array"),
+        ('"grep"', 'the string "grep"'),
+        ("42", "the integer 42"),
+        ("null", "the null null"),
+        ("true", "the boolean true"),
+    ],
 )
 def test_arguments_must_be_an_object(text, kind):
     with pytest.raises(ArgumentsError) as caught:
@@ -201,15 +242,21 @@ def test_arguments_must_be_an_object(text, kind):
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(), children,
-                                                                      max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(), children, max_size=3)
+    ),
     max_leaves=8,
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(st.text(max_size=12) | st.sampled_from(list(GREP_SCHEMA["properties"])),
-                       json_values, max_size=6))
+@given(
+    st.dictionaries(
+        st.text(max_size=12) | st.sampled_from(list(GREP_SCHEMA["properties"])),
+        json_values,
+        max_size=6,
+    )
+)
 def test_checker_never_raises_and_reports_each_bad_key(arguments):
     checked = check_arguments(GREP_SCHEMA, arguments)
     assert set(checked.values) <= set(GREP_SCHEMA["properties"])

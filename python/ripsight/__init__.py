@@ -9,6 +9,7 @@ from __future__ import annotations
 from ._core import __version__
 from ._core import truncate_middle as _truncate_middle
 from .errors import (
+    CancelledError,
     DeniedError,
     EngineError,
     InvalidArgumentError,
@@ -34,7 +35,7 @@ from .registry import Registry, default_registry
 from .session import Session
 from .streaming import ToolCallAccumulator
 from .types import ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
-from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, Workspace, to_dict
+from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, CancelToken, Workspace, to_dict
 
 
 def truncate_middle(text: str, max_chars: int = 8000, head_ratio: float = 0.6) -> str:
@@ -53,6 +54,8 @@ __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
     "DEFAULT_LIMITS",
+    "CancelToken",
+    "CancelledError",
     "DeniedError",
     "EngineError",
     "InvalidArgumentError",

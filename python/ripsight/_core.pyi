@@ -1,27 +1,59 @@
-"""Type stubs of the Rust extension `ripsight._core` (hand-maintained; tests/test_stub.py checks names)."""
+"""Type stubs of the Rust extension `ripsight._core`; `python -m mypy.stubtest ripsight._core`
+checks them against the built module (tests/test_stub.py runs it).
 
-from typing import final
+The result classes are the engine's own structs (declared once, in Rust). Each has its fields
+as read-only properties, ``FIELDS`` (their names in order), ``SCHEMA`` (the JSON Schema of
+``to_dict()``, descriptions included), equality and a repr.
+"""
 
+import concurrent.futures
+from typing import Any, ClassVar, final
+
+__all__ = [
+    "DEFAULT_DENY_GLOBS",
+    "DEFAULT_EXCLUDE_DIRS",
+    "LIMITS",
+    "CancelToken",
+    "CancelledError",
+    "DeniedError",
+    "Engine",
+    "EngineError",
+    "FileCount",
+    "FileIdentity",
+    "GlobResult",
+    "GrepLine",
+    "GrepResult",
+    "InvalidArgumentError",
+    "IsADirectoryPathError",
+    "NotADirectoryPathError",
+    "OutsideRootError",
+    "PathNotFoundError",
+    "PatternError",
+    "ReadLine",
+    "ReadResult",
+    "RipsightError",
+    "SkipCounts",
+    "SpecialFileError",
+    "UnreadableError",
+    "__version__",
+    "truncate_middle",
+]
 __version__: str
 DEFAULT_EXCLUDE_DIRS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
-# The default limits (SPEC section 5); `ripsight.limits.ToolLimits` takes its defaults from these.
-DEFAULT_GLOB_LIMIT: int
-DEFAULT_GREP_LIMIT: int
-DEFAULT_GREP_LINE_CHARS: int
-DEFAULT_READ_LIMIT: int
-DEFAULT_READ_LINE_CHARS: int
-DEFAULT_MAX_RESULT_CHARS: int
-DEFAULT_HEAD_RATIO: float
-MIN_LINE_CHARS: int
+#: Every default and bound of the tools' parameters, by name (SPEC section 5).
+LIMITS: dict[str, int | float]
+
+# ==== Results ====
 
 @final
 class SkipCounts:
     """What a walk or search passed over, by reason."""
 
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def ignored(self) -> int:
-        """Skip-set directories pruned (each once); files hidden by ignore files are not counted."""
+    def ignored(self) -> int: ...
     @property
     def binary(self) -> int: ...
     @property
@@ -33,95 +65,105 @@ class SkipCounts:
     @property
     def too_large(self) -> int: ...
     @property
-    def outside_root(self) -> int:
-        """Requested paths (or links in them) leading outside the root."""
+    def line_too_long(self) -> int: ...
     @property
-    def symlink(self) -> int:
-        """Symlinks met by a walk: never followed (pass one as `path` to look inside)."""
+    def outside_root(self) -> int: ...
+    @property
+    def symlink(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class GlobResult:
+    """What a glob found."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
     def pattern(self) -> str: ...
     @property
-    def paths(self) -> list[str]:
-        """This page of matching files, relative to the root, `/`-separated."""
+    def paths(self) -> list[str]: ...
     @property
-    def total(self) -> int:
-        """Exact number of matching files across all pages."""
+    def total(self) -> int: ...
     @property
     def offset(self) -> int: ...
     @property
-    def withheld(self) -> int:
-        """Matching files after this page; the next page starts at `offset + len(paths)`."""
+    def withheld(self) -> int: ...
     @property
-    def files_in_scope(self) -> int | None:
-        """Files the searched directory holds, counted when nothing matched."""
+    def next_offset(self) -> int | None: ...
     @property
-    def anywhere_pattern(self) -> str | None:
-        """For a slash-free pattern that found little: the `**/` form that would find more."""
+    def files_in_scope(self) -> int | None: ...
+    @property
+    def anywhere_pattern(self) -> str | None: ...
     @property
     def anywhere_total(self) -> int | None: ...
     @property
-    def searched(self) -> str:
-        """The searched directory relative to the root ("" for the root)."""
+    def searched(self) -> str: ...
     @property
     def skipped(self) -> SkipCounts: ...
     @property
-    def incomplete(self) -> bool:
-        """True when the time budget ran out: totals cover only what was walked."""
+    def incomplete(self) -> bool: ...
     @property
     def elapsed_ms(self) -> float: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class GrepLine:
+    """One shown line of a grep result; ``str()`` gives ``path:line:text``."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
     def path(self) -> str: ...
     @property
     def line(self) -> int: ...
     @property
-    def text(self) -> str:
-        """The line without its terminator, cut to `max_line_chars` (default 120; a window around
-        a late match)."""
+    def text(self) -> str: ...
     @property
-    def is_match(self) -> bool:
-        """False for a context line."""
+    def is_match(self) -> bool: ...
     @property
     def cut(self) -> bool: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class FileCount:
+    """A file and its number of matching lines."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
     def path(self) -> str: ...
     @property
     def count(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class GrepResult:
+    """What a search found."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
     def pattern(self) -> str: ...
     @property
-    def output_mode(self) -> str: ...
+    def output_mode(self) -> str:
+        """ "content", "files_with_matches" or "count"."""
     @property
-    def lines(self) -> list[GrepLine]:
-        """Content mode: this page's matches with context lines, by path then line."""
+    def lines(self) -> list[GrepLine]: ...
     @property
     def matches(self) -> list[GrepLine]:
-        """The matching lines of `lines` (context left out)."""
+        """The matching lines of the page (context lines left out)."""
     @property
-    def files(self) -> list[FileCount]:
-        """files_with_matches and count modes: this page of files."""
+    def files(self) -> list[FileCount]: ...
     @property
-    def total_matches(self) -> int:
-        """Exact number of matching lines."""
+    def total_matches(self) -> int: ...
     @property
-    def total_files(self) -> int:
-        """Exact number of files with a match."""
+    def total_files(self) -> int: ...
     @property
     def offset(self) -> int: ...
     @property
-    def withheld(self) -> int:
-        """Entries (matches, or files in the file modes) after this page."""
+    def withheld(self) -> int: ...
+    @property
+    def next_offset(self) -> int | None: ...
     @property
     def files_searched(self) -> int: ...
     @property
@@ -130,62 +172,65 @@ class GrepResult:
     def incomplete(self) -> bool: ...
     @property
     def elapsed_ms(self) -> float: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class ReadLine:
+    """One shown line of a read."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
     def number(self) -> int: ...
     @property
     def text(self) -> str: ...
     @property
-    def cut_from(self) -> int | None:
-        """The line's full length in characters when it was cut to `max_line_chars` (default
-        500)."""
+    def cut_from(self) -> int | None: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class ReadResult:
+    """What a read returned."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
     def path(self) -> str: ...
     @property
     def kind(self) -> str:
-        """"text", "empty" or "binary"."""
+        """ "text", "empty" or "binary"."""
     @property
     def binary_type(self) -> str | None: ...
     @property
     def size_bytes(self) -> int: ...
     @property
-    def lines(self) -> list[ReadLine]: ...
-    @property
-    def offset(self) -> int: ...
-    @property
-    def total_lines(self) -> int:
-        """Line terminators, plus one when text follows the last; exact up to 1 GiB."""
-    @property
-    def total_lines_estimated(self) -> bool:
-        """True above 1 GiB when the read stopped before the end: `total_lines` is extrapolated."""
-    @property
-    def next_offset(self) -> int | None:
-        """The `offset` that reads on, when more lines follow the shown ones."""
-    @property
-    def encoding(self) -> str:
-        """"utf-8", "utf-8-bom", "utf-16le", "utf-16be", "utf-8-lossy" (invalid bytes shown as
-        U+FFFD) or "binary". Describes the whole file unless `total_lines_estimated`, then the
-        bytes read (the start of the file through the shown lines)."""
-    @property
-    def line_ending(self) -> str:
-        """"LF", "CRLF", "mixed", "CR" or "none"; same coverage as `encoding`."""
-    @property
-    def dev(self) -> int:
-        """Device of the file that was read (`fstat` of the engine's descriptor)."""
+    def dev(self) -> int: ...
     @property
     def inode(self) -> int: ...
     @property
     def mtime_ns(self) -> int: ...
+    @property
+    def lines(self) -> list[ReadLine]: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def total_lines(self) -> int: ...
+    @property
+    def total_lines_estimated(self) -> bool: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def encoding(self) -> str: ...
+    @property
+    def line_ending(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class FileIdentity:
     """What `Engine.identify` found: the opened file's identity and real path (from the root)."""
 
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
     @property
     def path(self) -> str: ...
     @property
@@ -196,11 +241,68 @@ class FileIdentity:
     def size(self) -> int: ...
     @property
     def mtime_ns(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+# ==== Errors: each is a RipsightError and the built-in that fits ====
+
+class RipsightError(Exception):
+    """Base class of every ripsight error."""
+
+    kind: ClassVar[str]
+    #: The engine's name of what went wrong ("not_found", "path_too_long", "link_loop"...).
+    reason: str
+
+class PathNotFoundError(RipsightError, FileNotFoundError):
+    path: str
+    suggestions: list[str]
+
+class OutsideRootError(RipsightError, PermissionError):
+    path: str
+
+class DeniedError(RipsightError, PermissionError):
+    path: str
+    rule: str
+
+class IsADirectoryPathError(RipsightError, IsADirectoryError):
+    path: str
+
+class NotADirectoryPathError(RipsightError, NotADirectoryError):
+    path: str
+
+class SpecialFileError(RipsightError, OSError):
+    path: str
+    file_kind: str
+
+class PatternError(RipsightError, ValueError):
+    pattern: str
+    issue: str
+    detail: str
+
+class InvalidArgumentError(RipsightError, ValueError): ...
+
+class UnreadableError(RipsightError, PermissionError):
+    path: str
+
+class CancelledError(RipsightError, concurrent.futures.CancelledError): ...
+
+class EngineError(RipsightError, RuntimeError):
+    path: str
+
+# ==== The engine ====
+
+@final
+class CancelToken:
+    """Cancels the calls made with it: they stop and raise `CancelledError`."""
+
+    def __new__(cls) -> CancelToken: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
 
 @final
 class Engine:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         root: str,
         /,
         *,
@@ -209,11 +311,19 @@ class Engine:
         time_budget: float,
         threads: int,
         respect_ignore_files: bool,
-    ) -> None: ...
+    ) -> Engine: ...
     @property
     def root(self) -> str: ...
     def glob(
-        self, pattern: str, /, *, path: str | None, limit: int | None, offset: int, sort: str
+        self,
+        pattern: str,
+        /,
+        *,
+        path: str | None,
+        limit: int | None,
+        offset: int,
+        sort: str,
+        cancel: CancelToken | None = None,
     ) -> GlobResult: ...
     def grep(
         self,
@@ -229,17 +339,28 @@ class Engine:
         output_mode: str,
         limit: int | None,
         offset: int,
-        max_line_chars: int = 120,
+        max_line_chars: int | None = None,
+        cancel: CancelToken | None = None,
     ) -> GrepResult:
-        """`max_line_chars` below `MIN_LINE_CHARS` raises InvalidArgumentError."""
-    def identify(self, path: str, /) -> FileIdentity:
+        """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
+        ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
+    def identify(self, path: str, /, *, cancel: CancelToken | None = None) -> FileIdentity:
         """Opens `path` as `read_file` would and returns the file's identity, reading nothing."""
     def read_file(
-        self, path: str, /, *, offset: int, limit: int, max_line_chars: int = 500
+        self,
+        path: str,
+        /,
+        *,
+        offset: int,
+        limit: int,
+        max_line_chars: int | None = None,
+        cancel: CancelToken | None = None,
     ) -> ReadResult:
-        """`max_line_chars` below `MIN_LINE_CHARS` raises InvalidArgumentError."""
+        """`max_line_chars` (None: ``LIMITS["read_line_chars"]``) below
+        ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
 
 def truncate_middle(
-    text: str, /, max_chars: int = 8000, head_ratio: float = 0.6
+    text: str, /, max_chars: int | None = None, head_ratio: float | None = None
 ) -> tuple[str, int, int]:
-    """Returns (text, characters cut, characters in the original)."""
+    """Returns (text, characters cut, characters in the original); None takes the default
+    (``LIMITS["max_result_chars"]``, ``LIMITS["head_ratio"]``)."""

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from .limits import LIMITS, MAX_CONTEXT
 from .names import terminal_safe
 from .oplog import OperationLog
 from .registry import FORMATS, Registry
@@ -471,8 +472,8 @@ def add_glob_parser(
     parser.add_argument(
         "--limit",
         type=int,
-        help="paths per page (default: --glob-limit, 200); at most 1000, or --glob-limit when "
-        "larger",
+        help=f"paths per page (default: --glob-limit, {LIMITS['glob_limit']}); at most "
+        f"{LIMITS['glob_max_limit']}, or --glob-limit when larger",
     )
     parser.add_argument("--offset", type=int, help="paths to skip, for the next page (default: 0)")
     parser.add_argument(
@@ -512,7 +513,9 @@ def add_grep_parser(
     parser.add_argument(
         "-i", "--case-insensitive", action="store_true", default=None, help="ignore case"
     )
-    parser.add_argument("-C", "--context", type=int, help="context lines around matches, 0-20")
+    parser.add_argument(
+        "-C", "--context", type=int, help=f"context lines around matches, 0-{MAX_CONTEXT}"
+    )
     parser.add_argument(
         "-U", "--multiline", action="store_true", default=None, help="matches may span lines"
     )
@@ -541,8 +544,8 @@ def add_grep_parser(
     parser.add_argument(
         "--limit",
         type=int,
-        help="matches (or files) per page (default: --grep-limit, 50); at most 500, or "
-        "--grep-limit when larger",
+        help=f"matches (or files) per page (default: --grep-limit, {LIMITS['grep_limit']}); at "
+        f"most {LIMITS['grep_max_limit']}, or --grep-limit when larger",
     )
     parser.add_argument(
         "--offset", type=int, help="entries to skip, for the next page (default: 0)"
@@ -574,8 +577,8 @@ def add_read_parser(
     parser.add_argument(
         "--limit",
         type=int,
-        help="lines to read (default: --read-limit, 400); at most 2000, or --read-limit when "
-        "larger",
+        help=f"lines to read (default: --read-limit, {LIMITS['read_limit']}); at most "
+        f"{LIMITS['read_max_limit']}, or --read-limit when larger",
     )
     _add_output_arguments(parser)
     add_workspace_arguments(parser)

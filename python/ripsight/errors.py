@@ -1,13 +1,34 @@
-"""The exceptions ripsight raises.
+"""The exceptions ripsight raises, and what a model is told about them.
 
-Every class derives from :class:`RipsightError` and from the built-in exception that fits, so
+The classes are defined by the engine (``ripsight._core``) and re-exported here. Every class
+derives from :class:`RipsightError` and from the built-in exception that fits, so
 ``except FileNotFoundError`` and ``except ValueError`` work as a Python programmer expects.
-Messages are written for a model: they say what was wrong and what to do instead.
+
+An engine error's message states facts only; its attributes carry the same facts as data
+(``reason``, ``path``, ``suggestions``, ``rule``, ``pattern``, ``issue``, ``detail``). :func:`model_text`
+adds the sentence that tells a model what to do next: it is the one place that knows the
+tools' argument names.
 """
 
 from __future__ import annotations
 
+from ._core import (
+    CancelledError,
+    DeniedError,
+    EngineError,
+    InvalidArgumentError,
+    IsADirectoryPathError,
+    NotADirectoryPathError,
+    OutsideRootError,
+    PathNotFoundError,
+    PatternError,
+    RipsightError,
+    SpecialFileError,
+    UnreadableError,
+)
+
 __all__ = [
+    "CancelledError",
     "DeniedError",
     "EngineError",
     "InvalidArgumentError",
@@ -19,71 +40,74 @@ __all__ = [
     "RipsightError",
     "SpecialFileError",
     "UnreadableError",
+    "model_text",
 ]
 
+_REGEX_HELP = (
+    "The pattern is a Rust regex: escape special characters such as ( ) [ ] { } . * + ? | \\ "
+    "with a backslash, or set literal=true to search for the text as written."
+)
+_GLOB_HELP = (
+    "Glob syntax: `*` matches within one directory level, `**` across levels (as a whole path "
+    "component: `**/x`, `a/**/b`, `a/**`), `?` one character, `{a,b}` alternatives, `[abc]` a "
+    "character class; for example `**/*.py` or `src/**/*.{ts,tsx}`."
+)
 
-class RipsightError(Exception):
-    """Base class of every ripsight error."""
-
-    #: A short stable name for the error class, used in tool results' metadata.
-    kind = "error"
-
-
-class PathNotFoundError(RipsightError, FileNotFoundError):
-    """The path does not exist (the message lists close names when there are any)."""
-
-    kind = "not_found"
-
-
-class OutsideRootError(RipsightError, PermissionError):
-    """The path resolves (symlinks included) to a place outside the workspace root."""
-
-    kind = "outside_root"
-
-
-class DeniedError(RipsightError, PermissionError):
-    """A deny rule (secrets policy) covers the path."""
-
-    kind = "denied"
-
-
-class IsADirectoryPathError(RipsightError, IsADirectoryError):
-    """A file was expected, the path is a directory."""
-
-    kind = "is_a_directory"
+#: What to do about each kind of pattern problem (``PatternError.issue``).
+_PATTERN_ADVICE = {
+    "regex": "\n" + _REGEX_HELP,
+    "line_break": "\nThe pattern matches a line break: set multiline=true to match across lines.",
+    "glob": ". " + _GLOB_HELP,
+    "empty_pattern": "; use `*` for the files of this directory or `**/*` for every file below it.",
+    "empty_glob": "; pass a file pattern such as `*.py` or `src/**/*.ts`, or leave glob out to "
+    "search every file.",
+    "absolute_glob": "; patterns match paths relative to `path`, such as `**/*.py` or `src/*.rs`.",
+    "parent_glob": ". To list another directory of the workspace, pass it as `path` (for example "
+    'path="src", pattern="**/*.py").',
+    "deny_rule": "; deny rules use glob syntax such as '*.pem' or 'secrets/**'.",
+}
 
 
-class NotADirectoryPathError(RipsightError, NotADirectoryError):
-    """A directory was expected, the path is a file."""
+def _advice(error: RipsightError) -> str:
+    """The sentence that tells a model what to do after `error`, or ""."""
+    path = getattr(error, "path", None)
+    if isinstance(error, PathNotFoundError) and path is not None:
+        suggestions = getattr(error, "suggestions", None) or []
+        if suggestions:
+            return f" Did you mean: {', '.join(suggestions)}?"
+        return " Use glob to find the file's real path."
+    if isinstance(error, OutsideRootError) and path is not None:
+        return " Use a path relative to the root, without '..'."
+    if isinstance(error, DeniedError) and path is not None:
+        return " Do not try other ways to read it."
+    if isinstance(error, IsADirectoryPathError) and path is not None:
+        return (
+            f' To see what it holds, call glob with path="{path}" and pattern="*" (or "**/*" '
+            "for every depth)."
+        )
+    if isinstance(error, NotADirectoryPathError) and path is not None:
+        return " Pass a directory as path, or read the file with read_file."
+    reason = getattr(error, "reason", None)
+    if reason == "path_too_long":
+        return " Use a shorter path; glob lists the real names of a directory's files."
+    if reason == "link_loop":
+        return " Pass the file's real path instead; glob lists real paths (walks follow no link)."
+    if isinstance(error, EngineError) and str(error).startswith("internal error"):
+        return " Try a narrower request."
+    return ""
 
-    kind = "not_a_directory"
 
+def model_text(error: RipsightError) -> str:
+    """What a model reads for `error`: the engine's facts and what to do next.
 
-class SpecialFileError(RipsightError, OSError):
-    """A FIFO, socket or device: never opened, since reading it could block forever."""
-
-    kind = "special_file"
-
-
-class PatternError(RipsightError, ValueError):
-    """A regex or glob that does not compile."""
-
-    kind = "invalid_pattern"
-
-
-class InvalidArgumentError(RipsightError, ValueError):
-    """An argument out of range or of the wrong kind (negative offset, unknown sort order...)."""
-
-    kind = "invalid_argument"
-
-
-class UnreadableError(RipsightError, PermissionError):
-    """The operating system refused access to the file."""
-
-    kind = "permission_denied"
-
-
-class EngineError(RipsightError, RuntimeError):
-    """An I/O failure or an internal error (a Rust panic never reaches Python as anything else)."""
-
-    kind = "engine"
+    An error raised by the engine carries its facts as attributes; one raised elsewhere (or
+    constructed by hand) is shown as its message.
+    """
+    text = str(error)
+    issue = getattr(error, "issue", None)
+    if isinstance(error, PatternError) and issue in _PATTERN_ADVICE:
+        return text + _PATTERN_ADVICE[issue]
+    if isinstance(error, PathNotFoundError) and getattr(error, "suggestions", None):
+        # The engine lists the close names as a fact; the advice asks about them instead.
+        text = text.split(" Similar paths: ")[0]
+    return text + _advice(error)

@@ -6,11 +6,11 @@
 The tool definitions are generated from these numbers (schema defaults and maxima, and every
 sentence of a description that states a limit), the argument checking fills defaults from those
 schemas, and the handlers pass the line caps to the engine: what a model is told is what it
-gets. The defaults come from the Rust engine's constants.
+gets. Every default and bound comes from the Rust engine's table (``ripsight._core.LIMITS``).
 
 A limit is a default, not a ceiling the model cannot move: a call may ask for up to the maximum
-(``glob_max_limit`` and friends). A maximum left unset is the historical one (glob 1000, grep
-500, read_file 2000 lines) or the default, whichever is larger.
+(``glob_max_limit`` and friends). A maximum left unset is the engine's (glob 1000, grep 500,
+read_file 2000 lines) or the default, whichever is larger.
 """
 
 from __future__ import annotations
@@ -23,20 +23,29 @@ from . import _core
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "LIMITS",
+    "MAX_CONTEXT",
+    "MAX_OFFSET",
     "MIN_LINE_CHARS",
     "MIN_RESULT_CHARS",
     "ToolLimits",
 ]
 
+#: Every default and bound of the tools' parameters, by name, from the engine.
+LIMITS: dict[str, int | float] = dict(_core.LIMITS)
 #: The smallest line cap grep and read_file accept (the engine enforces it too).
-MIN_LINE_CHARS: int = _core.MIN_LINE_CHARS
+MIN_LINE_CHARS = int(LIMITS["min_line_chars"])
 #: The smallest result budget: room for a head, a tail and the truncation note.
-MIN_RESULT_CHARS = 200
+MIN_RESULT_CHARS = int(LIMITS["min_result_chars"])
+#: The largest offset a call may give.
+MAX_OFFSET = int(LIMITS["max_offset"])
+#: The most context lines grep shows around a match.
+MAX_CONTEXT = int(LIMITS["grep_max_context"])
 
-# The maxima the schemas allowed before limits were configurable; kept unless a default is larger.
-_GLOB_MAX = 1000
-_GREP_MAX = 500
-_READ_MAX = 2000
+# The maxima a call may ask for unless a default is larger.
+_GLOB_MAX = int(LIMITS["glob_max_limit"])
+_GREP_MAX = int(LIMITS["grep_max_limit"])
+_READ_MAX = int(LIMITS["read_max_limit"])
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -68,13 +77,13 @@ class ToolLimits:
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
 
-    glob_limit: int = _core.DEFAULT_GLOB_LIMIT
-    grep_limit: int = _core.DEFAULT_GREP_LIMIT
-    grep_line_chars: int = _core.DEFAULT_GREP_LINE_CHARS
-    read_limit: int = _core.DEFAULT_READ_LIMIT
-    read_line_chars: int = _core.DEFAULT_READ_LINE_CHARS
-    max_result_chars: int = _core.DEFAULT_MAX_RESULT_CHARS
-    head_ratio: float = _core.DEFAULT_HEAD_RATIO
+    glob_limit: int = int(LIMITS["glob_limit"])
+    grep_limit: int = int(LIMITS["grep_limit"])
+    grep_line_chars: int = int(LIMITS["grep_line_chars"])
+    read_limit: int = int(LIMITS["read_limit"])
+    read_line_chars: int = int(LIMITS["read_line_chars"])
+    max_result_chars: int = int(LIMITS["max_result_chars"])
+    head_ratio: float = float(LIMITS["head_ratio"])
     glob_max_limit: int | None = None
     grep_max_limit: int | None = None
     read_max_limit: int | None = None

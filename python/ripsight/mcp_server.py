@@ -70,179 +70,36 @@ DEFAULT_TIME_BUDGET = 4.0
 # -- output schemas: the JSON shape of `ripsight.to_dict(result)` ---------------------------------
 
 
-def _int(description: str, nullable: bool = False) -> dict[str, Any]:
-    kind: Any = ["integer", "null"] if nullable else "integer"
-    return {"type": kind, "minimum": 0, "description": description}
-
-
-def _str(description: str, nullable: bool = False) -> dict[str, Any]:
-    return {"type": ["string", "null"] if nullable else "string", "description": description}
-
-
-def _bool(description: str) -> dict[str, Any]:
-    return {"type": "boolean", "description": description}
-
-
-def _object(properties: dict[str, Any], description: str | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-    }
-    if description:
-        schema["description"] = description
-    return schema
-
-
-_SKIPPED = _object(
-    {
-        "ignored": _int(
-            "Skip-set directories (such as .git and node_modules) left out, each "
-            "counted once; files hidden by ignore files are not counted."
-        ),
-        "binary": _int("Binary files (NUL byte) not searched."),
-        "denied": _int("Files covered by the deny rules (secrets policy)."),
-        "unreadable": _int("Entries the operating system refused to open."),
-        "special": _int("FIFOs, sockets and devices, never opened."),
-        "too_large": _int("Files too large to search."),
-        "outside_root": _int("Requested paths (or links in them) leading outside the root."),
-        "symlink": _int(
-            "Symlinks met by the walk, never followed (pass one as path to look inside)."
-        ),
-    },
-    "What the walk or search passed over, by reason.",
-)
-_ELAPSED = {"type": "number", "minimum": 0, "description": "Engine time in milliseconds."}
-_INCOMPLETE = _bool(
-    "True when the time budget ran out: the result and its totals cover only what was walked."
-)
-
-
 def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, Any]]:
-    """``outputSchema`` of each tool: the shape of `ripsight.to_dict` of the engine's result,
-    its line caps stated as `limits` sets them."""
-    return {
-        "glob": _object(
-            {
-                "pattern": _str("The glob pattern as given."),
-                "paths": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "This page of matching files, relative to the root, "
-                    "/-separated.",
-                },
-                "total": _int("Exact number of matching files across all pages."),
-                "offset": _int("Matching files skipped before this page."),
-                "withheld": _int(
-                    "Matching files after this page (including those left out to keep this "
-                    "structured copy within the result budget)."
-                ),
-                "files_in_scope": _int(
-                    "Files the searched directory holds, counted when nothing matched.", True
-                ),
-                "anywhere_pattern": _str(
-                    'For a slash-free pattern that found little: the "**/" form that finds more.',
-                    True,
-                ),
-                "anywhere_total": _int("Files the anywhere_pattern matches.", True),
-                "searched": _str('The searched directory relative to the root ("" for the root).'),
-                "skipped": _SKIPPED,
-                "incomplete": _INCOMPLETE,
-                "elapsed_ms": _ELAPSED,
-            }
-        ),
-        "grep": _object(
-            {
-                "pattern": _str("The regex (or literal text) as given."),
-                "output_mode": {
-                    "type": "string",
-                    "enum": ["content", "files_with_matches", "count"],
-                    "description": "The output mode of the call.",
-                },
-                "lines": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "path": _str("File path relative to the root."),
-                            "line": _int("1-based line number."),
-                            "text": _str(
-                                f"The line, cut to {limits.grep_line_chars} characters around the "
-                                "match."
-                            ),
-                            "is_match": _bool("False for a context line."),
-                            "cut": _bool("True when the line was cut."),
-                        }
-                    ),
-                    "description": "content mode: this page's matching lines with their context "
-                    "lines, by path then line.",
-                },
-                "files": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "path": _str("File path relative to the root."),
-                            "count": _int("Matching lines in the file."),
-                        }
-                    ),
-                    "description": "files_with_matches and count modes: this page of files.",
-                },
-                "total_matches": _int("Exact number of matching lines."),
-                "total_files": _int("Exact number of files with a match."),
-                "offset": _int(
-                    "Entries (matches, or files in the file modes) skipped before this page."
-                ),
-                "withheld": _int(
-                    "Entries after this page (including those left out to keep this structured "
-                    "copy within the result budget)."
-                ),
-                "files_searched": _int("Files searched."),
-                "skipped": _SKIPPED,
-                "incomplete": _INCOMPLETE,
-                "elapsed_ms": _ELAPSED,
-            }
-        ),
-        "read_file": _object(
-            {
-                "path": _str("The file, relative to the root."),
-                "kind": {
-                    "type": "string",
-                    "enum": ["text", "empty", "binary"],
-                    "description": "text, empty, or binary (content not shown).",
-                },
-                "binary_type": _str(
-                    "Recognised type of a binary file (PNG, PDF, ZIP, ELF...).", True
-                ),
-                "size_bytes": _int("File size in bytes."),
-                "lines": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "number": _int("1-based line number."),
-                            "text": _str(
-                                "The line without its terminator, cut to "
-                                f"{limits.read_line_chars} characters."
-                            ),
-                            "cut_from": _int("The line's full length when it was cut.", True),
-                        }
-                    ),
-                    "description": "The lines read.",
-                },
-                "offset": _int("1-based first line requested."),
-                "total_lines": _int("Lines in the file (an estimate above 1 GiB, see next field)."),
-                "total_lines_estimated": _bool("True when total_lines is estimated from the size."),
-                "next_offset": _int(
-                    "The offset that reads on, when more lines follow (also when lines were left "
-                    "out to keep this structured copy within the result budget).",
-                    True,
-                ),
-                "encoding": _str('"utf-8", "utf-8-bom", "utf-16le", "utf-16be" or "utf-8-lossy".'),
-                "line_ending": _str('"LF", "CRLF", "mixed", "CR" or "none".'),
-            }
-        ),
+    """``outputSchema`` of each tool: the shape of `ripsight.to_dict` of the engine's result.
+
+    Generated from the engine's one declaration of each result (``GrepResult.SCHEMA``...: field
+    names, types and descriptions); only the line caps are stated as `limits` sets them."""
+    schemas = {
+        "glob": copy.deepcopy(_core.GlobResult.SCHEMA),
+        "grep": copy.deepcopy(_core.GrepResult.SCHEMA),
+        "read_file": copy.deepcopy(_core.ReadResult.SCHEMA),
     }
+    grep_text = schemas["grep"]["properties"]["lines"]["items"]["properties"]["text"]
+    grep_text["description"] = (
+        f"The line, cut to {limits.grep_line_chars} characters around the match (cut parts are "
+        "replaced by …)."
+    )
+    read_text = schemas["read_file"]["properties"]["lines"]["items"]["properties"]["text"]
+    read_text["description"] = (
+        f"The line without its terminator, cut to {limits.read_line_chars} characters."
+    )
+    # The server holds the structured copy to the text's budget (`bound_structured`): say where
+    # the entries it leaves out are counted.
+    kept_out = " (also those left out to keep this structured copy within the result budget)"
+    for tool in ("glob", "grep"):
+        withheld = schemas[tool]["properties"]["withheld"]
+        withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
+    next_offset = schemas["read_file"]["properties"]["next_offset"]
+    next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
+    return schemas
 
 
-#: `output_schemas` under the SPEC section 5 defaults.
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = output_schemas()
 
 
@@ -267,23 +124,21 @@ def _json_chars(data: dict[str, Any]) -> int:
 
 
 def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
-    """`data` with only the first `keep` entries of its list `key`, its counters saying so."""
+    """`data` with only the first `keep` entries of its list `key`, its counters (``withheld``,
+    ``next_offset``) saying so."""
     entries = data[key]
     page = dict(data)
     page[key] = entries[:keep]
-    if keep == len(entries):
+    if keep >= len(entries):
         return page
-    if key == "lines" and "number" in entries[0]:  # read_file: read on from the first left out
+    if key in ("paths", "files"):  # glob; grep's files_with_matches and count modes
+        page["withheld"] = data["withheld"] + len(entries) - keep
+        page["next_offset"] = data["offset"] + keep
+    elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
+        page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
+        page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
+    else:  # read_file: read on after the last line kept
         page["next_offset"] = entries[keep]["number"]
-        return page
-    if key == "lines":  # grep content mode: matches are the entries, context lines are not
-        shown = sum(1 for line in entries[:keep] if line["is_match"])
-        left_out = sum(1 for line in entries[keep:] if line["is_match"])
-    else:  # glob's paths; grep's files in the files_with_matches and count modes
-        shown, left_out = keep, len(entries) - keep
-    page["withheld"] = data["withheld"] + left_out
-    if "next_offset" in data:  # an engine that states where the next page starts
-        page["next_offset"] = data["offset"] + shown
     return page
 
 

@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import _core
-from .errors import RipsightError
+from .errors import RipsightError, model_text
 from .limits import DEFAULT_LIMITS, ToolLimits
 from .oplog import OperationLog, Status
 from .providers import FORMATS, definitions
@@ -526,7 +526,7 @@ class Registry:
         except RipsightError as error:
             code = _error_code(error)
             meta["error_type"] = getattr(error, "kind", code)
-            text = str(error) or f"{name} failed ({type(error).__name__})."
+            text = model_text(error) or f"{name} failed ({type(error).__name__})."
             if ignored_note:
                 text = f"{text}\n{ignored_note}"
             return self._answer(

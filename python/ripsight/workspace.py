@@ -18,11 +18,12 @@ from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
 
-__all__ = ["Workspace", "DEFAULT_EXCLUDE_DIRS", "DEFAULT_DENY_GLOBS", "to_dict"]
+__all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
 DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
 
+CancelToken = _core.CancelToken
 GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
@@ -33,7 +34,9 @@ def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) ->
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+        raise InvalidArgumentError(
+            f"{name} must be an integer, got {type(value).__name__} {value!r}"
+        )
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
 
@@ -56,6 +59,10 @@ class Workspace:
         threads: worker threads; 0 means one per core.
         respect_ignore_files: honour .gitignore (inside git repositories), .ignore and
             .ripsightignore (default True).
+
+    Every method takes ``cancel``, a :class:`CancelToken`: another thread's ``cancel.cancel()``
+    stops the call, which raises :class:`ripsight.errors.CancelledError`. Ctrl-C stops a call
+    too, raising ``KeyboardInterrupt`` within 100 ms.
     """
 
     __slots__ = ("_engine",)
@@ -92,6 +99,7 @@ class Workspace:
         limit: int | None = DEFAULT_LIMITS.glob_limit,
         offset: int = 0,
         sort: Literal["path", "mtime"] = "path",
+        cancel: CancelToken | None = None,
     ) -> GlobResult:
         """Files under `path` matching `pattern` (``**/*.py``, ``src/*.{c,h}``), one page.
 
@@ -101,7 +109,7 @@ class Workspace:
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
         return self._engine.glob(
-            pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort
+            pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort, cancel=cancel
         )
 
     def grep(
@@ -117,6 +125,7 @@ class Workspace:
         limit: int | None = DEFAULT_LIMITS.grep_limit,
         offset: int = 0,
         max_line_chars: int = DEFAULT_LIMITS.grep_line_chars,
+        cancel: CancelToken | None = None,
     ) -> GrepResult:
         """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
 
@@ -140,13 +149,16 @@ class Workspace:
             limit=limit,
             offset=offset,
             max_line_chars=max_line_chars,
+            cancel=cancel,
         )
 
-    def identify(self, path: str | os.PathLike[str]) -> FileIdentity:
+    def identify(
+        self, path: str | os.PathLike[str], cancel: CancelToken | None = None
+    ) -> FileIdentity:
         """Opens `path` as `read_file` would (boundary, deny rules, regular files only) and
         returns the opened file's real path (relative to the root), device, inode, size and
         modification time, reading nothing. Raises what `read_file` raises."""
-        return self._engine.identify(os.fspath(path))
+        return self._engine.identify(os.fspath(path), cancel=cancel)
 
     def read_file(
         self,
@@ -154,6 +166,7 @@ class Workspace:
         offset: int = 1,
         limit: int = DEFAULT_LIMITS.read_limit,
         max_line_chars: int = DEFAULT_LIMITS.read_line_chars,
+        cancel: CancelToken | None = None,
     ) -> ReadResult:
         """Lines `offset` .. `offset + limit - 1` of one file (default 400 lines), numbered, with
         the file's line total. Each line is cut to `max_line_chars` characters (default 500, at
@@ -163,34 +176,35 @@ class Workspace:
         _check_int("limit", limit, 1)
         _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         return self._engine.read_file(
-            os.fspath(path), offset=offset, limit=limit, max_line_chars=max_line_chars
+            os.fspath(path),
+            offset=offset,
+            limit=limit,
+            max_line_chars=max_line_chars,
+            cancel=cancel,
         )
 
     def __repr__(self) -> str:
         return f"Workspace({self.root!r})"
 
 
-_FIELDS: dict[str, tuple[str, ...]] = {
-    "GlobResult": ("pattern", "paths", "total", "offset", "withheld", "files_in_scope",
-                   "anywhere_pattern", "anywhere_total", "searched", "skipped", "incomplete",
-                   "elapsed_ms"),
-    "GrepResult": ("pattern", "output_mode", "lines", "files", "total_matches", "total_files",
-                   "offset", "withheld", "files_searched", "skipped", "incomplete", "elapsed_ms"),
-    "GrepLine": ("path", "line", "text", "is_match", "cut"),
-    "FileCount": ("path", "count"),
-    "ReadResult": ("path", "kind", "binary_type", "size_bytes", "lines", "offset", "total_lines",
-                   "total_lines_estimated", "next_offset", "encoding", "line_ending"),
-    "ReadLine": ("number", "text", "cut_from"),
-    "SkipCounts": ("ignored", "binary", "denied", "unreadable", "special", "too_large",
-                   "outside_root", "symlink"),
-}
+#: The engine's result classes; their fields and schemas are declared once, in the engine.
+RESULT_CLASSES = (
+    _core.GlobResult,
+    _core.GrepResult,
+    _core.GrepLine,
+    _core.FileCount,
+    _core.ReadResult,
+    _core.ReadLine,
+    _core.SkipCounts,
+    _core.FileIdentity,
+)
+_FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 
 
 def to_dict(value: Any) -> Any:
     """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    fields = _FIELDS.get(type(value).__name__)
-    if fields is not None:
-        return {name: to_dict(getattr(value, name)) for name in fields}
+    if isinstance(value, RESULT_CLASSES):
+        return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]
     return value

@@ -1,11 +1,35 @@
 //! The one error type of the engine.
 //!
-//! Every message is a sentence written for a model that will read it and try again: it says what
-//! was wrong and what to do instead. Expected outcomes (no match, binary file, offset past the end)
-//! are data in the result types, never errors.
+//! Every message states facts: what was wrong, never what to do next (the Python layer, which
+//! knows the tools and their arguments, adds that). The fields carry the same facts as data.
+//! Expected outcomes (no match, binary file, offset past the end) are data in the result types,
+//! never errors.
 
 use std::fmt;
 use std::io;
+
+crate::choice! {
+    /// What is wrong with a pattern.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum PatternIssue {
+        /// A regex that does not compile.
+        Regex = "regex",
+        /// A regex that can match a line break, in a line-by-line search.
+        LineBreak = "line_break",
+        /// A glob that does not compile.
+        Glob = "glob",
+        /// An empty glob pattern.
+        EmptyPattern = "empty_pattern",
+        /// An empty glob filter (grep's `glob`).
+        EmptyGlob = "empty_glob",
+        /// An absolute glob outside the searched directory.
+        AbsoluteGlob = "absolute_glob",
+        /// A glob with a `..` component.
+        ParentGlob = "parent_glob",
+        /// A deny rule that does not compile.
+        DenyRule = "deny_rule",
+    }
+}
 
 /// Why a tool call could not run.
 #[derive(Debug)]
@@ -46,11 +70,13 @@ pub enum CoreError {
         /// "FIFO", "socket", "character device" or "block device".
         kind: &'static str,
     },
-    /// A regex or glob that does not compile.
+    /// A regex or glob that does not compile or cannot be used.
     InvalidPattern {
         /// The pattern as given.
         pattern: String,
-        /// The compiler's explanation, plus a hint.
+        /// What is wrong with it.
+        issue: PatternIssue,
+        /// The compiler's explanation, or what is wrong, as a clause.
         message: String,
     },
     /// An argument outside its range or otherwise unusable.
@@ -73,6 +99,8 @@ pub enum CoreError {
         /// The path relative to the root.
         path: String,
     },
+    /// The call's cancellation token was cancelled before it finished.
+    Cancelled,
     /// Any other I/O failure.
     Io {
         /// The path relative to the root, or empty.
@@ -95,6 +123,7 @@ impl CoreError {
             CoreError::InvalidPattern { .. } => "invalid_pattern",
             CoreError::InvalidArgument { .. } => "invalid_argument",
             CoreError::PermissionDenied { .. } => "permission_denied",
+            CoreError::Cancelled => "cancelled",
             CoreError::PathTooLong { .. } => "path_too_long",
             CoreError::LinkLoop { .. } => "link_loop",
             CoreError::Io { .. } => "io",
@@ -134,39 +163,31 @@ impl fmt::Display for CoreError {
         match self {
             CoreError::NotFound { path, suggestions } => {
                 write!(f, "{path} does not exist.")?;
-                if suggestions.is_empty() {
-                    write!(f, " Use glob to find the file's real path.")
-                } else {
-                    write!(f, " Did you mean: {}?", suggestions.join(", "))
+                if !suggestions.is_empty() {
+                    write!(f, " Similar paths: {}.", suggestions.join(", "))?;
                 }
+                Ok(())
             }
             CoreError::OutsideRoot { path } => write!(
                 f,
-                "{path} is outside the workspace root; only files inside it can be read. \
-                 Use a path relative to the root, without '..'."
+                "{path} is outside the workspace root; only files inside it can be read."
             ),
             CoreError::Denied { path, rule } => write!(
                 f,
                 "{path} is denied by the workspace policy (rule '{rule}'): it may hold secrets, \
-                 so it cannot be listed, searched or read. Do not try other ways to read it."
+                 so it cannot be listed, searched or read."
             ),
-            CoreError::IsADirectory { path } => write!(
-                f,
-                "{path} is a directory, not a file. To see what it holds, call glob with \
-                 path=\"{path}\" and pattern=\"*\" (or \"**/*\" for every depth)."
-            ),
-            CoreError::NotADirectory { path } => write!(
-                f,
-                "{path} is a file, not a directory. Pass a directory as path, or read the file \
-                 with read_file."
-            ),
+            CoreError::IsADirectory { path } => write!(f, "{path} is a directory, not a file."),
+            CoreError::NotADirectory { path } => write!(f, "{path} is a file, not a directory."),
             CoreError::SpecialFile { path, kind } => write!(
                 f,
                 "{path} is a {kind}, not a regular file; it is never opened because reading it \
                  could block forever."
             ),
-            CoreError::InvalidPattern { pattern, message } => {
-                write!(f, "invalid pattern {pattern:?}: {message}")
+            CoreError::InvalidPattern {
+                pattern, message, ..
+            } => {
+                write!(f, "invalid pattern {:?}: {message}", shorten(pattern, 200))
             }
             CoreError::InvalidArgument { message } => f.write_str(message),
             CoreError::PathTooLong { path } => write!(
@@ -181,6 +202,7 @@ impl fmt::Display for CoreError {
                 f,
                 "{path} cannot be read: the operating system denied permission."
             ),
+            CoreError::Cancelled => f.write_str("the call was cancelled."),
             CoreError::Io { path, source } => {
                 if path.is_empty() {
                     write!(f, "I/O error: {source}")
@@ -198,5 +220,14 @@ impl std::error::Error for CoreError {
             CoreError::Io { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+/// Shortens `text` to at most `max` characters for a message, marking the cut (a pattern in a
+/// message is cut to 200 characters so a huge one does not flood it).
+pub fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}…", &text[..end]),
     }
 }

@@ -22,11 +22,15 @@
 #![warn(missing_docs)]
 
 pub mod boundary;
+pub mod budget;
 pub mod error;
 pub mod grep;
 mod ignore_rules;
+pub mod limits;
 mod open;
 pub mod read;
+pub mod record;
+pub mod skip;
 mod suggest;
 pub mod truncate;
 pub mod walk;

@@ -24,10 +24,9 @@ use std::time::{Duration, Instant, SystemTime};
 use globset::{GlobBuilder, GlobMatcher};
 
 use crate::boundary::Opened;
-use crate::error::CoreError;
-
+use crate::error::{CoreError, PatternIssue};
 use crate::open::display_relative;
-use crate::workspace::{OpenedFile, SkipCounts, Workspace};
+use crate::workspace::{CancelToken, OpenedFile, SkipCounts, Workspace};
 
 /// Default number of paths a glob returns.
 pub const DEFAULT_GLOB_LIMIT: usize = 200;
@@ -59,6 +58,8 @@ pub struct GlobOptions {
     pub offset: usize,
     /// Result order (default by path).
     pub sort: SortOrder,
+    /// Stops the walk when cancelled (the call then fails with `CoreError::Cancelled`).
+    pub cancel: CancelToken,
 }
 
 impl Default for GlobOptions {
@@ -69,36 +70,49 @@ impl Default for GlobOptions {
             limit: Some(DEFAULT_GLOB_LIMIT),
             offset: 0,
             sort: SortOrder::Path,
+            cancel: CancelToken::default(),
         }
     }
 }
 
-/// What a glob found.
-#[derive(Clone, Debug, Default)]
-pub struct GlobOutput {
-    /// The page of matching file paths, relative to the root, `/`-separated.
-    pub paths: Vec<OsString>,
-    /// Exact number of matching files (all pages).
-    pub total: u64,
-    /// The offset this page starts at.
-    pub offset: u64,
-    /// Matching files after this page (withheld); the next page starts at `offset + paths.len()`.
-    pub withheld: u64,
-    /// Files the searched directory holds (after ignore and deny rules), counted when nothing matched.
-    pub files_in_scope: Option<u64>,
-    /// For a slash-free pattern that found fewer than [`ANYWHERE_HINT_BELOW`] files: the `**/`
-    /// form and how many files it matches, when that is more.
-    pub anywhere_hint: Option<(String, u64)>,
-    /// The walked directory relative to the root ("" for the root). It is the `path` asked for,
-    /// or the pattern's literal leading directory below it when the walk was pruned to it
-    /// (`src/**/*.rs` walks `src`); `files_in_scope` counts this directory's files.
-    pub searched: OsString,
-    /// What was passed over, by reason.
-    pub skipped: SkipCounts,
-    /// True when the time budget ran out: the totals cover only what was walked.
-    pub incomplete: bool,
-    /// Wall time of the walk in milliseconds.
-    pub elapsed_ms: f64,
+crate::record! {
+    "GlobResult",
+    /// What a glob found.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct GlobOutput {
+        /// The glob pattern as given.
+        pub pattern: String,
+        /// This page of matching files, relative to the root, /-separated (raw bytes: a
+        /// non-UTF-8 name round-trips, as a str with surrogate escapes in Python).
+        pub paths: Vec<OsString>,
+        /// Exact number of matching files across all pages.
+        pub total: u64,
+        /// Matching files skipped before this page.
+        pub offset: u64,
+        /// Matching files after this page.
+        pub withheld: u64,
+        /// The offset of the next page, when matching files follow this one.
+        pub next_offset: Option<u64>,
+        /// Files the searched directory holds (after ignore and deny rules), counted when
+        /// nothing matched.
+        pub files_in_scope: Option<u64>,
+        /// For a slash-free pattern that found fewer than ANYWHERE_HINT_BELOW files: the
+        /// "**/" form, when that finds more.
+        pub anywhere_pattern: Option<String>,
+        /// Files the anywhere_pattern matches.
+        pub anywhere_total: Option<u64>,
+        /// The walked directory relative to the root ("" for the root): the path asked for, or
+        /// the pattern's literal leading directory below it when the walk was pruned to it
+        /// (src/**/*.rs walks src); files_in_scope counts this directory's files.
+        pub searched: OsString,
+        /// What the walk passed over, by reason.
+        pub skipped: SkipCounts,
+        /// True when the time budget ran out: the result and its totals cover only what was
+        /// walked.
+        pub incomplete: bool,
+        /// Engine time in milliseconds.
+        pub elapsed_ms: f64,
+    }
 }
 
 // ==== What a tool walks or searches ====
@@ -151,13 +165,8 @@ pub(crate) fn compile_glob(pattern: &str, shown: &str) -> Result<GlobMatcher, Co
         .map(|g| g.compile_matcher())
         .map_err(|e| CoreError::InvalidPattern {
             pattern: shown.to_string(),
-            message: format!(
-                "{}. Glob syntax: `*` matches within one directory level, `**` across levels \
-                 (as a whole path component: `**/x`, `a/**/b`, `a/**`), `?` one character, \
-                 `{{a,b}}` alternatives, `[abc]` a character class; for example `**/*.py` or \
-                 `src/**/*.{{ts,tsx}}`.",
-                e.kind()
-            ),
+            issue: PatternIssue::Glob,
+            message: e.kind().to_string(),
         })
 }
 
@@ -183,18 +192,18 @@ fn normalize_pattern(pattern: &str, search_abs: &Path) -> Result<String, CoreErr
     } else if rest.starts_with('/') {
         return Err(CoreError::InvalidPattern {
             pattern: pattern.to_string(),
+            issue: PatternIssue::AbsoluteGlob,
             message: format!(
-                "the pattern is an absolute path outside the searched directory ({search}); \
-                 patterns match paths relative to `path`, such as `**/*.py` or `src/*.rs`."
+                "the pattern is an absolute path outside the searched directory ({search})"
             ),
         });
     }
     if rest.split('/').any(|part| part == "..") {
         return Err(CoreError::InvalidPattern {
             pattern: pattern.to_string(),
+            issue: PatternIssue::ParentGlob,
             message: "a pattern cannot contain `..`: it matches paths below `path` and never \
-                      leaves the workspace root. To list another directory of the workspace, \
-                      pass it as `path` (for example path=\"src\", pattern=\"**/*.py\")."
+                      leaves the workspace root"
                 .into(),
         });
     }
@@ -210,9 +219,8 @@ fn normalize_pattern(pattern: &str, search_abs: &Path) -> Result<String, CoreErr
     if rest.is_empty() || rest == "." {
         return Err(CoreError::InvalidPattern {
             pattern: pattern.to_string(),
-            message: "the pattern is empty; use `*` for the files of this directory or `**/*` \
-                      for every file below it."
-                .into(),
+            issue: PatternIssue::EmptyPattern,
+            message: "the pattern is empty".into(),
         });
     }
     // `dir/` means what lies below the directory.
@@ -390,7 +398,7 @@ impl FileVisitor for GlobVisitor<'_> {
 /// `OutsideRoot` / `Denied` for a bad `path`, `InvalidPattern` for a bad glob.
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
-    let deadline = workspace.deadline();
+    let deadline = workspace.deadline_with(&options.cancel);
     let (search, search_relative) =
         match open_target(workspace, options.path.as_deref().unwrap_or_default())? {
             (Target::Dir(dir), relative) => (dir, relative),
@@ -424,7 +432,7 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
     let outcome = walk_files(
         workspace,
         start,
-        deadline,
+        deadline.clone(),
         GLOB_SEQUENTIAL_MAX_ENTRIES,
         || GlobVisitor {
             matcher: &matcher,
@@ -438,6 +446,9 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         },
     );
 
+    if deadline.cancelled() {
+        return Err(CoreError::Cancelled);
+    }
     let (mut total, mut anywhere_total, mut in_scope) = (0u64, 0u64, 0u64);
     let mut keys = Vec::new();
     for visitor in outcome.visitors {
@@ -454,19 +465,23 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         .map(|k| k.path)
         .collect();
     let shown_end = (options.offset as u64).saturating_add(paths.len() as u64);
-    let anywhere_hint = match anywhere_pattern {
+    let (anywhere_pattern, anywhere_total) = match anywhere_pattern {
         Some(p) if total < ANYWHERE_HINT_BELOW && anywhere_total > total => {
-            Some((p, anywhere_total))
+            (Some(p), Some(anywhere_total))
         }
-        _ => None,
+        _ => (None, None),
     };
+    let withheld = total.saturating_sub(shown_end);
     Ok(GlobOutput {
+        pattern: options.pattern.clone(),
+        next_offset: (withheld > 0 && !paths.is_empty()).then_some(shown_end),
         paths,
         total,
         offset: options.offset as u64,
-        withheld: total.saturating_sub(shown_end),
+        withheld,
         files_in_scope: (total == 0).then_some(in_scope),
-        anywhere_hint,
+        anywhere_pattern,
+        anywhere_total,
         searched,
         skipped: outcome.skipped,
         incomplete: outcome.incomplete,

@@ -11,14 +11,16 @@ use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
 use crate::boundary::{FileIdentity, Opened, RootDir};
-use crate::error::CoreError;
+pub use crate::budget::{CancelToken, Deadline};
+use crate::error::{CoreError, PatternIssue};
 use crate::ignore_rules::{self, DirRules};
+pub use crate::skip::SkipCounts;
 
 /// Directories skipped by every walk unless the embedding application changes the list.
 pub const DEFAULT_EXCLUDE_DIRS: &[&str] =
@@ -68,70 +70,6 @@ impl Default for WorkspaceOptions {
             threads: 0,
             respect_ignore_files: true,
         }
-    }
-}
-
-/// What a walk or search passed over, by reason, so "nothing found" can be told apart from
-/// "nothing looked at".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SkipCounts {
-    /// Directories of the skip set pruned by a walk (each counts once). Entries hidden by ignore
-    /// files are not counted.
-    pub ignored: u64,
-    /// Files with a NUL byte (not searched).
-    pub binary: u64,
-    /// Files or directories covered by a deny rule.
-    pub denied: u64,
-    /// Entries that could not be read (permissions, vanished, I/O errors).
-    pub unreadable: u64,
-    /// FIFOs, sockets and devices (never opened).
-    pub special: u64,
-    /// Files over the size limit of a search.
-    pub too_large: u64,
-    /// Requested paths (or links in them) leading outside the root (not followed).
-    pub outside_root: u64,
-    /// Symlinks met in a walk (never followed by walks; pass one as `path` to look inside).
-    pub symlink: u64,
-}
-
-impl SkipCounts {
-    /// Adds another count into this one.
-    pub fn add(&mut self, other: &SkipCounts) {
-        self.ignored += other.ignored;
-        self.binary += other.binary;
-        self.denied += other.denied;
-        self.unreadable += other.unreadable;
-        self.special += other.special;
-        self.too_large += other.too_large;
-        self.outside_root += other.outside_root;
-        self.symlink += other.symlink;
-    }
-}
-
-/// A point in time after which a walk or search stops and returns what it has, marked incomplete.
-#[derive(Clone, Copy, Debug)]
-pub struct Deadline {
-    start: Instant,
-    budget: Duration,
-}
-
-impl Deadline {
-    /// Starts the clock now.
-    pub fn start(budget: Duration) -> Deadline {
-        Deadline {
-            start: Instant::now(),
-            budget,
-        }
-    }
-
-    /// True once the budget is spent.
-    pub fn expired(&self) -> bool {
-        self.start.elapsed() >= self.budget
-    }
-
-    /// Time since the start.
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
     }
 }
 
@@ -299,10 +237,8 @@ impl Workspace {
                 .build()
                 .map_err(|e| CoreError::InvalidPattern {
                     pattern: rule.clone(),
-                    message: format!(
-                        "{}; deny rules use glob syntax such as '*.pem' or 'secrets/**'",
-                        e.kind()
-                    ),
+                    issue: PatternIssue::DenyRule,
+                    message: e.kind().to_string(),
                 })?;
             if trimmed.contains('/') {
                 paths.add(glob);
@@ -315,6 +251,7 @@ impl Workspace {
         let build = |b: GlobSetBuilder| {
             b.build().map_err(|e| CoreError::InvalidPattern {
                 pattern: options.deny_globs.join(", "),
+                issue: PatternIssue::DenyRule,
                 message: e.to_string(),
             })
         };
@@ -407,6 +344,12 @@ impl Workspace {
     /// A deadline starting now with the workspace's time budget.
     pub fn deadline(&self) -> Deadline {
         Deadline::start(self.inner.options.time_budget)
+    }
+
+    /// A deadline starting now with the workspace's time budget, that also expires once
+    /// `cancel` is cancelled.
+    pub fn deadline_with(&self, cancel: &CancelToken) -> Deadline {
+        Deadline::with_cancel(self.inner.options.time_budget, cancel.clone())
     }
 
     /// True when `name` is one of the skipped directory names.

@@ -146,11 +146,11 @@ fn read_reports_the_identity_of_the_opened_file() {
     let out = read(&ws(&root), "src_link/lib.rs").expect("read");
     let meta = std::fs::metadata(root.join("src/lib.rs")).expect("stat");
     assert_eq!(
-        (out.identity.dev, out.identity.ino, out.identity.size),
+        (out.dev, out.inode, out.size_bytes),
         (meta.dev(), meta.ino(), meta.len())
     );
     assert_eq!(
-        out.identity.mtime_ns,
+        out.mtime_ns,
         meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
     );
 }

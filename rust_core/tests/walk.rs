@@ -71,7 +71,7 @@ fn question_mark_alternatives_and_classes() {
 }
 
 #[test]
-fn invalid_glob_is_a_pattern_error_with_syntax_help() {
+fn invalid_glob_is_a_pattern_error_naming_the_issue() {
     let dir = tree(&["a.txt"]);
     let err = glob(
         &ws(dir.path()),
@@ -81,8 +81,18 @@ fn invalid_glob_is_a_pattern_error_with_syntax_help() {
         },
     )
     .expect_err("invalid");
-    assert_eq!(err.kind(), "invalid_pattern");
-    assert!(err.to_string().contains("**/*.py"), "{err}");
+    assert!(
+        matches!(
+            &err,
+            ripsight_core::error::CoreError::InvalidPattern {
+                issue: ripsight_core::error::PatternIssue::Glob,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // Syntax help for a model is the Python layer's (ripsight.errors.model_text).
+    assert!(!err.to_string().contains("**/*.py"), "{err}");
 }
 
 #[test]
@@ -280,12 +290,18 @@ fn empty_result_counts_files_in_scope_and_hints_anywhere() {
     let out = run(&ws, "*.py");
     assert!(out.paths.is_empty());
     assert_eq!(out.files_in_scope, Some(4));
-    assert_eq!(out.anywhere_hint, Some(("**/*.py".to_string(), 2)));
+    assert_eq!(
+        (out.anywhere_pattern.as_deref(), out.anywhere_total),
+        (Some("**/*.py"), Some(2))
+    );
     let some = run(&ws, "*.md");
     assert_eq!(some.files_in_scope, None);
-    assert_eq!(some.anywhere_hint, None);
+    assert_eq!((some.anywhere_pattern, some.anywhere_total), (None, None));
     let nothing = run(&ws, "*.go");
-    assert_eq!(nothing.anywhere_hint, None);
+    assert_eq!(
+        (nothing.anywhere_pattern, nothing.anywhere_total),
+        (None, None)
+    );
     assert_eq!(nothing.files_in_scope, Some(4));
 }
 

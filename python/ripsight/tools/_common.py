@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 
 from ..errors import InvalidArgumentError
+from ..limits import MAX_OFFSET as _MAX_OFFSET
 from ..names import quote_path, unquote_path
 from ..types import ToolContext, ToolOutput, ToolResult
 from ..workspace import Workspace
@@ -22,8 +23,9 @@ __all__ = ["ENGINE_RESULT_KEY", "MAX_OFFSET"]
 #: of a successful call, for front ends that return structured data (MCP, `ripsight --json`).
 ENGINE_RESULT_KEY = "engine_result"
 
-#: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits).
-MAX_OFFSET = 10**12
+#: Upper bound of every `offset` (far beyond any real file or result, inside 64 bits), from the
+#: engine's table of limits.
+MAX_OFFSET = _MAX_OFFSET
 
 
 def resolved_maximum(value: int | None) -> int:
@@ -86,6 +88,8 @@ def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
         parts.append(f"{plural(skipped.special, 'special file')} (FIFO, socket, device)")
     if getattr(skipped, "too_large", 0):
         parts.append(f"{plural(skipped.too_large, 'file')} too large to search")
+    if getattr(skipped, "line_too_long", 0):
+        parts.append(f"{plural(skipped.line_too_long, 'file')} with a line too long to search")
     if getattr(skipped, "outside_root", 0):
         parts.append(f"{plural(skipped.outside_root, 'symlink')} pointing outside the root")
     if getattr(skipped, "symlink", 0):

@@ -124,10 +124,10 @@ def format_glob(result: Any, sort: str = "path") -> str:
             f"{thousands(first)}-{thousands(last)}{order}:"
         )
     lines.extend(quote_path(path) for path in result.paths)
-    if result.withheld and shown:
+    if result.next_offset is not None:
         lines.append(
             f"{thousands(result.withheld)} more not shown: call glob again with "
-            f"offset={result.offset + shown} for the next page."
+            f"offset={result.next_offset} for the next page."
         )
     if result.anywhere_pattern and result.anywhere_total:
         lines.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..limits import DEFAULT_LIMITS, MAX_CONTEXT, ToolLimits
 from ..names import quote_path
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
@@ -87,10 +87,10 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
             "context": {
                 "type": "integer",
                 "minimum": 0,
-                "maximum": 20,
+                "maximum": MAX_CONTEXT,
                 "default": 0,
-                "description": "Lines of context to show before and after each match (0-20). "
-                "Default: 0.",
+                "description": "Lines of context to show before and after each match "
+                f"(0-{MAX_CONTEXT}). Default: 0.",
             },
             "multiline": {
                 "type": "boolean",
@@ -189,10 +189,10 @@ def format_grep(
             lines.append(f"{quote_path(line.path)}{sep}{line.line}{sep}{line.text}")
             cut += bool(line.cut)
             previous = (line.path, line.line)
-        if result.withheld and shown:
+        if result.next_offset is not None:
             lines.append(
                 f"{plural(result.withheld, 'more match', 'more matches')} not shown: call grep again with "
-                f"offset={result.offset + shown} for the next page, or narrow the search with "
+                f"offset={result.next_offset} for the next page, or narrow the search with "
                 "path or glob."
             )
         if cut:
@@ -224,10 +224,10 @@ def format_grep(
             lines.append(
                 shown_path if mode == "files_with_matches" else f"{shown_path}:{item.count}"
             )
-        if result.withheld and shown:
+        if result.next_offset is not None:
             lines.append(
                 f"{plural(result.withheld, 'more file')} not shown: call grep again with "
-                f"offset={result.offset + shown} for the next page."
+                f"offset={result.next_offset} for the next page."
             )
     if result.incomplete:
         lines.append(

@@ -1,0 +1,117 @@
+//! How a file reaches the searcher: its head in one read, the rest through [`Input`], which
+//! checks the size limit and the call's deadline at every buffer the searcher refills.
+
+use std::fs::File;
+use std::io::Read;
+
+use rustix::fs::OFlags;
+
+use crate::boundary;
+use crate::budget::Deadline;
+use crate::workspace::Workspace;
+
+use super::MAX_FILE_BYTES;
+
+/// Bytes of a file read before its size is looked at: smaller files (nearly all) cost no `fstat`.
+const SIZE_CHECK_AFTER: u64 = 1 << 20;
+
+/// Files up to this size are read with one call and searched as a slice (64 KiB: the window in
+/// which the searcher's slice mode looks for NUL bytes).
+pub(super) const WHOLE_FILE_BYTES: usize = 64 * 1024;
+
+/// Reads a file for the streaming searcher. Stops the search, with an error the caller tells
+/// apart by the flags, when the deadline passes (`stopped`), when the file proves larger than
+/// [`MAX_FILE_BYTES`] (`too_large`) or when reading fails (`failed`). The size is asked for only
+/// once [`SIZE_CHECK_AFTER`] bytes were read, so a file is skipped as `too_large` exactly when an
+/// up-front size check would skip it. Any other error of a search is the searcher's own: its
+/// heap limit.
+pub(super) struct Input<'f> {
+    file: &'f File,
+    deadline: &'f Deadline,
+    read: u64,
+    size_checked: bool,
+    pub(super) too_large: bool,
+    pub(super) stopped: bool,
+    pub(super) failed: bool,
+}
+
+impl<'f> Input<'f> {
+    /// `already_read`: bytes of the file consumed before (the head).
+    pub(super) fn new(file: &'f File, deadline: &'f Deadline, already_read: u64) -> Input<'f> {
+        Input {
+            file,
+            deadline,
+            read: already_read,
+            size_checked: false,
+            too_large: false,
+            stopped: false,
+            failed: false,
+        }
+    }
+
+    /// Checks the size now unless already done: true when the file is too large.
+    pub(super) fn proves_too_large(&mut self) -> bool {
+        if !self.size_checked {
+            self.size_checked = true;
+            self.too_large = self.file.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES);
+        }
+        self.too_large
+    }
+
+    /// True when the search ended on one of this reader's errors.
+    pub(super) fn ended_search(&self) -> bool {
+        self.too_large || self.stopped || self.failed
+    }
+}
+
+impl Read for Input<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.deadline.expired() {
+            self.stopped = true;
+            return Err(std::io::Error::other("time budget spent or call cancelled"));
+        }
+        if !self.size_checked && self.read >= SIZE_CHECK_AFTER && self.proves_too_large() {
+            return Err(std::io::Error::other("file too large to search"));
+        }
+        if self.too_large {
+            return Err(std::io::Error::other("file too large to search"));
+        }
+        match self.file.read(buf) {
+            Ok(n) => {
+                self.read += n as u64;
+                Ok(n)
+            }
+            Err(error) => {
+                if error.kind() != std::io::ErrorKind::Interrupted {
+                    self.failed = true;
+                }
+                Err(error)
+            }
+        }
+    }
+}
+
+/// Reads the start of `file` into `head` (whose length is [`WHOLE_FILE_BYTES`] + 1) and returns
+/// how many bytes it holds, and whether that is the whole file: a file of at most
+/// [`WHOLE_FILE_BYTES`] bytes costs one read plus the one that sees its end.
+pub(super) fn read_head(file: &mut File, head: &mut [u8]) -> std::io::Result<(usize, bool)> {
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => return Ok((filled, true)),
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok((filled, false))
+}
+
+/// Opens a file of the page again (by its real path relative to the root, as the walk found it)
+/// to fetch its lines after the search: beneath the root's descriptor, following no link, never
+/// blocking, and only if it is still a regular file. `None` when that fails: the page then
+/// lacks that file's lines.
+pub(super) fn open_again(workspace: &Workspace, relative: &[u8]) -> Option<File> {
+    let fd = boundary::open_beneath(workspace.root_dir().fd(), relative, OFlags::empty()).ok()?;
+    boundary::regular_file(fd).ok().map(|(file, _)| file)
+}

@@ -1,0 +1,87 @@
+//! What a search returns: the page of lines or files, exact totals, and what was skipped.
+
+use std::ffi::OsString;
+
+use crate::skip::SkipCounts;
+
+crate::choice! {
+    /// What grep returns.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum OutputMode {
+        /// Matching lines with context (default).
+        #[default]
+        Content = "content",
+        /// Paths of files with at least one match.
+        FilesWithMatches = "files_with_matches",
+        /// Matching-line count per file.
+        Count = "count",
+    }
+}
+
+crate::record! {
+    "GrepLine",
+    /// One shown line: a match or a context line.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct GrepLine {
+        /// File path relative to the root (raw bytes: a non-UTF-8 name round-trips, as a str
+        /// with surrogate escapes in Python).
+        pub path: OsString,
+        /// 1-based line number.
+        pub line: u64,
+        /// The line's text, lossily decoded, without the line terminator, cut to
+        /// max_line_chars characters around the match (cut parts are replaced by …).
+        pub text: String,
+        /// False for a context line.
+        pub is_match: bool,
+        /// True when the text was cut.
+        pub cut: bool,
+    }
+}
+
+crate::record! {
+    "FileCount",
+    /// A file and its number of matching lines.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct FileCount {
+        /// File path relative to the root (raw bytes).
+        pub path: OsString,
+        /// Matching lines in the file.
+        pub count: u64,
+    }
+}
+
+crate::record! {
+    "GrepResult",
+    /// What a search found.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct GrepOutput {
+        /// The regex (or literal text) as given.
+        pub pattern: String,
+        /// The output mode of the call.
+        pub output_mode: OutputMode,
+        /// content mode: this page's matching lines with their context lines, by path then
+        /// line, overlapping context merged (each line appears once).
+        pub lines: Vec<GrepLine>,
+        /// files_with_matches and count modes: this page of files with their counts.
+        pub files: Vec<FileCount>,
+        /// Exact number of matching lines.
+        pub total_matches: u64,
+        /// Exact number of files with a match.
+        pub total_files: u64,
+        /// Entries (matches, or files in the file modes) skipped before this page.
+        pub offset: u64,
+        /// Entries after this page.
+        pub withheld: u64,
+        /// The offset of the next page, when entries follow this one.
+        pub next_offset: Option<u64>,
+        /// Files searched.
+        pub files_searched: u64,
+        /// What the search passed over, by reason.
+        pub skipped: SkipCounts,
+        /// True when the time budget ran out: the result and its totals cover only what was
+        /// searched.
+        pub incomplete: bool,
+        /// Engine time in milliseconds.
+        pub elapsed_ms: f64,
+    }
+}

@@ -1,0 +1,284 @@
+//! The searcher's sink for one file: counts matching lines and keeps the text of those in a
+//! window of match indices, with the context lines around them.
+
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcher;
+use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
+
+use crate::budget::Deadline;
+
+/// When a line is cut and its match starts within the first `max_line_chars` minus this many
+/// characters, the head of the line is shown; otherwise a window around the match.
+const MATCH_ROOM: usize = 16;
+
+/// The deadline is asked once per this many matching lines (a slice search has no buffer
+/// refills to check it at; asking per line would cost a clock read each).
+const DEADLINE_EVERY_MATCHES: u64 = 1024;
+
+/// One stored line of a file with matches.
+pub(super) struct StoredLine {
+    pub(super) line: u64,
+    pub(super) text: String,
+    pub(super) cut: bool,
+    pub(super) is_match: bool,
+}
+
+/// Which matching lines of a file keep their text: indices `from .. to` (0-based, in line
+/// order). `stop_after` ends the search at the first match past the window (a second search
+/// of a page's file needs nothing beyond it).
+#[derive(Clone, Copy)]
+pub(super) struct Window {
+    pub(super) from: u64,
+    pub(super) to: u64,
+    pub(super) stop_after: bool,
+}
+
+/// Counts matching lines and stores the text of those inside the window.
+pub(super) struct FileSink<'a> {
+    pub(super) matcher: &'a RegexMatcher,
+    pub(super) deadline: &'a Deadline,
+    /// `None`: count only.
+    pub(super) window: Option<Window>,
+    pub(super) context: u64,
+    pub(super) max_chars: usize,
+    pub(super) multiline: bool,
+    /// Matching lines seen.
+    pub(super) count: u64,
+    /// Matching lines stored.
+    pub(super) kept: u64,
+    pub(super) last_kept_line: u64,
+    pub(super) lines: Vec<StoredLine>,
+    pub(super) binary: bool,
+    /// The deadline passed mid-file: the counts cover the file's start only.
+    pub(super) stopped: bool,
+}
+
+impl<'a> FileSink<'a> {
+    pub(super) fn new(
+        matcher: &'a RegexMatcher,
+        deadline: &'a Deadline,
+        window: Option<Window>,
+        context: u64,
+        max_chars: usize,
+        multiline: bool,
+    ) -> FileSink<'a> {
+        FileSink {
+            matcher,
+            deadline,
+            window,
+            context,
+            max_chars,
+            multiline,
+            count: 0,
+            kept: 0,
+            last_kept_line: 0,
+            lines: Vec::new(),
+            binary: false,
+            stopped: false,
+        }
+    }
+
+    /// Whether the match with index `index` keeps its text.
+    fn in_window(&self, index: u64) -> bool {
+        self.window.is_some_and(|w| index >= w.from && index < w.to)
+    }
+
+    /// Whether a search that stops after the window is done at a match with index `index` on
+    /// line `line`: past the window, and past the after-context of the last kept match (the
+    /// context lines after this withheld match may still be shown as that match's context).
+    fn done(&self, index: u64, line: u64) -> bool {
+        self.window.is_some_and(|w| {
+            w.stop_after && index >= w.to && line > self.last_kept_line.saturating_add(self.context)
+        })
+    }
+
+    /// Whether a context line arriving now may be shown: it may lead to a match of the window
+    /// (one at most `context` matches ahead, as they lie between it and that match) or follow
+    /// the last kept match. The page drops those it does not show.
+    fn context_wanted(&self, line: u64) -> bool {
+        let Some(window) = self.window else {
+            return false;
+        };
+        let ahead = self.count.saturating_add(self.context);
+        (ahead >= window.from && self.count < window.to)
+            || (self.kept > 0 && line <= self.last_kept_line.saturating_add(self.context))
+    }
+
+    fn store_line(&mut self, line: u64, bytes: &[u8], match_start: Option<usize>, is_match: bool) {
+        let (text, cut) = shown_text(bytes, match_start, self.max_chars);
+        self.lines.push(StoredLine {
+            line,
+            text,
+            cut,
+            is_match,
+        });
+    }
+
+    /// Counts one matching line; false when the search should end.
+    fn count_one(&mut self) -> bool {
+        self.count += 1;
+        if self.count.is_multiple_of(DEADLINE_EVERY_MATCHES) && self.deadline.expired() {
+            self.stopped = true;
+            return false;
+        }
+        true
+    }
+}
+
+impl Sink for FileSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(
+        &mut self,
+        _searcher: &Searcher,
+        found: &SinkMatch<'_>,
+    ) -> Result<bool, Self::Error> {
+        if self.done(self.count, found.line_number().unwrap_or(0)) {
+            return Ok(false);
+        }
+        if !self.multiline {
+            if self.in_window(self.count) {
+                let line = found.line_number().unwrap_or(0);
+                let bytes = found.bytes();
+                let start = self.matcher.find(bytes).ok().flatten().map(|m| m.start());
+                self.store_line(line, bytes, start, true);
+                self.kept += 1;
+                self.last_kept_line = line;
+            }
+            return Ok(self.count_one());
+        }
+        let first_line = found.line_number().unwrap_or(0);
+        let first_start = if self.in_window(self.count) {
+            self.matcher
+                .find(found.bytes())
+                .ok()
+                .flatten()
+                .map(|m| m.start())
+        } else {
+            None
+        };
+        let mut go_on = true;
+        for (i, bytes) in found.lines().enumerate() {
+            if self.in_window(self.count) {
+                let line = first_line + i as u64;
+                let start = if i == 0 {
+                    first_start.filter(|s| *s < bytes.len())
+                } else {
+                    Some(0)
+                };
+                self.store_line(line, bytes, start, true);
+                self.kept += 1;
+                self.last_kept_line = line;
+            }
+            go_on &= self.count_one();
+        }
+        Ok(go_on)
+    }
+
+    fn context(
+        &mut self,
+        _searcher: &Searcher,
+        context: &SinkContext<'_>,
+    ) -> Result<bool, Self::Error> {
+        let line = context.line_number().unwrap_or(0);
+        if self.context_wanted(line) {
+            self.store_line(line, context.bytes(), None, false);
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _searcher: &Searcher, _offset: u64) -> Result<bool, Self::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+/// The text shown for one line: terminator removed, lossily decoded, cut to `max_chars`
+/// characters (ellipses included). A line whose match lies beyond the head is shown as a window
+/// around the match. Never splits a character.
+pub(super) fn shown_text(
+    bytes: &[u8],
+    match_start: Option<usize>,
+    max_chars: usize,
+) -> (String, bool) {
+    let mut end = bytes.len();
+    if end > 0 && bytes[end - 1] == b'\n' {
+        end -= 1;
+    }
+    if end > 0 && bytes[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let bytes = &bytes[..end];
+    let text = String::from_utf8_lossy(bytes);
+    let total = text.chars().count();
+    let max_chars = max_chars.max(8);
+    if total <= max_chars {
+        return (text.into_owned(), false);
+    }
+    let match_char = match_start
+        .filter(|s| *s <= bytes.len())
+        .map(|s| String::from_utf8_lossy(&bytes[..s]).chars().count())
+        .unwrap_or(0);
+    // Byte index of the `n`-th character (or the end).
+    let at = |n: usize| text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+    if match_char + MATCH_ROOM.min(max_chars / 2) < max_chars {
+        let mut out = String::with_capacity(at(max_chars - 1) + 3);
+        out.push_str(&text[..at(max_chars - 1)]);
+        out.push('…');
+        return (out, true);
+    }
+    // A window: about a third of the room before the match.
+    let mut start = match_char.saturating_sub(max_chars / 3);
+    let mut out = String::new();
+    if start + (max_chars - 1) >= total {
+        start = total - (max_chars - 1);
+        out.push('…');
+        out.push_str(&text[at(start)..]);
+    } else {
+        out.push('…');
+        out.push_str(&text[at(start)..at(start + max_chars - 2)]);
+        out.push('…');
+    }
+    (out, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_kept_whole() {
+        assert_eq!(shown_text(b"abc\r\n", Some(0), 120), ("abc".into(), false));
+    }
+
+    #[test]
+    fn long_line_with_early_match_shows_head() {
+        let line = "x".repeat(300);
+        let (text, cut) = shown_text(line.as_bytes(), Some(3), 120);
+        assert!(cut);
+        assert_eq!(text.chars().count(), 120);
+        assert!(text.ends_with('…'));
+    }
+
+    #[test]
+    fn late_match_shows_window_without_splitting_chars() {
+        let mut line = "é".repeat(5000);
+        line.push_str("NEEDLE");
+        line.push_str(&"ü".repeat(5000));
+        let start = line.find("NEEDLE").unwrap();
+        let (text, cut) = shown_text(line.as_bytes(), Some(start), 120);
+        assert!(cut);
+        assert!(text.contains("NEEDLE"));
+        assert!(text.starts_with('…') && text.ends_with('…'));
+        assert!(text.chars().count() <= 120);
+    }
+
+    #[test]
+    fn match_near_the_end_window_reaches_the_end() {
+        let mut line = "a".repeat(1000);
+        line.push_str("END");
+        let (text, _) = shown_text(line.as_bytes(), Some(1000), 120);
+        assert!(text.ends_with("END"));
+        assert_eq!(text.chars().count(), 120);
+    }
+}

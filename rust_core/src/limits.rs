@@ -1,0 +1,60 @@
+//! The tools' parameter defaults and bounds, declared once.
+//!
+//! The engine's own defaults live with the operations ([`crate::walk::DEFAULT_GLOB_LIMIT`],
+//! [`crate::grep::DEFAULT_GREP_LIMIT`], ...); this table gathers them with the bounds a caller
+//! may ask for, so the Python layer's schemas, argument checks and CLI take every number from
+//! here (`ripsight._core.LIMITS`) instead of keeping copies.
+
+use crate::{grep, read, truncate, walk};
+
+/// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
+/// line to be worth reading.
+pub const MIN_LINE_CHARS: usize = 20;
+/// The largest `limit` a glob call may ask for by default (raised when the default is larger).
+pub const MAX_GLOB_LIMIT: usize = 1000;
+/// The largest `limit` a grep call may ask for by default.
+pub const MAX_GREP_LIMIT: usize = 500;
+/// The largest `limit` a read_file call may ask for by default.
+pub const MAX_READ_LIMIT: usize = 2000;
+/// The largest `offset` a call may give (a page past any real total).
+pub const MAX_OFFSET: u64 = 1_000_000_000_000;
+/// The most lines of context grep shows around a match.
+pub const MAX_CONTEXT: usize = 20;
+/// The smallest budget of one result's text: room for a head, a tail and the truncation note.
+pub const MIN_RESULT_CHARS: usize = 200;
+
+/// One named number of the table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Limit {
+    /// A count of lines, characters, entries...
+    Count(u64),
+    /// A ratio.
+    Ratio(f64),
+}
+
+/// Every default and bound by name (the names `ripsight.limits` uses).
+pub const LIMITS: &[(&str, Limit)] = &[
+    ("glob_limit", Limit::Count(walk::DEFAULT_GLOB_LIMIT as u64)),
+    ("glob_max_limit", Limit::Count(MAX_GLOB_LIMIT as u64)),
+    ("grep_limit", Limit::Count(grep::DEFAULT_GREP_LIMIT as u64)),
+    ("grep_max_limit", Limit::Count(MAX_GREP_LIMIT as u64)),
+    (
+        "grep_line_chars",
+        Limit::Count(grep::DEFAULT_MAX_LINE_CHARS as u64),
+    ),
+    ("grep_max_context", Limit::Count(MAX_CONTEXT as u64)),
+    ("read_limit", Limit::Count(read::DEFAULT_READ_LIMIT as u64)),
+    ("read_max_limit", Limit::Count(MAX_READ_LIMIT as u64)),
+    (
+        "read_line_chars",
+        Limit::Count(read::DEFAULT_MAX_LINE_CHARS as u64),
+    ),
+    ("min_line_chars", Limit::Count(MIN_LINE_CHARS as u64)),
+    ("max_offset", Limit::Count(MAX_OFFSET)),
+    (
+        "max_result_chars",
+        Limit::Count(truncate::DEFAULT_MAX_CHARS as u64),
+    ),
+    ("min_result_chars", Limit::Count(MIN_RESULT_CHARS as u64)),
+    ("head_ratio", Limit::Ratio(truncate::DEFAULT_HEAD_RATIO)),
+];

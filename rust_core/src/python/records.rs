@@ -1,0 +1,215 @@
+//! What the engine's result structs get as Python classes, derived from their one declaration
+//! ([`crate::record!`]): `FIELDS`, `SCHEMA` (JSON Schema, descriptions from the doc comments),
+//! `to_dict()` and a repr. Equality comes from `#[pyclass(eq)]`.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use crate::error::PatternIssue;
+use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
+use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
+use crate::record::{Field, Record, Shape};
+use crate::skip::SkipCounts;
+use crate::walk::GlobOutput;
+
+/// The string enums of the results reach Python as their names.
+macro_rules! choice_to_python {
+    ($($choice:ty),*) => {$(
+        impl<'py> IntoPyObject<'py> for $choice {
+            type Target = PyString;
+            type Output = Bound<'py, PyString>;
+            type Error = std::convert::Infallible;
+
+            fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+                Ok(PyString::intern(py, self.name()))
+            }
+        }
+    )*};
+}
+
+choice_to_python!(OutputMode, ContentKind, PatternIssue);
+
+/// The JSON Schema of a value of `shape`.
+fn schema<'py>(py: Python<'py>, shape: Shape) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    match shape {
+        Shape::Text => out.set_item("type", "string")?,
+        Shape::Count => {
+            out.set_item("type", "integer")?;
+            out.set_item("minimum", 0)?;
+        }
+        Shape::Integer => out.set_item("type", "integer")?,
+        Shape::Number => {
+            out.set_item("type", "number")?;
+            out.set_item("minimum", 0)?;
+        }
+        Shape::Flag => out.set_item("type", "boolean")?,
+        Shape::Optional(inner) => {
+            let inner = schema(py, inner())?;
+            if let Some(kind) = inner.get_item("type")? {
+                inner.set_item(
+                    "type",
+                    PyList::new(py, [kind.as_any(), &"null".into_pyobject(py)?.into_any()])?,
+                )?;
+            }
+            return Ok(inner);
+        }
+        Shape::List(inner) => {
+            out.set_item("type", "array")?;
+            out.set_item("items", schema(py, inner())?)?;
+        }
+        Shape::Record { fields, .. } => {
+            let properties = PyDict::new(py);
+            for field in fields {
+                let property = schema(py, (field.shape)())?;
+                property.set_item("description", field.description())?;
+                properties.set_item(field.name, property)?;
+            }
+            out.set_item("type", "object")?;
+            out.set_item("properties", properties)?;
+            out.set_item("required", PyList::new(py, fields.iter().map(|f| f.name))?)?;
+        }
+        Shape::Choice(names) => {
+            out.set_item("type", "string")?;
+            out.set_item("enum", PyList::new(py, names)?)?;
+        }
+    }
+    Ok(out)
+}
+
+/// `value` as plain data: records through their `to_dict()`, lists element by element.
+fn plain<'py>(value: Bound<'py, PyAny>, shape: Shape) -> PyResult<Bound<'py, PyAny>> {
+    match shape {
+        Shape::Record { fields, .. } => Ok(to_dict(&value, fields)?.into_any()),
+        Shape::List(inner) => {
+            let inner = inner();
+            let items = value
+                .try_iter()?
+                .map(|item| plain(item?, inner))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(value.py(), items)?.into_any())
+        }
+        Shape::Optional(inner) if !value.is_none() => plain(value, inner()),
+        _ => Ok(value),
+    }
+}
+
+pub(crate) fn to_dict<'py>(
+    record: &Bound<'py, PyAny>,
+    fields: &[Field],
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(record.py());
+    for field in fields {
+        out.set_item(
+            field.name,
+            plain(record.getattr(field.name)?, (field.shape)())?,
+        )?;
+    }
+    Ok(out)
+}
+
+/// `Name(field=repr, ...)`; lists are summarised by their length.
+pub(crate) fn repr(record: &Bound<'_, PyAny>, name: &str, fields: &[Field]) -> PyResult<String> {
+    let mut parts = Vec::with_capacity(fields.len());
+    for field in fields {
+        let value = record.getattr(field.name)?;
+        let shown = match (field.shape)() {
+            Shape::List(_) => format!("[{} items]", value.len()?),
+            _ => value.repr()?.to_string(),
+        };
+        parts.push(format!("{}={shown}", field.name));
+    }
+    Ok(format!("{name}({})", parts.join(", ")))
+}
+
+pub(crate) fn field_names<'py>(py: Python<'py>, fields: &[Field]) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(py, fields.iter().map(|f| f.name))
+}
+
+pub(crate) fn record_schema<'py, R: Record>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    schema(
+        py,
+        Shape::Record {
+            name: R::PY_NAME,
+            fields: R::FIELDS,
+        },
+    )
+}
+
+/// The Python methods of a record; extra methods go inside the braces.
+macro_rules! record_methods {
+    ($record:ty { $($extra:tt)* }) => {
+        #[pymethods]
+        impl $record {
+            /// The field names, in declaration order.
+            #[classattr]
+            #[pyo3(name = "FIELDS")]
+            fn py_fields(py: Python<'_>) -> PyResult<Py<PyTuple>> {
+                Ok(field_names(py, <$record as Record>::FIELDS)?.unbind())
+            }
+
+            /// The JSON Schema of `to_dict()`, with each field's description.
+            #[classattr]
+            #[pyo3(name = "SCHEMA")]
+            fn py_schema(py: Python<'_>) -> PyResult<Py<PyDict>> {
+                Ok(record_schema::<$record>(py)?.unbind())
+            }
+
+            /// The result as plain data (dicts, lists, strings, numbers), field by field.
+            #[pyo3(name = "to_dict")]
+            fn py_to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+                to_dict(slf.as_any(), <$record as Record>::FIELDS)
+            }
+
+            fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+                repr(
+                    slf.as_any(),
+                    <$record as Record>::PY_NAME,
+                    <$record as Record>::FIELDS,
+                )
+            }
+
+            $($extra)*
+        }
+    };
+}
+
+record_methods!(SkipCounts {});
+record_methods!(GlobOutput {});
+record_methods!(FileCount {});
+record_methods!(ReadLine {});
+record_methods!(ReadOutput {});
+record_methods!(Identified {});
+
+record_methods!(GrepLine {
+    fn __str__(&self) -> String {
+        let sep = if self.is_match { ':' } else { '-' };
+        format!(
+            "{}{sep}{}{sep}{}",
+            self.path.to_string_lossy(),
+            self.line,
+            self.text
+        )
+    }
+});
+
+record_methods!(GrepOutput {
+    /// The matching lines of the page (context lines left out).
+    #[getter]
+    fn matches(&self) -> Vec<GrepLine> {
+        self.lines.iter().filter(|l| l.is_match).cloned().collect()
+    }
+});
+
+/// Adds every result class to the module.
+pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<SkipCounts>()?;
+    m.add_class::<GlobOutput>()?;
+    m.add_class::<GrepLine>()?;
+    m.add_class::<FileCount>()?;
+    m.add_class::<GrepOutput>()?;
+    m.add_class::<ReadLine>()?;
+    m.add_class::<ReadOutput>()?;
+    m.add_class::<Identified>()?;
+    Ok(())
+}
