@@ -416,7 +416,8 @@ def test_a_500_match_grep_keeps_its_structured_content_within_the_text_budget(
 
     async def body(session: ClientSession) -> list[Any]:
         first = await session.call_tool("grep", args)
-        shown = sum(1 for line in first.model_dump(by_alias=True)["structuredContent"]["lines"])
+        page = first.model_dump(by_alias=True)["structuredContent"]
+        shown = sum(1 for line in page["lines"] if line["is_match"])
         second = await session.call_tool("grep", {**args, "offset": shown})
         return [first, second]
 
@@ -448,6 +449,60 @@ def test_a_500_match_grep_keeps_its_structured_content_within_the_text_budget(
     assert following["offset"] == len(shown)
     assert following["lines"][0]["text"] == lines[len(shown)]
     assert len(json.dumps(following)) <= budget
+
+
+def test_bound_structured_cuts_at_match_groups_and_keeps_the_counters_true() -> None:
+    from ripsight.mcp_server import bound_structured
+
+    lines = []
+    for match in range(40):  # each match with one line of context before and after
+        for line, is_match in (
+            (3 * match + 1, False),
+            (3 * match + 2, True),
+            (3 * match + 3, False),
+        ):
+            lines.append(
+                {
+                    "path": "a.txt",
+                    "line": line,
+                    "text": "t" * 50,
+                    "is_match": is_match,
+                    "cut": False,
+                }
+            )
+    grep = {
+        "pattern": "t",
+        "output_mode": "content",
+        "lines": lines,
+        "files": [],
+        "total_matches": 100,
+        "total_files": 1,
+        "offset": 10,
+        "withheld": 50,
+        "next_offset": 50,
+        "incomplete": False,
+    }
+    page = bound_structured(grep, 2000)
+    assert len(json.dumps(page, ensure_ascii=False)) <= 2000
+    kept = page["lines"]
+    shown = sum(1 for line in kept if line["is_match"])
+    assert 0 < shown < 40 and kept[-1]["is_match"]  # no context of a left-out match remains
+    assert kept == lines[: len(kept)]
+    assert page["withheld"] == 50 + 40 - shown and page["next_offset"] == 10 + shown
+    assert grep["lines"] is lines and len(lines) == 120  # the input is left as it was
+
+    read = {
+        "path": "a",
+        "lines": [{"number": n, "text": "r" * 80, "cut_from": None} for n in range(5, 105)],
+        "offset": 5,
+        "next_offset": None,
+    }
+    page = bound_structured(read, 1500)
+    assert len(json.dumps(page, ensure_ascii=False)) <= 1500
+    assert page["next_offset"] == page["lines"][-1]["number"] + 1
+
+    small = {"pattern": "x", "paths": ["a"], "total": 1, "offset": 0, "withheld": 0}
+    assert bound_structured(small, 200) is small
 
 
 def test_the_structured_budget_follows_max_result_chars(tree: Path, tmp_path: Path) -> None:
@@ -531,7 +586,7 @@ def _slow_server(root: Path) -> RawClient:
     client.send(
         {"id": 1, "method": "tools/call", "params": {"name": "grep", "arguments": SLOW_GREP}}
     )
-    client.wait_for_log(r"ripsight\.mcp: grep started", timeout=30)
+    client.wait_for_log(r"ripsight\.mcp: grep running", timeout=30)
     time.sleep(0.3)  # well inside the search, which takes many seconds
     return client
 
@@ -615,7 +670,7 @@ def _waiting_server(tmp_path: Path) -> RawClient:
     client = RawClient([sys.executable, str(script)])
     client.initialize()
     client.send({"id": 1, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
-    client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+    client.wait_for_log(r"ripsight\.mcp:wait running", timeout=30)
     return client
 
 
@@ -625,7 +680,7 @@ def test_notifications_cancelled_reaches_the_token_of_its_call(tmp_path: Path) -
     client = _waiting_server(tmp_path)
     try:
         client.send({"id": 2, "method": "tools/call", "params": {"name": "wait", "arguments": {}}})
-        client.wait_for_log(r"ripsight\.mcp:wait started", timeout=30)
+        client.wait_for_log(r"ripsight\.mcp:wait running", timeout=30)
         client.send({"method": "notifications/cancelled", "params": {"requestId": 1}})
         stopped = client.wait_for_log(r"wait stopped ([\d.]+) ms after it was cancelled", 30)
         assert float(stopped.group(1)) < 100.0

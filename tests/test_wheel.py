@@ -46,7 +46,10 @@ def _bin_dir(venv: Path) -> Path:
 
 def _no_rust_path(venv: Path) -> str:
     """The venv's scripts, then the system directories that hold no cargo or rustc."""
-    system = ["/usr/local/bin", "/usr/bin", "/bin"] if sys.platform != "win32" else []
+    if sys.platform == "win32":
+        system = [os.path.join(os.environ.get("SYSTEMROOT", r"C:\Windows"), "System32")]
+    else:
+        system = ["/usr/local/bin", "/usr/bin", "/bin"]
     dirs = [str(_bin_dir(venv))]
     for directory in system:
         if not any(Path(directory, tool).exists() for tool in ("cargo", "rustc", "rustup")):
@@ -169,7 +172,12 @@ def test_mcp_round_trip_against_the_installed_server(
                 return listed, called
 
     listed, called = wire(asyncio.run(asyncio.wait_for(main(), 120)))
-    assert [tool["name"] for tool in listed["tools"]] == ["glob", "grep", "read_file"]
+    assert [tool["name"] for tool in listed["tools"]] == [
+        "glob",
+        "grep",
+        "read_file",
+        "read_result",
+    ]
     assert called["isError"] is False
     assert "notes.md:3:The wheel works." in called["content"][0]["text"]
     assert called["structuredContent"]["total_matches"] == 1

@@ -89,6 +89,14 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
     read_text["description"] = (
         f"The line without its terminator, cut to {limits.read_line_chars} characters."
     )
+    # The server holds the structured copy to the text's budget (`bound_structured`): say where
+    # the entries it leaves out are counted.
+    kept_out = " (also those left out to keep this structured copy within the result budget)"
+    for tool in ("glob", "grep"):
+        withheld = schemas[tool]["properties"]["withheld"]
+        withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
+    next_offset = schemas["read_file"]["properties"]["next_offset"]
+    next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
     return schemas
 
 
@@ -290,6 +298,12 @@ class _InFlight:
                 return
         self.end(call)
 
+    @property
+    def closed(self) -> bool:
+        """True once `cancel_all` ran (the client closed stdin)."""
+        with self._lock:
+            return self._closed_because is not None
+
     def cancel_all(self, reason: str) -> int:
         with self._lock:
             self._closed_because = reason
@@ -360,6 +374,7 @@ class _Tools:
             # call's alone. Converting the typed result is Python work too: off the event loop.
             if not self.in_flight.begin(state):
                 return None  # given up before this thread started: nobody waits for it
+            logger.debug("%s running", name)
             _CALL_TOKEN.set(state.token)
             try:
                 result = self.registry.execute(call)
@@ -516,13 +531,29 @@ async def serve_stdio(
 
     # wrap_file only calls readline (and what __getattr__ forwards) on the object it wraps.
     stdin = anyio.wrap_file(_WatchedStdin(on_eof))  # type: ignore[arg-type]
-    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    try:
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    except Exception as error:
+        # SDK 1.x before 1.2x sends the answer of a call that ends after the client left down
+        # the closed stream, and fails the session with ClosedResourceError: nobody is there
+        # to read it, so that is a normal exit.
+        if not (tools.in_flight.closed and _only_closed_streams(error)):
+            raise
+        logger.debug("answers of calls that ended after stdin closed were dropped")
     # Cancelled calls stop within milliseconds once the engine checks its token; a call that
     # cannot (a tool without a token) is left behind after SHUTDOWN_GRACE seconds rather than
     # holding the exit.
     if not await anyio.to_thread.run_sync(tools.in_flight.wait_idle, SHUTDOWN_GRACE):
         logger.warning("exiting with calls still running after %.0f s", SHUTDOWN_GRACE)
+
+
+def _only_closed_streams(error: BaseException) -> bool:
+    """True for anyio's ClosedResourceError, or a group of errors holding nothing else."""
+    if isinstance(error, anyio.ClosedResourceError):
+        return True
+    nested: tuple[BaseException, ...] = getattr(error, "exceptions", ())
+    return bool(nested) and all(_only_closed_streams(inner) for inner in nested)
 
 
 #: Seconds the server waits at exit for the worker threads of cancelled calls to stop.
