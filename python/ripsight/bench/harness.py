@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 from .options import NO_MATCH, add_arguments, build_parser
 
 __all__ = [
@@ -61,18 +62,10 @@ __all__ = [
 GENERATOR_VERSION = 1
 SEED = 20260101
 
-# ripsight's defaults (SPEC 2.2, 2.5), mirrored as peer flags so every tool sees the same file set.
-SKIP_DIRS = (".git", ".hg", ".svn", "node_modules", "dist", "__pycache__")
-DENY_GLOBS = (
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_ed25519*",
-    ".netrc",
-    ".git-credentials",
-)
+# ripsight's defaults (SPEC 2.2, 2.5), from the engine, given to the peers as flags so every tool
+# sees the same file set.
+SKIP_DIRS = DEFAULT_EXCLUDE_DIRS
+DENY_GLOBS = DEFAULT_DENY_GLOBS
 
 # Tokens the generators plant, so a case knows its answer's shape before any tool runs.
 RARE_LITERAL = "quixotic_flux_capacitor"
