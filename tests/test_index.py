@@ -404,6 +404,34 @@ def test_far_pages_are_the_cold_engines(tmp_path: Path) -> None:
         assert ws.index_status()["warm_calls"] == before + 4
 
 
+def test_large_files_of_short_lines_are_indexed_and_answered_as_cold(tmp_path: Path) -> None:
+    # A 17 MiB file of short lines is indexed (a query that cannot match it need not read it);
+    # a multiline search still counts it too_large, as the cold engine does. A file with one
+    # line longer than the index admits stays unindexed and is searched every time.
+    root = tmp_path / "tree"
+    root.mkdir()
+    line = b"register_offset_value 0x1234 shift mask\n"
+    (root / "big.h").write_bytes(line * (17 * 1024 * 1024 // len(line) + 1))
+    (root / "long_line.txt").write_bytes(b"x" * 300_000 + b" needle\n")
+    (root / "small.c").write_text("int needle = 1;\n")
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(60)
+        assert ws.index_status()["unindexed_files"] == 1  # long_line.txt only
+        before = ws.index_status()["warm_calls"]
+        calls = [
+            {"pattern": "needle"},
+            {"pattern": "needle", "multiline": True},
+            {"pattern": "needle\\s*=", "multiline": True, "output_mode": "count"},
+            {"pattern": "register_offset", "output_mode": "files_with_matches"},
+            {"pattern": "needle", "context": 20},
+        ]
+        for kwargs in calls:
+            same(ws, root, "grep", kwargs)
+        assert ws.index_status()["warm_calls"] == before + len(calls)
+        multiline = ws.grep("needle", multiline=True)
+        assert multiline.skipped.too_large == 1 and multiline.total_files == 2
+
+
 def test_a_cancelled_token_stops_indexed_calls(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree", 21)
     with Workspace(root, index=True) as ws:

@@ -418,6 +418,19 @@ impl WarmIndex {
                     candidates.push(path.clone());
                     unindexed += 1;
                 }
+                if options.multiline {
+                    // A multiline search passes over a file this large as `too_large` even when
+                    // the index proves it match-free: it is searched, so it is counted alike.
+                    for (path, entry) in below(&live.table.files, &scope) {
+                        if let Some(doc) = entry.doc
+                            && entry.meta.size > grep::MAX_LINE_BYTES as u64
+                            && docs.binary_search(&doc).is_err()
+                        {
+                            candidates.push(path.clone());
+                            in_scope += 1;
+                        }
+                    }
+                }
                 let files = if scope.is_empty() {
                     live.table.files.len() as u64
                 } else {
@@ -433,8 +446,12 @@ impl WarmIndex {
                             continue;
                         }
                     }
+                    let passed_over_anyway =
+                        options.multiline && entry.meta.size > grep::MAX_LINE_BYTES as u64;
                     match (entry.doc, &docs) {
-                        (Some(doc), Some(docs)) if docs.binary_search(&doc).is_err() => {
+                        (Some(doc), Some(docs))
+                            if docs.binary_search(&doc).is_err() && !passed_over_anyway =>
+                        {
                             unread += 1;
                         }
                         _ => candidates.push(path.clone()),

@@ -13,6 +13,7 @@
 use std::io::Read;
 
 use crate::grep::{BOMS, MAX_FILE_BYTES, MAX_LINE_BYTES};
+use crate::limits::MAX_CONTEXT;
 
 /// The bits of the follow mask that a trigram followed by `next` and then `after` sets: one of
 /// the low four bits for `next` and one of the high four for the pair (`next`, `after`). A
@@ -44,14 +45,31 @@ pub(crate) fn trigram(a: u8, b: u8, c: u8) -> u32 {
     (u32::from(lower(a)) << 16) | (u32::from(lower(b)) << 8) | u32::from(lower(c))
 }
 
-/// Files larger than this are not indexed: they are searched on every query. At most
-/// `MAX_LINE_BYTES`, so that a file the cold search passes over as `line_too_long` (which needs
-/// a line, hence a file, over that size) is always searched, never proved match-free.
-pub(crate) const MAX_INDEXED_BYTES: u64 = if MAX_FILE_BYTES < MAX_LINE_BYTES as u64 {
+/// Files larger than this are not indexed: they are searched on every query. Below the cold
+/// search's `too_large` cap, so a file the index proves match-free is one the cold search reads.
+pub(crate) const MAX_INDEXED_BYTES: u64 = if MAX_FILE_BYTES < 64 * 1024 * 1024 {
     MAX_FILE_BYTES
 } else {
-    MAX_LINE_BYTES as u64
+    64 * 1024 * 1024
 };
+
+/// A file with a line longer than this is not indexed. A search holds at most the line and
+/// `MAX_CONTEXT` context lines on each side, so with lines this short it stays under half the
+/// searcher's `MAX_LINE_BYTES` heap limit: a file the index proves match-free is one the cold
+/// search would read to its end, never pass over as `line_too_long`. (A file over
+/// `MAX_LINE_BYTES` is `too_large` for a multiline search; the query side searches those.)
+pub(crate) const MAX_INDEXED_LINE_BYTES: usize = MAX_LINE_BYTES / 2 / (2 * MAX_CONTEXT + 1);
+
+/// The length of the longest line of `content`, terminator included.
+fn longest_line(content: &[u8]) -> usize {
+    let mut longest = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', content) {
+        longest = longest.max(end + 1 - start);
+        start = end + 1;
+    }
+    longest.max(content.len() - start)
+}
 
 fn put_varint(out: &mut Vec<u8>, mut value: u32) {
     while value >= 0x80 {
@@ -175,6 +193,8 @@ impl Scratch {
         if content.len() as u64 > MAX_INDEXED_BYTES
             || BOMS.iter().any(|b| content.starts_with(b))
             || memchr::memchr(0, content).is_some()
+            || (content.len() > MAX_INDEXED_LINE_BYTES
+                && longest_line(content) > MAX_INDEXED_LINE_BYTES)
         {
             return None;
         }
