@@ -170,6 +170,40 @@ def test_the_typing_check_can_fail(mypy: Path, tmp_path: Path) -> None:
     assert out.returncode == 1 and 'Argument "tools"' in out.stdout, out.stdout
 
 
+def run_pyright(path: Path) -> subprocess.CompletedProcess[str]:
+    """basedpyright (pyright with its Node runtime in the wheel) on `path`, errors only."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "basedpyright",
+            "--pythonpath",
+            sys.executable,
+            "--level",
+            "error",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=path.parent,
+        timeout=600,
+    )
+
+
+def test_pyright_accepts_what_mypy_accepts_and_refuses_the_control(tmp_path: Path) -> None:
+    pytest.importorskip("basedpyright")
+    out = run_pyright(HERE / "typecheck" / "user_code.py")
+    assert out.returncode == 0 and "0 errors" in out.stdout, out.stdout + out.stderr
+    code = (HERE / "typecheck" / "user_code.py").read_text()
+    code = code.replace('tools=reg.definitions("anthropic"),', "tools=untyped(),", 1)
+    code += "\n\ndef untyped() -> list[dict[str, object]]:\n    return []\n"
+    path = tmp_path / "user_code_untyped.py"
+    path.write_text(code)
+    out = run_pyright(path)
+    assert out.returncode == 1 and "reportArgumentType" in out.stdout, out.stdout
+
+
 def test_cli_tools_strict(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     from ripsight.cli import main
 
