@@ -34,19 +34,19 @@ def _runner(tool: str, tree: Corpus, pattern: str, literal: bool):
             assert not res.incomplete
             return res.total_matches
 
-        return run, True, False
+        return run, True
     if tool == "rg":
-        return (lambda: sb.rg_search(root, pattern, literal)), True, False
+        return (lambda: sb.rg_search(root, pattern, literal)), True
     if tool == "rg --sort path":
-        return (lambda: sb.rg_search(root, pattern, literal, sort=True)), True, False
+        return (lambda: sb.rg_search(root, pattern, literal, sort=True)), True
     if tool in ("python-ripgrep", "ripgrep-rs"):
         mod = pytest.importorskip(
             tool.replace("-", "_"), reason=f"{tool} not installed: pip install 'ripsight[bench]'"
         )
         hidden = sb.lib_has_hidden(mod)
-        return (lambda: sb.rg_lib_search(mod, root, pattern, literal, hidden)), hidden, False
+        return (lambda: sb.rg_lib_search(mod, root, pattern, literal, hidden)), hidden
     if tool == "python":
-        return (lambda: sb.py_grep(root, pattern, literal)), True, False
+        return (lambda: sb.py_grep(root, pattern, literal)), True
     raise ValueError(tool)
 
 
@@ -54,12 +54,12 @@ def _runner(tool: str, tree: Corpus, pattern: str, literal: bool):
 @pytest.mark.parametrize("kind", KINDS)
 def test_grep(benchmark, tree: Corpus, kind: str, tool: str) -> None:
     pattern, literal = _pattern(tree, kind)
-    run, hidden, follow = _runner(tool, tree, pattern, literal)
+    run, hidden = _runner(tool, tree, pattern, literal)
     # python-ripgrep cannot search hidden files (and no tool here follows symlinks):
     # their answer is rg's in that narrower file set.
     want = expected(
-        (tree.root, pattern, hidden, follow),
-        lambda: sb.rg_count(tree.root, pattern, literal, hidden, follow),
+        (tree.root, pattern, hidden),
+        lambda: sb.rg_count(tree.root, pattern, literal, hidden),
     )
     assert want > 0 or kind == "none"
     assert run() == want

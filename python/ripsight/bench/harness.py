@@ -376,10 +376,10 @@ def fd_binary() -> str | None:
     return shutil.which("fdfind") or shutil.which("fd")
 
 
-def same_set_rg_args(hidden: bool = True, follow: bool = False) -> list[str]:
+def same_set_rg_args(hidden: bool = True) -> list[str]:
     """Flags that make rg search exactly ripsight's default file set (hidden files in, skip set out)."""
     # No -L: ripsight's walks follow no symlink, as rg and fd by default.
-    args = (["--follow"] if follow else []) + (["--hidden"] if hidden else [])
+    args = ["--hidden"] if hidden else []
     for d in SKIP_DIRS:
         args += ["-g", f"!{d}/"]
     for g in DENY_GLOBS:
@@ -396,16 +396,14 @@ def same_set_fd_args() -> list[str]:
     return args
 
 
-def rg_count(
-    root: str, pattern: str, literal: bool = False, hidden: bool = True, follow: bool = False
-) -> int:
+def rg_count(root: str, pattern: str, literal: bool = False, hidden: bool = True) -> int:
     """Matching lines in ripsight's file set, by ``rg -c`` (the expected answer of a grep case).
 
-    ``hidden=False`` / ``follow=False`` leave hidden files / symlinks out, for a peer that
-    cannot search them (python-ripgrep, ripgrep-rs and the pure-Python reference)."""
+    ``hidden=False`` leaves hidden files out, for a peer that cannot search them
+    (python-ripgrep)."""
     rg = rg_binary()
     assert rg, "rg not found"
-    cmd = [rg, "-c", "--no-messages", *same_set_rg_args(hidden, follow)]
+    cmd = [rg, "-c", "--no-messages", *same_set_rg_args(hidden)]
     cmd += ["-F"] if literal else []
     out = subprocess.run([*cmd, "-e", pattern, "."], cwd=root, capture_output=True, check=False)
     total = 0
@@ -443,10 +441,10 @@ def fd_count(root: str, glob: str) -> int:
     return out.stdout.count(b"\n")
 
 
-def rg_files_count(root: str, glob: str, hidden: bool = True, follow: bool = False) -> int:
+def rg_files_count(root: str, glob: str, hidden: bool = True) -> int:
     """`rg --files -g GLOB` in ripsight's file set."""
     out = subprocess.run(
-        [_binary(rg_binary(), "rg"), "--files", *same_set_rg_args(hidden, follow), "-g", glob, "."],
+        [_binary(rg_binary(), "rg"), "--files", *same_set_rg_args(hidden), "-g", glob, "."],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -900,13 +898,13 @@ def run_suite(
                 case,
                 name.replace("_", "-"),
                 functools.partial(rg_lib_search, mod, root, pat, lit, hid),
-                rg_count(root, pat, lit, hidden=hid, follow=False),
+                rg_count(root, pat, lit, hidden=hid),
             )
         measure(
             case,
             "python (os.walk+re)",
             functools.partial(py_grep, root, pat, lit),
-            rg_count(root, pat, lit, follow=False),
+            rg_count(root, pat, lit),
             reps=1 if not quick else min(repeat, 2),
         )
         run_case(case)
@@ -928,13 +926,13 @@ def run_suite(
             case,
             name.replace("_", "-"),
             functools.partial(rg_lib_files, mod, root, name_glob, hid),
-            rg_files_count(root, name_glob, hidden=hid, follow=False),
+            rg_files_count(root, name_glob, hidden=hid),
         )
     measure(
         case,
         "python (os.walk+fnmatch)",
         lambda: py_glob(root, glob),
-        rg_files_count(root, name_glob, follow=False),
+        rg_files_count(root, name_glob),
         reps=1 if not quick else min(repeat, 2),
     )
     run_case(case)

@@ -113,7 +113,7 @@ def run_warm(
         "ripsight cold": lambda p: cold.grep(p, output_mode="files_with_matches"),
     }
     if rg:
-        rg_cmd = [rg, "-l", "--no-messages", *same_set_rg_args(follow=False)]
+        rg_cmd = [rg, "-l", "--no-messages", *same_set_rg_args()]
         tools["rg"] = lambda p: _relative(root, _lines([*rg_cmd, "-e", p, "."], root))
         timed["rg"] = lambda p: subprocess.run(
             [*rg_cmd, "-e", p, "."], cwd=root, capture_output=True, check=False
