@@ -110,6 +110,13 @@ PATTERNS = [
     "x_y|alpha",
     "[cC]opy",
     "bad utf8",
+    "pm_resume",
+    "PM_resume",
+    "[Pp]M_RESUME",
+    "(?i)pm_RESUME",
+    "BETA",
+    "FOOBAR",
+    "[A-Z]_RESUME",
 ]
 
 
@@ -173,6 +180,58 @@ def test_indexed_answers_equal_cold_ones(tmp_path_factory, seed, queries) -> Non
         assert ws.index_status()["warm_calls"] >= len(GLOBS) * 2
     finally:
         ws.close()
+
+
+def build_sectioned_tree(root: Path, seed: int) -> Path:
+    """Files of several index sections (64 KiB each, cut after line ends) with rare words on
+    random lines, so a query's words fall in one section, in different ones, or across a cut."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(rng.randint(1, 4)):
+        ending = rng.choice(["\n", "\r\n"])
+        lines = []
+        size = 0
+        target = rng.randint(40_000, 300_000)
+        while size < target:
+            if rng.random() < 0.004:
+                line = rng.choice([" ", "("]).join(
+                    rng.choice(WORDS) for _ in range(rng.randint(1, 3))
+                )
+            else:
+                line = rng.choice(["x = 1;", "y += x;", "return 0;", "", "/* pad pad pad */"])
+            lines.append(line)
+            size += len(line) + len(ending)
+        (root / f"big{i}.c").write_bytes(ending.join(lines).encode())
+    # A line that crosses the 64 KiB mark ends the first section: `cassini` ends it, `Beta`
+    # starts the second, so a multiline match of both spans the cut.
+    pad = "x = 1;\n" * 9_000
+    crossing = "x" * (65_536 - len(pad)) + " cassini\n"
+    (root / "cut.c").write_text(pad + crossing + "Beta begins\n" + pad)
+    (root / "small.c").write_text("alpha Beta\nPM_RESUME cassini\n")
+    return root
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(seed=st.integers(0, 10_000), queries=st.lists(query_strategy(), min_size=12, max_size=12))
+def test_files_of_many_sections_are_answered_as_cold(tmp_path_factory, seed, queries) -> None:
+    root = build_sectioned_tree(tmp_path_factory.mktemp("sections"), seed)
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        before = ws.index_status()["warm_calls"]
+        extra = [
+            {"pattern": "cassini\\s+Beta", "multiline": True},
+            {"pattern": "alpha[^;]*;\\s*y", "multiline": True, "output_mode": "count"},
+            {"pattern": "PM_RESUME", "context": 20},
+            {"pattern": "Beta", "output_mode": "count"},
+        ]
+        for q in [*queries, *extra]:
+            kwargs = {k: v for k, v in q.items() if v is not None and k != "path"}
+            same(ws, root, "grep", kwargs)
+        assert ws.index_status()["warm_calls"] == before + len(queries) + len(extra)
 
 
 # ==== Freshness ====

@@ -49,7 +49,7 @@ use crate::walker::thread_count;
 use crate::workspace::{SkipCounts, Workspace};
 
 use plan::Query;
-use postings::{Indexed, Postings, intersect, union};
+use postings::{Gram, Indexed, Postings, intersect, union};
 use table::{FileEntry, Table, below, is_within, parent_of, set_below};
 use watch::{Change, Drained, Limits, Watcher};
 
@@ -389,7 +389,7 @@ impl WarmIndex {
         }
         let query = plan::plan(&options.pattern, options.literal, options.case_insensitive);
         let data = Arc::clone(&live.data);
-        let docs = evaluate(&query, &data.postings);
+        let docs = evaluate(&query, &data.postings, !options.multiline);
         let mut candidates: Vec<String> = Vec::new();
         let mut unread = 0u64;
         match (&docs, &filter) {
@@ -620,32 +620,56 @@ fn search_files<'a>(
     (workers, skipped, incomplete.into_inner())
 }
 
-/// The documents satisfying `query`, sorted; `None` for all.
-fn evaluate(query: &Query, postings: &Postings) -> Option<Vec<u32>> {
+/// The documents satisfying `query`, sorted; `None` for all. When every match lies within one
+/// line (`within_lines`), one section of a document must satisfy the whole query (sections end
+/// at line ends); otherwise the document as a whole must.
+fn evaluate(query: &Query, postings: &Postings, within_lines: bool) -> Option<Vec<u32>> {
+    let leaf = |gram: Gram| {
+        let sections = postings.sections(gram);
+        if within_lines {
+            sections
+        } else {
+            postings.documents_of(&sections)
+        }
+    };
+    let found = satisfying(query, postings, &leaf)?;
+    Some(if within_lines {
+        postings.documents_of(&found)
+    } else {
+        found
+    })
+}
+
+/// The sorted entries `leaf` gives that satisfy `query`; `None` for all.
+fn satisfying(
+    query: &Query,
+    postings: &Postings,
+    leaf: &dyn Fn(Gram) -> Vec<u32>,
+) -> Option<Vec<u32>> {
     /// Once this few candidates are left, further trigrams are not looked up: decoding their
     /// lists would cost more than searching the few files.
     const ENOUGH: usize = 8;
     match query {
         Query::All => None,
         Query::Nothing => Some(Vec::new()),
-        Query::Trigram(t, next) => Some(postings.list(*t, *next)),
+        Query::Trigram(gram) => Some(leaf(*gram)),
         Query::And(parts) => {
-            let mut grams: Vec<(u32, u8)> = parts
+            let mut grams: Vec<Gram> = parts
                 .iter()
                 .filter_map(|p| match p {
-                    Query::Trigram(t, next) => Some((*t, *next)),
+                    Query::Trigram(gram) => Some(*gram),
                     _ => None,
                 })
                 .collect();
             grams.sort_unstable();
             grams.dedup();
-            grams.sort_by_key(|(t, _)| postings.count(*t));
+            grams.sort_by_key(|g| postings.count(g.key));
             let mut acc: Option<Vec<u32>> = None;
-            for (t, next) in grams {
+            for gram in grams {
                 if acc.as_ref().is_some_and(|a| a.len() <= ENOUGH) {
                     break;
                 }
-                let list = postings.list(t, next);
+                let list = leaf(gram);
                 acc = Some(match acc {
                     None => list,
                     Some(a) => intersect(&a, &list),
@@ -658,7 +682,7 @@ fn evaluate(query: &Query, postings: &Postings) -> Option<Vec<u32>> {
                 if acc.as_ref().is_some_and(|a| a.is_empty()) {
                     break;
                 }
-                if let Some(list) = evaluate(part, postings) {
+                if let Some(list) = satisfying(part, postings, leaf) {
                     acc = Some(match acc {
                         None => list,
                         Some(a) => intersect(&a, &list),
@@ -670,7 +694,7 @@ fn evaluate(query: &Query, postings: &Postings) -> Option<Vec<u32>> {
         Query::Or(parts) => {
             let mut acc = Vec::new();
             for part in parts {
-                acc = union(&acc, &evaluate(part, postings)?);
+                acc = union(&acc, &satisfying(part, postings, leaf)?);
             }
             Some(acc)
         }

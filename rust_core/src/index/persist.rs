@@ -19,7 +19,7 @@ use super::source::FileMeta;
 use super::table::FileEntry;
 use crate::workspace::Workspace;
 
-const MAGIC: &[u8; 8] = b"RSIDX002";
+const MAGIC: &[u8; 8] = b"RSIDX003";
 
 /// The file holding the copy for `workspace` inside `dir`.
 fn file_for(dir: &Path, workspace: &Workspace) -> PathBuf {
@@ -171,11 +171,12 @@ pub(crate) fn save(
         for path in &data.paths {
             w.bytes(path.as_bytes())?;
         }
-        let (keys, counts, offsets, bytes) = data.postings.parts();
-        w.u32s(keys)?;
-        w.u32s(counts)?;
-        w.u64s(offsets)?;
-        w.bytes(bytes)?;
+        let parts = data.postings.parts();
+        w.u32s(parts.keys)?;
+        w.u32s(parts.counts)?;
+        w.u64s(parts.offsets)?;
+        w.bytes(parts.data)?;
+        w.u32s(parts.documents)?;
         w.out.flush()?;
     }
     std::fs::rename(&temporary, &target)
@@ -227,7 +228,8 @@ pub(crate) fn load(dir: &Path, workspace: &Workspace) -> Option<Saved> {
         let counts = r.u32s()?;
         let offsets = r.u64s()?;
         let bytes = r.bytes()?;
-        let Some(postings) = Postings::from_parts(keys, counts, offsets, bytes) else {
+        let documents = r.u32s()?;
+        let Some(postings) = Postings::from_parts(keys, counts, offsets, bytes, documents) else {
             return Ok(None);
         };
         // Every document must name a path of the copy.

@@ -6,14 +6,20 @@
 //! exact set of strings it matches (when small), or else sets of prefixes and suffixes every
 //! match starts / ends with, plus a query the node's matches satisfy. Concatenation crosses the
 //! sets; alternation unites them; sets that grow too large are turned into trigram queries and
-//! trimmed. All strings are ASCII-lowercased, as the index is.
+//! trimmed.
+//!
+//! The index keys are ASCII-lowercased, and each place of a trigram also records whether its
+//! letters were all lowercase or all uppercase there. A case-sensitive pattern keeps its bytes as
+//! they are, so each trigram of a string asks for its own case; a pattern that folds case (the
+//! option, or a class holding both cases of a letter, as `(?i)` gives) is planned over
+//! lowercased strings and asks for no case.
 
 use std::collections::BTreeSet;
 
 use regex_syntax::ParserBuilder;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::postings::{follow_bits, lower, trigram};
+use super::postings::{Gram, LOWER, UPPER, case_bits, follow_bits, lower, trigram};
 
 /// A trigram query.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,9 +28,9 @@ pub(crate) enum Query {
     All,
     /// No file.
     Nothing,
-    /// Files holding this trigram with these follow-mask bits (the bytes after it: see
-    /// [`follow_bits`]).
-    Trigram(u32, u8),
+    /// Files holding this trigram with its follow-mask bits (the bytes after it: see
+    /// [`follow_bits`]) and case bits.
+    Trigram(Gram),
     /// Files satisfying every part.
     And(Vec<Query>),
     /// Files satisfying some part.
@@ -116,17 +122,23 @@ fn empty_string() -> Info {
     }
 }
 
-fn literal(bytes: &[u8]) -> Info {
+/// A byte as the strings hold it: lowercased when the pattern folds case.
+fn fold_byte(b: u8, fold: bool) -> u8 {
+    if fold { lower(b) } else { b }
+}
+
+fn literal(bytes: &[u8], fold: bool) -> Info {
     Info {
         can_be_empty: bytes.is_empty(),
-        exact: Some(single(bytes.iter().map(|&b| lower(b)).collect())),
+        exact: Some(single(bytes.iter().map(|&b| fold_byte(b, fold)).collect())),
         prefix: Set::new(),
         suffix: Set::new(),
         query: Query::All,
     }
 }
 
-/// Files holding every trigram of `s` (all files when `s` is shorter than three bytes).
+/// Files holding every trigram of `s`, each in its case (all files when `s` is shorter than
+/// three bytes).
 fn string_query(s: &[u8]) -> Query {
     if s.len() < 3 {
         return Query::All;
@@ -134,11 +146,16 @@ fn string_query(s: &[u8]) -> Query {
     let mut seen = BTreeSet::new();
     let parts: Vec<Query> = (0..s.len() - 2)
         .map(|i| {
-            let want = follow_bits(s.get(i + 3).copied(), s.get(i + 4).copied());
-            (trigram(s[i], s[i + 1], s[i + 2]), want)
+            let case = case_bits(s[i], s[i + 1], s[i + 2]);
+            Gram {
+                key: trigram(s[i], s[i + 1], s[i + 2]),
+                follow: follow_bits(s.get(i + 3).copied(), s.get(i + 4).copied()),
+                // Letterless trigrams ask for no case.
+                case: if case == LOWER | UPPER { 0 } else { case },
+            }
         })
         .filter(|g| seen.insert(*g))
-        .map(|(t, next)| Query::Trigram(t, next))
+        .map(Query::Trigram)
         .collect();
     if parts.len() == 1 {
         parts.into_iter().next().unwrap_or(Query::All)
@@ -306,19 +323,24 @@ fn alternate(x: Info, y: Info) -> Info {
     out
 }
 
-fn class(class: &Class) -> Info {
+/// The bytes a class of at most this many characters can start a match with are kept as a set
+/// (a larger one matches "any character" for the planner).
+const MAX_CLASS_SPAN: usize = MAX_CLASS * 2;
+
+fn class(class: &Class, fold: bool) -> Info {
     let mut set = Set::new();
     match class {
         Class::Unicode(c) => {
             let mut n = 0usize;
             for range in c.ranges() {
                 n += (range.end() as usize).saturating_sub(range.start() as usize) + 1;
-                if n > MAX_CLASS * 2 {
+                if n > MAX_CLASS_SPAN {
                     return any_char();
                 }
                 for ch in range.start()..=range.end() {
                     let mut buf = [0u8; 4];
-                    set.insert(ch.encode_utf8(&mut buf).bytes().map(lower).collect());
+                    let bytes = ch.encode_utf8(&mut buf).bytes();
+                    set.insert(bytes.map(|b| fold_byte(b, fold)).collect());
                 }
             }
         }
@@ -326,11 +348,11 @@ fn class(class: &Class) -> Info {
             let mut n = 0usize;
             for range in c.ranges() {
                 n += usize::from(range.end() - range.start()) + 1;
-                if n > MAX_CLASS * 2 {
+                if n > MAX_CLASS_SPAN {
                     return any_char();
                 }
                 for b in range.start()..=range.end() {
-                    set.insert(vec![lower(b)]);
+                    set.insert(vec![fold_byte(b, fold)]);
                 }
             }
         }
@@ -357,14 +379,46 @@ fn class(class: &Class) -> Info {
     }
 }
 
-fn analyze(hir: &Hir) -> Info {
+/// Whether a class the planner keeps as a set holds both cases of an ASCII letter (as every
+/// letter of a case-insensitive pattern does).
+fn folds(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) | HirKind::Literal(_) => false,
+        HirKind::Class(c) => {
+            let bytes: Vec<u8> = match c {
+                Class::Unicode(c) => c
+                    .ranges()
+                    .iter()
+                    .flat_map(|r| r.start()..=r.end())
+                    .take(MAX_CLASS_SPAN + 1)
+                    .filter_map(|ch| u8::try_from(ch).ok())
+                    .collect(),
+                Class::Bytes(c) => c
+                    .ranges()
+                    .iter()
+                    .flat_map(|r| r.start()..=r.end())
+                    .take(MAX_CLASS_SPAN + 1)
+                    .collect(),
+            };
+            bytes.len() <= MAX_CLASS_SPAN
+                && bytes
+                    .iter()
+                    .any(|b| b.is_ascii_lowercase() && bytes.contains(&b.to_ascii_uppercase()))
+        }
+        HirKind::Capture(c) => folds(&c.sub),
+        HirKind::Repetition(rep) => folds(&rep.sub),
+        HirKind::Concat(parts) | HirKind::Alternation(parts) => parts.iter().any(folds),
+    }
+}
+
+fn analyze(hir: &Hir, fold: bool) -> Info {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => empty_string(),
-        HirKind::Literal(lit) => literal(&lit.0),
-        HirKind::Class(c) => class(c),
-        HirKind::Capture(c) => analyze(&c.sub),
+        HirKind::Literal(lit) => literal(&lit.0, fold),
+        HirKind::Class(c) => class(c, fold),
+        HirKind::Capture(c) => analyze(&c.sub, fold),
         HirKind::Repetition(rep) => {
-            let sub = analyze(&rep.sub);
+            let sub = analyze(&rep.sub, fold);
             if rep.min == 0 {
                 if rep.max == Some(1) {
                     return alternate(sub, empty_string());
@@ -379,7 +433,7 @@ fn analyze(hir: &Hir) -> Info {
         HirKind::Concat(parts) => {
             let mut out = empty_string();
             for part in parts {
-                out = concat(out, analyze(part));
+                out = concat(out, analyze(part, fold));
             }
             out
         }
@@ -388,9 +442,9 @@ fn analyze(hir: &Hir) -> Info {
             let Some(first) = iter.next() else {
                 return empty_string();
             };
-            let mut out = analyze(first);
+            let mut out = analyze(first, fold);
             for part in iter {
-                out = alternate(out, analyze(part));
+                out = alternate(out, analyze(part, fold));
             }
             out
         }
@@ -417,16 +471,28 @@ pub(crate) fn plan(pattern: &str, literal: bool, case_insensitive: bool) -> Quer
     let Ok(hir) = parsed else {
         return Query::All;
     };
-    let info = analyze(&hir);
+    let fold = case_insensitive || folds(&hir);
+    let info = analyze(&hir, fold);
     if info.can_be_empty {
         return Query::All;
     }
-    match &info.exact {
+    let query = match &info.exact {
         Some(exact) => info.query.and(set_query(exact)),
         None => info
             .query
             .and(set_query(&info.prefix))
             .and(set_query(&info.suffix)),
+    };
+    if fold { without_case(query) } else { query }
+}
+
+/// `query` asking for no case: lowercased strings say nothing about the text's case.
+fn without_case(query: Query) -> Query {
+    match query {
+        Query::Trigram(gram) => Query::Trigram(Gram { case: 0, ..gram }),
+        Query::And(parts) => Query::And(parts.into_iter().map(without_case).collect()),
+        Query::Or(parts) => Query::Or(parts.into_iter().map(without_case).collect()),
+        other => other,
     }
 }
 
@@ -434,28 +500,71 @@ pub(crate) fn plan(pattern: &str, literal: bool, case_insensitive: bool) -> Quer
 mod tests {
     use super::*;
 
-    fn tri(s: &str) -> Query {
+    /// The query part for the first trigram of `s`, asking for `case`.
+    fn tri_case(s: &str, case: u8) -> Query {
         let b = s.as_bytes();
-        Query::Trigram(
-            trigram(b[0], b[1], b[2]),
-            follow_bits(b.get(3).copied(), b.get(4).copied()),
-        )
+        Query::Trigram(Gram {
+            key: trigram(b[0], b[1], b[2]),
+            follow: follow_bits(b.get(3).copied(), b.get(4).copied()),
+            case,
+        })
+    }
+
+    fn tri(s: &str) -> Query {
+        tri_case(s, LOWER)
     }
 
     #[test]
-    fn literals_need_all_their_trigrams() {
+    fn literals_need_all_their_trigrams_in_their_case() {
         assert_eq!(
             plan("Hello", false, false),
-            Query::And(vec![tri("hello"), tri("ello"), tri("llo")])
+            Query::And(vec![tri_case("Hello", 0), tri("ello"), tri("llo")])
+        );
+        assert_eq!(
+            plan("PM_RE", false, false),
+            Query::And(vec![
+                tri_case("PM_RE", UPPER),
+                tri_case("M_RE", UPPER),
+                tri_case("_RE", UPPER)
+            ])
         );
         assert_eq!(plan("ab", false, false), Query::All);
         assert_eq!(plan("a.b", true, false), tri("a.b"));
+        assert_eq!(
+            plan("1->2", true, false),
+            Query::And(vec![tri_case("1->2", 0), tri_case("->2", 0)])
+        );
     }
 
     #[test]
-    fn case_insensitive_patterns_narrow_too() {
-        let q = plan("hello", false, true);
-        assert!(matches!(q, Query::And(_)), "{q:?}");
+    fn patterns_that_fold_case_ask_for_none() {
+        let plain = plan("hello", false, true);
+        assert_eq!(
+            plain,
+            Query::And(vec![
+                tri_case("hello", 0),
+                tri_case("ello", 0),
+                tri_case("llo", 0)
+            ])
+        );
+        assert_eq!(plan("(?i)HELLO", false, false), plain);
+        assert_eq!(plan("[Hh]ello", false, false), plan("hello", false, true));
+        // A class of one case keeps its case.
+        assert_eq!(
+            plan("[HJ]ELLO", false, false),
+            Query::Or(vec![
+                Query::And(vec![
+                    tri_case("HELLO", UPPER),
+                    tri_case("ELLO", UPPER),
+                    tri_case("LLO", UPPER)
+                ]),
+                Query::And(vec![
+                    tri_case("JELLO", UPPER),
+                    tri_case("ELLO", UPPER),
+                    tri_case("LLO", UPPER)
+                ]),
+            ])
+        );
     }
 
     #[test]

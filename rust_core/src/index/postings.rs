@@ -1,14 +1,25 @@
 //! The n-gram index of file contents: for every trigram of ASCII-lowercased bytes, the sorted
-//! list of documents (files) holding it, delta- and varint-encoded in one byte vector. Each
-//! entry also carries a one-byte mask of what follows the trigram in that file (hashed bits of
-//! the next byte and of the next two, in the spirit of Cursor's "3.5-gram" index): a query for
-//! `cassini` then asks for `cas` followed by `s` and `si`, `ass` followed by `i` and `in`, and
-//! so on, which narrows almost as much as four- and five-grams for one byte per entry.
+//! list of the sections of files holding it, delta- and varint-encoded in one byte vector. Each
+//! entry also carries
+//! - a one-byte mask of what follows the trigram there (hashed bits of the next byte and of the
+//!   next two, in the spirit of Cursor's "3.5-gram" index): a query for `cassini` asks for `cas`
+//!   followed by `s` and `si`, `ass` followed by `i` and `in`, and so on, which narrows almost as
+//!   much as four- and five-grams;
+//! - two case bits, kept in the low bits of the delta: whether the trigram occurs there with its
+//!   letters all lowercase, all uppercase (see [`case_bits`]). Keys over lowercased bytes let a
+//!   case-insensitive query narrow as well as an exact one; the bits let `PM_RESUME` pass over
+//!   the files that only say `pm_resume`.
 //!
-//! Trigrams over lowercased bytes let case-insensitive queries narrow as well as exact ones
-//! (a case-sensitive query is looked up lowercased: a superset of its files). The lists are
-//! built per thread over contiguous, path-ordered document ranges and concatenated, so no
-//! merge sort is needed. Lookups binary-search the sorted trigram keys.
+//! The entries are sections rather than files: a file is cut after the first line end at or
+//! past every [`SECTION_BYTES`] bytes, and each section holds the trigrams that start in it
+//! (their follow masks still see the bytes after the section's end). Most files are one section.
+//! A large file is several, so its masks do not fill up, and a query whose matches lie within
+//! one line (every search but a multiline one) asks for all its trigrams in one section: in the
+//! Linux tree, a literal made of two common words used to select every multi-megabyte register
+//! header holding both; now it selects none of them.
+//!
+//! The lists are built per thread over contiguous, path-ordered file ranges and concatenated,
+//! so no merge sort is needed. Lookups binary-search the sorted trigram keys.
 
 use std::io::Read;
 
@@ -33,6 +44,21 @@ pub(crate) fn follow_bits(next: Option<u8>, after: Option<u8>) -> u8 {
             single | (16 << (h2 >> 30))
         }
     }
+}
+
+/// A trigram's letters are all lowercase at some place where it occurs.
+pub(crate) const LOWER: u8 = 1;
+/// A trigram's letters are all uppercase at some place where it occurs.
+pub(crate) const UPPER: u8 = 2;
+
+/// The case bits three bytes set where they occur: [`LOWER`] or [`UPPER`] when their ASCII
+/// letters are all of one case, both when they hold no letter, none when the case is mixed. A
+/// case-sensitive query asks for the bit of its trigram's case (see `plan`), so `PM_RESUME`
+/// does not select the files that only hold `pm_resume`.
+pub(crate) fn case_bits(a: u8, b: u8, c: u8) -> u8 {
+    let has_lower = a.is_ascii_lowercase() || b.is_ascii_lowercase() || c.is_ascii_lowercase();
+    let has_upper = a.is_ascii_uppercase() || b.is_ascii_uppercase() || c.is_ascii_uppercase();
+    (u8::from(!has_upper) * LOWER) | (u8::from(!has_lower) * UPPER)
 }
 
 /// ASCII lowercasing of one byte (other bytes unchanged).
@@ -60,6 +86,27 @@ pub(crate) const MAX_INDEXED_BYTES: u64 = if MAX_FILE_BYTES < 64 * 1024 * 1024 {
 /// `MAX_LINE_BYTES` is `too_large` for a multiline search; the query side searches those.)
 pub(crate) const MAX_INDEXED_LINE_BYTES: usize = MAX_LINE_BYTES / 2 / (2 * MAX_CONTEXT + 1);
 
+/// A file is cut into sections after the first line end at or past every this many bytes
+/// (measured against 16 KiB and 256 KiB in benches/README.md).
+pub(crate) const SECTION_BYTES: usize = 64 * 1024;
+
+/// The sections of `content`: ranges ending after a line end (or at the end).
+fn sections(content: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < content.len() {
+        let end = match content.get(start + SECTION_BYTES..) {
+            Some(rest) => {
+                memchr::memchr(b'\n', rest).map_or(content.len(), |i| start + SECTION_BYTES + i + 1)
+            }
+            None => content.len(),
+        };
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
 /// The length of the longest line of `content`, terminator included.
 fn longest_line(content: &[u8]) -> usize {
     let mut longest = 0;
@@ -71,7 +118,17 @@ fn longest_line(content: &[u8]) -> usize {
     longest.max(content.len() - start)
 }
 
-fn put_varint(out: &mut Vec<u8>, mut value: u32) {
+/// What one place of a trigram tells: its follow-mask bits (low byte) and its case bits.
+type Tag = u16;
+
+/// Appends one list entry: the section's distance from the previous one, shifted to make room
+/// for the case bits, as a varint; then the follow mask.
+fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
+    put_varint(out, (u64::from(delta) << 2) | u64::from(tag >> 8));
+    out.push(tag as u8);
+}
+
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
         value >>= 7;
@@ -79,13 +136,13 @@ fn put_varint(out: &mut Vec<u8>, mut value: u32) {
     out.push(value as u8);
 }
 
-fn get_varint(data: &[u8], at: &mut usize) -> u32 {
-    let mut value = 0u32;
+fn get_varint(data: &[u8], at: &mut usize) -> u64 {
+    let mut value = 0u64;
     let mut shift = 0;
     while let Some(&byte) = data.get(*at) {
         *at += 1;
-        value |= u32::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 || shift > 56 {
             break;
         }
         shift += 7;
@@ -93,13 +150,22 @@ fn get_varint(data: &[u8], at: &mut usize) -> u32 {
     value
 }
 
+/// A trigram as a query asks for it: its key, and the follow and case bits some place of it
+/// must have set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Gram {
+    pub(crate) key: u32,
+    pub(crate) follow: u8,
+    pub(crate) case: u8,
+}
+
 /// One trigram's list inside one thread's build.
 struct PartialList {
     first: u32,
-    first_mask: u8,
+    first_tag: Tag,
     last: u32,
     count: u32,
-    /// Entries after `first`: delta varint, then the next-byte mask.
+    /// Entries after `first`, encoded (see [`put_entry`]).
     rest: Vec<u8>,
 }
 
@@ -120,14 +186,14 @@ impl Lists {
         }
     }
 
-    fn push(&mut self, key: u32, doc: u32, mask: u8) {
+    fn push(&mut self, key: u32, section: u32, tag: Tag) {
         let block = self.blocks[(key >> 8) as usize].get_or_insert_with(|| Box::new([0; 256]));
         let slot = &mut block[(key & 0xff) as usize];
         if *slot == 0 {
             self.lists.push(PartialList {
-                first: doc,
-                first_mask: mask,
-                last: doc,
+                first: section,
+                first_tag: tag,
+                last: section,
                 count: 1,
                 rest: Vec::new(),
             });
@@ -136,9 +202,8 @@ impl Lists {
             return;
         }
         let list = &mut self.lists[(*slot - 1) as usize];
-        put_varint(&mut list.rest, doc - list.last);
-        list.rest.push(mask);
-        list.last = doc;
+        put_entry(&mut list.rest, section - list.last, tag);
+        list.last = section;
         list.count += 1;
     }
 
@@ -160,12 +225,12 @@ pub(crate) enum Indexed {
     No,
 }
 
-/// Per-thread scratch for one build: the distinct trigrams of the current file (`bits`, a set
-/// over all 2^24 keys, and `seen`, its members in order of appearance) and the next-byte mask
-/// of each (`masks`, indexed by trigram).
+/// Per-thread scratch for one build: the file's contents, and the distinct trigrams of the
+/// current section (`bits`, a set over all 2^24 keys, and `seen`, its members in order of
+/// appearance) with the tag of each (`tags`, indexed by trigram).
 struct Scratch {
     bits: Vec<u64>,
-    masks: Vec<u8>,
+    tags: Vec<Tag>,
     seen: Vec<u32>,
     buffer: Vec<u8>,
 }
@@ -174,52 +239,54 @@ impl Scratch {
     fn new() -> Scratch {
         Scratch {
             bits: vec![0; (1 << 24) / 64],
-            masks: vec![0; 1 << 24],
+            tags: vec![0; 1 << 24],
             seen: Vec::new(),
             buffer: Vec::new(),
         }
     }
 
-    /// Reads `reader` whole and collects its distinct trigrams (their masks are in `masks`);
-    /// `None` when the file is not indexed (see [`Indexed::No`]).
-    fn trigrams_of(&mut self, reader: &mut dyn Read, size_hint: u64) -> Option<usize> {
+    /// Reads `reader` whole into the buffer; false when the file is not indexed (see
+    /// [`Indexed::No`]).
+    fn load(&mut self, reader: &mut dyn Read, size_hint: u64) -> bool {
         self.buffer.clear();
         if size_hint > MAX_INDEXED_BYTES {
-            return None;
+            return false;
         }
         let limit = MAX_INDEXED_BYTES + 1;
-        reader.take(limit).read_to_end(&mut self.buffer).ok()?;
+        if reader.take(limit).read_to_end(&mut self.buffer).is_err() {
+            return false;
+        }
         let content = &self.buffer[..];
-        if content.len() as u64 > MAX_INDEXED_BYTES
+        !(content.len() as u64 > MAX_INDEXED_BYTES
             || BOMS.iter().any(|b| content.starts_with(b))
             || memchr::memchr(0, content).is_some()
             || (content.len() > MAX_INDEXED_LINE_BYTES
-                && longest_line(content) > MAX_INDEXED_LINE_BYTES)
-        {
-            return None;
-        }
+                && longest_line(content) > MAX_INDEXED_LINE_BYTES))
+    }
+
+    /// Collects the distinct trigrams starting in `section` of the loaded contents into `seen`
+    /// (their tags are in `tags`).
+    fn collect(&mut self, section: std::ops::Range<usize>) {
         for &t in &self.seen {
             self.bits[(t >> 6) as usize] &= !(1u64 << (t & 63));
-            self.masks[t as usize] = 0;
+            self.tags[t as usize] = 0;
         }
         self.seen.clear();
-        let mut key = 0u32;
-        for (i, &b) in content.iter().enumerate() {
-            key = ((key << 8) | u32::from(lower(b))) & 0xff_ffff;
-            if i < 2 {
-                continue;
-            }
+        let content = &self.buffer[..];
+        let end = section.end.min(content.len().saturating_sub(2));
+        for at in section.start..end {
+            let key = trigram(content[at], content[at + 1], content[at + 2]);
             let word = &mut self.bits[(key >> 6) as usize];
             let bit = 1u64 << (key & 63);
             if *word & bit == 0 {
                 *word |= bit;
                 self.seen.push(key);
             }
-            // The last trigram of the file has no next byte and sets no bit.
-            self.masks[key as usize] |=
-                follow_bits(content.get(i + 1).copied(), content.get(i + 2).copied());
+            // The last trigram of the file has no next byte and sets no follow bit.
+            let follow = follow_bits(content.get(at + 3).copied(), content.get(at + 4).copied());
+            let case = case_bits(content[at], content[at + 1], content[at + 2]);
+            self.tags[key as usize] |= Tag::from(follow) | Tag::from(case) << 8;
         }
-        Some(self.seen.len())
     }
 }
 
@@ -227,11 +294,27 @@ impl Scratch {
 #[derive(Default)]
 pub(crate) struct Postings {
     keys: Vec<u32>,
+    /// Sections holding each key.
     counts: Vec<u32>,
-    /// `offsets[i]..offsets[i + 1]` is the list of `keys[i]` in `data`.
+    /// `offsets[i]..offsets[i + 1]` is the list of `keys[i]` in `data`: section numbers.
     offsets: Vec<u64>,
     data: Vec<u8>,
+    /// The document (file) of each section, in order: a document's sections are consecutive.
+    documents: Vec<u32>,
 }
+
+/// The raw arrays of an index (see [`Postings`]).
+pub(crate) struct Parts<'a> {
+    pub(crate) keys: &'a [u32],
+    pub(crate) counts: &'a [u32],
+    pub(crate) offsets: &'a [u64],
+    pub(crate) data: &'a [u8],
+    pub(crate) documents: &'a [u32],
+}
+
+/// One thread's build: its lists, its files' statuses, and the document of each of its
+/// sections (numbered from 0 within the thread).
+type Part = (Lists, Vec<Indexed>, Vec<u32>);
 
 impl Postings {
     /// Builds the index of `files` (path, size) split into `parts` ranges, one thread each.
@@ -258,7 +341,7 @@ impl Postings {
             }
         }
         parts.push(start..files.len());
-        let results: Vec<(Lists, Vec<Indexed>)> = std::thread::scope(|scope| {
+        let results: Vec<Part> = std::thread::scope(|scope| {
             let handles: Vec<_> = parts
                 .iter()
                 .map(|range| {
@@ -268,14 +351,22 @@ impl Postings {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| (Lists::new(), Vec::new())))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| (Lists::new(), Vec::new(), Vec::new()))
+                })
                 .collect()
         });
         let mut status = Vec::with_capacity(files.len());
         let mut keys: Vec<u32> = Vec::new();
-        for (lists, part_status) in &results {
+        let mut documents = Vec::new();
+        // The first section number of each part.
+        let mut bases = Vec::with_capacity(results.len());
+        for (lists, part_status, part_documents) in &results {
             keys.extend(&lists.keys);
             status.extend(part_status);
+            bases.push(documents.len() as u32);
+            documents.extend(part_documents);
         }
         // A thread that panicked left no statuses: its files are not indexed.
         status.resize(files.len(), Indexed::No);
@@ -286,22 +377,26 @@ impl Postings {
             counts: Vec::with_capacity(keys.len()),
             offsets: Vec::with_capacity(keys.len() + 1),
             data: Vec::new(),
+            documents,
         };
         let bytes: usize = results
             .iter()
-            .map(|(l, _)| l.lists.iter().map(|p| p.rest.len() + 3).sum::<usize>())
+            .map(|(l, _, _)| l.lists.iter().map(|p| p.rest.len() + 3).sum::<usize>())
             .sum();
         out.data.reserve(bytes);
         out.offsets.push(0);
         for key in keys {
             let mut previous: Option<u32> = None;
             let mut count = 0u32;
-            for (lists, _) in &results {
+            for ((lists, _, _), base) in results.iter().zip(&bases) {
                 if let Some(list) = lists.get(key) {
-                    put_varint(&mut out.data, list.first - previous.unwrap_or(0));
-                    out.data.push(list.first_mask);
+                    put_entry(
+                        &mut out.data,
+                        base + list.first - previous.unwrap_or(0),
+                        list.first_tag,
+                    );
                     out.data.extend_from_slice(&list.rest);
-                    previous = Some(list.last);
+                    previous = Some(base + list.last);
                     count += list.count;
                 }
             }
@@ -318,21 +413,28 @@ impl Postings {
         (self.keys.capacity() * 4
             + self.counts.capacity() * 4
             + self.offsets.capacity() * 8
-            + self.data.capacity()) as u64
+            + self.data.capacity()
+            + self.documents.capacity() * 4) as u64
     }
 
     fn find(&self, key: u32) -> Option<usize> {
         self.keys.binary_search(&key).ok()
     }
 
-    /// Documents holding `key`.
+    /// Sections holding `key`.
     pub(crate) fn count(&self, key: u32) -> u32 {
         self.find(key).map_or(0, |i| self.counts[i])
     }
 
-    /// The raw parts, for the on-disk copy.
-    pub(crate) fn parts(&self) -> (&[u32], &[u32], &[u64], &[u8]) {
-        (&self.keys, &self.counts, &self.offsets, &self.data)
+    /// The raw arrays, for the on-disk copy.
+    pub(crate) fn parts(&self) -> Parts<'_> {
+        Parts {
+            keys: &self.keys,
+            counts: &self.counts,
+            offsets: &self.offsets,
+            data: &self.data,
+            documents: &self.documents,
+        }
     }
 
     /// Rebuilds an index from the raw parts of an on-disk copy, if they are consistent.
@@ -341,37 +443,55 @@ impl Postings {
         counts: Vec<u32>,
         offsets: Vec<u64>,
         data: Vec<u8>,
+        documents: Vec<u32>,
     ) -> Option<Postings> {
         let consistent = counts.len() == keys.len()
             && offsets.len() == keys.len() + 1
             && keys.windows(2).all(|w| w[0] < w[1])
             && offsets.windows(2).all(|w| w[0] <= w[1])
             && offsets.first() == Some(&0)
-            && offsets.last() == Some(&(data.len() as u64));
+            && offsets.last() == Some(&(data.len() as u64))
+            && documents.windows(2).all(|w| w[0] <= w[1]);
         consistent.then_some(Postings {
             keys,
             counts,
             offsets,
             data,
+            documents,
         })
     }
 
-    /// The sorted documents holding `key`, and, when `next` is given, followed by that byte
-    /// somewhere (as far as the mask tells: a document may pass without it, never fail with it).
-    pub(crate) fn list(&self, key: u32, want: u8) -> Vec<u32> {
-        let Some(i) = self.find(key) else {
+    /// The sorted sections holding `gram`'s trigram with its follow and case bits (as far as
+    /// the bits tell: a section may pass without the bytes they stand for, never fail with them).
+    pub(crate) fn sections(&self, gram: Gram) -> Vec<u32> {
+        let Some(i) = self.find(gram.key) else {
             return Vec::new();
         };
         let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
         let data = &self.data[..end];
         let mut out = Vec::with_capacity(self.counts[i] as usize);
         let mut at = start;
-        let mut doc = 0u32;
+        let mut section = 0u64;
         while at < end {
-            doc += get_varint(data, &mut at);
-            let mask = data.get(at).copied().unwrap_or(0);
+            let value = get_varint(data, &mut at);
+            section += value >> 2;
+            let case = value as u8 & 3;
+            let follow = data.get(at).copied().unwrap_or(0);
             at += 1;
-            if mask & want == want {
+            if follow & gram.follow == gram.follow && case & gram.case == gram.case {
+                out.push(section as u32);
+            }
+        }
+        out
+    }
+
+    /// The sorted documents of sorted `sections` (a section the index does not know names none).
+    pub(crate) fn documents_of(&self, sections: &[u32]) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::with_capacity(sections.len());
+        for &section in sections {
+            if let Some(&doc) = self.documents.get(section as usize)
+                && out.last() != Some(&doc)
+            {
                 out.push(doc);
             }
         }
@@ -384,10 +504,11 @@ fn build_part(
     range: std::ops::Range<usize>,
     open: &(dyn Fn(&str) -> std::io::Result<std::fs::File> + Sync),
     stop: &(dyn Fn() -> bool + Sync),
-) -> (Lists, Vec<Indexed>) {
+) -> Part {
     let mut lists = Lists::new();
     let mut scratch = Scratch::new();
     let mut status = Vec::with_capacity(range.len());
+    let mut documents = Vec::with_capacity(range.len());
     for doc in range {
         let (path, size) = &files[doc];
         if stop() {
@@ -398,17 +519,21 @@ fn build_part(
             status.push(Indexed::No);
             continue;
         };
-        match scratch.trigrams_of(&mut file, *size) {
-            Some(_) => {
-                for &t in &scratch.seen {
-                    lists.push(t, doc as u32, scratch.masks[t as usize]);
-                }
-                status.push(Indexed::Text);
-            }
-            None => status.push(Indexed::No),
+        if !scratch.load(&mut file, *size) {
+            status.push(Indexed::No);
+            continue;
         }
+        for section in sections(&scratch.buffer) {
+            scratch.collect(section);
+            let number = documents.len() as u32;
+            for &t in &scratch.seen {
+                lists.push(t, number, scratch.tags[t as usize]);
+            }
+            documents.push(doc as u32);
+        }
+        status.push(Indexed::Text);
     }
-    (lists, status)
+    (lists, status, documents)
 }
 
 /// Sorted intersection.
@@ -462,7 +587,16 @@ mod tests {
     #[test]
     fn varints_round_trip() {
         let mut out = Vec::new();
-        let values = [0u32, 1, 127, 128, 300, 16_383, 16_384, u32::MAX];
+        let values = [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u64::from(u32::MAX) << 2 | 3,
+        ];
         for v in values {
             put_varint(&mut out, v);
         }
@@ -471,6 +605,30 @@ mod tests {
             assert_eq!(get_varint(&out, &mut at), v);
         }
         assert_eq!(at, out.len());
+    }
+
+    fn gram(key: u32, follow: u8) -> Gram {
+        Gram {
+            key,
+            follow,
+            case: 0,
+        }
+    }
+
+    /// The documents whose sections hold `key` with the follow bits `want`.
+    fn docs(postings: &Postings, key: u32, want: u8) -> Vec<u32> {
+        postings.documents_of(&postings.sections(gram(key, want)))
+    }
+
+    /// Writes `contents` as `0.txt`, `1.txt`, ... into `dir`; returns their (name, size).
+    fn write_files(dir: &std::path::Path, contents: &[&str]) -> Vec<(String, u64)> {
+        let mut files = Vec::new();
+        for (i, text) in contents.iter().enumerate() {
+            let name = format!("{i}.txt");
+            std::fs::write(dir.join(&name), text).expect("write");
+            files.push((name, text.len() as u64));
+        }
+        files
     }
 
     #[test]
@@ -483,33 +641,96 @@ mod tests {
             "nothing",
             "hello",
         ];
-        let mut files = Vec::new();
-        for (i, text) in contents.iter().enumerate() {
-            let name = format!("{i}.txt");
-            std::fs::write(dir.path().join(&name), text).expect("write");
-            files.push((name, text.len() as u64));
-        }
+        let files = write_files(dir.path(), &contents);
         let open = |p: &str| std::fs::File::open(dir.path().join(p));
         for threads in [1, 2, 3, 8] {
             let (postings, status) = Postings::build(&files, threads, &open, &|| false);
             assert_eq!(status[2], Indexed::No, "binary");
             assert_eq!(status[0], Indexed::Text);
             let hel = trigram(b'h', b'e', b'l');
-            assert_eq!(postings.list(hel, 0), vec![0, 1, 4]);
+            assert_eq!(docs(&postings, hel, 0), vec![0, 1, 4]);
             assert_eq!(
-                postings.list(hel, follow_bits(Some(b'L'), Some(b'o'))),
+                docs(&postings, hel, follow_bits(Some(b'L'), Some(b'o'))),
                 vec![0, 1, 4]
             );
             assert_eq!(postings.count(trigram(b'L', b'L', b'O')), 3);
             // `llo` is followed by a space in 0.txt only, and ends 1.txt and 4.txt.
             let llo = trigram(b'l', b'l', b'o');
             assert_eq!(
-                postings.list(llo, follow_bits(Some(b' '), Some(b'w'))),
+                docs(&postings, llo, follow_bits(Some(b' '), Some(b'w'))),
                 vec![0]
             );
             assert_eq!(
-                postings.list(trigram(b'x', b'y', b'z'), 0),
+                docs(&postings, trigram(b'x', b'y', b'z'), 0),
                 Vec::<u32>::new()
+            );
+        }
+    }
+
+    #[test]
+    fn case_bits_tell_which_cases_a_trigram_occurs_in() {
+        assert_eq!(case_bits(b'p', b'm', b'_'), LOWER);
+        assert_eq!(case_bits(b'P', b'M', b'_'), UPPER);
+        assert_eq!(case_bits(b'P', b'm', b'_'), 0);
+        assert_eq!(case_bits(b'1', b'-', b'>'), LOWER | UPPER);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let contents = ["PM_RESUME", "pm_resume", "Pm_Resume", "pm_resume PM_RESUME"];
+        let files = write_files(dir.path(), &contents);
+        let open = |p: &str| std::fs::File::open(dir.path().join(p));
+        let (postings, _) = Postings::build(&files, 2, &open, &|| false);
+        let key = trigram(b'p', b'm', b'_');
+        let with = |case| {
+            postings.documents_of(&postings.sections(Gram {
+                key,
+                follow: 0,
+                case,
+            }))
+        };
+        assert_eq!(with(0), vec![0, 1, 2, 3]);
+        assert_eq!(with(UPPER), vec![0, 3]);
+        assert_eq!(with(LOWER), vec![1, 3]);
+    }
+
+    #[test]
+    fn large_files_are_cut_into_sections_after_line_ends() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Two sections: `alpha` in the first, `omega` in the second, and a line that crosses
+        // the section size (the cut comes after it).
+        let filler = "x\n".repeat(SECTION_BYTES / 2 - 8);
+        let long_line = "zeta ends the first section\n";
+        let big = format!("alpha\n{filler}{long_line}{filler}omega\n");
+        let cuts = sections(big.as_bytes());
+        assert_eq!(cuts.len(), 2, "{cuts:?}");
+        let zeta = big.find("zeta").expect("zeta");
+        assert!(zeta < SECTION_BYTES && zeta + long_line.len() > SECTION_BYTES);
+        assert_eq!(
+            cuts[0],
+            0..zeta + long_line.len(),
+            "a line stays in one section"
+        );
+        assert_eq!(cuts[1].end, big.len());
+        std::fs::write(dir.path().join("big.txt"), &big).expect("write");
+        std::fs::write(dir.path().join("small.txt"), "omega alpha").expect("write");
+        let files = vec![
+            ("big.txt".to_string(), big.len() as u64),
+            ("small.txt".to_string(), 11),
+        ];
+        let open = |p: &str| std::fs::File::open(dir.path().join(p));
+        for threads in [1, 2] {
+            let (postings, _) = Postings::build(&files, threads, &open, &|| false);
+            let alp = postings.sections(gram(trigram(b'a', b'l', b'p'), 0));
+            let ome = postings.sections(gram(trigram(b'o', b'm', b'e'), 0));
+            assert_eq!(alp, vec![0, 2]);
+            assert_eq!(ome, vec![1, 2]);
+            // Both words are in the big file, but in no one section of it.
+            assert_eq!(intersect(&alp, &ome), vec![2]);
+            assert_eq!(postings.documents_of(&alp), vec![0, 1]);
+            assert_eq!(postings.documents_of(&union(&alp, &ome)), vec![0, 1]);
+            // The mask of the section's last trigram sees the next section's first bytes.
+            let on = trigram(b'o', b'n', b'\n');
+            assert_eq!(
+                postings.sections(gram(on, follow_bits(Some(b'x'), Some(b'\n')))),
+                vec![0]
             );
         }
     }
