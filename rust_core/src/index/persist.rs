@@ -19,7 +19,7 @@ use super::source::FileMeta;
 use super::table::FileEntry;
 use crate::workspace::Workspace;
 
-const MAGIC: &[u8; 8] = b"RSIDX003";
+const MAGIC: &[u8; 8] = b"RSIDX004";
 
 /// The file holding the copy for `workspace` inside `dir`.
 fn file_for(dir: &Path, workspace: &Workspace) -> PathBuf {

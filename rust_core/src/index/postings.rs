@@ -27,24 +27,44 @@ use crate::grep::{BOMS, MAX_FILE_BYTES, MAX_LINE_BYTES};
 use crate::limits::MAX_CONTEXT;
 
 /// The bits of the follow mask that a trigram followed by `next` and then `after` sets: one of
-/// the low four bits for `next` and one of the high four for the pair (`next`, `after`). A
-/// query wanting those bytes after the trigram asks for the same bits. (Measured against one
-/// byte of eight bits and a pair of eight bits in benches/README.md: this split narrows long
-/// literals most without losing short ones.)
-pub(crate) fn follow_bits(next: Option<u8>, after: Option<u8>) -> u8 {
+/// the low eight bits for `next` and one of the high eight for the pair (`next`, `after`). A
+/// query wanting those bytes after the trigram asks for the same bits.
+///
+/// Most entries store the mask folded to one byte ([`narrow`]: four bits for the next byte,
+/// four for the pair; measured against eight bits of either alone in benches/README.md); an
+/// entry whose folded mask is nearly full keeps all sixteen bits (see [`WIDE_FROM_BITS`]).
+pub(crate) fn follow_bits(next: Option<u8>, after: Option<u8>) -> u16 {
     let Some(next) = next else {
         return 0;
     };
     let h1 = u32::from(lower(next)).wrapping_mul(0x9e37_79b9);
-    let single = 1u8 << (h1 >> 30);
+    let single = 1u16 << (h1 >> 29);
     match after {
         None => single,
         Some(after) => {
             let h2 = (h1 ^ u32::from(lower(after))).wrapping_mul(0x85eb_ca6b);
-            single | (16 << (h2 >> 30))
+            single | (0x100 << (h2 >> 29))
         }
     }
 }
+
+/// A sixteen-bit follow mask folded to eight: bits 2i and 2i + 1 of each byte become bit i of
+/// its nibble (the bucket of the top two hash bits instead of three). Folding keeps every bit a
+/// place sets, so a folded entry passes every folded query the full one passes.
+pub(crate) fn narrow(mask: u16) -> u8 {
+    let fold = |byte: u16| {
+        let pairs = (byte | (byte >> 1)) & 0x55;
+        (pairs & 1) | ((pairs >> 1) & 2) | ((pairs >> 2) & 4) | ((pairs >> 3) & 8)
+    };
+    (fold(mask & 0xff) | (fold(mask >> 8) << 4)) as u8
+}
+
+/// An entry whose folded follow mask has at least this many of its eight bits set stores the
+/// full sixteen: a trigram followed by many different bytes in one section (`pm_` in a file of
+/// `pm_runtime`, `pm_ops` and `pm_qos`) would otherwise pass almost every query. (On the Linux
+/// tree: `pm_resume` 739 candidate files with one-byte masks, 510 with this; 4 gives 482 for
+/// 1.1% more of the bytes, past the memory budget's margin.)
+pub(crate) const WIDE_FROM_BITS: u32 = 5;
 
 /// A trigram's letters are all lowercase at some place where it occurs.
 pub(crate) const LOWER: u8 = 1;
@@ -118,14 +138,26 @@ fn longest_line(content: &[u8]) -> usize {
     longest.max(content.len() - start)
 }
 
-/// What one place of a trigram tells: its follow-mask bits (low byte) and its case bits.
-type Tag = u16;
+/// What the places of a trigram in one section tell: their follow mask (low sixteen bits) and
+/// case bits.
+type Tag = u32;
 
-/// Appends one list entry: the section's distance from the previous one, shifted to make room
-/// for the case bits, as a varint; then the follow mask.
+/// Appends one list entry: a varint of the section's distance from the previous one, shifted
+/// to make room for a bit saying the mask is wide and the two case bits; then the follow mask,
+/// folded to one byte or whole in two.
 fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
-    put_varint(out, (u64::from(delta) << 2) | u64::from(tag >> 8));
-    out.push(tag as u8);
+    let mask = tag as u16;
+    let folded = narrow(mask);
+    let wide = folded.count_ones() >= WIDE_FROM_BITS;
+    put_varint(
+        out,
+        (u64::from(delta) << 3) | (u64::from(wide) << 2) | u64::from(tag >> 16),
+    );
+    if wide {
+        out.extend_from_slice(&mask.to_le_bytes());
+    } else {
+        out.push(folded);
+    }
 }
 
 fn put_varint(out: &mut Vec<u8>, mut value: u64) {
@@ -155,7 +187,7 @@ fn get_varint(data: &[u8], at: &mut usize) -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Gram {
     pub(crate) key: u32,
-    pub(crate) follow: u8,
+    pub(crate) follow: u16,
     pub(crate) case: u8,
 }
 
@@ -285,7 +317,7 @@ impl Scratch {
             // The last trigram of the file has no next byte and sets no follow bit.
             let follow = follow_bits(content.get(at + 3).copied(), content.get(at + 4).copied());
             let case = case_bits(content[at], content[at + 1], content[at + 2]);
-            self.tags[key as usize] |= Tag::from(follow) | Tag::from(case) << 8;
+            self.tags[key as usize] |= Tag::from(follow) | (Tag::from(case) << 16);
         }
     }
 }
@@ -472,13 +504,24 @@ impl Postings {
         let mut out = Vec::with_capacity(self.counts[i] as usize);
         let mut at = start;
         let mut section = 0u64;
+        let folded = narrow(gram.follow);
         while at < end {
             let value = get_varint(data, &mut at);
-            section += value >> 2;
+            section += value >> 3;
             let case = value as u8 & 3;
-            let follow = data.get(at).copied().unwrap_or(0);
-            at += 1;
-            if follow & gram.follow == gram.follow && case & gram.case == gram.case {
+            let follows = if value & 4 == 0 {
+                let mask = data.get(at).copied().unwrap_or(0);
+                at += 1;
+                mask & folded == folded
+            } else {
+                let mask = u16::from_le_bytes([
+                    data.get(at).copied().unwrap_or(0),
+                    data.get(at + 1).copied().unwrap_or(0),
+                ]);
+                at += 2;
+                mask & gram.follow == gram.follow
+            };
+            if follows && case & gram.case == gram.case {
                 out.push(section as u32);
             }
         }
@@ -595,7 +638,7 @@ mod tests {
             300,
             16_383,
             16_384,
-            u64::from(u32::MAX) << 2 | 3,
+            (u64::from(u32::MAX) << 3) | 7,
         ];
         for v in values {
             put_varint(&mut out, v);
@@ -607,7 +650,7 @@ mod tests {
         assert_eq!(at, out.len());
     }
 
-    fn gram(key: u32, follow: u8) -> Gram {
+    fn gram(key: u32, follow: u16) -> Gram {
         Gram {
             key,
             follow,
@@ -616,7 +659,7 @@ mod tests {
     }
 
     /// The documents whose sections hold `key` with the follow bits `want`.
-    fn docs(postings: &Postings, key: u32, want: u8) -> Vec<u32> {
+    fn docs(postings: &Postings, key: u32, want: u16) -> Vec<u32> {
         postings.documents_of(&postings.sections(gram(key, want)))
     }
 
@@ -665,6 +708,84 @@ mod tests {
                 Vec::<u32>::new()
             );
         }
+    }
+
+    #[test]
+    fn folding_keeps_every_bit() {
+        for mask in 0..=u16::MAX {
+            let bits = (0..16).filter(|b| mask & (1 << b) != 0);
+            let each = bits.fold(0u8, |acc, b| acc | narrow(1 << b));
+            assert_eq!(narrow(mask), each, "{mask:#x}");
+        }
+        assert_eq!(narrow(0x0003), 0x01);
+        assert_eq!(narrow(0x8000), 0x80);
+    }
+
+    #[test]
+    fn a_trigram_with_many_followers_keeps_its_whole_mask() {
+        // Two followers of `pm_` whose folded bits are the same but whose full bits differ.
+        let letters: Vec<u8> = (b'a'..=b'z').collect();
+        let pairs: Vec<(u8, u8)> = letters
+            .iter()
+            .flat_map(|&a| letters.iter().map(move |&b| (a, b)))
+            .collect();
+        let (absent, present) = pairs
+            .iter()
+            .flat_map(|&x| pairs.iter().map(move |&y| (x, y)))
+            .find(|&(x, y)| {
+                let (fx, fy) = (
+                    follow_bits(Some(x.0), Some(x.1)),
+                    follow_bits(Some(y.0), Some(y.1)),
+                );
+                fx != fy && narrow(fx) == narrow(fy) && fx & fy == 0
+            })
+            .expect("two followers that fold alike");
+        // `pm_` followed by `present` and by enough others to fill its folded mask.
+        let mut text = format!("pm_{}{} ", present.0 as char, present.1 as char);
+        let mut folded = narrow(follow_bits(Some(present.0), Some(present.1)));
+        let mut full = follow_bits(Some(present.0), Some(present.1));
+        for &(a, b) in &pairs {
+            let bits = follow_bits(Some(a), Some(b));
+            let merged = full | bits;
+            if folded.count_ones() >= WIDE_FROM_BITS {
+                break;
+            }
+            if merged & follow_bits(Some(absent.0), Some(absent.1))
+                == follow_bits(Some(absent.0), Some(absent.1))
+            {
+                continue;
+            }
+            full = merged;
+            folded = narrow(full);
+            text.push_str(&format!("pm_{}{} ", a as char, b as char));
+        }
+        assert!(folded.count_ones() >= WIDE_FROM_BITS, "{text}");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = write_files(dir.path(), &[&text]);
+        let (postings, _) = Postings::build(
+            &files,
+            1,
+            &|p: &str| std::fs::File::open(dir.path().join(p)),
+            &|| false,
+        );
+        let key = trigram(b'p', b'm', b'_');
+        assert_eq!(
+            docs(
+                &postings,
+                key,
+                follow_bits(Some(present.0), Some(present.1))
+            ),
+            vec![0]
+        );
+        // The folded mask alone would let `absent` pass.
+        assert_eq!(
+            narrow(follow_bits(Some(absent.0), Some(absent.1))) & folded,
+            narrow(follow_bits(Some(absent.0), Some(absent.1)))
+        );
+        assert_eq!(
+            docs(&postings, key, follow_bits(Some(absent.0), Some(absent.1))),
+            Vec::<u32>::new()
+        );
     }
 
     #[test]
