@@ -624,12 +624,16 @@ fn search_files<'a>(
 /// line (`within_lines`), one section of a document must satisfy the whole query (sections end
 /// at line ends); otherwise the document as a whole must.
 fn evaluate(query: &Query, postings: &Postings, within_lines: bool) -> Option<Vec<u32>> {
-    let leaf = |gram: Gram| {
-        let sections = postings.sections(gram);
+    // The entries holding `gram`, among the sorted `among` when given.
+    let leaf = |gram: Gram, among: Option<&[u32]>| {
         if within_lines {
-            sections
+            postings.sections_among(gram, among)
         } else {
-            postings.documents_of(&sections)
+            let documents = postings.documents_of(&postings.sections(gram));
+            match among {
+                Some(among) => intersect(among, &documents),
+                None => documents,
+            }
         }
     };
     let found = satisfying(query, postings, &leaf)?;
@@ -640,19 +644,18 @@ fn evaluate(query: &Query, postings: &Postings, within_lines: bool) -> Option<Ve
     })
 }
 
+/// The sorted entries (sections or documents) holding a trigram, among the sorted entries given.
+type Leaf<'a> = dyn Fn(Gram, Option<&[u32]>) -> Vec<u32> + 'a;
+
 /// The sorted entries `leaf` gives that satisfy `query`; `None` for all.
-fn satisfying(
-    query: &Query,
-    postings: &Postings,
-    leaf: &dyn Fn(Gram) -> Vec<u32>,
-) -> Option<Vec<u32>> {
+fn satisfying(query: &Query, postings: &Postings, leaf: &Leaf<'_>) -> Option<Vec<u32>> {
     /// Once this few candidates are left, further trigrams are not looked up: decoding their
     /// lists would cost more than searching the few files.
     const ENOUGH: usize = 8;
     match query {
         Query::All => None,
         Query::Nothing => Some(Vec::new()),
-        Query::Trigram(gram) => Some(leaf(*gram)),
+        Query::Trigram(gram) => Some(leaf(*gram, None)),
         Query::And(parts) => {
             let mut grams: Vec<Gram> = parts
                 .iter()
@@ -669,11 +672,7 @@ fn satisfying(
                 if acc.as_ref().is_some_and(|a| a.len() <= ENOUGH) {
                     break;
                 }
-                let list = leaf(gram);
-                acc = Some(match acc {
-                    None => list,
-                    Some(a) => intersect(&a, &list),
-                });
+                acc = Some(leaf(gram, acc.as_deref()));
             }
             for part in parts {
                 if matches!(part, Query::Trigram(..)) {

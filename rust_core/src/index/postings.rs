@@ -496,32 +496,47 @@ impl Postings {
     /// The sorted sections holding `gram`'s trigram with its follow and case bits (as far as
     /// the bits tell: a section may pass without the bytes they stand for, never fail with them).
     pub(crate) fn sections(&self, gram: Gram) -> Vec<u32> {
+        self.sections_among(gram, None)
+    }
+
+    /// [`Postings::sections`], kept to those in the sorted `among` when given: the list is
+    /// decoded once, without collecting the entries that `among` does not hold.
+    pub(crate) fn sections_among(&self, gram: Gram, among: Option<&[u32]>) -> Vec<u32> {
         let Some(i) = self.find(gram.key) else {
             return Vec::new();
         };
         let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
         let data = &self.data[..end];
-        let mut out = Vec::with_capacity(self.counts[i] as usize);
+        let capacity = among.map_or(self.counts[i] as usize, <[u32]>::len);
+        let mut out = Vec::with_capacity(capacity);
         let mut at = start;
         let mut section = 0u64;
+        let mut next = 0usize;
         let folded = narrow(gram.follow);
         while at < end {
             let value = get_varint(data, &mut at);
             section += value >> 3;
-            let case = value as u8 & 3;
-            let follows = if value & 4 == 0 {
-                let mask = data.get(at).copied().unwrap_or(0);
-                at += 1;
-                mask & folded == folded
-            } else {
-                let mask = u16::from_le_bytes([
-                    data.get(at).copied().unwrap_or(0),
-                    data.get(at + 1).copied().unwrap_or(0),
-                ]);
-                at += 2;
+            let wide = value & 4 != 0;
+            let mask_at = at;
+            at += if wide { 2 } else { 1 };
+            if let Some(among) = among {
+                while among.get(next).is_some_and(|&s| u64::from(s) < section) {
+                    next += 1;
+                }
+                match among.get(next) {
+                    None => break,
+                    Some(&s) if u64::from(s) != section => continue,
+                    Some(_) => {}
+                }
+            }
+            let byte = |k: usize| data.get(mask_at + k).copied().unwrap_or(0);
+            let follows = if wide {
+                let mask = u16::from_le_bytes([byte(0), byte(1)]);
                 mask & gram.follow == gram.follow
+            } else {
+                byte(0) & folded == folded
             };
-            if follows && case & gram.case == gram.case {
+            if follows && value as u8 & 3 & gram.case == gram.case {
                 out.push(section as u32);
             }
         }
