@@ -491,6 +491,31 @@ def test_large_files_of_short_lines_are_indexed_and_answered_as_cold(tmp_path: P
         assert multiline.skipped.too_large == 1 and multiline.total_files == 2
 
 
+def test_globs_over_many_entries_are_answered_as_cold(tmp_path: Path) -> None:
+    # Over 4,096 table entries the warm glob matches runs of them on several threads and
+    # merges them in order: totals, pages and both sort orders stay the cold engine's.
+    root = tmp_path / "tree"
+    for i in range(5_000):
+        d = root / f"d{i % 37}" / f"e{i % 5}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.{('c', 'h', 'py')[i % 3]}").write_text("x\n")
+        if i % 500 == 0:
+            os.utime(d / f"f{i}.{('c', 'h', 'py')[i % 3]}", (1_000_000 + i, 1_000_000 + i))
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(60)
+        before = ws.index_status()["warm_calls"]
+        calls = [
+            {"pattern": "**/*.c", "limit": None},
+            {"pattern": "*.h", "limit": 7, "offset": 900},
+            {"pattern": "d1*/**/*.py", "offset": 3, "limit": 40},
+            {"pattern": "**/*", "sort": "mtime", "limit": 25, "offset": 2},
+            {"pattern": "**/f4999.py"},
+        ]
+        for kwargs in calls:
+            same(ws, root, "glob", kwargs)
+        assert ws.index_status()["warm_calls"] == before + len(calls)
+
+
 def test_a_cancelled_token_stops_indexed_calls(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree", 21)
     with Workspace(root, index=True) as ws:
