@@ -344,6 +344,10 @@ pub(crate) struct Parts<'a> {
     pub(crate) documents: &'a [u32],
 }
 
+/// Threads a build uses at most: each holds a 66 MiB scratch (a tag for every possible
+/// trigram, see `Scratch`), and reading files stops scaling well before this many.
+const MAX_BUILD_THREADS: usize = 8;
+
 /// One thread's build: its lists, its files' statuses, and the document of each of its
 /// sections (numbered from 0 within the thread).
 type Part = (Lists, Vec<Indexed>, Vec<u32>);
@@ -358,7 +362,7 @@ impl Postings {
         open: &(dyn Fn(&str) -> std::io::Result<std::fs::File> + Sync),
         stop: &(dyn Fn() -> bool + Sync),
     ) -> (Postings, Vec<Indexed>) {
-        let threads = threads.max(1).min(files.len().max(1));
+        let threads = threads.clamp(1, MAX_BUILD_THREADS).min(files.len().max(1));
         let total: u64 = files.iter().map(|f| f.1.min(MAX_INDEXED_BYTES)).sum();
         // Contiguous ranges of about equal bytes.
         let mut parts = Vec::new();
