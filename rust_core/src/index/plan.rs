@@ -385,25 +385,28 @@ fn folds(hir: &Hir) -> bool {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) | HirKind::Literal(_) => false,
         HirKind::Class(c) => {
-            let bytes: Vec<u8> = match c {
+            // Its first characters (bytes), one more than the planner keeps a class of.
+            let chars: Vec<u32> = match c {
                 Class::Unicode(c) => c
                     .ranges()
                     .iter()
                     .flat_map(|r| r.start()..=r.end())
                     .take(MAX_CLASS_SPAN + 1)
-                    .filter_map(|ch| u8::try_from(ch).ok())
+                    .map(u32::from)
                     .collect(),
                 Class::Bytes(c) => c
                     .ranges()
                     .iter()
                     .flat_map(|r| r.start()..=r.end())
                     .take(MAX_CLASS_SPAN + 1)
+                    .map(u32::from)
                     .collect(),
             };
-            bytes.len() <= MAX_CLASS_SPAN
-                && bytes
+            let lower_case = |c: u32| u8::try_from(c).is_ok_and(|b| b.is_ascii_lowercase());
+            chars.len() <= MAX_CLASS_SPAN
+                && chars
                     .iter()
-                    .any(|b| b.is_ascii_lowercase() && bytes.contains(&b.to_ascii_uppercase()))
+                    .any(|&c| lower_case(c) && chars.contains(&(c - 32)))
         }
         HirKind::Capture(c) => folds(&c.sub),
         HirKind::Repetition(rep) => folds(&rep.sub),
@@ -549,6 +552,12 @@ mod tests {
         );
         assert_eq!(plan("(?i)HELLO", false, false), plain);
         assert_eq!(plan("[Hh]ello", false, false), plan("hello", false, true));
+        // A class too wide to keep says nothing of folding: the rest keeps its case.
+        assert_eq!(
+            plan("[a-zA-Z]HELLO", false, false),
+            plan("HELLO", false, false)
+        );
+        assert_ne!(plan("HELLO", false, false), plan("HELLO", false, true));
         // A class of one case keeps its case.
         assert_eq!(
             plan("[HJ]ELLO", false, false),
