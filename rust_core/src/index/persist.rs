@@ -19,7 +19,7 @@ use super::source::FileMeta;
 use super::table::FileEntry;
 use crate::workspace::Workspace;
 
-const MAGIC: &[u8; 8] = b"RSIDX004";
+const MAGIC: &[u8; 8] = b"RSIDX005";
 
 /// The file holding the copy for `workspace` inside `dir`.
 fn file_for(dir: &Path, workspace: &Workspace) -> PathBuf {
@@ -177,6 +177,7 @@ pub(crate) fn save(
         w.u64s(parts.offsets)?;
         w.bytes(parts.data)?;
         w.u32s(parts.documents)?;
+        w.u32s(parts.bare)?;
         w.out.flush()?;
     }
     std::fs::rename(&temporary, &target)
@@ -229,7 +230,9 @@ pub(crate) fn load(dir: &Path, workspace: &Workspace) -> Option<Saved> {
         let offsets = r.u64s()?;
         let bytes = r.bytes()?;
         let documents = r.u32s()?;
-        let Some(postings) = Postings::from_parts(keys, counts, offsets, bytes, documents) else {
+        let bare = r.u32s()?;
+        let Some(postings) = Postings::from_parts(keys, counts, offsets, bytes, documents, bare)
+        else {
             return Ok(None);
         };
         // Every document must name a path of the copy.
