@@ -1,10 +1,12 @@
 //! The n-gram index of file contents: for every trigram of ASCII-lowercased bytes, the sorted
 //! list of the sections of files holding it, delta- and varint-encoded in one byte vector. Each
 //! entry also carries
-//! - a one-byte mask of what follows the trigram there (hashed bits of the next byte and of the
-//!   next two, in the spirit of Cursor's "3.5-gram" index): a query for `cassini` asks for `cas`
+//! - a mask of what follows the trigram there (hashed bits of the next byte and of the next
+//!   two, in the spirit of Cursor's "3.5-gram" index): a query for `cassini` asks for `cas`
 //!   followed by `s` and `si`, `ass` followed by `i` and `in`, and so on, which narrows almost as
-//!   much as four- and five-grams;
+//!   much as four- and five-grams. One byte, or two where one would be nearly full
+//!   ([`WIDE_FROM_BITS`]); none in the lists of trigrams found in half the sections or more
+//!   ([`BARE_FROM_PERCENT`]);
 //! - two case bits, kept in the low bits of the delta: whether the trigram occurs there with its
 //!   letters all lowercase, all uppercase (see [`case_bits`]). Keys over lowercased bytes let a
 //!   case-insensitive query narrow as well as an exact one; the bits let `PM_RESUME` pass over
