@@ -76,26 +76,26 @@ def size_text(size: int) -> str:
     return plural(size, "byte")  # pragma: no cover
 
 
+#: Each skip count the engine reports, with the words that name it: the count's field, the
+#: singular and plural nouns, and what follows them.
+_SKIP_WORDS = (
+    ("binary", "binary file", "binary files", ""),
+    ("denied", "file", "files", " denied by the secrets policy"),
+    ("unreadable", "unreadable entry", "unreadable entries", ""),
+    ("special", "special file", "special files", " (FIFO, socket, device)"),
+    ("too_large", "file", "files", " too large to search"),
+    ("line_too_long", "file", "files", " with a line too long to search"),
+    ("outside_root", "symlink", "symlinks", " pointing outside the root"),
+    ("symlink", "symlink", "symlinks", " not followed (pass one as path to look inside)"),
+)
+
+
 def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
     parts: list[str] = []
-    if include_binary and int(getattr(skipped, "binary", 0)):
-        parts.append(plural(skipped.binary, "binary file"))
-    if getattr(skipped, "denied", 0):
-        parts.append(f"{plural(skipped.denied, 'file')} denied by the secrets policy")
-    if getattr(skipped, "unreadable", 0):
-        parts.append(f"{plural(skipped.unreadable, 'unreadable entry', 'unreadable entries')}")
-    if getattr(skipped, "special", 0):
-        parts.append(f"{plural(skipped.special, 'special file')} (FIFO, socket, device)")
-    if getattr(skipped, "too_large", 0):
-        parts.append(f"{plural(skipped.too_large, 'file')} too large to search")
-    if getattr(skipped, "line_too_long", 0):
-        parts.append(f"{plural(skipped.line_too_long, 'file')} with a line too long to search")
-    if getattr(skipped, "outside_root", 0):
-        parts.append(f"{plural(skipped.outside_root, 'symlink')} pointing outside the root")
-    if getattr(skipped, "symlink", 0):
-        parts.append(
-            f"{plural(skipped.symlink, 'symlink')} not followed (pass one as path to look inside)"
-        )
+    for field, one, many, rest in _SKIP_WORDS:
+        count = int(getattr(skipped, field, 0))
+        if count and (include_binary or field != "binary"):
+            parts.append(plural(count, one, many) + rest)
     return parts
 
 

@@ -30,6 +30,17 @@ __all__ = [
 ]
 
 
+def _page_header(totals: str, result: Any, shown: int, total: int, entries: str) -> str:
+    """The line before a page of `shown` entries out of `total`: the totals, and which entries
+    the page holds (or that its offset is past the end)."""
+    if shown == 0:
+        return f"{totals}, but offset={result.offset} is past the end; use an offset below {total}."
+    if result.offset or result.withheld:
+        first, last = thousands(result.offset + 1), thousands(result.offset + shown)
+        return f"{totals}; showing {entries} {first}-{last}:"
+    return f"{totals}:"
+
+
 def grep_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     """The model-facing description of `grep` under these limits."""
     return f"""\
@@ -165,17 +176,7 @@ def format_grep(
             f"{plural(matches, 'match', 'matches')} in {plural(files, 'file')} for "
             f"{pattern}{scope} ({searched})"
         )
-        if shown == 0:
-            lines.append(
-                f"{totals}, but offset={result.offset} is past the end; use an offset below "
-                f"{matches}."
-            )
-        elif result.offset or result.withheld:
-            lines.append(
-                f"{totals}; showing matches {thousands(result.offset + 1)}-{thousands(result.offset + shown)}:"
-            )
-        else:
-            lines.append(f"{totals}:")
+        lines.append(_page_header(totals, result, shown, matches, "matches"))
         previous: tuple[str, int] | None = None
         cut = 0
         for line in result.lines:
@@ -208,17 +209,7 @@ def format_grep(
             f"{plural(files, 'file')} {'matches' if files == 1 else 'match'} {pattern}{scope} "
             f"({plural(matches, 'matching line')}, {searched})"
         )
-        if shown == 0:
-            lines.append(
-                f"{totals}, but offset={result.offset} is past the end; use an offset below "
-                f"{files}."
-            )
-        elif result.offset or result.withheld:
-            lines.append(
-                f"{totals}; showing {entry} {thousands(result.offset + 1)}-{thousands(result.offset + shown)}:"
-            )
-        else:
-            lines.append(f"{totals}:")
+        lines.append(_page_header(totals, result, shown, files, entry))
         for item in result.files:
             shown_path = quote_path(item.path)
             lines.append(
