@@ -516,6 +516,37 @@ def test_globs_over_many_entries_are_answered_as_cold(tmp_path: Path) -> None:
         assert ws.index_status()["warm_calls"] == before + len(calls)
 
 
+def test_many_changes_are_reindexed_in_the_background(tmp_path: Path) -> None:
+    # After 512 changed files a call starts a background re-index; once it is done the changed
+    # files are indexed again (not searched on every call) and answers stay the cold engine's,
+    # also for edits made after it.
+    root = tmp_path / "tree"
+    for i in range(700):
+        d = root / f"d{i % 7}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.txt").write_text(f"old {i}\n")
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(60)
+        for i in range(600):
+            (root / f"d{i % 7}" / f"f{i}.txt").write_text(f"new {i} cassini\n")
+        assert ws.revision is not None  # applies the queued changes without a search
+        assert ws.index_status()["unindexed_files"] == 600
+        # This call starts the re-index and is answered without waiting for it.
+        same(ws, root, "grep", {"pattern": "cassini", "output_mode": "count"})
+        deadline = time.monotonic() + 60
+        while ws.index_status()["unindexed_files"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ws.index_status()["unindexed_files"] == 0
+        (root / "d1" / "f1.txt").write_text("edited after the re-index\n")
+        (root / "d2" / "late.txt").write_text("cassini, added late\n")
+        for kwargs in (
+            {"pattern": "cassini", "output_mode": "count"},
+            {"pattern": "new 59\\d", "output_mode": "files_with_matches"},
+            {"pattern": "edited|late"},
+        ):
+            same(ws, root, "grep", kwargs)
+
+
 def test_a_cancelled_token_stops_indexed_calls(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree", 21)
     with Workspace(root, index=True) as ws:

@@ -905,14 +905,17 @@ fn save_copy(shared: &Shared, mut live: MutexGuard<'_, Live>) {
     let _ = persist::save(dir, &shared.workspace, &files, &data);
 }
 
-/// Reads every file of `table` into a new index and gives the table's entries their documents.
-fn index_table(shared: &Shared, table: &mut Table) -> Data {
-    let files: Vec<(String, u64)> = table
+/// What a build reads: the table's files (path, size) in path order, and their generations.
+fn snapshot(table: &Table) -> (Vec<(String, u64)>, Vec<u64>) {
+    table
         .files
         .iter()
-        .map(|(p, e)| (p.clone(), e.meta.size))
-        .collect();
-    let generations: Vec<u64> = table.files.values().map(|e| e.generation).collect();
+        .map(|(p, e)| ((p.clone(), e.meta.size), e.generation))
+        .unzip()
+}
+
+/// Reads `files` into a new index on the workspace's threads (stopped by `close()`).
+fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Postings, Vec<Indexed>) {
     let workspace = &shared.workspace;
     let open = |p: &str| {
         source::open(workspace, p)
@@ -920,11 +923,30 @@ fn index_table(shared: &Shared, table: &mut Table) -> Data {
             .map_err(|_| std::io::Error::other("not a readable regular file"))
     };
     let stop = || shared.stop.load(Ordering::Relaxed);
-    let (postings, status) = Postings::build(&files, thread_count(workspace), &open, &stop);
-    for (i, ((path, _), indexed)) in files.iter().zip(&status).enumerate() {
-        let doc = (*indexed == Indexed::Text).then_some(i as u32);
-        table.set_doc(path, generations[i], doc);
+    Postings::build(files, thread_count(workspace), &open, &stop)
+}
+
+/// Gives each file of a build its document (its place in `files`) when it was indexed, unless
+/// its generation changed since the snapshot.
+fn give_documents(
+    table: &mut Table,
+    files: &[(String, u64)],
+    generations: &[u64],
+    status: &[Indexed],
+) {
+    for (doc, (((path, _), generation), indexed)) in
+        files.iter().zip(generations).zip(status).enumerate()
+    {
+        let doc = (*indexed == Indexed::Text).then_some(doc as u32);
+        table.set_doc(path, *generation, doc);
     }
+}
+
+/// Reads every file of `table` into a new index and gives the table's entries their documents.
+fn index_table(shared: &Shared, table: &mut Table) -> Data {
+    let (files, generations) = snapshot(table);
+    let (postings, status) = read_postings(shared, &files);
+    give_documents(table, &files, &generations, &status);
     let paths = files.into_iter().map(|(p, _)| p).collect();
     Data { postings, paths }
 }
@@ -932,23 +954,8 @@ fn index_table(shared: &Shared, table: &mut Table) -> Data {
 /// Rebuilds the index from the table's current files in the background, then gives each file
 /// its new document unless it changed meanwhile.
 fn reindex(shared: &Shared) {
-    let snapshot: Vec<(String, u64, u64)> = {
-        let live = lock(&shared.live);
-        live.table
-            .files
-            .iter()
-            .map(|(p, e)| (p.clone(), e.meta.size, e.generation))
-            .collect()
-    };
-    let files: Vec<(String, u64)> = snapshot.iter().map(|(p, s, _)| (p.clone(), *s)).collect();
-    let workspace = &shared.workspace;
-    let open = |p: &str| {
-        source::open(workspace, p)
-            .map(|(file, _)| file)
-            .map_err(|_| std::io::Error::other("not a readable regular file"))
-    };
-    let stop = || shared.stop.load(Ordering::Relaxed);
-    let (postings, status) = Postings::build(&files, thread_count(workspace), &open, &stop);
+    let (files, generations) = snapshot(&lock(&shared.live).table);
+    let (postings, status) = read_postings(shared, &files);
     let mut live = lock(&shared.live);
     live.reindexing = false;
     if live.state != IndexState::Ready || shared.stop.load(Ordering::Relaxed) {
@@ -960,10 +967,7 @@ fn reindex(shared: &Shared) {
         return;
     }
     let Live { table, data, .. } = &mut *live;
-    for (doc, ((path, _, generation), indexed)) in snapshot.iter().zip(&status).enumerate() {
-        let doc = (*indexed == Indexed::Text).then_some(doc as u32);
-        table.set_doc(path, *generation, doc);
-    }
+    give_documents(table, &files, &generations, &status);
     // Files whose document belongs to the old index lose it (their generation changed, or they
     // were added after the snapshot).
     let orphans: Vec<String> = table
@@ -971,9 +975,9 @@ fn reindex(shared: &Shared) {
         .iter()
         .filter(|(p, e)| {
             e.doc.is_some_and(|d| {
-                snapshot
-                    .get(d as usize)
-                    .is_none_or(|(sp, _, g)| sp != *p || *g != e.generation)
+                let d = d as usize;
+                files.get(d).is_none_or(|(sp, _)| sp != *p)
+                    || generations.get(d) != Some(&e.generation)
             })
         })
         .map(|(p, _)| p.clone())
