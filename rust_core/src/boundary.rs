@@ -71,6 +71,12 @@ pub struct FileIdentity {
 }
 
 impl FileIdentity {
+    /// The modification time (the epoch for a time before it).
+    pub fn modified(&self) -> std::time::SystemTime {
+        let nanos = u64::try_from(self.mtime_ns).unwrap_or(0);
+        std::time::UNIX_EPOCH + std::time::Duration::from_nanos(nanos)
+    }
+
     // The `stat` field types differ between platforms (`st_dev` is `i32` on macOS).
     #[allow(clippy::unnecessary_cast)]
     fn from_stat(st: &Stat) -> FileIdentity {

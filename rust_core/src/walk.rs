@@ -20,7 +20,7 @@ use std::os::fd::AsFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -381,10 +381,10 @@ impl FileVisitor for GlobVisitor<'_> {
         self.matched += 1;
         let newest_first = match self.sort {
             SortOrder::Path => Reverse(SystemTime::UNIX_EPOCH),
-            SortOrder::Modified => Reverse(file.identity().map_or(SystemTime::UNIX_EPOCH, |i| {
-                let nanos = u64::try_from(i.mtime_ns).unwrap_or(0);
-                SystemTime::UNIX_EPOCH + Duration::from_nanos(nanos)
-            })),
+            SortOrder::Modified => Reverse(
+                file.identity()
+                    .map_or(SystemTime::UNIX_EPOCH, |i| i.modified()),
+            ),
         };
         let admitted = self.page.admits(|worst| {
             (&newest_first, file.relative_bytes).cmp(&(&worst.newest_first, worst.path.as_bytes()))

@@ -168,10 +168,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn now_ns() -> i128 {
+fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// File names whose change re-derives the ignore status of their directory's subtree.
@@ -535,7 +535,7 @@ impl WarmIndex {
                         }
                     }
                     SortOrder::Modified => {
-                        by_time.push((std::cmp::Reverse(entry.meta.mtime()), path));
+                        by_time.push((std::cmp::Reverse(entry.meta.modified()), path));
                     }
                 }
             }
@@ -1141,17 +1141,16 @@ impl Live {
 
 #[cfg(test)]
 mod tests {
-    use super::source::FileMeta;
     use super::*;
 
     #[test]
-    fn metadata_round_trips_mtime() {
-        let meta = FileMeta {
+    fn modification_times_round_trip() {
+        let meta = crate::boundary::FileIdentity {
             mtime_ns: 1_500_000_000_123,
-            ..FileMeta::default()
+            ..Default::default()
         };
         let back = meta
-            .mtime()
+            .modified()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);

@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 
 use super::Data;
 use super::postings::Postings;
-use super::source::FileMeta;
 use super::table::FileEntry;
+use crate::boundary::FileIdentity;
 use crate::workspace::Workspace;
 
-const MAGIC: &[u8; 8] = b"RSIDX005";
+const MAGIC: &[u8; 8] = b"RSIDX006";
 
 /// The file holding the copy for `workspace` inside `dir`.
 fn file_for(dir: &Path, workspace: &Workspace) -> PathBuf {
@@ -62,9 +62,6 @@ impl<W: Write> Writer<W> {
     fn u64(&mut self, v: u64) -> std::io::Result<()> {
         self.out.write_all(&v.to_le_bytes())
     }
-    fn i128(&mut self, v: i128) -> std::io::Result<()> {
-        self.out.write_all(&v.to_le_bytes())
-    }
     fn u32s(&mut self, v: &[u32]) -> std::io::Result<()> {
         self.u64(v.len() as u64)?;
         for x in v {
@@ -105,9 +102,6 @@ impl<R: Read> Reader<R> {
     }
     fn u64(&mut self) -> std::io::Result<u64> {
         Ok(u64::from_le_bytes(self.array()?))
-    }
-    fn i128(&mut self) -> std::io::Result<i128> {
-        Ok(i128::from_le_bytes(self.array()?))
     }
     fn bytes(&mut self) -> std::io::Result<Vec<u8>> {
         let n = self.u64()?;
@@ -159,11 +153,12 @@ pub(crate) fn save(
             w.bytes(path.as_bytes())?;
             let m = &entry.meta;
             w.u64(m.size)?;
-            w.i128(m.mtime_ns)?;
-            w.i128(m.ctime_ns)?;
+            w.u64(m.mtime_ns as u64)?;
+            w.u64(m.ctime_ns as u64)?;
             w.u64(m.dev)?;
             w.u64(m.ino)?;
-            w.u64(m.links)?;
+            w.u64(m.nlink)?;
+            w.u64(u64::from(m.mode))?;
             w.u64(u64::from(entry.trusted))?;
             w.u64(entry.doc.map_or(u64::MAX, u64::from))?;
         }
@@ -200,13 +195,14 @@ pub(crate) fn load(dir: &Path, workspace: &Workspace) -> Option<Saved> {
         let mut files = BTreeMap::new();
         for _ in 0..n {
             let path = r.string()?;
-            let meta = FileMeta {
+            let meta = FileIdentity {
                 size: r.u64()?,
-                mtime_ns: r.i128()?,
-                ctime_ns: r.i128()?,
+                mtime_ns: r.u64()? as i64,
+                ctime_ns: r.u64()? as i64,
                 dev: r.u64()?,
                 ino: r.u64()?,
-                links: r.u64()?,
+                nlink: r.u64()?,
+                mode: r.u64()? as u32,
             };
             let trusted = r.u64()? == 1;
             let doc = u32::try_from(r.u64()?).ok();

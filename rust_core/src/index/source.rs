@@ -20,49 +20,11 @@ use crate::walker::{
 };
 use crate::workspace::{Deadline, SkipCounts, Workspace};
 
-/// What identifies one version of a file: if any of this changed, so may have its contents.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct FileMeta {
-    pub(crate) size: u64,
-    pub(crate) mtime_ns: i128,
-    pub(crate) ctime_ns: i128,
-    pub(crate) dev: u64,
-    pub(crate) ino: u64,
-    /// Hard links to the file. A file with several may change under another name, which the
-    /// watcher reports for that name only (or not at all, outside the tree): the index never
-    /// describes such a file, every query searches it.
-    pub(crate) links: u64,
-}
-
-impl FileMeta {
-    /// Whether the index may describe this file's contents (see `links`).
-    pub(crate) fn indexable(&self) -> bool {
-        self.links <= 1
-    }
-
-    fn of(identity: &FileIdentity) -> FileMeta {
-        FileMeta {
-            size: identity.size,
-            mtime_ns: i128::from(identity.mtime_ns),
-            ctime_ns: i128::from(identity.ctime_ns),
-            dev: identity.dev,
-            ino: identity.ino,
-            links: identity.nlink,
-        }
-    }
-
-    /// The modification time, for `glob(sort="mtime")` (as the cold walk reports it).
-    pub(crate) fn mtime(&self) -> std::time::SystemTime {
-        let nanos = u64::try_from(self.mtime_ns).unwrap_or(0);
-        std::time::UNIX_EPOCH + Duration::from_nanos(nanos)
-    }
-}
-
 /// What one walk saw below (and including) its start directory.
 #[derive(Default, Debug)]
 pub(crate) struct Scan {
     /// Files the walk lets through, relative to the root.
-    pub(crate) files: Vec<(String, FileMeta)>,
+    pub(crate) files: Vec<(String, FileIdentity)>,
     /// Directories it listed (the start included; for a shallow scan, the start's
     /// subdirectories the rules let through), relative to the root.
     pub(crate) dirs: Vec<String>,
@@ -100,10 +62,7 @@ impl FileVisitor for Collector {
         if let Some(path) = self.name(file.relative_bytes) {
             // A file that vanished since it was listed keeps no metadata (and so no document):
             // the change that removed it is queued.
-            let meta = file
-                .identity()
-                .map(|i| FileMeta::of(&i))
-                .unwrap_or_default();
+            let meta = file.identity().unwrap_or_default();
             self.scan.files.push((path, meta));
         }
         true

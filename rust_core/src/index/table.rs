@@ -8,13 +8,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::source::{FileMeta, Scan};
+use super::source::Scan;
+use crate::boundary::FileIdentity;
 use crate::walker::WalkSkip;
 use crate::workspace::SkipCounts;
 
 #[derive(Clone, Debug)]
 pub(crate) struct FileEntry {
-    pub(crate) meta: FileMeta,
+    /// What identifies this version of the file: if any of it changes, so may its contents.
+    pub(crate) meta: FileIdentity,
     /// The index document describing this file's contents, while that is still true.
     pub(crate) doc: Option<u32>,
     /// Bumped on every change, so a background re-index can tell what changed while it read.
@@ -26,7 +28,14 @@ pub(crate) struct FileEntry {
 }
 
 /// Change times within this many nanoseconds of "now" are not trusted (see `FileEntry::trusted`).
-const TRUST_MARGIN_NS: i128 = 1_000_000_000;
+const TRUST_MARGIN_NS: i64 = 1_000_000_000;
+
+/// Whether the index may describe a file's contents: not with several hard links, for the file
+/// may change under another name, which the watcher reports for that name only (or not at all,
+/// outside the tree); every query searches such a file.
+fn indexable(meta: &FileIdentity) -> bool {
+    meta.nlink <= 1
+}
 
 #[derive(Default)]
 pub(crate) struct Table {
@@ -87,9 +96,9 @@ impl Table {
     }
 
     /// Adds or replaces a file. `doc` is kept only when the caller proved the contents unchanged.
-    pub(crate) fn put_file(&mut self, path: String, meta: FileMeta, doc: Option<u32>) {
+    pub(crate) fn put_file(&mut self, path: String, meta: FileIdentity, doc: Option<u32>) {
         let generation = self.bump();
-        let doc = doc.filter(|_| meta.indexable());
+        let doc = doc.filter(|_| indexable(&meta));
         if doc.is_none() {
             self.unindexed.insert(path.clone());
         } else {
@@ -132,7 +141,7 @@ impl Table {
         if let Some(entry) = self.files.get_mut(path)
             && entry.generation == generation
         {
-            let doc = doc.filter(|_| entry.meta.indexable());
+            let doc = doc.filter(|_| indexable(&entry.meta));
             entry.doc = doc;
             if doc.is_some() {
                 self.unindexed.remove(path);
