@@ -384,30 +384,13 @@ fn class(class: &Class, fold: bool) -> Info {
 fn folds(hir: &Hir) -> bool {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) | HirKind::Literal(_) => false,
-        HirKind::Class(c) => {
-            // Its first characters (bytes), one more than the planner keeps a class of.
-            let chars: Vec<u32> = match c {
-                Class::Unicode(c) => c
-                    .ranges()
-                    .iter()
-                    .flat_map(|r| r.start()..=r.end())
-                    .take(MAX_CLASS_SPAN + 1)
-                    .map(u32::from)
-                    .collect(),
-                Class::Bytes(c) => c
-                    .ranges()
-                    .iter()
-                    .flat_map(|r| r.start()..=r.end())
-                    .take(MAX_CLASS_SPAN + 1)
-                    .map(u32::from)
-                    .collect(),
-            };
-            let lower_case = |c: u32| u8::try_from(c).is_ok_and(|b| b.is_ascii_lowercase());
-            chars.len() <= MAX_CLASS_SPAN
-                && chars
-                    .iter()
-                    .any(|&c| lower_case(c) && chars.contains(&(c - 32)))
-        }
+        // The set the planner keeps of the class, if it keeps one: its case pairs.
+        HirKind::Class(c) => class(c, false).exact.is_some_and(|set| {
+            set.iter().any(|s| match s[..] {
+                [b] => b.is_ascii_lowercase() && set.contains(&vec![b.to_ascii_uppercase()]),
+                _ => false,
+            })
+        }),
         HirKind::Capture(c) => folds(&c.sub),
         HirKind::Repetition(rep) => folds(&rep.sub),
         HirKind::Concat(parts) | HirKind::Alternation(parts) => parts.iter().any(folds),
