@@ -140,8 +140,17 @@ def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
     assert str(tree.resolve()) in (init["instructions"] or "")
 
 
+def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The alternatives of a union schema (read_file's), else the schema itself."""
+    return list(schema.get("anyOf", [schema]))
+
+
 def _keys_match(schema: dict[str, Any], value: Any, where: str) -> None:
     """Every object in `value` has exactly the properties its schema lists, recursively."""
+    if "anyOf" in schema:
+        branch = [b for b in schema["anyOf"] if list(b["properties"]) == list(value)]
+        assert len(branch) == 1, where
+        schema = branch[0]
     if schema.get("type") == "object":
         assert list(value) == list(schema["properties"]), where
         for name, sub in schema["properties"].items():
@@ -167,8 +176,9 @@ def test_output_schemas_describe_every_field_of_to_dict(tree: Path) -> None:
             _keys_match(OUTPUT_SCHEMAS[tool], data, tool)
     assert results["grep"][0].lines and results["grep"][1].files
     for schema in OUTPUT_SCHEMAS.values():
-        for name, prop in schema["properties"].items():
-            assert prop.get("description"), name
+        for branch in _branches(schema):
+            for name, prop in branch["properties"].items():
+                assert prop.get("description"), name
 
 
 # -- calls ---------------------------------------------------------------------------------------
@@ -920,3 +930,47 @@ def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> N
         ("read_file", "runtime_error", "not_found"),
         ("Read", "contract_error", "unknown_tool"),
     ]
+
+
+# -- images and notebooks ------------------------------------------------------------------------
+
+
+def test_an_image_round_trips_as_image_content_beside_the_text(tmp_path: Path) -> None:
+    import base64
+
+    from _media_corpus import real_images
+
+    pngs = real_images().get("PNG", [])
+    if not pngs:
+        pytest.skip("no real PNG under /usr/share on this machine")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "logo.png").write_bytes(pngs[len(pngs) // 2].read_bytes())
+    (root / "nb.ipynb").write_text(
+        '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": '
+        '"markdown", "id": "a", "metadata": {}, "source": "# Title"}]}'
+    )
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [
+            await session.call_tool("read_file", {"path": "logo.png"}),
+            await session.call_tool("read_file", {"path": "nb.ipynb"}),
+        ]
+
+    image, notebook = run_session(_server(root), body, tmp_path / "err.log")
+    expected = default_registry(root).execute(ToolCall("local", "read_file", {"path": "logo.png"}))
+    assert image["isError"] is False
+    text, picture = image["content"]
+    assert text == {"type": "text", "text": expected.content, **_extra(text)}
+    assert picture["type"] == "image" and picture["mimeType"] == expected.images[0].media_type
+    assert base64.b64decode(picture["data"]) == expected.images[0].data
+    structured = image["structuredContent"]
+    jsonschema.validate(structured, OUTPUT_SCHEMAS["read_file"])
+    assert "data" not in structured and structured["byte_size"] == len(expected.images[0].data)
+    assert notebook["isError"] is False and "[1] markdown, id a" in _text(notebook)
+    jsonschema.validate(notebook["structuredContent"], OUTPUT_SCHEMAS["read_file"])
+
+
+def _extra(content: dict[str, Any]) -> dict[str, Any]:
+    """The optional fields (annotations, _meta) an SDK adds to a content block."""
+    return {key: value for key, value in content.items() if key not in ("type", "text")}

@@ -46,6 +46,7 @@ MAX_CONTEXT = int(LIMITS["grep_max_context"])
 _GLOB_MAX = int(LIMITS["glob_max_limit"])
 _GREP_MAX = int(LIMITS["grep_max_limit"])
 _READ_MAX = int(LIMITS["read_max_limit"])
+_NOTEBOOK_MAX = int(LIMITS["notebook_max_limit"])
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -53,6 +54,19 @@ def _check_int(name: str, value: Any, minimum: int) -> None:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
+
+
+#: The image and notebook bounds (each a whole number from 1).
+_MEDIA_FIELDS = (
+    "image_max_edge",
+    "image_max_pixels",
+    "image_max_bytes",
+    "image_max_source_bytes",
+    "image_max_decode_pixels",
+    "notebook_limit",
+    "notebook_output_chars",
+    "notebook_max_bytes",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +87,21 @@ class ToolLimits:
         glob_max_limit, grep_max_limit, read_max_limit: the largest ``limit`` a call may ask
             for (None: 1000, 500 and 2000 lines, or the default when that is larger). An
             explicit maximum below its default is an error.
+        image_max_edge, image_max_pixels: a shown image is at most this many pixels on its
+            long edge (default 1568) and in all (default 1,150,000); a larger one is scaled
+            down, a smaller one passed through untouched.
+        image_max_bytes: a shown image's encoded size (default 3,750,000 bytes): the budget of
+            a result's images, beside the text budget.
+        image_max_source_bytes: image files larger than this are refused unread (default
+            50,000,000 bytes).
+        image_max_decode_pixels: images whose header declares more pixels are refused before
+            decoding (default 25,000,000).
+        notebook_limit: cells one read of a notebook returns (default 20; a call may ask for
+            up to notebook_max_limit, None: 200 or the default when larger).
+        notebook_output_chars: characters of output text shown per notebook cell (default
+            2000).
+        notebook_max_bytes: notebooks larger than this are refused unread (default 64,000,000
+            bytes).
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -87,6 +116,15 @@ class ToolLimits:
     glob_max_limit: int | None = None
     grep_max_limit: int | None = None
     read_max_limit: int | None = None
+    image_max_edge: int = int(LIMITS["image_max_edge"])
+    image_max_pixels: int = int(LIMITS["image_max_pixels"])
+    image_max_bytes: int = int(LIMITS["image_max_bytes"])
+    image_max_source_bytes: int = int(LIMITS["image_max_source_bytes"])
+    image_max_decode_pixels: int = int(LIMITS["image_max_decode_pixels"])
+    notebook_limit: int = int(LIMITS["notebook_limit"])
+    notebook_output_chars: int = int(LIMITS["notebook_output_chars"])
+    notebook_max_bytes: int = int(LIMITS["notebook_max_bytes"])
+    notebook_max_limit: int | None = None
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)
@@ -95,6 +133,8 @@ class ToolLimits:
         _check_int("grep_line_chars", self.grep_line_chars, MIN_LINE_CHARS)
         _check_int("read_line_chars", self.read_line_chars, MIN_LINE_CHARS)
         _check_int("max_result_chars", self.max_result_chars, MIN_RESULT_CHARS)
+        for name in _MEDIA_FIELDS:
+            _check_int(name, getattr(self, name), 1)
         ratio = self.head_ratio
         if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
             raise TypeError(f"head_ratio must be a number, got {type(ratio).__name__} {ratio!r}")
@@ -105,6 +145,7 @@ class ToolLimits:
             ("glob_max_limit", "glob_limit", _GLOB_MAX),
             ("grep_max_limit", "grep_limit", _GREP_MAX),
             ("read_max_limit", "read_limit", _READ_MAX),
+            ("notebook_max_limit", "notebook_limit", _NOTEBOOK_MAX),
         ):
             default = getattr(self, default_name)
             maximum = getattr(self, name)
@@ -126,6 +167,7 @@ class ToolLimits:
             ("glob_max_limit", "glob_limit", _GLOB_MAX),
             ("grep_max_limit", "grep_limit", _GREP_MAX),
             ("read_max_limit", "read_limit", _READ_MAX),
+            ("notebook_max_limit", "notebook_limit", _NOTEBOOK_MAX),
         ):
             if name not in changes and values[name] == max(historical, values[default_name]):
                 values[name] = None

@@ -97,6 +97,17 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
         withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
     next_offset = schemas["read_file"]["properties"]["next_offset"]
     next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
+    # read_file also answers with an image (its bytes are in the ImageContent, not here), a
+    # page of notebook cells, or a notebook cell's images.
+    schemas["read_file"] = {
+        "type": "object",
+        "anyOf": [
+            schemas["read_file"],
+            copy.deepcopy(_core.ImageResult.SCHEMA),
+            copy.deepcopy(_core.NotebookResult.SCHEMA),
+            copy.deepcopy(_core.NotebookImages.SCHEMA),
+        ],
+    }
     return schemas
 
 
@@ -137,7 +148,7 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
         page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
         page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
-    else:  # read_file: read on after the last line kept
+    else:  # read_file: read on after the last line (or notebook cell) kept
         page["next_offset"] = entries[keep]["number"]
     return page
 
@@ -158,7 +169,7 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
     """
     if _json_chars(data) <= budget:
         return data
-    key = next((k for k in ("paths", "files", "lines") if data.get(k)), None)
+    key = next((k for k in ("paths", "files", "lines", "cells") if data.get(k)), None)
     if key is None:
         page = dict(data)
     else:
@@ -231,6 +242,15 @@ class _CancellableWorkspace:
 
     def read_file(self, *args: Any, **kwargs: Any) -> Any:
         return self._inner.read_file(*args, **self._with_token(kwargs))
+
+    def read_image(self, *args: Any, **kwargs: Any) -> Any:
+        return self._inner.read_image(*args, **self._with_token(kwargs))
+
+    def read_notebook(self, *args: Any, **kwargs: Any) -> Any:
+        return self._inner.read_notebook(*args, **self._with_token(kwargs))
+
+    def read_notebook_images(self, *args: Any, **kwargs: Any) -> Any:
+        return self._inner.read_notebook_images(*args, **self._with_token(kwargs))
 
 
 class _Call:
@@ -330,9 +350,14 @@ def _call_result(result: ToolResult, structured_content: bool, budget: int) -> t
         elif result.name in OUTPUT_SCHEMAS:
             logger.warning("%s returned no typed result; structuredContent left out", result.name)
     # Validated from the wire form: the field names differ between SDK 1.x and 2.x models.
+    content: list[dict[str, Any]] = [{"type": "text", "text": result.content}]
+    content += [
+        {"type": "image", "data": image.base64, "mimeType": image.media_type}
+        for image in result.images
+    ]
     return types.CallToolResult.model_validate(
         {
-            "content": [{"type": "text", "text": result.content}],
+            "content": content,
             "structuredContent": structured,
             "isError": result.is_error,
         }

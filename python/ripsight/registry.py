@@ -35,7 +35,7 @@ from .oplog import OperationLog, Status
 from .providers import FORMATS, definitions
 from .session import ReadState, Session, StoredResult
 from .tools import builtin_tools
-from .types import ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
+from .types import ImagePart, ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec, bound_images
 from .validation import ArgumentsError, check_arguments, closest_name, parse_arguments
 from .workspace import Workspace
 
@@ -551,11 +551,13 @@ class Registry:
             )
 
         # Classify and answer.
+        images: tuple[ImagePart, ...] = ()
         if isinstance(output, ToolOutput):
             text, is_error = output.text, output.is_error
             meta.update(output.meta)
             code = output.code or ("tool_error" if is_error else "ok")
             delivered = output.on_delivered
+            images = tuple(output.images)
         elif isinstance(output, str):
             text, is_error, code, delivered = output, False, "ok", None
         else:
@@ -582,6 +584,7 @@ class Registry:
             ran=True,
             on_delivered=delivered,
             stored=name != _REF_TOOL,
+            images=images,
         )
 
     def _ask_policy(
@@ -622,17 +625,29 @@ class Registry:
         ran: bool = False,
         on_delivered: Callable[[ToolResult], None] | None = None,
         stored: bool = True,
+        images: tuple[ImagePart, ...] = (),
     ) -> ToolResult:
         """Steps 7-9: bound the text, build the result, run the after hook, finish the record."""
         failed = status != "done" if is_error is None else is_error
         content, bound = self._bound(text, stored=stored)
         meta.update(bound)
+        # Images have their own budget beside the text's; an error result shows none.
+        shown, dropped = bound_images(images, 0 if failed else self.limits.image_max_bytes)
+        if images:
+            meta.update(images=len(shown), image_bytes=sum(len(i.data) for i in shown))
+            if dropped:
+                meta["images_dropped"] = dropped
         if bound["truncated"] and code == "ok":
             code = "truncated"
         meta["code"] = code
         meta["duration_ms"] = round((time.perf_counter() - pending.started) * 1000.0, 3)
         result = original = ToolResult(
-            call_id=pending.call_id, content=content, is_error=failed, name=pending.name, meta=meta
+            call_id=pending.call_id,
+            content=content,
+            is_error=failed,
+            name=pending.name,
+            meta=meta,
+            images=shown,
         )
         if ran and self.after is not None and pending.arguments is not None:
             try:
@@ -667,6 +682,8 @@ class Registry:
         }
         if meta.get("ref"):
             output["ref"] = meta["ref"]
+        if result.images:
+            output.update(images=len(result.images), image_bytes=meta.get("image_bytes", 0))
         if meta.get("ignored_arguments"):
             output["ignored_arguments"] = list(meta["ignored_arguments"])
         if engine_result is not None:
@@ -689,7 +706,10 @@ class Registry:
         if len(content) > self.max_result_chars:
             content, bound = self._bound(content, stored=False)
             meta.update(bound)
-        return ToolResult(replaced.call_id, content, bool(replaced.is_error), replaced.name, meta)
+        images, _ = bound_images(tuple(replaced.images), self.limits.image_max_bytes)
+        return ToolResult(
+            replaced.call_id, content, bool(replaced.is_error), replaced.name, meta, images
+        )
 
     def _bound(self, text: str, *, stored: bool) -> tuple[str, dict[str, Any]]:
         """The text cut to the budget: head and tail kept; the whole stored by reference when

@@ -10,6 +10,7 @@ share between the threads of a parallel batch.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,11 +24,13 @@ __all__ = [
     "EFFECTS",
     "Effect",
     "Handler",
+    "ImagePart",
     "ToolCall",
     "ToolContext",
     "ToolOutput",
     "ToolResult",
     "ToolSpec",
+    "bound_images",
 ]
 
 #: What running a tool may change: nothing (``read``), files or state it can undo (``write``),
@@ -59,6 +62,46 @@ class ToolContext:
 
 
 @dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image a result carries beside its text (a `read_file` of a PNG, a notebook cell's
+    plot). Each provider form places it where that API takes images (see
+    `ripsight.providers`); the text still describes it in one line.
+
+    Attributes:
+        media_type: ``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``.
+        data: the encoded bytes.
+    """
+
+    media_type: str
+    data: bytes = field(repr=False)
+
+    @property
+    def base64(self) -> str:
+        """The bytes in standard base64 (MCP ``ImageContent.data``, Anthropic's source)."""
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        """A ``data:`` URL (OpenAI's ``image_url`` and ``input_image``)."""
+        return f"data:{self.media_type};base64,{self.base64}"
+
+    def __repr__(self) -> str:
+        return f"ImagePart({self.media_type!r}, {len(self.data):,} bytes)"
+
+
+def bound_images(images: tuple[ImagePart, ...], budget: int) -> tuple[tuple[ImagePart, ...], int]:
+    """The images that fit in `budget` bytes together, in order, and how many were left out."""
+    kept: list[ImagePart] = []
+    used = 0
+    for image in images:
+        if used + len(image.data) > budget:
+            break
+        kept.append(image)
+        used += len(image.data)
+    return tuple(kept), len(images) - len(kept)
+
+
+@dataclass(frozen=True, slots=True)
 class ToolOutput:
     """What a handler may return instead of a plain string: the text plus private metadata.
 
@@ -74,6 +117,8 @@ class ToolOutput:
     on_delivered: Callable[[ToolResult], None] | None = None
     #: A stable machine code for `ToolResult.meta["code"]` ("ok" when None and not an error).
     code: str | None = None
+    #: Images shown beside the text (within the registry's image budget, `ToolLimits.image_max_bytes`).
+    images: tuple[ImagePart, ...] = ()
 
 
 #: A tool's function: receives the execution context and the checked arguments (defaults filled
@@ -208,6 +253,9 @@ class ToolResult:
         meta: facts for the application, never shown to the model: ``code`` (the stable
             machine code, ``"ok"`` on success), ``duration_ms``, ``truncated``,
             ``original_chars``, ``ignored_arguments``, ``ref`` ...
+        images: images the model is shown beside `content` (an image read by `read_file`);
+            their bytes have their own budget (`ToolLimits.image_max_bytes`), apart from the
+            text's.
     """
 
     call_id: str
@@ -215,3 +263,4 @@ class ToolResult:
     is_error: bool = False
     name: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[ImagePart, ...] = ()

@@ -5,6 +5,7 @@
 //! may ask for, so the Python layer's schemas, argument checks and CLI take every number from
 //! here (`ripsight._core.LIMITS`) instead of keeping copies.
 
+use crate::media::{image, notebook};
 use crate::{grep, read, truncate, walk};
 
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
@@ -16,6 +17,8 @@ pub const MAX_GLOB_LIMIT: usize = 1000;
 pub const MAX_GREP_LIMIT: usize = 500;
 /// The largest `limit` a read_file call may ask for by default.
 pub const MAX_READ_LIMIT: usize = 2000;
+/// The largest `limit` (cells) a read of a notebook may ask for by default.
+pub const MAX_NOTEBOOK_LIMIT: usize = 200;
 /// The largest `offset` a call may give (a page past any real total).
 pub const MAX_OFFSET: u64 = 1_000_000_000_000;
 /// The most lines of context grep shows around a match.
@@ -57,4 +60,32 @@ pub const LIMITS: &[(&str, Limit)] = &[
     ),
     ("min_result_chars", Limit::Count(MIN_RESULT_CHARS as u64)),
     ("head_ratio", Limit::Ratio(truncate::DEFAULT_HEAD_RATIO)),
+    // Images and notebooks (crate::media).
+    ("image_max_edge", Limit::Count(image::DEFAULT_MAX_EDGE)),
+    ("image_max_pixels", Limit::Count(image::DEFAULT_MAX_PIXELS)),
+    ("image_max_bytes", Limit::Count(image::DEFAULT_MAX_BYTES)),
+    (
+        "image_max_source_bytes",
+        Limit::Count(image::DEFAULT_MAX_SOURCE_BYTES),
+    ),
+    (
+        "image_max_decode_pixels",
+        Limit::Count(image::DEFAULT_MAX_DECODE_PIXELS),
+    ),
+    (
+        "notebook_limit",
+        Limit::Count(notebook::DEFAULT_NOTEBOOK_LIMIT as u64),
+    ),
+    (
+        "notebook_max_limit",
+        Limit::Count(MAX_NOTEBOOK_LIMIT as u64),
+    ),
+    (
+        "notebook_output_chars",
+        Limit::Count(notebook::DEFAULT_OUTPUT_CHARS as u64),
+    ),
+    (
+        "notebook_max_bytes",
+        Limit::Count(notebook::DEFAULT_NOTEBOOK_MAX_BYTES),
+    ),
 ];

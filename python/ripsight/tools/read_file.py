@@ -5,12 +5,16 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..session import ReadRecord, ReadState
 from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
+from ..workspace import Workspace
+from . import media
 from ._common import (
     ENGINE_RESULT_KEY,
+    MAX_OFFSET,
     check_paths,
     limit_property,
     offset_property,
@@ -28,6 +32,7 @@ __all__ = [
     "read_file_description",
     "read_file_schema",
     "read_file_tool",
+    "read_kind",
     "run_read_file",
 ]
 
@@ -36,7 +41,7 @@ def read_file_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     """The model-facing description of `read_file` under these limits."""
     return f"""\
 Read a text file's lines, numbered like `cat -n` (line number, tab, text). Use it after glob or \
-grep to see code in context.
+grep to see code in context. {media.media_sentences(limits)}
 
 Reads `limit` lines (default {limits.read_limit}) starting at line `offset` (1-based, default \
 1); the header states the range and the file's total line count, and when more follows the \
@@ -59,12 +64,22 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": "Path of the file to read, relative to the workspace root, e.g. "
                 '"src/app.py".',
             },
-            "offset": offset_property(1, "1-based number of the first line to read."),
+            "offset": offset_property(
+                1, "1-based number of the first line to read (of a notebook: the first cell)."
+            ),
             "limit": limit_property(
                 limits.read_limit,
                 resolved_maximum(limits.read_max_limit),
-                "Maximum number of lines to read",
+                "Maximum number of lines to read (of a notebook: cells, default "
+                f"{limits.notebook_limit}, at most {limits.notebook_max_limit})",
             ),
+            "cell": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_OFFSET,
+                "description": "Jupyter notebooks only: the 1-based number of a cell whose "
+                "image outputs to show (the cell listing names them).",
+            },
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -157,6 +172,57 @@ def run_read_file(
     check_paths(args)
     workspace = workspace_of(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
+    kind = read_kind(path)
+    cell = args.get("cell")
+    if cell is not None and kind != "notebook":
+        raise InvalidArgumentError(
+            f"cell applies to Jupyter notebooks (.ipynb) only, and {quote_path(path)} is not "
+            "one; call read_file without cell."
+        )
+    if kind == "image":
+        shown = media.run_image(workspace, path, limits)
+        if shown.meta.get("refused") != "unsupported":
+            return shown
+    elif kind == "notebook":
+        if cell is not None:
+            return media.run_notebook_images(workspace, path, cell, limits)
+        shown = media.run_notebook(workspace, path, offset, limit, limits)
+        if shown.meta.get("refused") != "undecodable":
+            return shown
+        # Not a notebook after all: its lines, under the parser's word.
+        text = _run_text(context, workspace, path, offset, limit, limits)
+        return ToolOutput(
+            f"{quote_path(path)} is not a valid notebook ({shown.meta.get('detail')}); its "
+            f"text follows.\n{text.text}",
+            meta=text.meta,
+            code=text.code,
+            on_delivered=text.on_delivered,
+        )
+    # The pdf branch adds its case here: `kind == "pdf"`.
+    return _run_text(context, workspace, path, offset, limit, limits)
+
+
+def read_kind(path: str) -> str:
+    """Which reader `read_file` hands `path` to, by its name's ending (any case): "image"
+    (.png .jpg .jpeg .gif .webp), "notebook" (.ipynb) or "text" (everything else, which an
+    image the engine sniffs as one still leaves for the image reader)."""
+    name = path.lower()
+    if name.endswith(media.IMAGE_EXTENSIONS):
+        return "image"
+    if name.endswith(media.NOTEBOOK_EXTENSIONS):
+        return "notebook"
+    return "text"
+
+
+def _run_text(
+    context: ToolContext,
+    workspace: Workspace,
+    path: str,
+    offset: int,
+    limit: int,
+    limits: ToolLimits,
+) -> ToolOutput:
+    """A plain read of `path`'s lines (an image sniffed from its bytes goes to the image reader)."""
     reads = context.session.reads
     identify = getattr(workspace, "identify", None)
     if identify is not None:
@@ -182,6 +248,11 @@ def run_read_file(
         if record is not None and not answer.meta.get("truncated"):
             reads.record(result, record)
 
+    if result.kind == "binary" and (result.binary_type or "").startswith(media.IMAGE_TYPES):
+        # Named otherwise, a file that only looks like an image stays a binary file.
+        shown = media.run_image(workspace, path, limits)
+        if shown.meta.get("refused") not in ("unsupported", "undecodable"):
+            return shown
     if result.kind == "empty":
         code = "empty_file"
     elif result.kind == "binary":
