@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -413,21 +413,6 @@ impl Workspace {
                     .deny_paths
                     .is_match(Path::new(OsStr::from_bytes(relative))))
     }
-}
-
-/// Removes `.` and folds `..` without touching the file system.
-pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
