@@ -230,7 +230,7 @@ def test_handler_returning_no_text():
 
 def test_registry_without_workspace(reg):
     result = registry_with(None).execute(ToolCall("c", "glob", '{"pattern": "*"}'))
-    assert result.is_error and result.meta["error_type"] == "invalid_argument"
+    assert result.is_error and result.meta["error_type"] == "invalid_arguments"
     assert "no workspace" in result.content
 
 
@@ -550,7 +550,7 @@ def test_real_engine_outside_root_and_missing_file(tmp_path):
 
 def test_nul_in_a_path_is_refused_before_the_engine(reg, fake):
     result = run(reg, "read_file", '{"path": "a\\u0000.py"}')
-    assert result.is_error and result.meta["error_type"] == "invalid_argument"
+    assert result.is_error and result.meta["error_type"] == "invalid_arguments"
     assert result.content == (
         "path contains a NUL character (\\0), which no file name or pattern can hold; remove it "
         "and call the tool again."

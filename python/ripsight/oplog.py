@@ -27,9 +27,11 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import orjson
+
+from .codes import OUTCOMES, STATUSES, Outcome, Status, outcome_of
 
 __all__ = [
     "OUTCOMES",
@@ -41,32 +43,6 @@ __all__ = [
     "compact_arguments",
     "outcome_of",
 ]
-
-Status = Literal["running", "done", "contract_error", "denied", "runtime_error", "cancelled"]
-Outcome = Literal["success", "empty", "partial", "failure"]
-STATUSES: tuple[Status, ...] = (
-    "running",
-    "done",
-    "contract_error",
-    "denied",
-    "runtime_error",
-    "cancelled",
-)
-OUTCOMES: tuple[Outcome, ...] = ("success", "empty", "partial", "failure")
-
-# Codes of answered calls and the outcome each means; any other code of a finished call is a
-# failure. (The codes of failures are listed in the README's table.)
-_OUTCOME_OF_CODE: dict[str, Outcome] = {
-    "ok": "success",
-    "unchanged": "success",
-    "same_as": "success",
-    "no_match": "empty",
-    "empty_file": "empty",
-    "past_end": "empty",
-    "binary": "partial",
-    "time_budget": "partial",
-    "truncated": "partial",
-}
 
 #: Longest string value kept in a record's arguments (longer ones are clipped, saying how long).
 MAX_VALUE_CHARS = 200
@@ -82,13 +58,6 @@ _SECRET_VALUE = re.compile(
     r"|\bBearer\s+[A-Za-z0-9._~+/-]{16,})"
 )
 _REDACTED = "[redacted]"
-
-
-def outcome_of(status: str, code: str) -> Outcome:
-    """The outcome a finished operation's status and code mean."""
-    if status != "done":
-        return "failure"
-    return _OUTCOME_OF_CODE.get(code, "failure")
 
 
 def _compact_value(value: Any, depth: int) -> Any:

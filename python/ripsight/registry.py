@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import _core
+from .codes import error_code
 from .errors import RipsightError, model_text
 from .limits import DEFAULT_LIMITS, ToolLimits
 from .oplog import OperationLog, Status
@@ -136,33 +137,6 @@ logger = logging.getLogger("ripsight.registry")
 _MAX_WORKERS = min(8, (os.cpu_count() or 2) * 2)
 _INTERRUPTS = (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)
 _REF_TOOL = "read_result"
-
-# Codes of failures, by the `kind` of the ripsight error that caused them.
-# The stable code of each ripsight error class, most specific first (looked up by name so that
-# classes the engine defines itself map the same way).
-_CODE_OF_ERROR = (
-    ("CancelledError", "cancelled"),
-    ("PathNotFoundError", "not_found"),
-    ("OutsideRootError", "outside_root"),
-    ("DeniedError", "denied"),
-    ("IsADirectoryPathError", "is_a_directory"),
-    ("NotADirectoryPathError", "not_a_directory"),
-    ("SpecialFileError", "special_file"),
-    ("PatternError", "invalid_pattern"),
-    ("InvalidArgumentError", "invalid_arguments"),
-    ("UnreadableError", "permission_denied"),
-    ("EngineError", "io_error"),
-)
-
-
-def _error_code(error: BaseException) -> str:
-    """The stable machine code of a ripsight error."""
-    names = {cls.__name__ for cls in type(error).__mro__}
-    for name, code in _CODE_OF_ERROR:
-        if name in names:
-            return code
-    kind = getattr(error, "kind", None)
-    return kind if isinstance(kind, str) and kind else "error"
 
 
 def _truncate_middle(text: str, max_chars: int, head_ratio: float) -> tuple[str, int, int]:
@@ -524,8 +498,8 @@ class Registry:
         except _INTERRUPTS:
             raise
         except RipsightError as error:
-            code = _error_code(error)
-            meta["error_type"] = getattr(error, "kind", code)
+            code = error_code(error)
+            meta["error_type"] = code
             text = model_text(error) or f"{name} failed ({type(error).__name__})."
             if ignored_note:
                 text = f"{text}\n{ignored_note}"

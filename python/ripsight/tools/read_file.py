@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .. import codes
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..session import ReadRecord, ReadState
@@ -140,7 +141,7 @@ def _already_shown(path: str, first: int, last: int, earlier: ReadRecord) -> Too
         "not changed since, so the text is not repeated. Use that result, or call read_file "
         "with another offset to see other lines.",
         meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
-        code="unchanged",
+        code=codes.UNCHANGED,
     )
 
 
@@ -183,13 +184,13 @@ def run_read_file(
             reads.record(result, record)
 
     if result.kind == "empty":
-        code = "empty_file"
+        code = codes.EMPTY_FILE
     elif result.kind == "binary":
-        code = "binary"
+        code = codes.BINARY
     elif not result.lines:
-        code = "past_end"
+        code = codes.PAST_END
     else:
-        code = "ok"
+        code = codes.OK
     return ToolOutput(
         format_read(result), meta={ENGINE_RESULT_KEY: result}, on_delivered=delivered, code=code
     )
