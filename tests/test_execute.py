@@ -395,7 +395,7 @@ def barrier_registry(parties: int) -> tuple[Registry, list[str]]:
     active = [0, 0]
 
     def meet(ctx, args):
-        barrier.wait()  # only passes when `parties` calls run at the same time
+        barrier.wait(timeout=10)  # only passes when `parties` calls run at the same time
         return f"met {args['n']}"
 
     def alone(ctx, args):

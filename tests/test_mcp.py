@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
+from _children import Lines, stop
 from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -743,14 +744,14 @@ def _rpc(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     process.stdin.flush()
 
 
-def _read_response(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
-    assert process.stdout is not None
+def _read_response(lines: Lines[bytes], request_id: int, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
     while True:
-        line = process.stdout.readline()
+        line = lines.next(max(0.0, deadline - time.monotonic()))
         assert line, "the server closed stdout before answering"
         message = json.loads(line)  # stdout carries nothing but JSON-RPC
         if message.get("id") == request_id:
-            return message
+            return message  # type: ignore[no-any-return]
 
 
 def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) -> None:
@@ -773,6 +774,8 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             stdout=subprocess.PIPE,
             stderr=stderr,
         )
+        assert process.stdout is not None
+        lines = Lines(process.stdout)
         try:
             _rpc(
                 process,
@@ -787,12 +790,12 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                     },
                 },
             )
-            init = _read_response(process, 1)
+            init = _read_response(lines, 1)
             assert init["result"]["serverInfo"]["name"] == "ripsight"
             assert init["result"]["protocolVersion"] == "2025-06-18"
             _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-            listed = _read_response(process, 2)
+            listed = _read_response(lines, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
                 "glob",
                 "grep",
@@ -815,20 +818,16 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                     "params": {"name": "edit_file", "arguments": {"path": "x"}},
                 },
             )
-            called = _read_response(process, 3)["result"]
+            called = _read_response(lines, 3)["result"]
             assert called["isError"] is True
             assert "no tool named edit_file" in called["content"][0]["text"]
             assert process.stdin is not None
             process.stdin.close()
             assert process.wait(timeout=30) == 0
-            assert process.stdout is not None
-            rest = process.stdout.read()
-            for line in rest.splitlines():
+            for line in lines.rest(timeout=30):
                 json.loads(line)
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            stop(process)
     log = stderr_path.read_text()
     assert "Traceback" not in log
     assert "ripsight-mcp INFO" in log and "edit_file failed" in log

@@ -464,11 +464,11 @@ def test_32_threads_one_record_per_call(tmp_path: Path) -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
     reg.register(ToolSpec("echo", "", schema, lambda c, a: f"n={a.get('n')}"))
     reg.register(ToolSpec("fail", "", EMPTY, lambda c, a: 1 / 0))  # type: ignore[arg-type, misc]
-    barrier = threading.Barrier(32)
+    barrier = threading.Barrier(32, timeout=60)
     per_thread = 40
 
     def worker(t: int) -> None:
-        barrier.wait()
+        barrier.wait(timeout=60)
         for i in range(per_thread):
             kind = i % 4
             call_id = f"t{t}-{i}"
@@ -485,7 +485,8 @@ def test_32_threads_one_record_per_call(tmp_path: Path) -> None:
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
     log.close()
     expected = {f"t{t}-{i}" for t in range(32) for i in range(per_thread)}
     ring = [r["call_id"] for r in log.records()]
