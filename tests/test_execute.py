@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-import ripsight.registry as registry_module
+import ripsight.budget as budget_module
 from _protocol_helpers import FakeWorkspace, registry_with
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -286,7 +286,7 @@ def test_truncation_is_applied_once_at_the_entry(monkeypatch):
             len(text),
         )
 
-    monkeypatch.setattr(registry_module, "_truncate_middle", fake_truncate)
+    monkeypatch.setattr(budget_module, "_truncate_middle", fake_truncate)
     reg = Registry()
     reg.register(
         ToolSpec("big", "", EMPTY, handler=lambda ctx, args: "A" * 100 + "b" * 19_800 + "Z" * 100)
@@ -368,15 +368,15 @@ def test_truncated_or_failed_reads_are_not_remembered(tmp_path):
             else (text, 0, len(text))
         )
 
-    registry_module_truncate = registry_module._truncate_middle
-    registry_module._truncate_middle = cut
+    budget_truncate = budget_module._truncate_middle
+    budget_module._truncate_middle = cut
     try:
         first = run(reg, "read_file", '{"path": "big.txt"}', "c1")
         assert first.meta["truncated"]
         second = run(reg, "read_file", '{"path": "big.txt"}', "c2")
         assert "Already shown" not in second.content
     finally:
-        registry_module._truncate_middle = registry_module_truncate
+        budget_module._truncate_middle = budget_truncate
 
 
 def test_reset_session_forgets_reads(reg, fake):
