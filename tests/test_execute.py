@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import ripsight
 import ripsight.budget as budget_module
 from _protocol_helpers import FakeWorkspace, registry_with
 from hypothesis import HealthCheck, given, settings
@@ -175,7 +176,11 @@ def test_ignored_argument_is_named_in_a_successful_result(reg, fake):
     )
     assert result.meta["ignored_arguments"] == ["recursive"]
     assert fake.calls == [
-        ("glob", ("*.py",), {"path": None, "limit": 200, "offset": 0, "sort": "path"})
+        (
+            "glob",
+            ("*.py",),
+            {"path": None, "limit": 200, "offset": 0, "sort": "path", "cancel": None},
+        )
     ]
 
 
@@ -567,3 +572,35 @@ def test_absurd_offsets_are_refused_by_the_schema(reg):
 def test_empty_batch(reg):
     assert reg.execute_many([]) == []
     assert asyncio.run(reg.aexecute_many([])) == []
+
+
+# -- cancellation -------------------------------------------------------------------------------
+
+
+def test_the_calls_cancel_token_reaches_every_engine_call(reg, fake):
+    token = object()
+    for name, arguments in (
+        ("glob", '{"pattern": "*.py"}'),
+        ("grep", '{"pattern": "x"}'),
+        ("read_file", '{"path": "a.py"}'),
+    ):
+        result = reg.execute(ToolCall("c", name, arguments), cancel=token)
+        assert not result.is_error, result.content
+        assert fake.calls[-1][0] == name and fake.calls[-1][2]["cancel"] is token
+    seen = []
+    reg.register(ToolSpec("host", "", EMPTY, lambda ctx, args: seen.append(ctx.cancel) or "ok"))
+    reg.execute(ToolCall("c", "host", "{}"), cancel=token)
+    reg.execute(ToolCall("c", "host", "{}"))
+    assert seen == [token, None]
+
+
+def test_a_cancelled_token_answers_cancelled(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    reg = default_registry(tmp_path)
+    token = ripsight.CancelToken()
+    token.cancel()
+    for name, arguments in (("grep", '{"pattern": "x"}'), ("read_file", '{"path": "a.py"}')):
+        result = reg.execute(ToolCall("c", name, arguments), cancel=token)
+        assert result.is_error and result.meta["code"] == "cancelled", result.content
+    assert [r.status for r in reg.log.records()] == ["cancelled", "cancelled"]
+    assert not reg.execute(ToolCall("c", "grep", '{"pattern": "x"}')).is_error

@@ -650,7 +650,7 @@ class Token:  # stands in for the engine's CancelToken: records the cancel
 _core.CancelToken = Token  # the server makes one per call
 
 def wait(context, args):
-    token = mcp_server._CALL_TOKEN.get()
+    token = context.cancel  # the token of the MCP call this is
     return "stopped by its token" if token.cancelled.wait(60) else "never cancelled"
 
 logging.basicConfig(stream=sys.stderr, level=logging.DEBUG)
@@ -711,28 +711,29 @@ def test_closing_stdin_reaches_the_token_of_every_call_in_flight(tmp_path: Path)
         client.close()
 
 
-def test_each_call_hands_the_engine_its_own_token() -> None:
-    # The wiring the two tests above rely on, checked without the engine: each worker thread's
-    # calls reach the workspace with the token of the MCP call they serve.
-    from ripsight import mcp_server
+def test_each_call_hands_its_tool_its_own_token() -> None:
+    # The wiring the two tests above rely on, checked without the engine: each MCP call's tool
+    # gets a token of its own in its context, which the built-in tools pass to the engine.
+    from ripsight import Registry, ToolSpec, mcp_server
 
     seen: list[Any] = []
 
-    class Recorder:
-        root = "/nowhere"
+    def record(context: Any, args: dict[str, Any]) -> str:
+        seen.append(context.cancel)
+        return "ok"
 
-        def grep(self, pattern: str, **kwargs: Any) -> str:
-            seen.append(kwargs.get("cancel"))
-            return pattern
+    registry = Registry(None)
+    registry.register(ToolSpec("record", "", {"type": "object", "properties": {}}, record))
+    tools = mcp_server._Tools(registry, max_concurrent_calls=2, structured_content=False)
 
-    view = mcp_server._CancellableWorkspace(Recorder())
-    assert view.root == "/nowhere"
-    first, second = object(), object()
-    for token in (first, second, None):
-        mcp_server._CALL_TOKEN.set(token)
-        assert view.grep("x") == "x"
-    mcp_server._CALL_TOKEN.set(None)
-    assert seen == [first, second, None]
+    async def two_calls() -> None:
+        for request_id in (1, 2):
+            reply = await tools.call(request_id, "record", {})
+            assert wire(reply)["isError"] is False
+
+    asyncio.run(two_calls())
+    assert len(seen) == 2 and all(isinstance(token, _core.CancelToken) for token in seen)
+    assert seen[0] is not seen[1]
 
 
 # -- the process ---------------------------------------------------------------------------------

@@ -676,7 +676,7 @@ class IdentityWorkspace(FakeWorkspace):
         target.path, target.dev, target.inode, target.mtime_ns = path, 1, 42, self.mtime_ns
         return target
 
-    def identify(self, path: str) -> Any:  # type: ignore[no-redef]
+    def identify(self, path: str, cancel: Any = None) -> Any:  # type: ignore[no-redef]
         self._record("identify", path)
         size = os.path.getsize(os.path.join(self.root, path))
         return self._stamp(SimpleNamespace(size=size), path)

@@ -50,7 +50,7 @@ from .steps import (
 )
 from .tools import ENGINE_RESULT_KEY, builtin_tools
 from .types import ToolCall, ToolContext, ToolResult, ToolSpec
-from .workspace import Workspace
+from .workspace import CancelToken, Workspace
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -201,8 +201,12 @@ class Registry:
 
     # -- the pipeline --------------------------------------------------------------------------
 
-    def execute(self, call: Any) -> ToolResult:
+    def execute(self, call: Any, *, cancel: CancelToken | None = None) -> ToolResult:
         """Runs one call through the pipeline; never raises (except on Ctrl-C and exit).
+
+        `cancel` reaches the tool (`ToolContext.cancel`, and from there every engine call):
+        cancelling it from another thread stops the call, which answers with code
+        ``cancelled``.
 
         >>> reg.execute(ToolCall("c1", "Read", "{}")).content
         'There is no tool named Read. Did you mean read_file? Available tools: glob, grep, read_file, read_result.'
@@ -212,7 +216,7 @@ class Registry:
         record = CallRecord(self.log, call_id, name, parsed.arguments if parsed else None)
         meta: dict[str, Any] = {}
         try:
-            return self._finish(record, self._pipeline(parsed, record, meta), meta)
+            return self._finish(record, self._pipeline(parsed, record, cancel, meta), meta)
         except INTERRUPTS:
             record.finish("cancelled", codes.CANCELLED, 0, None)
             raise
@@ -224,7 +228,13 @@ class Registry:
             )
             return self._finish(record, Answer(text, "runtime_error", codes.INTERNAL), meta)
 
-    def _pipeline(self, call: ToolCall | None, record: CallRecord, meta: dict[str, Any]) -> Answer:
+    def _pipeline(
+        self,
+        call: ToolCall | None,
+        record: CallRecord,
+        cancel: CancelToken | None,
+        meta: dict[str, Any],
+    ) -> Answer:
         """Steps 3-7: look the tool up, check the arguments, admit the call, run it, classify
         what it returned."""
         try:
@@ -241,7 +251,7 @@ class Registry:
             record.arguments = values
             admit(self.policy, self.before, call.name, values, meta)
             context = ToolContext(
-                self.workspace, record.call_id, self.session, self.max_result_chars
+                self.workspace, record.call_id, self.session, self.max_result_chars, cancel
             )
             output = run_handler(spec, context, values, meta, note)
         except Answer as answer:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .session import ReadState, Session
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from .workspace import CancelToken, Workspace
 
 __all__ = [
     "EFFECTS",
@@ -45,12 +45,16 @@ class ToolContext:
         call_id: the id of the call being answered.
         session: the conversation's state (delivered reads, stored results, repeated calls).
         max_result_chars: the budget of one result's text.
+        cancel: the call's engine cancel token, to pass to every `Workspace` method (``cancel=``)
+            so the caller can stop the call from another thread (the MCP server does when a
+            client cancels); None when the caller gave none.
     """
 
     workspace: Workspace | None
     call_id: str
     session: Session
     max_result_chars: int = 8000
+    cancel: CancelToken | None = None
 
     @property
     def read_state(self) -> ReadState:

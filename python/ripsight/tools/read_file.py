@@ -162,7 +162,7 @@ def run_read_file(
     identify = getattr(workspace, "identify", None)
     if identify is not None:
         try:
-            seen = identify(path)
+            seen = identify(path, cancel=context.cancel)
         except Exception:  # noqa: BLE001 - the read below reports the error as it should
             seen = None
         earlier = reads.lookup_identity(seen, offset, limit) if seen is not None else None
@@ -171,7 +171,11 @@ def run_read_file(
                 path, offset, min(offset + limit - 1, earlier.total_lines), earlier
             )
     result = workspace.read_file(
-        path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
+        path,
+        offset=offset,
+        limit=limit,
+        max_line_chars=limits.read_line_chars,
+        cancel=context.cancel,
     )
     earlier = reads.lookup(result)
     if earlier is not None:
