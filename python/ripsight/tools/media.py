@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import codes
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..types import ImagePart, ToolOutput
-from ..workspace import Workspace
+from ..workspace import CancelToken, Workspace
 from ._common import ENGINE_RESULT_KEY, plural, size_text, thousands
 
 __all__ = [
@@ -84,31 +85,31 @@ def format_image(result: Any) -> str:
 #: The code and the advice for each refusal of an image.
 _IMAGE_ADVICE = {
     "too_large": (
-        "too_large",
+        codes.TOO_LARGE,
         "Images that large are not shown; use a smaller copy of it if the workspace has one.",
     ),
     "too_many_pixels": (
-        "too_many_pixels",
+        codes.TOO_MANY_PIXELS,
         (
             "Images with that many pixels are not decoded (it could exhaust memory); use a "
             "smaller copy of it if the workspace has one."
         ),
     ),
     "unsupported": (
-        "unsupported_format",
+        codes.UNSUPPORTED_FORMAT,
         "Only PNG, JPEG, GIF and WebP images are shown.",
     ),
     "undecodable": (
-        "undecodable",
+        codes.UNDECODABLE,
         "The file may be truncated or corrupt; nothing of it is shown.",
     ),
-    "cannot_fit": ("too_large", "No encoding of it fits in the image budget."),
-    "no_such_cell": ("invalid_arguments", "Call read_file with a cell number that exists."),
+    "cannot_fit": (codes.TOO_LARGE, "No encoding of it fits in the image budget."),
+    "no_such_cell": (codes.INVALID_ARGUMENTS, "Call read_file with a cell number that exists."),
 }
 
 
 def _refused(path: str, what: str, refusal: str, detail: str) -> ToolOutput:
-    code, advice = _IMAGE_ADVICE.get(refusal, ("undecodable", ""))
+    code, advice = _IMAGE_ADVICE.get(refusal, (codes.UNDECODABLE, ""))
     text = f"{quote_path(path)} cannot be shown as {what}: {detail}. {advice}".rstrip()
     return ToolOutput(text, is_error=True, code=code, meta={"refused": refusal})
 
@@ -117,7 +118,9 @@ def _image_part(result: Any) -> ImagePart:
     return ImagePart(media_type=result.media_type, data=bytes(result.data))
 
 
-def run_image(workspace: Workspace, path: str, limits: ToolLimits) -> ToolOutput:
+def run_image(
+    workspace: Workspace, path: str, limits: ToolLimits, cancel: CancelToken | None = None
+) -> ToolOutput:
     """`read_file` of an image: one line of text and the image."""
     result = workspace.read_image(
         path,
@@ -126,6 +129,7 @@ def run_image(workspace: Workspace, path: str, limits: ToolLimits) -> ToolOutput
         max_bytes=limits.image_max_bytes,
         max_source_bytes=limits.image_max_source_bytes,
         max_decode_pixels=limits.image_max_decode_pixels,
+        cancel=cancel,
     )
     if result.refused is not None:
         return _refused(result.path, "an image", result.refused, result.detail)
@@ -135,7 +139,11 @@ def run_image(workspace: Workspace, path: str, limits: ToolLimits) -> ToolOutput
 
 
 def run_notebook_images(
-    workspace: Workspace, path: str, cell: int, limits: ToolLimits
+    workspace: Workspace,
+    path: str,
+    cell: int,
+    limits: ToolLimits,
+    cancel: CancelToken | None = None,
 ) -> ToolOutput:
     """`read_file` with `cell` on a notebook: the images of that cell's outputs, as many as fit
     in the image budget together."""
@@ -148,6 +156,7 @@ def run_notebook_images(
         max_image_bytes=limits.image_max_bytes,
         max_source_bytes=limits.image_max_source_bytes,
         max_decode_pixels=limits.image_max_decode_pixels,
+        cancel=cancel,
     )
     if found.refused is not None:
         what = f"a notebook (cell {cell})"
@@ -157,7 +166,7 @@ def run_notebook_images(
         return ToolOutput(
             f"{name} has no image outputs. Call read_file without `cell` to see the cells and "
             "which of them hold images.",
-            code="no_match",
+            code=codes.NO_MATCH,
         )
     lines: list[str] = []
     parts: list[ImagePart] = []
@@ -179,7 +188,7 @@ def run_notebook_images(
         meta={ENGINE_RESULT_KEY: found},
         images=tuple(parts),
         is_error=not parts,
-        code="ok" if parts else "undecodable",
+        code=codes.OK if parts else codes.UNDECODABLE,
     )
 
 
@@ -276,7 +285,12 @@ def notebook_page(limit: int, limits: ToolLimits) -> int:
 
 
 def run_notebook(
-    workspace: Workspace, path: str, offset: int, limit: int, limits: ToolLimits
+    workspace: Workspace,
+    path: str,
+    offset: int,
+    limit: int,
+    limits: ToolLimits,
+    cancel: CancelToken | None = None,
 ) -> ToolOutput:
     """`read_file` of a notebook: a page of numbered cells with their outputs."""
     result = workspace.read_notebook(
@@ -285,6 +299,7 @@ def run_notebook(
         notebook_page(limit, limits),
         max_output_chars=limits.notebook_output_chars,
         max_bytes=limits.notebook_max_bytes,
+        cancel=cancel,
     )
     if result.refused == "too_large":
         text = (
@@ -292,18 +307,18 @@ def run_notebook(
             f"notebooks over {size_text(limits.notebook_max_bytes)} are not read. Use grep on it "
             "to find the cells you need."
         )
-        return ToolOutput(text, is_error=True, code="too_large", meta={"refused": "too_large"})
+        return ToolOutput(text, is_error=True, code=codes.TOO_LARGE, meta={"refused": "too_large"})
     if result.refused is not None:
         text = (
             f"{quote_path(result.path)} cannot be read as a notebook: {result.detail}. Use grep "
             "on it to see its text."
         )
         meta = {"refused": "undecodable", "detail": result.detail}
-        return ToolOutput(text, is_error=True, code="undecodable", meta=meta)
+        return ToolOutput(text, is_error=True, code=codes.UNDECODABLE, meta=meta)
     if not result.cells:
-        code = "empty_file" if result.total_cells == 0 else "past_end"
+        code = codes.EMPTY_FILE if result.total_cells == 0 else codes.PAST_END
     else:
-        code = "ok"
+        code = codes.OK
     return ToolOutput(
         format_notebook(result, limits.read_line_chars),
         meta={ENGINE_RESULT_KEY: result},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .. import codes
 from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
@@ -155,7 +156,7 @@ def _already_shown(path: str, first: int, last: int, earlier: ReadRecord) -> Too
         "not changed since, so the text is not repeated. Use that result, or call read_file "
         "with another offset to see other lines.",
         meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
-        code="unchanged",
+        code=codes.UNCHANGED,
     )
 
 
@@ -172,21 +173,32 @@ def run_read_file(
     check_paths(args)
     workspace = workspace_of(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
+    shown = _read_by_kind(context, workspace, args, limits)
+    if shown is not None:
+        return shown
+    return _run_text(context, workspace, path, offset, limit, limits)
+
+
+def _read_by_kind(
+    context: ToolContext, workspace: Workspace, args: dict[str, Any], limits: ToolLimits
+) -> ToolOutput | None:
+    """The answer of the reader `read_kind` picks for the path, or None for a plain read (the
+    path's kind is "text", or its bytes are not of the kind its name says)."""
+    path, cancel, cell = args["path"], context.cancel, args.get("cell")
     kind = read_kind(path)
-    cell = args.get("cell")
     if cell is not None and kind != "notebook":
         raise InvalidArgumentError(
             f"cell applies to Jupyter notebooks (.ipynb) only, and {quote_path(path)} is not "
             "one; call read_file without cell."
         )
     if kind == "image":
-        shown = media.run_image(workspace, path, limits)
-        if shown.meta.get("refused") != "unsupported":
-            return shown
-    elif kind == "notebook":
+        shown = media.run_image(workspace, path, limits, cancel)
+        return None if shown.meta.get("refused") == "unsupported" else shown
+    if kind == "notebook":
         if cell is not None:
-            return media.run_notebook_images(workspace, path, cell, limits)
-        shown = media.run_notebook(workspace, path, offset, limit, limits)
+            return media.run_notebook_images(workspace, path, cell, limits, cancel)
+        offset, limit = args["offset"], args["limit"]
+        shown = media.run_notebook(workspace, path, offset, limit, limits, cancel)
         if shown.meta.get("refused") != "undecodable":
             return shown
         # Not a notebook after all: its lines, under the parser's word.
@@ -198,8 +210,8 @@ def run_read_file(
             code=text.code,
             on_delivered=text.on_delivered,
         )
-    # The pdf branch adds its case here: `kind == "pdf"`.
-    return _run_text(context, workspace, path, offset, limit, limits)
+    # The pdf branch adds its case here: `if kind == "pdf": ...`.
+    return None
 
 
 def read_kind(path: str) -> str:
@@ -227,7 +239,7 @@ def _run_text(
     identify = getattr(workspace, "identify", None)
     if identify is not None:
         try:
-            seen = identify(path)
+            seen = identify(path, cancel=context.cancel)
         except Exception:  # noqa: BLE001 - the read below reports the error as it should
             seen = None
         earlier = reads.lookup_identity(seen, offset, limit) if seen is not None else None
@@ -236,7 +248,11 @@ def _run_text(
                 path, offset, min(offset + limit - 1, earlier.total_lines), earlier
             )
     result = workspace.read_file(
-        path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
+        path,
+        offset=offset,
+        limit=limit,
+        max_line_chars=limits.read_line_chars,
+        cancel=context.cancel,
     )
     earlier = reads.lookup(result)
     if earlier is not None:
@@ -250,17 +266,17 @@ def _run_text(
 
     if result.kind == "binary" and (result.binary_type or "").startswith(media.IMAGE_TYPES):
         # Named otherwise, a file that only looks like an image stays a binary file.
-        shown = media.run_image(workspace, path, limits)
+        shown = media.run_image(workspace, path, limits, context.cancel)
         if shown.meta.get("refused") not in ("unsupported", "undecodable"):
             return shown
     if result.kind == "empty":
-        code = "empty_file"
+        code = codes.EMPTY_FILE
     elif result.kind == "binary":
-        code = "binary"
+        code = codes.BINARY
     elif not result.lines:
-        code = "past_end"
+        code = codes.PAST_END
     else:
-        code = "ok"
+        code = codes.OK
     return ToolOutput(
         format_read(result), meta={ENGINE_RESULT_KEY: result}, on_delivered=delivered, code=code
     )
