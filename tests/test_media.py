@@ -224,7 +224,7 @@ def test_the_image_bounds_are_configurable_and_stated(image_tree: Path) -> None:
     shown = _decoded(result.images[0].data)
     assert max(shown.size) <= 40 and shown.size[0] * shown.size[1] <= 1000
     description = next(d for d in reg.definitions("anthropic") if d["name"] == "read_file")
-    assert "over 40 px on its long edge or 0.00 megapixels" in description["description"]
+    assert "over 40 px on its long edge or 0.001 megapixels" in description["description"]
     default = default_registry(image_tree).definitions("anthropic")
     text = next(d for d in default if d["name"] == "read_file")["description"]
     assert "over 1,568 px on its long edge or 1.15 megapixels" in text and "50 MB" in text

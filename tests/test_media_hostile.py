@@ -1,6 +1,6 @@
 """Hostile images and notebooks: each read runs in a child process that reports its answer, how
-long the call took and its peak memory (`resource.getrusage`), then makes one more call to show
-it lives on. Every child wait has a timeout.
+long the call took and its peak memory (VmHWM from /proc, else `resource.getrusage`), then makes
+one more call to show it lives on. Every child wait has a timeout.
 
 Each must answer within 5 s with a clear error or a bounded answer, in under 300 MB.
 """
@@ -29,6 +29,16 @@ CHILD_TIMEOUT = 60.0
 _CHILD = r"""
 import json, resource, sys, time
 from ripsight import ToolCall, default_registry
+def peak_bytes():
+    # VmHWM: this process's own peak (ru_maxrss also counts the parent's pages it forked with).
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 root, arguments = sys.argv[1], json.loads(sys.argv[2])
 registry = default_registry(root)
 started = time.perf_counter()
@@ -41,7 +51,7 @@ print(json.dumps({
     "text": result.content[:600],
     "images": [len(image.data) for image in result.images],
     "elapsed": elapsed,
-    "peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    "peak_bytes": peak_bytes(),
     "alive": not alive.is_error,
 }))
 """

@@ -50,7 +50,7 @@ def media_sentences(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     return (
         f"Images (PNG, JPEG, GIF's first frame, WebP) come back as the picture itself with one "
         f"line of text; one over {thousands(limits.image_max_edge)} px on its long edge or "
-        f"{limits.image_max_pixels / 1e6:.2f} megapixels is shown scaled down, and files over "
+        f"{limits.image_max_pixels / 1e6:g} megapixels is shown scaled down, and files over "
         f"{limits.image_max_source_bytes / 1e6:g} MB are not shown. SVG files are text. Jupyter "
         f"notebooks (.ipynb) come back as numbered cells with their kind, source lines and "
         f"outputs (at most {thousands(limits.notebook_output_chars)} characters of output per "

@@ -39,10 +39,15 @@ __all__ = [
 
 
 def read_file_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
-    """The model-facing description of `read_file` under these limits."""
+    """The model-facing description of `read_file` under these limits: the text files'
+    paragraph, then what it returns for each other kind of file."""
+    kinds = [
+        media.media_sentences(limits),
+        # PDFs: the pdf branch adds its sentence (`pages`) here.
+    ]
     return f"""\
 Read a text file's lines, numbered like `cat -n` (line number, tab, text). Use it after glob or \
-grep to see code in context. {media.media_sentences(limits)}
+grep to see code in context.
 
 Reads `limit` lines (default {limits.read_limit}) starting at line `offset` (1-based, default \
 1); the header states the range and the file's total line count, and when more follows the \
@@ -51,7 +56,9 @@ saying how long they were. Binary files are not dumped (the result gives size an
 header names the encoding and line-ending style when they are not plain UTF-8 with LF. Paths \
 are relative to the workspace root (absolute paths inside it work too); files outside the root \
 or covered by the secrets policy cannot be read. To read a large file, read a range around the \
-line grep found."""
+line grep found.
+
+{" ".join(kinds)}"""
 
 
 def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
