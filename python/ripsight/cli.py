@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 import orjson
 
-from .limits import LIMITS, MAX_CONTEXT
+from .limits import LIMITS, MAX_CONCURRENT_CALLS, MAX_CONTEXT, MCP_TIME_BUDGET, TIME_BUDGET
 from .names import terminal_safe
 from .oplog import OperationLog
 from .registry import FORMATS, Registry
@@ -292,7 +292,7 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--time-budget",
         type=_positive_float,
-        default=10.0,
+        default=TIME_BUDGET,
         metavar="SECONDS",
         help="time one walk or search may take before it returns what it found so far, "
         "marked incomplete (default: %(default)g)",
@@ -594,8 +594,6 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 # -- mcp -------------------------------------------------------------------------------------------
 
-MCP_TIME_BUDGET = 4.0
-
 
 def add_mcp_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -612,16 +610,15 @@ def add_mcp_parser(
         "configured numbers. The server exits when the client closes stdin.",
     )
     add_workspace_arguments(parser)
-    # Under the 5 s that common MCP clients wait for a call (mcp_server.DEFAULT_TIME_BUDGET,
-    # repeated here so that --help works without the SDK).
+    # Under the 5 s that common MCP clients wait for a call.
     parser.set_defaults(time_budget=MCP_TIME_BUDGET)
     add_limit_arguments(parser, LIMIT_FLAGS)
     parser.add_argument(
         "--max-concurrent-calls",
         type=int,
-        default=8,
+        default=MAX_CONCURRENT_CALLS,
         metavar="N",
-        help="tool calls running at the same time in worker threads (default: 8)",
+        help="tool calls running at the same time in worker threads (default: %(default)s)",
     )
     parser.add_argument(
         "--no-structured-content",
