@@ -29,6 +29,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
 
+pytestmark = pytest.mark.slow  # an MCP server process per test, several seconds each
+
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
 
