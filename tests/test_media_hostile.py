@@ -20,6 +20,8 @@ import pytest
 from _media_corpus import real_images
 from PIL import Image
 
+pytestmark = pytest.mark.slow  # a child interpreter per case, and files up to 1 GiB
+
 #: The child's bound on one call, and on its peak resident memory (the interpreter included).
 ANSWER_SECONDS = 5.0
 PEAK_BYTES = 300 * 1024 * 1024

@@ -34,6 +34,7 @@ pub mod index;
 pub mod limits;
 pub mod media;
 mod open;
+mod pattern;
 pub mod read;
 pub mod record;
 pub mod skip;
