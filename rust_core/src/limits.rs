@@ -23,6 +23,24 @@ pub const MAX_CONTEXT: usize = 20;
 /// The smallest budget of one result's text: room for a head, a tail and the truncation note.
 pub const MIN_RESULT_CHARS: usize = 200;
 
+/// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
+/// the parser's child process.
+pub const PDF_MAX_SOURCE_BYTES: u64 = 50 << 20;
+/// The most pages of a PDF one read_file call shows.
+pub const PDF_MAX_PAGES: usize = 20;
+/// Characters of one PDF page's text the parser hands back at most (the rest is counted).
+pub const PDF_PAGE_CHARS: usize = 100_000;
+/// Address space of the PDF parser's child process, in bytes (`RLIMIT_AS`; 256 MiB: the
+/// interpreter, the parser's library and the source take about 300 MB of it before any page is
+/// parsed, and resident memory stays far below it).
+pub const PDF_WORKER_MEMORY_BYTES: u64 = 256 << 20;
+/// CPU seconds one PDF call may use in the parser's child process (`RLIMIT_CPU`, set afresh
+/// for each call).
+pub const PDF_WORKER_CPU_SECONDS: u64 = 3;
+/// Wall-clock milliseconds one PDF call waits for the parser's child process before killing it
+/// (under the 5 s that common MCP clients wait).
+pub const PDF_DEADLINE_MS: u64 = 3_500;
+
 /// One named number of the table.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Limit {
@@ -57,4 +75,16 @@ pub const LIMITS: &[(&str, Limit)] = &[
     ),
     ("min_result_chars", Limit::Count(MIN_RESULT_CHARS as u64)),
     ("head_ratio", Limit::Ratio(truncate::DEFAULT_HEAD_RATIO)),
+    ("pdf_max_source_bytes", Limit::Count(PDF_MAX_SOURCE_BYTES)),
+    ("pdf_max_pages", Limit::Count(PDF_MAX_PAGES as u64)),
+    ("pdf_page_chars", Limit::Count(PDF_PAGE_CHARS as u64)),
+    (
+        "pdf_worker_memory_bytes",
+        Limit::Count(PDF_WORKER_MEMORY_BYTES),
+    ),
+    (
+        "pdf_worker_cpu_seconds",
+        Limit::Count(PDF_WORKER_CPU_SECONDS),
+    ),
+    ("pdf_deadline_ms", Limit::Count(PDF_DEADLINE_MS)),
 ];

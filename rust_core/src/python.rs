@@ -24,6 +24,7 @@ use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, OutputMode};
 use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
+use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
 use crate::walk::{self, GlobOptions, GlobOutput, SortOrder};
@@ -406,6 +407,23 @@ impl Engine {
         };
         let workspace = Arc::clone(&self.workspace);
         run_detached(py, &cancel, move || read::read_file(&workspace, &options))
+    }
+
+    /// The whole of `path`'s bytes when it holds at most `max_bytes` (else `too_large`, unread).
+    #[pyo3(signature = (path, /, *, max_bytes, cancel = None))]
+    fn read_bytes(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        max_bytes: u64,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<FileBytes> {
+        let cancel = call_token(cancel);
+        let workspace = Arc::clone(&self.workspace);
+        let token = cancel.clone();
+        run_detached(py, &cancel, move || {
+            raw::read_bytes(&workspace, &path, max_bytes, &token)
+        })
     }
 
     fn __repr__(&self) -> String {

@@ -33,6 +33,8 @@ pub enum Shape {
     },
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// Raw bytes (Python `bytes`).
+    Bytes,
 }
 
 /// One field of a record.
@@ -100,6 +102,17 @@ impl Described for f64 {
 impl Described for bool {
     fn shape() -> Shape {
         Shape::Flag
+    }
+}
+
+/// A field of raw bytes: Python sees `bytes`, not a list of integers (what a `Vec<u8>` field
+/// would give).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Described for Bytes {
+    fn shape() -> Shape {
+        Shape::Bytes
     }
 }
 

@@ -3,13 +3,14 @@
 //! `to_dict()` and a repr. Equality comes from `#[pyclass(eq)]`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::error::PatternIssue;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
 use crate::index::{IndexState, IndexStatus};
+use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
-use crate::record::{Field, Record, Shape};
+use crate::record::{Bytes, Field, Record, Shape};
 use crate::skip::SkipCounts;
 use crate::walk::GlobOutput;
 
@@ -29,6 +30,17 @@ macro_rules! choice_to_python {
 }
 
 choice_to_python!(OutputMode, ContentKind, PatternIssue, IndexState);
+
+/// A bytes field reaches Python as `bytes` (one copy).
+impl<'py> IntoPyObject<'py> for &Bytes {
+    type Target = PyBytes;
+    type Output = Bound<'py, PyBytes>;
+    type Error = std::convert::Infallible;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        Ok(PyBytes::new(py, &self.0))
+    }
+}
 
 /// The JSON Schema of a value of `shape`.
 fn schema<'py>(py: Python<'py>, shape: Shape) -> PyResult<Bound<'py, PyDict>> {
@@ -74,6 +86,11 @@ fn schema<'py>(py: Python<'py>, shape: Shape) -> PyResult<Bound<'py, PyDict>> {
             out.set_item("type", "string")?;
             out.set_item("enum", PyList::new(py, names)?)?;
         }
+        // `to_dict()` keeps them as `bytes`; a JSON copy carries them base64-encoded.
+        Shape::Bytes => {
+            out.set_item("type", "string")?;
+            out.set_item("contentEncoding", "base64")?;
+        }
     }
     Ok(out)
 }
@@ -116,6 +133,7 @@ pub(crate) fn repr(record: &Bound<'_, PyAny>, name: &str, fields: &[Field]) -> P
         let value = record.getattr(field.name)?;
         let shown = match (field.shape)() {
             Shape::List(_) => format!("[{} items]", value.len()?),
+            Shape::Bytes => format!("<{} bytes>", value.len()?),
             _ => value.repr()?.to_string(),
         };
         parts.push(format!("{}={shown}", field.name));
@@ -182,6 +200,7 @@ record_methods!(ReadLine {});
 record_methods!(ReadOutput {});
 record_methods!(Identified {});
 record_methods!(IndexStatus {});
+record_methods!(FileBytes {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -214,5 +233,6 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ReadOutput>()?;
     m.add_class::<Identified>()?;
     m.add_class::<IndexStatus>()?;
+    m.add_class::<FileBytes>()?;
     Ok(())
 }
