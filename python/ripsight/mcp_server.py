@@ -44,6 +44,7 @@ from mcp.server.stdio import stdio_server
 
 from . import _core
 from .limits import DEFAULT_LIMITS, ToolLimits
+from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
 from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
@@ -97,6 +98,11 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
         withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
     next_offset = schemas["read_file"]["properties"]["next_offset"]
     next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
+    # ---- PDFs (issue 18): read_file answers a PDF with its pages ----
+    schemas["read_file"] = {
+        "type": "object",
+        "anyOf": [schemas["read_file"], copy.deepcopy(PDF_TEXT_SCHEMA)],
+    }
     return schemas
 
 
@@ -137,6 +143,8 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
         page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
         page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
+    elif key == "pages":  # read_file on a PDF: read on from the first page left out
+        page["next_page"] = entries[keep]["number"]
     else:  # read_file: read on after the last line kept
         page["next_offset"] = entries[keep]["number"]
     return page
@@ -158,7 +166,7 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
     """
     if _json_chars(data) <= budget:
         return data
-    key = next((k for k in ("paths", "files", "lines") if data.get(k)), None)
+    key = next((k for k in ("paths", "files", "lines", "pages") if data.get(k)), None)
     if key is None:
         page = dict(data)
     else:

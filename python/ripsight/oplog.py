@@ -63,6 +63,7 @@ _OUTCOME_OF_CODE: dict[str, Outcome] = {
     "no_match": "empty",
     "empty_file": "empty",
     "past_end": "empty",
+    "no_text": "empty",  # a PDF's pages without a text layer
     "binary": "partial",
     "time_budget": "partial",
     "truncated": "partial",

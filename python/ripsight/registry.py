@@ -187,7 +187,7 @@ def _output_summary(engine_result: Any) -> dict[str, Any]:
         value = getattr(engine_result, name, None)
         if isinstance(value, (bool, int, float, str)):
             summary[name] = value
-    for name in ("paths", "lines", "files"):
+    for name in ("paths", "lines", "files", "pages"):
         value = getattr(engine_result, name, None)
         if isinstance(value, (list, tuple)):
             summary[f"{name}_shown"] = len(value)

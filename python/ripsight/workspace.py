@@ -17,6 +17,7 @@ from typing import Any, Literal
 from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
+from .pdf import PDF_MAX_SOURCE_BYTES, PdfError, PdfText, read_pdf_bytes
 
 __all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
@@ -28,6 +29,7 @@ GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
 FileIdentity = _core.FileIdentity
+FileBytes = _core.FileBytes
 
 
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
@@ -194,6 +196,41 @@ class Workspace:
             cancel=cancel,
         )
 
+    # ==== Whole files: raw bytes, PDFs (issue 18) ====
+
+    def read_bytes(
+        self,
+        path: str | os.PathLike[str],
+        max_bytes: int = PDF_MAX_SOURCE_BYTES,
+        cancel: CancelToken | None = None,
+    ) -> FileBytes:
+        """The whole file's bytes, read as `read_file` opens a file (boundary, deny rules,
+        regular files only), with the opened file's identity. A file over `max_bytes` (default
+        50 MiB) is not read: the result has ``too_large=True`` and empty ``data``."""
+        _check_int("max_bytes", max_bytes, 0)
+        return self._engine.read_bytes(os.fspath(path), max_bytes=max_bytes, cancel=cancel)
+
+    def read_pdf(
+        self,
+        path: str | os.PathLike[str],
+        pages: str | None = None,
+        budget: int = DEFAULT_LIMITS.max_result_chars,
+        cancel: CancelToken | None = None,
+    ) -> PdfText:
+        """The text of a PDF's pages: those `pages` names ("3", "1-5"; at most 20), or without
+        it the first pages whose text fits `budget` characters. The engine reads the bytes; a
+        child process parses them under memory, CPU and wall-clock limits. Raises what
+        `read_bytes` raises, :class:`ripsight.pdf.PdfError` (too large, unreadable, encrypted,
+        the parser stopped) and ``InvalidArgumentError`` (a bad `pages`)."""
+        read = self.read_bytes(path, cancel=cancel)
+        if read.too_large:
+            raise PdfError(
+                f"{read.path} is {read.size_bytes:,} bytes, over the {read.max_bytes:,} bytes a "
+                "PDF may have to be read.",
+                "too_large",
+            )
+        return read_pdf_bytes(read.path, read.size_bytes, read.data, pages, budget)
+
     # ==== The warm index (SPEC §2.8) ====
 
     def index_status(self) -> dict[str, Any]:
@@ -245,13 +282,14 @@ RESULT_CLASSES = (
     _core.SkipCounts,
     _core.FileIdentity,
     _core.IndexStatus,
+    _core.FileBytes,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 
 
 def to_dict(value: Any) -> Any:
     """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    if isinstance(value, RESULT_CLASSES):
+    if isinstance(value, (*RESULT_CLASSES, PdfText)):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..session import ReadRecord, ReadState
@@ -20,6 +21,7 @@ from ._common import (
     thousands,
     workspace_of,
 )
+from .read_pdf import is_pdf_name, is_pdf_type, pages_property, pdf_description, run_read_pdf
 
 __all__ = [
     "READ_FILE_DESCRIPTION",
@@ -45,7 +47,9 @@ saying how long they were. Binary files are not dumped (the result gives size an
 header names the encoding and line-ending style when they are not plain UTF-8 with LF. Paths \
 are relative to the workspace root (absolute paths inside it work too); files outside the root \
 or covered by the secrets policy cannot be read. To read a large file, read a range around the \
-line grep found."""
+line grep found.
+
+{pdf_description()}"""
 
 
 def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
@@ -65,6 +69,7 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 resolved_maximum(limits.read_max_limit),
                 "Maximum number of lines to read",
             ),
+            "pages": pages_property(),
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -157,6 +162,9 @@ def run_read_file(
     check_paths(args)
     workspace = workspace_of(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
+    # ---- PDFs (issue 18): by name before the engine reads; by what it sniffed after ----
+    if is_pdf_name(path):
+        return run_read_pdf(context, args)
     reads = context.session.reads
     identify = getattr(workspace, "identify", None)
     if identify is not None:
@@ -172,6 +180,14 @@ def run_read_file(
     result = workspace.read_file(
         path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
     )
+    if result.kind == "binary" and is_pdf_type(result.binary_type):
+        return run_read_pdf(context, args)
+    if args.get("pages") is not None:
+        raise InvalidArgumentError(
+            f"pages applies to PDF files only, and {quote_path(result.path)} is not one; read "
+            "its lines with offset and limit instead."
+        )
+    # ---- end of PDFs ----
     earlier = reads.lookup(result)
     if earlier is not None:
         return _already_shown(path, result.lines[0].number, result.lines[-1].number, earlier)
