@@ -10,8 +10,9 @@ from __future__ import annotations
 import random
 
 
-def pdf_file(objects: list[bytes], root: int = 1) -> bytes:
-    """A PDF of `objects` (object i + 1 is objects[i]) with its xref table and trailer."""
+def pdf_file(objects: list[bytes], root: int = 1, trailer: bytes = b"") -> bytes:
+    """A PDF of `objects` (object i + 1 is objects[i]) with its xref table and trailer
+    (`trailer`: more entries for it)."""
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -21,9 +22,10 @@ def pdf_file(objects: list[bytes], root: int = 1) -> bytes:
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     for offset in offsets:
         out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+    out += b"trailer\n<< /Size %d /Root %d 0 R %s>>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1,
         root,
+        trailer,
         xref,
     )
     return bytes(out)
@@ -124,6 +126,20 @@ def nested_forms_pdf(depth: int = 40) -> bytes:
             _stream(body, b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] %s " % resources)
         )
     return pdf_file(objects)
+
+
+def encrypted_pdf() -> bytes:
+    """A PDF under the standard security handler whose user password is not empty: the check
+    value /U matches no key the empty password gives."""
+    return pdf_file(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [] /Count 0 >>",
+            b"<< /Filter /Standard /V 1 /R 2 /Length 40 /P -4 /O <%s> /U <%s> >>"
+            % (b"11" * 32, b"22" * 32),
+        ],
+        trailer=b"/Encrypt 3 0 R /ID [<%s> <%s>] " % (b"ab" * 16, b"ab" * 16),
+    )
 
 
 def random_bytes(size: int = 200_000, seed: int = 18) -> bytes:

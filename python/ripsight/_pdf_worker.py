@@ -29,13 +29,10 @@ _PAGE_HEAD_CHARS = 40
 
 
 def _read_exact(stream: BinaryIO, size: int) -> bytes | None:
-    chunks = bytearray()
-    while len(chunks) < size:
-        chunk = stream.read(size - len(chunks))
-        if not chunk:
-            return None
-        chunks += chunk
-    return bytes(chunks)
+    # A buffered read of a blocking pipe waits for all `size` bytes (or the end), filling one
+    # allocation: the source is held once, not twice.
+    data = stream.read(size)
+    return data if len(data) == size else None
 
 
 def _read_frame(stream: BinaryIO) -> bytes | None:
@@ -103,7 +100,10 @@ def _extract(pdfium: Any, data: bytes, request: dict[str, Any]) -> dict[str, Any
 
 def main() -> int:
     memory = int(sys.argv[1])
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    except (ValueError, OSError):
+        pass  # macOS does not enforce RLIMIT_AS (and may refuse it): the deadline still holds
     # Loaded under the limit (and untyped: the module's functions take it as `Any`).
     pdfium = importlib.import_module("pypdfium2")
 

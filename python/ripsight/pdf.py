@@ -56,6 +56,7 @@ __all__ = [
     "is_pdf_type",
     "parse_pages",
     "read_pdf_bytes",
+    "too_large_error",
 ]
 
 #: The largest PDF read, in bytes (the engine refuses to read more).
@@ -74,6 +75,7 @@ PDF_DEADLINE_MS = int(LIMITS["pdf_deadline_ms"])
 _WORKER = Path(__file__).with_name("_pdf_worker.py")
 _LENGTH = struct.Struct(">Q")
 _MAX_IDLE = 2
+_MAX_WORKERS = 4
 _CHUNK = 1 << 16
 #: After a kill, how long the call waits to reap the child (SIGKILL cannot be caught).
 _REAP_SECONDS = 1.0
@@ -81,7 +83,8 @@ _REAP_SECONDS = 1.0
 
 class PdfError(RipsightError):
     """A PDF that could not be read: ``kind`` is the stable code (``pdf_unreadable``,
-    ``pdf_encrypted``, ``pdf_deadline``, ``pdf_memory``, ``pdf_crashed``, ``too_large``),
+    ``pdf_encrypted``, ``pdf_deadline``, ``pdf_memory``, ``pdf_crashed``, ``pdf_busy``,
+    ``too_large``),
     ``peak_rss_bytes`` the parser process's peak resident memory when known."""
 
     def __init__(self, message: str, kind: str, peak_rss_bytes: int | None = None) -> None:
@@ -337,11 +340,13 @@ class _Worker:
 
 
 class _Pool:
-    """Warm workers, at most `_MAX_IDLE` kept between calls."""
+    """Warm workers, at most `_MAX_IDLE` kept between calls and `_MAX_WORKERS` at work at once
+    (each may take `PDF_WORKER_MEMORY_BYTES`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
+        self.running = threading.BoundedSemaphore(_MAX_WORKERS)
 
     def take(self) -> _Worker:
         with self._lock:
@@ -387,15 +392,20 @@ def extract_pages(
             "cpu_seconds": PDF_WORKER_CPU_SECONDS,
         }
     ).encode()
-    worker = _POOL.take()
+    if not _POOL.running.acquire(timeout=max(deadline - time.monotonic(), 0)):
+        raise _Stopped("busy", None, None)
     try:
-        answer = worker.exchange([header, data], deadline)
-    except _Stopped:
-        raise
-    except BaseException:
-        worker.kill("crashed")
-        raise
-    _POOL.give_back(worker)
+        worker = _POOL.take()
+        try:
+            answer = worker.exchange([header, data], deadline)
+        except _Stopped:
+            raise
+        except BaseException:
+            worker.kill("crashed")
+            raise
+        _POOL.give_back(worker)
+    finally:
+        _POOL.running.release()
     decoded: dict[str, Any] = json.loads(answer)
     return decoded
 
@@ -433,6 +443,16 @@ def read_pdf_bytes(
     )
 
 
+def too_large_error(path: str, size_bytes: int) -> PdfError:
+    """The error of a PDF over `PDF_MAX_SOURCE_BYTES` (not read)."""
+    return PdfError(
+        f"{path} is a PDF of {size_bytes:,} bytes, over the {PDF_MAX_SOURCE_BYTES >> 20} MiB "
+        "read_file reads. Search text files with grep instead, or ask the user for a smaller "
+        "extract.",
+        "too_large",
+    )
+
+
 def _deadline_s() -> str:
     return f"{PDF_DEADLINE_MS / 1000:g}"
 
@@ -446,6 +466,12 @@ def _stopped_error(path: str, stopped: _Stopped) -> PdfError:
             "or read another file.",
             "pdf_deadline",
             stopped.peak_rss_bytes,
+        )
+    if stopped.kind == "busy":
+        return PdfError(
+            f"{path} was not read: every PDF parser process ({_MAX_WORKERS}) stayed busy with "
+            f"other calls for {_deadline_s()} s. Call read_file again once they are answered.",
+            "pdf_busy",
         )
     how = f" (exit status {stopped.exit_code})" if stopped.exit_code is not None else ""
     return PdfError(

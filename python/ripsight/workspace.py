@@ -17,7 +17,7 @@ from typing import Any, Literal
 from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
-from .pdf import PDF_MAX_SOURCE_BYTES, PdfError, PdfText, read_pdf_bytes
+from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
 
 __all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
@@ -222,13 +222,11 @@ class Workspace:
         child process parses them under memory, CPU and wall-clock limits. Raises what
         `read_bytes` raises, :class:`ripsight.pdf.PdfError` (too large, unreadable, encrypted,
         the parser stopped) and ``InvalidArgumentError`` (a bad `pages`)."""
+        if pages is not None:
+            parse_pages(pages)  # a bad `pages` is refused before the file is read
         read = self.read_bytes(path, cancel=cancel)
         if read.too_large:
-            raise PdfError(
-                f"{read.path} is {read.size_bytes:,} bytes, over the {read.max_bytes:,} bytes a "
-                "PDF may have to be read.",
-                "too_large",
-            )
+            raise too_large_error(read.path, read.size_bytes)
         return read_pdf_bytes(read.path, read.size_bytes, read.data, pages, budget)
 
     # ==== The warm index (SPEC §2.8) ====

@@ -30,9 +30,10 @@ pub const PDF_MAX_SOURCE_BYTES: u64 = 50 << 20;
 pub const PDF_MAX_PAGES: usize = 20;
 /// Characters of one PDF page's text the parser hands back at most (the rest is counted).
 pub const PDF_PAGE_CHARS: usize = 100_000;
-/// Address space of the PDF parser's child process, in bytes (`RLIMIT_AS`; 256 MiB: the
-/// interpreter, the parser's library and the source take about 300 MB of it before any page is
-/// parsed, and resident memory stays far below it).
+/// Address space of the PDF parser's child process, in bytes (`RLIMIT_AS`, where the system
+/// enforces it; 256 MiB: the interpreter with PDFium loaded maps under 30 MB, a 50 MiB source
+/// held twice leaves room for the parse, and the process's memory stays under 300 MB whatever
+/// the file).
 pub const PDF_WORKER_MEMORY_BYTES: u64 = 256 << 20;
 /// CPU seconds one PDF call may use in the parser's child process (`RLIMIT_CPU`, set afresh
 /// for each call).

@@ -15,6 +15,7 @@ use std::os::unix::ffi::OsStringExt;
 use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::open::display_relative;
+use crate::read::open_to_read;
 use crate::record::Bytes;
 use crate::workspace::Workspace;
 
@@ -50,15 +51,16 @@ crate::record! {
 
 /// Reads the whole of `path` when it holds at most `max_bytes` bytes.
 ///
-/// Errors are those of [`Workspace::open_file`] (not found, outside the root, denied, a
-/// directory, a special file), an I/O failure, or `Cancelled` (checked every 1 MiB).
+/// Errors are those of [`Workspace::open_file`] (not found, with close names as for
+/// `read_file`; outside the root, denied, a directory, a special file), an I/O failure, or
+/// `Cancelled` (checked every 1 MiB).
 pub fn read_bytes(
     workspace: &Workspace,
     path: &OsStr,
     max_bytes: u64,
     cancel: &CancelToken,
 ) -> Result<FileBytes, CoreError> {
-    let opened = workspace.open_file(path)?;
+    let opened = open_to_read(workspace, path)?;
     let shown = display_relative(&opened.relative);
     let mut out = FileBytes {
         path: OsString::from_vec(opened.real),

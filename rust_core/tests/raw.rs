@@ -75,10 +75,10 @@ fn the_boundary_and_the_deny_rules_apply() {
         bytes_of(dir.path(), ".", 100),
         Err(CoreError::IsADirectory { .. })
     ));
-    assert!(matches!(
-        bytes_of(dir.path(), "missing.pdf", 100),
-        Err(CoreError::NotFound { .. })
-    ));
+    match bytes_of(dir.path(), "ok.tx", 100) {
+        Err(CoreError::NotFound { suggestions, .. }) => assert_eq!(suggestions, ["ok.txt"]),
+        other => panic!("not found expected, got {other:?}"),
+    }
 }
 
 #[test]

@@ -13,12 +13,10 @@ from ..names import quote_path
 from ..pdf import (
     PDF_MAX_PAGES,
     PDF_MAX_SOURCE_BYTES,
-    PdfError,
     PdfText,
     is_pdf_name,
     is_pdf_type,
     parse_pages,
-    read_pdf_bytes,
 )
 from ..types import ToolContext, ToolOutput
 from ._common import ENGINE_RESULT_KEY, plural, size_text, thousands, workspace_of
@@ -106,17 +104,8 @@ def run_read_pdf(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """read_file's answer for a PDF. A bad `pages` is refused before the file is read."""
     pages = args.get("pages")
     requested = parse_pages(pages) if pages is not None else None
-    workspace = workspace_of(context)
-    read = workspace.read_bytes(args["path"], max_bytes=PDF_MAX_SOURCE_BYTES)
-    if read.too_large:
-        raise PdfError(
-            f"{quote_path(read.path)} is a PDF of {size_text(read.size_bytes)}, over the "
-            f"{PDF_MAX_SOURCE_BYTES >> 20} MiB read_file reads. Search text files with grep "
-            "instead, or ask the user for a smaller extract.",
-            "too_large",
-        )
     budget = max(context.max_result_chars - _FRAME_CHARS, 1)
-    result = read_pdf_bytes(read.path, read.size_bytes, read.data, pages, budget)
+    result = workspace_of(context).read_pdf(args["path"], pages=pages, budget=budget)
     if not result.pages:
         code = "past_end" if result.page_count else "empty_file"
     elif all(not page.text.strip() for page in result.pages):
