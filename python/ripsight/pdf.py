@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import codes
 from .errors import InvalidArgumentError, RipsightError
 from .limits import LIMITS
 
@@ -48,9 +49,15 @@ __all__ = [
     "PDF_MAX_PAGES",
     "PDF_MAX_SOURCE_BYTES",
     "PDF_TEXT_SCHEMA",
+    "PdfBusyError",
+    "PdfCrashedError",
+    "PdfDeadlineError",
+    "PdfEncryptedError",
     "PdfError",
+    "PdfMemoryError",
     "PdfPage",
     "PdfText",
+    "PdfTooLargeError",
     "extract_pages",
     "is_pdf_name",
     "is_pdf_type",
@@ -82,17 +89,52 @@ _REAP_SECONDS = 1.0
 
 
 class PdfError(RipsightError):
-    """A PDF that could not be read: ``kind`` is the stable code (``pdf_unreadable``,
-    ``pdf_encrypted``, ``pdf_deadline``, ``pdf_memory``, ``pdf_crashed``, ``pdf_busy``,
-    ``too_large``),
-    ``peak_rss_bytes`` the parser process's peak resident memory when known."""
+    """A PDF that could not be read. Each subclass has its stable code as ``kind``
+    (`ripsight.codes.PDF_CODES`); ``peak_rss_bytes`` is the parser process's peak resident
+    memory when known."""
 
-    def __init__(self, message: str, kind: str, peak_rss_bytes: int | None = None) -> None:
+    kind = codes.PDF_UNREADABLE
+
+    def __init__(self, message: str, peak_rss_bytes: int | None = None) -> None:
         super().__init__(message)
-        # The code differs per instance here (RipsightError's classes each have one).
-        self.kind = kind  # type: ignore[misc]
-        self.reason = kind
+        self.reason = self.kind
         self.peak_rss_bytes = peak_rss_bytes
+
+
+class PdfTooLargeError(PdfError):
+    """The file is over `PDF_MAX_SOURCE_BYTES`: it was not read."""
+
+    kind = codes.TOO_LARGE
+
+
+class PdfEncryptedError(PdfError):
+    """The PDF needs a password."""
+
+    kind = codes.PDF_ENCRYPTED
+
+
+class PdfDeadlineError(PdfError):
+    """The parser overran its wall-clock deadline or its CPU limit and was stopped."""
+
+    kind = codes.PDF_DEADLINE
+
+
+class PdfMemoryError(PdfError):
+    """The parser ran out of its address space and said so."""
+
+    kind = codes.PDF_MEMORY
+
+
+class PdfCrashedError(PdfError):
+    """The parser's process ended without an answer (a crash, a failed allocation)."""
+
+    kind = codes.PDF_CRASHED
+
+
+class PdfBusyError(PdfError):
+    """Every parser process stayed busy with other calls until the deadline."""
+
+    kind = codes.PDF_BUSY
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,11 +487,10 @@ def read_pdf_bytes(
 
 def too_large_error(path: str, size_bytes: int) -> PdfError:
     """The error of a PDF over `PDF_MAX_SOURCE_BYTES` (not read)."""
-    return PdfError(
+    return PdfTooLargeError(
         f"{path} is a PDF of {size_bytes:,} bytes, over the {PDF_MAX_SOURCE_BYTES >> 20} MiB "
         "read_file reads. Search text files with grep instead, or ask the user for a smaller "
-        "extract.",
-        "too_large",
+        "extract."
     )
 
 
@@ -459,26 +500,23 @@ def _deadline_s() -> str:
 
 def _stopped_error(path: str, stopped: _Stopped) -> PdfError:
     if stopped.kind == "deadline":
-        return PdfError(
+        return PdfDeadlineError(
             f"{path}: the PDF parser did not finish within its time ({_deadline_s()} "
             f"s, {PDF_WORKER_CPU_SECONDS} CPU seconds) and was stopped; the file may be "
             'malformed or built to make parsers work for long. Ask for fewer pages (pages="1"), '
             "or read another file.",
-            "pdf_deadline",
             stopped.peak_rss_bytes,
         )
     if stopped.kind == "busy":
-        return PdfError(
+        return PdfBusyError(
             f"{path} was not read: every PDF parser process ({_MAX_WORKERS}) stayed busy with "
-            f"other calls for {_deadline_s()} s. Call read_file again once they are answered.",
-            "pdf_busy",
+            f"other calls for {_deadline_s()} s. Call read_file again once they are answered."
         )
     how = f" (exit status {stopped.exit_code})" if stopped.exit_code is not None else ""
-    return PdfError(
+    return PdfCrashedError(
         f"{path}: the PDF parser's process ended without an answer{how}: it crashed or ran out "
         f"of its {PDF_WORKER_MEMORY_BYTES >> 20} MiB on this file, which is probably damaged "
         "or built to exhaust parsers. Other files can still be read.",
-        "pdf_crashed",
         stopped.peak_rss_bytes,
     )
 
@@ -487,22 +525,19 @@ def _failed_error(path: str, answer: dict[str, Any]) -> PdfError:
     peak = answer.get("peak_rss_bytes")
     error = answer.get("error")
     if error == "encrypted":
-        return PdfError(
+        return PdfEncryptedError(
             f"{path} is a password-protected PDF; its text cannot be read without the password.",
-            "pdf_encrypted",
             peak,
         )
     if error == "memory":
         limit = PDF_WORKER_MEMORY_BYTES >> 20
-        return PdfError(
+        return PdfMemoryError(
             f"{path}: the PDF parser ran out of memory ({limit} MiB) on this file; it cannot "
             'be read whole. Ask for fewer pages (pages="1"), or read another file.',
-            "pdf_memory",
             peak,
         )
     return PdfError(
         f"{path} is not a readable PDF (the parser says: {answer.get('detail', 'no detail')}); "
         "it may be damaged, truncated or not a PDF at all.",
-        "pdf_unreadable",
         peak,
     )

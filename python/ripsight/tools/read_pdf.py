@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import codes
 from ..names import quote_path
 from ..pdf import (
     PDF_MAX_PAGES,
@@ -105,11 +106,13 @@ def run_read_pdf(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     pages = args.get("pages")
     requested = parse_pages(pages) if pages is not None else None
     budget = max(context.max_result_chars - _FRAME_CHARS, 1)
-    result = workspace_of(context).read_pdf(args["path"], pages=pages, budget=budget)
+    result = workspace_of(context).read_pdf(
+        args["path"], pages=pages, budget=budget, cancel=context.cancel
+    )
     if not result.pages:
-        code = "past_end" if result.page_count else "empty_file"
+        code = codes.PAST_END if result.page_count else codes.EMPTY_FILE
     elif all(not page.text.strip() for page in result.pages):
-        code = "no_text"
+        code = codes.NO_TEXT
     else:
-        code = "ok"
+        code = codes.OK
     return ToolOutput(format_pdf(result, requested), meta={ENGINE_RESULT_KEY: result}, code=code)
