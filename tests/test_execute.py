@@ -524,6 +524,7 @@ argument_texts = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(call_id=st.text(max_size=10), name=names, arguments=argument_texts)
 def test_execute_never_raises(call_id, name, arguments):

@@ -8,6 +8,7 @@ Every tool result is compared with what the Python API gives for the same call: 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -28,6 +29,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
+
+pytestmark = pytest.mark.slow  # an MCP server process per test, several seconds each
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
@@ -563,12 +566,15 @@ def test_the_default_time_budget_answers_a_slow_search_within_five_seconds(
     assert timings[0] < 5.0, timings
 
 
-def test_the_mcp_time_budget_default_is_stated_once() -> None:
-    from ripsight import cli, mcp_server
+def test_the_time_budget_defaults_are_stated_once_in_the_engine() -> None:
+    from ripsight import Workspace, cli, limits, mcp_server
 
-    assert cli.MCP_TIME_BUDGET == mcp_server.DEFAULT_TIME_BUDGET == 4.0
-    args = cli.build_parser().parse_args(["mcp"])
-    assert args.time_budget == 4.0
+    assert _core.LIMITS["mcp_time_budget_seconds"] == 4.0
+    assert _core.LIMITS["time_budget_seconds"] == 10.0
+    assert mcp_server.DEFAULT_TIME_BUDGET == limits.MCP_TIME_BUDGET == 4.0
+    assert limits.TIME_BUDGET == 10.0
+    assert inspect.signature(Workspace).parameters["time_budget"].default == 10.0
+    assert cli.build_parser().parse_args(["mcp"]).time_budget == 4.0
     assert cli.build_parser().parse_args(["grep", "x"]).time_budget == 10.0
 
 

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # stubtest builds and compares the whole extension: about 100 s
+
 pytest.importorskip("mypy", reason="stubtest comes with mypy (the [test] extra)")
 
 

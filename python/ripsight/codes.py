@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from . import _core
+from . import _core, pdf
 from .errors import (
     CancelledError,
     DeniedError,
@@ -88,25 +88,10 @@ POLICY_ERROR = "policy_error"
 # The application's hook failed, or the tool did (a bug: not the model's doing).
 HOOK_FAILED = "hook_failed"
 INTERNAL = "internal"
-# read_file on a PDF (ripsight.pdf): pages without a text layer, and what stops a read.
+# read_file on a PDF (ripsight.pdf): pages without a text layer.
 NO_TEXT = "no_text"
-TOO_LARGE = "too_large"
-PDF_UNREADABLE = "pdf_unreadable"
-PDF_ENCRYPTED = "pdf_encrypted"
-PDF_DEADLINE = "pdf_deadline"
-PDF_MEMORY = "pdf_memory"
-PDF_CRASHED = "pdf_crashed"
-PDF_BUSY = "pdf_busy"
-#: The failures of a PDF read (the ``kind`` of each `ripsight.pdf.PdfError` class).
-PDF_CODES: tuple[str, ...] = (
-    TOO_LARGE,
-    PDF_UNREADABLE,
-    PDF_ENCRYPTED,
-    PDF_DEADLINE,
-    PDF_MEMORY,
-    PDF_CRASHED,
-    PDF_BUSY,
-)
+#: The failures of a PDF read: the ``kind`` of each `ripsight.pdf.PdfError` class.
+PDF_CODES = pdf.PDF_CODES
 
 #: Every code, by the status of the calls that end with it and the outcome it means. A code of a
 #: host tool's own (``ToolOutput(is_error=True, code=...)``) is a ``done`` failure beside them.

@@ -24,10 +24,13 @@ from . import _core
 __all__ = [
     "DEFAULT_LIMITS",
     "LIMITS",
+    "MAX_CONCURRENT_CALLS",
     "MAX_CONTEXT",
     "MAX_OFFSET",
+    "MCP_TIME_BUDGET",
     "MIN_LINE_CHARS",
     "MIN_RESULT_CHARS",
+    "TIME_BUDGET",
     "ToolLimits",
 ]
 
@@ -41,11 +44,22 @@ MIN_RESULT_CHARS = int(LIMITS["min_result_chars"])
 MAX_OFFSET = int(LIMITS["max_offset"])
 #: The most context lines grep shows around a match.
 MAX_CONTEXT = int(LIMITS["grep_max_context"])
+#: Seconds one walk or search may take before it answers with what it found, marked incomplete:
+#: the library's and the CLI's default (`Workspace(time_budget=...)`).
+TIME_BUDGET = float(LIMITS["time_budget_seconds"])
+#: The same for `ripsight mcp`: under the 5 s common MCP clients wait for a call.
+MCP_TIME_BUDGET = float(LIMITS["mcp_time_budget_seconds"])
+#: Tool calls an MCP server runs at the same time unless told otherwise (a server's bound, not
+#: a tool's: it lives here, beside the server's time budget, not in the engine).
+MAX_CONCURRENT_CALLS = 8
 
-# The maxima a call may ask for unless a default is larger.
-_GLOB_MAX = int(LIMITS["glob_max_limit"])
-_GREP_MAX = int(LIMITS["grep_max_limit"])
-_READ_MAX = int(LIMITS["read_max_limit"])
+# Each maximum a call may ask for, the default it may not be below, and the engine's maximum
+# it takes when unset (or the default, when that is larger).
+_MAXIMA = (
+    ("glob_max_limit", "glob_limit", int(LIMITS["glob_max_limit"])),
+    ("grep_max_limit", "grep_limit", int(LIMITS["grep_max_limit"])),
+    ("read_max_limit", "read_limit", int(LIMITS["read_max_limit"])),
+)
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -101,11 +115,7 @@ class ToolLimits:
         if not 0.0 <= float(ratio) <= 1.0:
             raise ValueError(f"head_ratio must be between 0 and 1, got {ratio}")
         object.__setattr__(self, "head_ratio", float(ratio))
-        for name, default_name, historical in (
-            ("glob_max_limit", "glob_limit", _GLOB_MAX),
-            ("grep_max_limit", "grep_limit", _GREP_MAX),
-            ("read_max_limit", "read_limit", _READ_MAX),
-        ):
+        for name, default_name, historical in _MAXIMA:
             default = getattr(self, default_name)
             maximum = getattr(self, name)
             if maximum is None:
@@ -122,11 +132,7 @@ class ToolLimits:
         """A copy with some values changed (validated again). A maximum that followed its
         default is recomputed unless given."""
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for name, default_name, historical in (
-            ("glob_max_limit", "glob_limit", _GLOB_MAX),
-            ("grep_max_limit", "grep_limit", _GREP_MAX),
-            ("read_max_limit", "read_limit", _READ_MAX),
-        ):
+        for name, default_name, historical in _MAXIMA:
             if name not in changes and values[name] == max(historical, values[default_name]):
                 values[name] = None
         values.update(changes)

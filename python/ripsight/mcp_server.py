@@ -42,7 +42,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import _core
-from .limits import DEFAULT_LIMITS, ToolLimits
+from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
 from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
 from .session import NoReadState
@@ -62,10 +62,11 @@ __all__ = [
 
 logger = logging.getLogger("ripsight.mcp")
 
-#: Seconds a walk or search of `ripsight mcp` may take by default. Common MCP clients give up on
-#: a call after 5 s (the OpenAI Agents SDK's default); a partial answer marked incomplete within
-#: that time serves the model better than a client-side timeout.
-DEFAULT_TIME_BUDGET = 4.0
+#: Seconds a walk or search of `ripsight mcp` may take by default (the engine's
+#: ``LIMITS["mcp_time_budget_seconds"]``). Common MCP clients give up on a call after 5 s (the
+#: OpenAI Agents SDK's default); a partial answer marked incomplete within that time serves the
+#: model better than a client-side timeout.
+DEFAULT_TIME_BUDGET = MCP_TIME_BUDGET
 
 # -- output schemas: the JSON shape of `ripsight.to_dict(result)` ---------------------------------
 
@@ -437,7 +438,7 @@ def build_server(
     registry: Registry,
     *,
     name: str = "ripsight",
-    max_concurrent_calls: int = 8,
+    max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
     structured_content: bool = True,
 ) -> Server[Any]:
     """An MCP `Server` exposing the registry's tools; run it with `serve_stdio` or the SDK.
@@ -481,7 +482,10 @@ class _WatchedStdin:
 
 
 async def serve_stdio(
-    registry: Registry, *, max_concurrent_calls: int = 8, structured_content: bool = True
+    registry: Registry,
+    *,
+    max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
+    structured_content: bool = True,
 ) -> None:
     """Serves the registry's tools on stdin/stdout until the client closes stdin; calls still
     running then are cancelled."""

@@ -40,11 +40,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import codes
 from .errors import InvalidArgumentError, RipsightError
 from .limits import LIMITS
 
 __all__ = [
+    "PDF_CODES",
     "PDF_DEADLINE_MS",
     "PDF_MAX_PAGES",
     "PDF_MAX_SOURCE_BYTES",
@@ -89,11 +89,11 @@ _REAP_SECONDS = 1.0
 
 
 class PdfError(RipsightError):
-    """A PDF that could not be read. Each subclass has its stable code as ``kind``
-    (`ripsight.codes.PDF_CODES`); ``peak_rss_bytes`` is the parser process's peak resident
+    """A PDF that could not be read. Each subclass has its stable code as ``kind`` (all of them:
+    `PDF_CODES`, which `ripsight.codes` reads); ``peak_rss_bytes`` is the parser process's peak resident
     memory when known."""
 
-    kind = codes.PDF_UNREADABLE
+    kind = "pdf_unreadable"
 
     def __init__(self, message: str, peak_rss_bytes: int | None = None) -> None:
         super().__init__(message)
@@ -104,37 +104,52 @@ class PdfError(RipsightError):
 class PdfTooLargeError(PdfError):
     """The file is over `PDF_MAX_SOURCE_BYTES`: it was not read."""
 
-    kind = codes.TOO_LARGE
+    kind = "too_large"
 
 
 class PdfEncryptedError(PdfError):
     """The PDF needs a password."""
 
-    kind = codes.PDF_ENCRYPTED
+    kind = "pdf_encrypted"
 
 
 class PdfDeadlineError(PdfError):
     """The parser overran its wall-clock deadline or its CPU limit and was stopped."""
 
-    kind = codes.PDF_DEADLINE
+    kind = "pdf_deadline"
 
 
 class PdfMemoryError(PdfError):
     """The parser ran out of its address space and said so."""
 
-    kind = codes.PDF_MEMORY
+    kind = "pdf_memory"
 
 
 class PdfCrashedError(PdfError):
     """The parser's process ended without an answer (a crash, a failed allocation)."""
 
-    kind = codes.PDF_CRASHED
+    kind = "pdf_crashed"
 
 
 class PdfBusyError(PdfError):
     """Every parser process stayed busy with other calls until the deadline."""
 
-    kind = codes.PDF_BUSY
+    kind = "pdf_busy"
+
+
+#: The code of every failure of a PDF read.
+PDF_CODES: tuple[str, ...] = tuple(
+    error.kind
+    for error in (
+        PdfTooLargeError,
+        PdfError,
+        PdfEncryptedError,
+        PdfDeadlineError,
+        PdfMemoryError,
+        PdfCrashedError,
+        PdfBusyError,
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from .limits import DEFAULT_LIMITS, ToolLimits
 from .lookup import TOOL_ALIASES, unknown_tool_message
 from .oplog import CallRecord, OperationLog, result_summary
 from .providers import FORMATS, definitions
-from .session import ReadState, Session
+from .session import DEFAULT_ROW_CHARS, ReadState, Session
 from .steps import (
     INTERRUPTS,
     REF_TOOL,
@@ -104,7 +104,7 @@ class Registry:
         self.before = before
         self.after = after
         # Stored results are paged in rows narrow enough for one page to fit the budget.
-        row_chars = max(100, min(2000, self.limits.max_result_chars // 4))
+        row_chars = max(100, min(DEFAULT_ROW_CHARS, self.limits.max_result_chars // 4))
         self.session = session if session is not None else Session(row_chars=row_chars)
         self._tools: dict[str, ToolSpec] = {}
         self._batches = Batches(max_workers)

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import _core
 from .errors import InvalidArgumentError
-from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
+from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
 from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
 
 __all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
@@ -82,7 +82,7 @@ class Workspace:
         *,
         exclude_dirs: Iterable[str] = DEFAULT_EXCLUDE_DIRS,
         deny: Iterable[str] = DEFAULT_DENY_GLOBS,
-        time_budget: float = 10.0,
+        time_budget: float = TIME_BUDGET,
         threads: int = 0,
         respect_ignore_files: bool = True,
         index: bool = False,

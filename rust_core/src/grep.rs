@@ -53,13 +53,13 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 use crate::budget::{CancelToken, Deadline};
 use crate::error::CoreError;
+use crate::pattern::FileFilter;
 use crate::walk::{
     FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, Target, WalkedFile, open_target, walk_files,
 };
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 use input::{Input, WHOLE_FILE_BYTES, open_again, read_head};
-pub(crate) use matcher::FileFilter;
 use matcher::build_matcher;
 use page::{FileHit, PageRange, content_page, content_windows, files_page};
 use sink::{FileSink, StoredLine, Window};
@@ -492,7 +492,7 @@ pub(crate) fn prepare(
     let filter = options
         .glob
         .as_deref()
-        .map(|g| FileFilter::new(workspace, g))
+        .map(|g| FileFilter::new(g, |body| workspace.cached_glob(body, g)))
         .transpose()?;
     Ok((matcher, filter))
 }

@@ -29,6 +29,7 @@ mod ignore_rules;
 pub mod index;
 pub mod limits;
 mod open;
+mod pattern;
 pub mod raw;
 pub mod read;
 pub mod record;

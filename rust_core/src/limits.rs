@@ -5,7 +5,9 @@
 //! may ask for, so the Python layer's schemas, argument checks and CLI take every number from
 //! here (`ripsight._core.LIMITS`) instead of keeping copies.
 
-use crate::{grep, read, truncate, walk};
+use std::time::Duration;
+
+use crate::{grep, read, truncate, walk, workspace};
 
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
 /// line to be worth reading.
@@ -22,6 +24,10 @@ pub const MAX_OFFSET: u64 = 1_000_000_000_000;
 pub const MAX_CONTEXT: usize = 20;
 /// The smallest budget of one result's text: room for a head, a tail and the truncation note.
 pub const MIN_RESULT_CHARS: usize = 200;
+/// The time budget of a walk or search in an MCP server, beside the library's
+/// [`workspace::DEFAULT_TIME_BUDGET`]: common MCP clients give up on a call after 5 seconds, and
+/// a partial answer marked incomplete within that serves better than a client-side timeout.
+pub const MCP_TIME_BUDGET: Duration = Duration::from_secs(4);
 
 /// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
 /// the parser's child process.
@@ -49,6 +55,8 @@ pub enum Limit {
     Count(u64),
     /// A ratio.
     Ratio(f64),
+    /// A duration, in seconds.
+    Seconds(f64),
 }
 
 /// Every default and bound by name (the names `ripsight.limits` uses).
@@ -88,4 +96,12 @@ pub const LIMITS: &[(&str, Limit)] = &[
         Limit::Count(PDF_WORKER_CPU_SECONDS),
     ),
     ("pdf_deadline_ms", Limit::Count(PDF_DEADLINE_MS)),
+    (
+        "time_budget_seconds",
+        Limit::Seconds(workspace::DEFAULT_TIME_BUDGET.as_secs_f64()),
+    ),
+    (
+        "mcp_time_budget_seconds",
+        Limit::Seconds(MCP_TIME_BUDGET.as_secs_f64()),
+    ),
 ];

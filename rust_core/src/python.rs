@@ -492,7 +492,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, value) in LIMITS {
         match value {
             Limit::Count(n) => limits.set_item(name, n)?,
-            Limit::Ratio(r) => limits.set_item(name, r)?,
+            Limit::Ratio(r) | Limit::Seconds(r) => limits.set_item(name, r)?,
         }
     }
     m.add("LIMITS", limits)?;

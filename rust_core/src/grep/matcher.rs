@@ -1,60 +1,11 @@
-//! What every thread of a search shares: the compiled regex and the `glob` file filter.
-
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+//! What every thread of a search shares: the compiled regex (the `glob` file filter is
+//! [`crate::pattern::FileFilter`]).
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
 use crate::error::{CoreError, PatternIssue, shorten};
-use crate::walk::{CompiledGlob, cached_glob};
-use crate::workspace::Workspace;
 
 use super::GrepOptions;
-
-/// The `glob` option compiled: which files a search looks at.
-pub(crate) struct FileFilter {
-    matcher: CompiledGlob,
-    /// Slash-free: match the file name; otherwise the path relative to the root.
-    by_name: bool,
-    /// A leading `!`: keep what does NOT match.
-    negated: bool,
-}
-
-impl FileFilter {
-    pub(super) fn new(workspace: &Workspace, glob: &str) -> Result<FileFilter, CoreError> {
-        let trimmed = glob.trim();
-        let (negated, body) = match trimmed.strip_prefix('!') {
-            Some(rest) => (true, rest),
-            None => (false, trimmed),
-        };
-        let body = body.strip_prefix("./").unwrap_or(body);
-        let body = body.strip_prefix('/').unwrap_or(body);
-        if body.is_empty() {
-            return Err(CoreError::InvalidPattern {
-                pattern: glob.to_string(),
-                issue: PatternIssue::EmptyGlob,
-                message: "the glob filter is empty".into(),
-            });
-        }
-        // `dir/` means the files below the directory.
-        let body = if body.ends_with('/') {
-            format!("{body}**")
-        } else {
-            body.to_string()
-        };
-        Ok(FileFilter {
-            by_name: !body.contains('/'),
-            matcher: cached_glob(workspace, &body, glob)?,
-            negated,
-        })
-    }
-
-    pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
-        let subject = if self.by_name { name } else { relative };
-        self.matcher.is_match(Path::new(OsStr::from_bytes(subject))) != self.negated
-    }
-}
 
 /// Builds the regex matcher.
 pub(super) fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
