@@ -24,6 +24,7 @@ import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
 from _children import Lines, stop
 from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
+from _pdfs import text_pdf
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
@@ -53,6 +54,7 @@ def tree(tmp_path: Path) -> Path:
     (root / ".env").write_text("API_KEY=TODO-secret\n")
     (root / "notes.secret").write_text("TODO private\n")
     (tmp_path / "outside.txt").write_text("TODO outside the root\n")
+    (root / "doc.pdf").write_bytes(text_pdf(["First page", "Second page"]))
     return root
 
 
@@ -171,7 +173,7 @@ def test_output_schemas_describe_every_field_of_to_dict(tree: Path) -> None:
     results = {
         "glob": [ws.glob("**/*.py", limit=1)],
         "grep": [ws.grep("def", context=1), ws.grep("def", output_mode="count")],
-        "read_file": [ws.read_file("src/app.py", limit=2)],
+        "read_file": [ws.read_file("src/app.py", limit=2), ws.read_pdf("doc.pdf")],
     }
     for tool, values in results.items():
         for value in values:
@@ -197,6 +199,7 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
         ("grep", {"pattern": "TODO", "context": 1}),
         ("grep", {"pattern": "todo", "case_insensitive": True, "output_mode": "count"}),
         ("read_file", {"path": "src/app.py", "offset": 2, "limit": 3}),
+        ("read_file", {"path": "doc.pdf", "pages": "2"}),
     ]
 
     async def body(session: ClientSession) -> list[Any]:
@@ -207,7 +210,7 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
     api = {
         "glob": lambda a: ws.glob(**a),
         "grep": lambda a: ws.grep(**a),
-        "read_file": lambda a: ws.read_file(**a),
+        "read_file": lambda a: ws.read_pdf(**a) if "pages" in a else ws.read_file(**a),
     }
     for (name, args), result in zip(calls, results):
         assert result["isError"] is False, _text(result)
@@ -230,6 +233,10 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
     read = results[4]["structuredContent"]
     assert [line["number"] for line in read["lines"]] == [2, 3, 4]
     assert read["lines"][2]["text"] == "def main():"
+    pdf = results[5]["structuredContent"]
+    assert (pdf["page_count"], pdf["pages"][0]["number"]) == (2, 2)
+    assert pdf["pages"][0]["text"] == "Second page"
+    assert _text(results[5]).startswith("doc.pdf: PDF, 2 pages, ")
 
 
 def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) -> None:

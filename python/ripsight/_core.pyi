@@ -19,6 +19,7 @@ __all__ = [
     "DeniedError",
     "Engine",
     "EngineError",
+    "FileBytes",
     "FileCount",
     "FileIdentity",
     "GlobResult",
@@ -248,6 +249,32 @@ class FileIdentity:
     def size(self) -> int: ...
     @property
     def mtime_ns(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class FileBytes:
+    """What `Engine.read_bytes` read: a whole file's bytes and the opened file's identity."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def size_bytes(self) -> int: ...
+    @property
+    def dev(self) -> int: ...
+    @property
+    def inode(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    @property
+    def max_bytes(self) -> int: ...
+    @property
+    def too_large(self) -> bool: ...
+    @property
+    def media_type(self) -> str | None: ...
+    @property
+    def data(self) -> bytes: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -594,6 +621,10 @@ class Engine:
         cancel: CancelToken | None = None,
     ) -> NotebookImages:
         """The images of notebook cell `cell` (1-based), each prepared as `read_image` does."""
+    def read_bytes(
+        self, path: str, /, *, max_bytes: int, cancel: CancelToken | None = None
+    ) -> FileBytes:
+        """The whole file when it holds at most `max_bytes` bytes, else `too_large` (unread)."""
 
 def truncate_middle(
     text: str, /, max_chars: int | None = None, head_ratio: float | None = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from . import _core
+from . import _core, pdf
 from .errors import (
     CancelledError,
     DeniedError,
@@ -28,6 +28,7 @@ __all__ = [
     "CODES",
     "ENGINE_CODES",
     "OUTCOMES",
+    "PDF_CODES",
     "STATUSES",
     "Outcome",
     "Status",
@@ -92,12 +93,16 @@ POLICY_ERROR = "policy_error"
 # The application's hook failed, or the tool did (a bug: not the model's doing).
 HOOK_FAILED = "hook_failed"
 INTERNAL = "internal"
+# read_file on a PDF (ripsight.pdf): pages without a text layer.
+NO_TEXT = "no_text"
+#: The failures of a PDF read: the ``kind`` of each `ripsight.pdf.PdfError` class.
+PDF_CODES = pdf.PDF_CODES
 
 #: Every code, by the status of the calls that end with it and the outcome it means. A code of a
 #: host tool's own (``ToolOutput(is_error=True, code=...)``) is a ``done`` failure beside them.
 CODES: tuple[tuple[Status, Outcome, tuple[str, ...]], ...] = (
     ("done", "success", (OK, UNCHANGED, SAME_AS)),
-    ("done", "empty", (NO_MATCH, EMPTY_FILE, PAST_END)),
+    ("done", "empty", (NO_MATCH, EMPTY_FILE, PAST_END, NO_TEXT)),
     ("done", "partial", (TRUNCATED, TIME_BUDGET, BINARY)),
     (
         "done",
@@ -113,7 +118,7 @@ CODES: tuple[tuple[Status, Outcome, tuple[str, ...]], ...] = (
     (
         "runtime_error",
         "failure",
-        (*(code for code in ENGINE_CODES if code != CANCELLED), HOOK_FAILED, INTERNAL),
+        (*(code for code in ENGINE_CODES if code != CANCELLED), HOOK_FAILED, INTERNAL, *PDF_CODES),
     ),
     ("cancelled", "failure", (CANCELLED,)),
 )
@@ -133,7 +138,9 @@ def outcome_of(status: str, code: str) -> Outcome:
 
 
 def error_code(error: BaseException) -> str:
-    """The code of a failure the engine's errors describe: the ``kind`` of the error's class
-    (a subclass a host defines inherits it); an error of no engine kind is `INTERNAL`."""
+    """The code of a failure the engine's errors (and the PDF reader's) describe: the ``kind``
+    of the error's class (a subclass a host defines inherits it); an error of no known kind is
+    `INTERNAL`."""
     kind = getattr(type(error), "kind", None)
-    return kind if isinstance(kind, str) and kind in ENGINE_CODES else INTERNAL
+    known = isinstance(kind, str) and (kind in ENGINE_CODES or kind in PDF_CODES)
+    return kind if known and isinstance(kind, str) else INTERNAL

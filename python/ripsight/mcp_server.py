@@ -43,6 +43,7 @@ from mcp.server.stdio import stdio_server
 
 from . import _core
 from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
+from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
 from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
@@ -98,7 +99,7 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
     next_offset = schemas["read_file"]["properties"]["next_offset"]
     next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
     # read_file also answers with an image (its bytes are in the ImageContent, not here), a
-    # page of notebook cells, or a notebook cell's images.
+    # page of notebook cells, a notebook cell's images, or a PDF's pages.
     schemas["read_file"] = {
         "type": "object",
         "anyOf": [
@@ -106,6 +107,7 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
             copy.deepcopy(_core.ImageResult.SCHEMA),
             copy.deepcopy(_core.NotebookResult.SCHEMA),
             copy.deepcopy(_core.NotebookImages.SCHEMA),
+            copy.deepcopy(PDF_TEXT_SCHEMA),
         ],
     }
     return schemas
@@ -148,6 +150,8 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
         page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
         page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
+    elif key == "pages":  # read_file on a PDF: read on from the first page left out
+        page["next_page"] = entries[keep]["number"]
     else:  # read_file: read on after the last line (or notebook cell) kept
         page["next_offset"] = entries[keep]["number"]
     return page
@@ -169,7 +173,7 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
     """
     if _json_chars(data) <= budget:
         return data
-    key = next((k for k in ("paths", "files", "lines", "cells") if data.get(k)), None)
+    key = next((k for k in ("paths", "files", "lines", "cells", "pages") if data.get(k)), None)
     if key is None:
         page = dict(data)
     else:

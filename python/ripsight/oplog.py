@@ -369,7 +369,7 @@ def result_summary(content: str, meta: Mapping[str, Any], engine_result: Any) ->
             value = getattr(engine_result, name, None)
             if isinstance(value, (bool, int, float, str)):
                 output[name] = value
-        for name in ("paths", "lines", "files"):
+        for name in ("paths", "lines", "files", "pages"):
             value = getattr(engine_result, name, None)
             if isinstance(value, (list, tuple)):
                 output[f"{name}_shown"] = len(value)

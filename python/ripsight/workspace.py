@@ -17,6 +17,7 @@ from typing import Any, Literal
 from . import _core
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
+from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
 
 __all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
@@ -31,6 +32,7 @@ FileIdentity = _core.FileIdentity
 ImageResult = _core.ImageResult
 NotebookResult = _core.NotebookResult
 NotebookImages = _core.NotebookImages
+FileBytes = _core.FileBytes
 
 
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
@@ -281,6 +283,38 @@ class Workspace:
         for name, value in bounds.items():
             _check_int(name, value, 1)
         return self._engine.read_notebook_images(os.fspath(path), **bounds, cancel=cancel)
+    # ==== Whole files: raw bytes, PDFs (issue 18) ====
+
+    def read_bytes(
+        self,
+        path: str | os.PathLike[str],
+        max_bytes: int = PDF_MAX_SOURCE_BYTES,
+        cancel: CancelToken | None = None,
+    ) -> FileBytes:
+        """The whole file's bytes, read as `read_file` opens a file (boundary, deny rules,
+        regular files only), with the opened file's identity. A file over `max_bytes` (default
+        50 MiB) is not read: the result has ``too_large=True`` and empty ``data``."""
+        _check_int("max_bytes", max_bytes, 0)
+        return self._engine.read_bytes(os.fspath(path), max_bytes=max_bytes, cancel=cancel)
+
+    def read_pdf(
+        self,
+        path: str | os.PathLike[str],
+        pages: str | None = None,
+        budget: int = DEFAULT_LIMITS.max_result_chars,
+        cancel: CancelToken | None = None,
+    ) -> PdfText:
+        """The text of a PDF's pages: those `pages` names ("3", "1-5"; at most 20), or without
+        it the first pages whose text fits `budget` characters. The engine reads the bytes; a
+        child process parses them under memory, CPU and wall-clock limits. Raises what
+        `read_bytes` raises, :class:`ripsight.pdf.PdfError` (too large, unreadable, encrypted,
+        the parser stopped) and ``InvalidArgumentError`` (a bad `pages`)."""
+        if pages is not None:
+            parse_pages(pages)  # a bad `pages` is refused before the file is read
+        read = self.read_bytes(path, cancel=cancel)
+        if read.too_large:
+            raise too_large_error(read.path, read.size_bytes)
+        return read_pdf_bytes(read.path, read.size_bytes, read.data, pages, budget)
 
     # ==== The warm index (SPEC §2.8) ====
 
@@ -339,13 +373,14 @@ RESULT_CLASSES = (
     _core.CellOutput,
     _core.NotebookImage,
     _core.NotebookImages,
+    _core.FileBytes,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 
 
 def to_dict(value: Any) -> Any:
     """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    if isinstance(value, RESULT_CLASSES):
+    if isinstance(value, (*RESULT_CLASSES, PdfText)):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]

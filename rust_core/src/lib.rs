@@ -35,6 +35,7 @@ pub mod limits;
 pub mod media;
 mod open;
 mod pattern;
+pub mod raw;
 pub mod read;
 pub mod record;
 pub mod skip;

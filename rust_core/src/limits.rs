@@ -32,6 +32,25 @@ pub const MIN_RESULT_CHARS: usize = 200;
 /// a partial answer marked incomplete within that serves better than a client-side timeout.
 pub const MCP_TIME_BUDGET: Duration = Duration::from_secs(4);
 
+/// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
+/// the parser's child process.
+pub const PDF_MAX_SOURCE_BYTES: u64 = 50 << 20;
+/// The most pages of a PDF one read_file call shows.
+pub const PDF_MAX_PAGES: usize = 20;
+/// Characters of one PDF page's text the parser hands back at most (the rest is counted).
+pub const PDF_PAGE_CHARS: usize = 100_000;
+/// Address space of the PDF parser's child process, in bytes (`RLIMIT_AS`, where the system
+/// enforces it; 256 MiB: the interpreter with PDFium loaded maps under 30 MB, a 50 MiB source
+/// held twice leaves room for the parse, and the process's memory stays under 300 MB whatever
+/// the file).
+pub const PDF_WORKER_MEMORY_BYTES: u64 = 256 << 20;
+/// CPU seconds one PDF call may use in the parser's child process (`RLIMIT_CPU`, set afresh
+/// for each call).
+pub const PDF_WORKER_CPU_SECONDS: u64 = 3;
+/// Wall-clock milliseconds one PDF call waits for the parser's child process before killing it
+/// (under the 5 s that common MCP clients wait).
+pub const PDF_DEADLINE_MS: u64 = 3_500;
+
 /// One named number of the table.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Limit {
@@ -68,6 +87,18 @@ pub const LIMITS: &[(&str, Limit)] = &[
     ),
     ("min_result_chars", Limit::Count(MIN_RESULT_CHARS as u64)),
     ("head_ratio", Limit::Ratio(truncate::DEFAULT_HEAD_RATIO)),
+    ("pdf_max_source_bytes", Limit::Count(PDF_MAX_SOURCE_BYTES)),
+    ("pdf_max_pages", Limit::Count(PDF_MAX_PAGES as u64)),
+    ("pdf_page_chars", Limit::Count(PDF_PAGE_CHARS as u64)),
+    (
+        "pdf_worker_memory_bytes",
+        Limit::Count(PDF_WORKER_MEMORY_BYTES),
+    ),
+    (
+        "pdf_worker_cpu_seconds",
+        Limit::Count(PDF_WORKER_CPU_SECONDS),
+    ),
+    ("pdf_deadline_ms", Limit::Count(PDF_DEADLINE_MS)),
     (
         "time_budget_seconds",
         Limit::Seconds(workspace::DEFAULT_TIME_BUDGET.as_secs_f64()),

@@ -26,6 +26,7 @@ use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
 use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
+use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
 use crate::walk::{self, GlobOptions, GlobOutput, SortOrder};
@@ -507,6 +508,23 @@ impl Engine {
     }
 
     // -- end of images and notebooks ------------------------------------------------------------
+
+    /// The whole of `path`'s bytes when it holds at most `max_bytes` (else `too_large`, unread).
+    #[pyo3(signature = (path, /, *, max_bytes, cancel = None))]
+    fn read_bytes(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        max_bytes: u64,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<FileBytes> {
+        let cancel = call_token(cancel);
+        let workspace = Arc::clone(&self.workspace);
+        let token = cancel.clone();
+        run_detached(py, &cancel, move || {
+            raw::read_bytes(&workspace, &path, max_bytes, &token)
+        })
+    }
 
     fn __repr__(&self) -> String {
         format!("Engine({:?})", self.workspace.root().display().to_string())

@@ -25,6 +25,7 @@ from ._common import (
     thousands,
     workspace_of,
 )
+from .read_pdf import is_pdf_name, is_pdf_type, pages_property, pdf_description, run_read_pdf
 
 __all__ = [
     "READ_FILE_DESCRIPTION",
@@ -43,7 +44,7 @@ def read_file_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     paragraph, then what it returns for each other kind of file."""
     kinds = [
         media.media_sentences(limits),
-        # PDFs: the pdf branch adds its sentence (`pages`) here.
+        pdf_description(),
     ]
     return f"""\
 Read a text file's lines, numbered like `cat -n` (line number, tab, text). Use it after glob or \
@@ -88,6 +89,7 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": "Jupyter notebooks only: the 1-based number of a cell whose "
                 "image outputs to show (the cell listing names them).",
             },
+            "pages": pages_property(),
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -183,7 +185,7 @@ def run_read_file(
     shown = _read_by_kind(context, workspace, args, limits)
     if shown is not None:
         return shown
-    return _run_text(context, workspace, path, offset, limit, limits)
+    return _run_text(context, workspace, path, offset, limit, limits, args.get("pages"))
 
 
 def _read_by_kind(
@@ -197,6 +199,11 @@ def _read_by_kind(
         raise InvalidArgumentError(
             f"cell applies to Jupyter notebooks (.ipynb) only, and {quote_path(path)} is not "
             "one; call read_file without cell."
+        )
+    if args.get("pages") is not None and kind in ("image", "notebook"):
+        raise InvalidArgumentError(
+            f"pages applies to PDF files only, and {quote_path(path)} is not one; call "
+            "read_file without pages."
         )
     if kind == "image":
         shown = media.run_image(workspace, path, limits, cancel)
@@ -217,19 +224,24 @@ def _read_by_kind(
             code=text.code,
             on_delivered=text.on_delivered,
         )
-    # The pdf branch adds its case here: `if kind == "pdf": ...`.
+    # ---- PDFs (issue 18): by name before the engine reads; by what it sniffed after (in
+    # `_run_text`) ----
+    if kind == "pdf":
+        return run_read_pdf(context, args)
     return None
 
 
 def read_kind(path: str) -> str:
     """Which reader `read_file` hands `path` to, by its name's ending (any case): "image"
-    (.png .jpg .jpeg .gif .webp), "notebook" (.ipynb) or "text" (everything else, which an
-    image the engine sniffs as one still leaves for the image reader)."""
+    (.png .jpg .jpeg .gif .webp), "notebook" (.ipynb), "pdf" (.pdf) or "text" (everything
+    else, which an image or a PDF the engine sniffs as one still leaves for its reader)."""
     name = path.lower()
     if name.endswith(media.IMAGE_EXTENSIONS):
         return "image"
     if name.endswith(media.NOTEBOOK_EXTENSIONS):
         return "notebook"
+    if is_pdf_name(path):
+        return "pdf"
     return "text"
 
 
@@ -240,8 +252,10 @@ def _run_text(
     offset: int,
     limit: int,
     limits: ToolLimits,
+    pages: str | None = None,
 ) -> ToolOutput:
-    """A plain read of `path`'s lines (an image sniffed from its bytes goes to the image reader)."""
+    """A plain read of `path`'s lines (an image or a PDF sniffed from its bytes goes to its
+    reader; `pages` is refused for any other file)."""
     reads = context.session.reads
     identify = getattr(workspace, "identify", None)
     if identify is not None:
@@ -261,6 +275,14 @@ def _run_text(
         max_line_chars=limits.read_line_chars,
         cancel=context.cancel,
     )
+    if result.kind == "binary" and is_pdf_type(result.binary_type):
+        return run_read_pdf(context, {"path": path, "pages": pages})
+    if pages is not None:
+        raise InvalidArgumentError(
+            f"pages applies to PDF files only, and {quote_path(result.path)} is not one; read "
+            "its lines with offset and limit instead."
+        )
+    # ---- end of PDFs ----
     earlier = reads.lookup(result)
     if earlier is not None:
         return _already_shown(path, result.lines[0].number, result.lines[-1].number, earlier)

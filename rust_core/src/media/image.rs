@@ -25,10 +25,12 @@ use std::ffi::OsString;
 use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use crate::record::Bytes;
+
 use image::codecs::jpeg::JpegEncoder;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
 
-use super::{Blob, Refusal, open, panic_message, read_capped, real_path};
+use super::{Refusal, open, panic_message, read_capped, real_path};
 use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::workspace::Workspace;
@@ -117,7 +119,7 @@ crate::record! {
         /// Height of the shown image (0 when nothing is shown).
         pub shown_height: u64,
         /// The shown image's encoded bytes (left out of to_dict(): see byte_size).
-        pub data: Blob,
+        pub data: Bytes,
         /// Size of the shown bytes.
         pub byte_size: u64,
         /// Size of the file.
@@ -287,7 +289,7 @@ fn prepare_known(
         out.shown_width = out.width;
         out.shown_height = out.height;
         out.byte_size = bytes.len() as u64;
-        out.data = Blob(bytes);
+        out.data = Bytes(bytes);
         return out;
     }
     drop(bytes);
@@ -303,7 +305,7 @@ fn prepare_known(
             out.shown_width = u64::from(shown.width());
             out.shown_height = u64::from(shown.height());
             out.byte_size = data.len() as u64;
-            out.data = Blob(data);
+            out.data = Bytes(data);
             out.reencoded = true;
             return out;
         }

@@ -8,11 +8,9 @@
 //! decides what the model is told.
 
 use std::ffi::{OsStr, OsString};
-use std::fmt;
 use std::io::Read;
 
 use crate::error::CoreError;
-use crate::record::{Described, Shape};
 use crate::workspace::{OpenedFile, Workspace};
 
 pub mod image;
@@ -20,24 +18,6 @@ pub mod notebook;
 
 /// Close names offered when the file does not exist (as `read_file` does).
 const MAX_SUGGESTIONS: usize = crate::read::MAX_SUGGESTIONS;
-
-/// Encoded bytes (an image) carried by a result. Python sees `bytes`; `to_dict()` and the JSON
-/// Schema leave such fields out (a result's structured copy never embeds megabytes: the byte
-/// size is a field of its own).
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Blob(pub Vec<u8>);
-
-impl fmt::Debug for Blob {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Blob({} bytes)", self.0.len())
-    }
-}
-
-impl Described for Blob {
-    fn shape() -> Shape {
-        Shape::Bytes
-    }
-}
 
 crate::choice! {
     /// Why a media read shows nothing.

@@ -8,13 +8,14 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use crate::error::PatternIssue;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
 use crate::index::{IndexState, IndexStatus};
+use crate::media::Refusal;
 use crate::media::image::ImageOutput;
 use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
-use crate::media::{Blob, Refusal};
+use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
-use crate::record::{Field, Record, Shape};
+use crate::record::{Bytes, Field, Record, Shape};
 use crate::skip::SkipCounts;
 use crate::walk::GlobOutput;
 
@@ -43,8 +44,15 @@ choice_to_python!(
     OutputKind
 );
 
-/// Encoded bytes reach Python as `bytes`.
-impl<'py> IntoPyObject<'py> for &Blob {
+/// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
+fn plain_fields(fields: &[Field]) -> impl Iterator<Item = &Field> {
+    fields
+        .iter()
+        .filter(|f| !matches!((f.shape)(), Shape::Bytes))
+}
+
+/// A bytes field reaches Python as `bytes` (one copy).
+impl<'py> IntoPyObject<'py> for &Bytes {
     type Target = PyBytes;
     type Output = Bound<'py, PyBytes>;
     type Error = std::convert::Infallible;
@@ -52,13 +60,6 @@ impl<'py> IntoPyObject<'py> for &Blob {
     fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
         Ok(PyBytes::new(py, &self.0))
     }
-}
-
-/// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
-fn plain_fields(fields: &[Field]) -> impl Iterator<Item = &Field> {
-    fields
-        .iter()
-        .filter(|f| !matches!((f.shape)(), Shape::Bytes))
 }
 
 /// The JSON Schema of a value of `shape`.
@@ -232,6 +233,7 @@ record_methods!(CellOutput {});
 record_methods!(NotebookCell {});
 record_methods!(NotebookOutput {});
 record_methods!(NotebookImages {});
+record_methods!(FileBytes {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -270,5 +272,6 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NotebookCell>()?;
     m.add_class::<NotebookOutput>()?;
     m.add_class::<NotebookImages>()?;
+    m.add_class::<FileBytes>()?;
     Ok(())
 }
