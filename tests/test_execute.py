@@ -162,8 +162,7 @@ def test_misnamed_required_argument(reg):
         '- missing required argument "path" (string): Path of the file to read, relative to the '
         'workspace root, e.g. "src/app.py".\n'
         'Note: ignored unknown argument "file_path" (did you mean "path"?). read_file accepts: '
-        "path, offset, limit, cell, pages.
-"
+        "path, offset, limit, cell, pages.\n"
         "Fix the arguments and call read_file again."
     )
 

@@ -283,6 +283,7 @@ class Workspace:
         for name, value in bounds.items():
             _check_int(name, value, 1)
         return self._engine.read_notebook_images(os.fspath(path), **bounds, cancel=cancel)
+
     # ==== Whole files: raw bytes, PDFs (issue 18) ====
 
     def read_bytes(
