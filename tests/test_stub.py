@@ -29,7 +29,7 @@ def test_every_result_class_lists_its_fields_in_its_schema() -> None:
     from ripsight.workspace import RESULT_CLASSES
 
     # A bytes field (an image's `data`) is an attribute but stays out of to_dict() and the schema.
-    bytes_fields = {"ImageResult": ["data"]}
+    bytes_fields = {"ImageResult": ["data"], "FileBytes": ["data"]}
     for cls in RESULT_CLASSES:
         assert cls.FIELDS, cls
         plain = [name for name in cls.FIELDS if name not in bytes_fields.get(cls.__name__, [])]
