@@ -1,7 +1,7 @@
 //! ripsight-core: the engine behind ripsight's read-only tools for LLM coding agents.
 //!
 //! Three bounded operations on one [`workspace::Workspace`] root:
-//! - [`walk::glob`]: ignore-aware parallel listing filtered by a glob (default 200 entries shown);
+//! - [`glob::glob`]: ignore-aware parallel listing filtered by a glob (default 200 entries shown);
 //! - [`grep::grep`]: regex search over the same file set (default 50 matches, lines cut to 120 chars);
 //! - [`read::read_file`]: a numbered line range of one file (default 400 lines, lines cut to 500 chars),
 //!   with memory bounded by what is shown.
@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! use ripsight_core::workspace::{Workspace, WorkspaceOptions};
-//! use ripsight_core::walk::{glob, GlobOptions};
+//! use ripsight_core::glob::{glob, GlobOptions};
 //!
 //! let ws = Workspace::new(".", WorkspaceOptions::default())?;
 //! let out = glob(&ws, &GlobOptions { pattern: "**/*.rs".into(), ..GlobOptions::default() })?;
@@ -24,18 +24,18 @@
 pub mod boundary;
 pub mod budget;
 pub mod error;
+pub mod glob;
 pub mod grep;
 mod ignore_rules;
 pub mod index;
 pub mod limits;
-mod open;
+pub mod open;
 mod pattern;
 pub mod read;
 pub mod record;
 pub mod skip;
 mod suggest;
 pub mod truncate;
-pub mod walk;
 pub mod walker;
 pub mod workspace;
 

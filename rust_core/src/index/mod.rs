@@ -43,9 +43,8 @@ use crate::budget::Deadline;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, Plan};
 use crate::ignore_rules::is_rule_file;
-use crate::walk::{
-    self, GlobCounts, GlobOptions, GlobOutput, GlobSetup, SortOrder, Target, open_target,
-};
+use crate::glob::{self, GlobCounts, GlobOptions, GlobOutput, GlobSetup, SortOrder};
+use crate::open::{Target, open_target};
 use crate::walker::thread_count;
 use crate::workspace::{SkipCounts, Workspace};
 
@@ -350,7 +349,7 @@ impl WarmIndex {
     pub fn glob(&self, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
         let warm = self.warm_glob(options);
         self.count(warm.is_some());
-        warm.unwrap_or_else(|| walk::glob(&self.shared.workspace, options))
+        warm.unwrap_or_else(|| glob::glob(&self.shared.workspace, options))
     }
 
     fn count(&self, warm: bool) {
