@@ -6,9 +6,23 @@
 //! - [`read::read_file`]: a numbered line range of one file (default 400 lines, lines cut to 500 chars),
 //!   with memory bounded by what is shown.
 //!
-//! plus [`truncate::truncate_middle`] for any text. Every result is deterministic, states exact
+//! plus [`truncate::truncate_middle`] for any text, and the warm index ([`index::WarmIndex`])
+//! that answers glob and grep from a live table. Every result is deterministic, states exact
 //! totals and what was withheld, and counts what was skipped by reason. Nothing here knows about
 //! language models; the Python layer turns results into model-facing text.
+//!
+//! The modules stack without cycles; each imports only from those below it:
+//! 1. [`boundary`]: every open, beneath a directory descriptor;
+//! 2. `ignore_rules`: ripgrep's ignore files, and the one list of their names;
+//! 3. `pattern`: globs compiled and normalized (grep's `glob` filter too);
+//! 4. [`workspace`]: the root, its options, deny rules and caches;
+//! 5. [`walker`]: the one parallel walk from directory descriptors;
+//! 6. [`open`]: requested paths opened, and the targets the tools walk or search;
+//! 7. the tools: [`glob`], [`grep`], [`read`], and `suggest` ("did you mean");
+//! 8. [`limits`] (every default and bound by name), then [`index`] (the warm index);
+//! 9. `python`, the PyO3 binding (feature `python`).
+//!
+//! Beside them, used from any floor: [`error`], [`budget`], [`skip`], [`record`](mod@record), [`truncate`].
 //!
 //! ```no_run
 //! use ripsight_core::workspace::{Workspace, WorkspaceOptions};

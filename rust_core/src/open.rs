@@ -5,7 +5,7 @@
 //! root descriptor ([`crate::boundary::RootDir::resolve`]), checked against the deny rules under
 //! both the requested name and the real path, and opened with every symlink refused
 //! ([`crate::boundary::RootDir::open_real`]); a link swapped in between fails the open, and the
-//! whole is tried again. [`open_target`] turns what was opened into a tool's [`Target`]: a
+//! whole is tried again. `open_target` turns what was opened into a tool's `Target`: a
 //! directory to walk or a file to search.
 
 use std::ffi::OsStr;
