@@ -8,6 +8,7 @@ Every tool result is compared with what the Python API gives for the same call: 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -21,11 +22,15 @@ from typing import Any
 
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
+from _children import Lines, stop
 from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
+from _pdfs import text_pdf
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
+
+pytestmark = pytest.mark.slow  # an MCP server process per test, several seconds each
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
@@ -49,6 +54,7 @@ def tree(tmp_path: Path) -> Path:
     (root / ".env").write_text("API_KEY=TODO-secret\n")
     (root / "notes.secret").write_text("TODO private\n")
     (tmp_path / "outside.txt").write_text("TODO outside the root\n")
+    (root / "doc.pdf").write_bytes(text_pdf(["First page", "Second page"]))
     return root
 
 
@@ -140,8 +146,17 @@ def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
     assert str(tree.resolve()) in (init["instructions"] or "")
 
 
+def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The alternatives of a union schema (read_file's), else the schema itself."""
+    return list(schema.get("anyOf", [schema]))
+
+
 def _keys_match(schema: dict[str, Any], value: Any, where: str) -> None:
     """Every object in `value` has exactly the properties its schema lists, recursively."""
+    if "anyOf" in schema:
+        branch = [b for b in schema["anyOf"] if list(b["properties"]) == list(value)]
+        assert len(branch) == 1, where
+        schema = branch[0]
     if schema.get("type") == "object":
         assert list(value) == list(schema["properties"]), where
         for name, sub in schema["properties"].items():
@@ -158,7 +173,7 @@ def test_output_schemas_describe_every_field_of_to_dict(tree: Path) -> None:
     results = {
         "glob": [ws.glob("**/*.py", limit=1)],
         "grep": [ws.grep("def", context=1), ws.grep("def", output_mode="count")],
-        "read_file": [ws.read_file("src/app.py", limit=2)],
+        "read_file": [ws.read_file("src/app.py", limit=2), ws.read_pdf("doc.pdf")],
     }
     for tool, values in results.items():
         for value in values:
@@ -167,8 +182,9 @@ def test_output_schemas_describe_every_field_of_to_dict(tree: Path) -> None:
             _keys_match(OUTPUT_SCHEMAS[tool], data, tool)
     assert results["grep"][0].lines and results["grep"][1].files
     for schema in OUTPUT_SCHEMAS.values():
-        for name, prop in schema["properties"].items():
-            assert prop.get("description"), name
+        for branch in _branches(schema):
+            for name, prop in branch["properties"].items():
+                assert prop.get("description"), name
 
 
 # -- calls ---------------------------------------------------------------------------------------
@@ -183,6 +199,7 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
         ("grep", {"pattern": "TODO", "context": 1}),
         ("grep", {"pattern": "todo", "case_insensitive": True, "output_mode": "count"}),
         ("read_file", {"path": "src/app.py", "offset": 2, "limit": 3}),
+        ("read_file", {"path": "doc.pdf", "pages": "2"}),
     ]
 
     async def body(session: ClientSession) -> list[Any]:
@@ -193,7 +210,7 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
     api = {
         "glob": lambda a: ws.glob(**a),
         "grep": lambda a: ws.grep(**a),
-        "read_file": lambda a: ws.read_file(**a),
+        "read_file": lambda a: ws.read_pdf(**a) if "pages" in a else ws.read_file(**a),
     }
     for (name, args), result in zip(calls, results):
         assert result["isError"] is False, _text(result)
@@ -216,6 +233,10 @@ def test_each_tool_returns_the_model_text_and_the_python_api_result(
     read = results[4]["structuredContent"]
     assert [line["number"] for line in read["lines"]] == [2, 3, 4]
     assert read["lines"][2]["text"] == "def main():"
+    pdf = results[5]["structuredContent"]
+    assert (pdf["page_count"], pdf["pages"][0]["number"]) == (2, 2)
+    assert pdf["pages"][0]["text"] == "Second page"
+    assert _text(results[5]).startswith("doc.pdf: PDF, 2 pages, ")
 
 
 def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) -> None:
@@ -549,12 +570,15 @@ def test_the_default_time_budget_answers_a_slow_search_within_five_seconds(
     assert timings[0] < 5.0, timings
 
 
-def test_the_mcp_time_budget_default_is_stated_once() -> None:
-    from ripsight import cli, mcp_server
+def test_the_time_budget_defaults_are_stated_once_in_the_engine() -> None:
+    from ripsight import Workspace, cli, limits, mcp_server
 
-    assert cli.MCP_TIME_BUDGET == mcp_server.DEFAULT_TIME_BUDGET == 4.0
-    args = cli.build_parser().parse_args(["mcp"])
-    assert args.time_budget == 4.0
+    assert _core.LIMITS["mcp_time_budget_seconds"] == 4.0
+    assert _core.LIMITS["time_budget_seconds"] == 10.0
+    assert mcp_server.DEFAULT_TIME_BUDGET == limits.MCP_TIME_BUDGET == 4.0
+    assert limits.TIME_BUDGET == 10.0
+    assert inspect.signature(Workspace).parameters["time_budget"].default == 10.0
+    assert cli.build_parser().parse_args(["mcp"]).time_budget == 4.0
     assert cli.build_parser().parse_args(["grep", "x"]).time_budget == 10.0
 
 
@@ -649,7 +673,7 @@ class Token:  # stands in for the engine's CancelToken: records the cancel
 _core.CancelToken = Token  # the server makes one per call
 
 def wait(context, args):
-    token = mcp_server._CALL_TOKEN.get()
+    token = context.cancel  # the token of the MCP call this is
     return "stopped by its token" if token.cancelled.wait(60) else "never cancelled"
 
 logging.basicConfig(stream=sys.stderr, level=logging.DEBUG)
@@ -710,28 +734,29 @@ def test_closing_stdin_reaches_the_token_of_every_call_in_flight(tmp_path: Path)
         client.close()
 
 
-def test_each_call_hands_the_engine_its_own_token() -> None:
-    # The wiring the two tests above rely on, checked without the engine: each worker thread's
-    # calls reach the workspace with the token of the MCP call they serve.
-    from ripsight import mcp_server
+def test_each_call_hands_its_tool_its_own_token() -> None:
+    # The wiring the two tests above rely on, checked without the engine: each MCP call's tool
+    # gets a token of its own in its context, which the built-in tools pass to the engine.
+    from ripsight import Registry, ToolSpec, mcp_server
 
     seen: list[Any] = []
 
-    class Recorder:
-        root = "/nowhere"
+    def record(context: Any, args: dict[str, Any]) -> str:
+        seen.append(context.cancel)
+        return "ok"
 
-        def grep(self, pattern: str, **kwargs: Any) -> str:
-            seen.append(kwargs.get("cancel"))
-            return pattern
+    registry = Registry(None)
+    registry.register(ToolSpec("record", "", {"type": "object", "properties": {}}, record))
+    tools = mcp_server._Tools(registry, max_concurrent_calls=2, structured_content=False)
 
-    view = mcp_server._CancellableWorkspace(Recorder())
-    assert view.root == "/nowhere"
-    first, second = object(), object()
-    for token in (first, second, None):
-        mcp_server._CALL_TOKEN.set(token)
-        assert view.grep("x") == "x"
-    mcp_server._CALL_TOKEN.set(None)
-    assert seen == [first, second, None]
+    async def two_calls() -> None:
+        for request_id in (1, 2):
+            reply = await tools.call(request_id, "record", {})
+            assert wire(reply)["isError"] is False
+
+    asyncio.run(two_calls())
+    assert len(seen) == 2 and all(isinstance(token, _core.CancelToken) for token in seen)
+    assert seen[0] is not seen[1]
 
 
 # -- the process ---------------------------------------------------------------------------------
@@ -743,14 +768,14 @@ def _rpc(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     process.stdin.flush()
 
 
-def _read_response(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
-    assert process.stdout is not None
+def _read_response(lines: Lines[bytes], request_id: int, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
     while True:
-        line = process.stdout.readline()
+        line = lines.next(max(0.0, deadline - time.monotonic()))
         assert line, "the server closed stdout before answering"
         message = json.loads(line)  # stdout carries nothing but JSON-RPC
         if message.get("id") == request_id:
-            return message
+            return message  # type: ignore[no-any-return]
 
 
 def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) -> None:
@@ -773,6 +798,8 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             stdout=subprocess.PIPE,
             stderr=stderr,
         )
+        assert process.stdout is not None
+        lines = Lines(process.stdout)
         try:
             _rpc(
                 process,
@@ -787,12 +814,12 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                     },
                 },
             )
-            init = _read_response(process, 1)
+            init = _read_response(lines, 1)
             assert init["result"]["serverInfo"]["name"] == "ripsight"
             assert init["result"]["protocolVersion"] == "2025-06-18"
             _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-            listed = _read_response(process, 2)
+            listed = _read_response(lines, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
                 "glob",
                 "grep",
@@ -815,20 +842,16 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                     "params": {"name": "edit_file", "arguments": {"path": "x"}},
                 },
             )
-            called = _read_response(process, 3)["result"]
+            called = _read_response(lines, 3)["result"]
             assert called["isError"] is True
             assert "no tool named edit_file" in called["content"][0]["text"]
             assert process.stdin is not None
             process.stdin.close()
             assert process.wait(timeout=30) == 0
-            assert process.stdout is not None
-            rest = process.stdout.read()
-            for line in rest.splitlines():
+            for line in lines.rest(timeout=30):
                 json.loads(line)
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            stop(process)
     log = stderr_path.read_text()
     assert "Traceback" not in log
     assert "ripsight-mcp INFO" in log and "edit_file failed" in log
@@ -920,3 +943,47 @@ def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> N
         ("read_file", "runtime_error", "not_found"),
         ("Read", "contract_error", "unknown_tool"),
     ]
+
+
+# -- images and notebooks ------------------------------------------------------------------------
+
+
+def test_an_image_round_trips_as_image_content_beside_the_text(tmp_path: Path) -> None:
+    import base64
+
+    from _media_corpus import real_images
+
+    pngs = real_images().get("PNG", [])
+    if not pngs:
+        pytest.skip("no real PNG under /usr/share on this machine")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "logo.png").write_bytes(pngs[len(pngs) // 2].read_bytes())
+    (root / "nb.ipynb").write_text(
+        '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": '
+        '"markdown", "id": "a", "metadata": {}, "source": "# Title"}]}'
+    )
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [
+            await session.call_tool("read_file", {"path": "logo.png"}),
+            await session.call_tool("read_file", {"path": "nb.ipynb"}),
+        ]
+
+    image, notebook = run_session(_server(root), body, tmp_path / "err.log")
+    expected = default_registry(root).execute(ToolCall("local", "read_file", {"path": "logo.png"}))
+    assert image["isError"] is False
+    text, picture = image["content"]
+    assert text == {"type": "text", "text": expected.content, **_extra(text)}
+    assert picture["type"] == "image" and picture["mimeType"] == expected.images[0].media_type
+    assert base64.b64decode(picture["data"]) == expected.images[0].data
+    structured = image["structuredContent"]
+    jsonschema.validate(structured, OUTPUT_SCHEMAS["read_file"])
+    assert "data" not in structured and structured["byte_size"] == len(expected.images[0].data)
+    assert notebook["isError"] is False and "[1] markdown, id a" in _text(notebook)
+    jsonschema.validate(notebook["structuredContent"], OUTPUT_SCHEMAS["read_file"])
+
+
+def _extra(content: dict[str, Any]) -> dict[str, Any]:
+    """The optional fields (annotations, _meta) an SDK adds to a content block."""
+    return {key: value for key, value in content.items() if key not in ("type", "text")}

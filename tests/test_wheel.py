@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from _mcp_helpers import wire
+from _pdfs import text_pdf
 
 pytestmark = pytest.mark.wheel
 
@@ -145,6 +146,29 @@ def test_version_and_grep_run_without_rust(
     assert done.returncode == 0, done.stderr
     assert "src/app.py:2:    # TODO: ship it" in done.stdout
     assert "hunter2" not in done.stdout
+
+
+def test_a_pdf_reads_after_a_plain_install(installed: dict[str, Any], tmp_path: Path) -> None:
+    # pypdfium2 is a dependency: the wheel's install brings the parser, binary-only.
+    (tmp_path / "doc.pdf").write_bytes(text_pdf(["Installed parser"]))
+    script = (
+        "import sys; from ripsight import ToolCall, default_registry\n"
+        "r = default_registry(sys.argv[1]).execute(ToolCall('c', 'read_file', {'path': 'doc.pdf'}))\n"
+        "print(r.meta['code']); print(r.content)"
+    )
+    done = subprocess.run(
+        [str(installed["python"]), "-c", script, str(tmp_path)],
+        cwd=tmp_path,
+        env=installed["env"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    code, text = done.stdout.split("\n", 1)
+    assert code == "ok", done.stdout
+    assert "--- page 1 of 1 ---\nInstalled parser" in text
 
 
 def test_mcp_round_trip_against_the_installed_server(

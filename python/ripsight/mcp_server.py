@@ -25,7 +25,6 @@ either: ``pip install 'ripsight[mcp]'``.
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import io
 import json
@@ -43,7 +42,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import _core
-from .limits import DEFAULT_LIMITS, ToolLimits
+from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
+from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
 from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
@@ -62,10 +62,11 @@ __all__ = [
 
 logger = logging.getLogger("ripsight.mcp")
 
-#: Seconds a walk or search of `ripsight mcp` may take by default. Common MCP clients give up on
-#: a call after 5 s (the OpenAI Agents SDK's default); a partial answer marked incomplete within
-#: that time serves the model better than a client-side timeout.
-DEFAULT_TIME_BUDGET = 4.0
+#: Seconds a walk or search of `ripsight mcp` may take by default (the engine's
+#: ``LIMITS["mcp_time_budget_seconds"]``). Common MCP clients give up on a call after 5 s (the
+#: OpenAI Agents SDK's default); a partial answer marked incomplete within that time serves the
+#: model better than a client-side timeout.
+DEFAULT_TIME_BUDGET = MCP_TIME_BUDGET
 
 # -- output schemas: the JSON shape of `ripsight.to_dict(result)` ---------------------------------
 
@@ -97,6 +98,18 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
         withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
     next_offset = schemas["read_file"]["properties"]["next_offset"]
     next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
+    # read_file also answers with an image (its bytes are in the ImageContent, not here), a
+    # page of notebook cells, a notebook cell's images, or a PDF's pages.
+    schemas["read_file"] = {
+        "type": "object",
+        "anyOf": [
+            schemas["read_file"],
+            copy.deepcopy(_core.ImageResult.SCHEMA),
+            copy.deepcopy(_core.NotebookResult.SCHEMA),
+            copy.deepcopy(_core.NotebookImages.SCHEMA),
+            copy.deepcopy(PDF_TEXT_SCHEMA),
+        ],
+    }
     return schemas
 
 
@@ -137,7 +150,9 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
         page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
         page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
-    else:  # read_file: read on after the last line kept
+    elif key == "pages":  # read_file on a PDF: read on from the first page left out
+        page["next_page"] = entries[keep]["number"]
+    else:  # read_file: read on after the last line (or notebook cell) kept
         page["next_offset"] = entries[keep]["number"]
     return page
 
@@ -158,7 +173,7 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
     """
     if _json_chars(data) <= budget:
         return data
-    key = next((k for k in ("paths", "files", "lines") if data.get(k)), None)
+    key = next((k for k in ("paths", "files", "lines", "cells", "pages") if data.get(k)), None)
     if key is None:
         page = dict(data)
     else:
@@ -188,49 +203,10 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
 _NoReadState = NoReadState
 
 
-#: The engine cancel token of the tool call the current worker thread serves.
-_CALL_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar(
-    "ripsight_mcp_cancel", default=None
-)
-
-
 def _new_token() -> Any:
     """A fresh engine cancel token, or None while the engine offers none."""
     token_class = getattr(_core, "CancelToken", None)
     return token_class() if token_class is not None else None
-
-
-class _CancellableWorkspace:
-    """The registry's workspace, handing each engine call the cancel token of the MCP call it
-    serves (`_CALL_TOKEN`, set in that call's worker thread). Everything else is the workspace's
-    own. A proxy rather than an argument: the registry and its tools stay protocol-agnostic."""
-
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def __repr__(self) -> str:
-        return repr(self._inner)
-
-    @staticmethod
-    def _with_token(kwargs: dict[str, Any]) -> dict[str, Any]:
-        token = _CALL_TOKEN.get()
-        if token is not None:
-            kwargs["cancel"] = token
-        return kwargs
-
-    def glob(self, *args: Any, **kwargs: Any) -> Any:
-        return self._inner.glob(*args, **self._with_token(kwargs))
-
-    def grep(self, *args: Any, **kwargs: Any) -> Any:
-        return self._inner.grep(*args, **self._with_token(kwargs))
-
-    def read_file(self, *args: Any, **kwargs: Any) -> Any:
-        return self._inner.read_file(*args, **self._with_token(kwargs))
 
 
 class _Call:
@@ -330,9 +306,14 @@ def _call_result(result: ToolResult, structured_content: bool, budget: int) -> t
         elif result.name in OUTPUT_SCHEMAS:
             logger.warning("%s returned no typed result; structuredContent left out", result.name)
     # Validated from the wire form: the field names differ between SDK 1.x and 2.x models.
+    content: list[dict[str, Any]] = [{"type": "text", "text": result.content}]
+    content += [
+        {"type": "image", "data": image.base64, "mimeType": image.media_type}
+        for image in result.images
+    ]
     return types.CallToolResult.model_validate(
         {
-            "content": [{"type": "text", "text": result.content}],
+            "content": content,
             "structuredContent": structured,
             "isError": result.is_error,
         }
@@ -346,10 +327,6 @@ class _Tools:
         self, registry: Registry, max_concurrent_calls: int, structured_content: bool
     ) -> None:
         registry.read_state = _NoReadState()
-        if registry.workspace is not None and not isinstance(
-            registry.workspace, _CancellableWorkspace
-        ):
-            registry.workspace = _CancellableWorkspace(registry.workspace)  # type: ignore[assignment]
         self.registry = registry
         self.structured_content = structured_content
         self.tools = [
@@ -370,14 +347,13 @@ class _Tools:
         budget = self.registry.limits.max_result_chars
 
         def answer() -> tuple[ToolResult, types.CallToolResult] | None:
-            # Runs in a worker thread with a copy of the task's context: the token is this
-            # call's alone. Converting the typed result is Python work too: off the event loop.
+            # Runs in a worker thread; the token goes with the call to the tool and from there
+            # to the engine. Converting the typed result is Python work too: off the event loop.
             if not self.in_flight.begin(state):
                 return None  # given up before this thread started: nobody waits for it
             logger.debug("%s running", name)
-            _CALL_TOKEN.set(state.token)
             try:
-                result = self.registry.execute(call)
+                result = self.registry.execute(call, cancel=state.token)
                 return result, _call_result(result, self.structured_content, budget)
             finally:
                 if state.cancelled_at is not None:
@@ -474,15 +450,15 @@ def build_server(
     registry: Registry,
     *,
     name: str = "ripsight",
-    max_concurrent_calls: int = 8,
+    max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
     structured_content: bool = True,
 ) -> Server[Any]:
     """An MCP `Server` exposing the registry's tools; run it with `serve_stdio` or the SDK.
 
     Args:
         registry: the tools and their workspace; its read state is replaced by one that
-            remembers nothing (see `_NoReadState`), its workspace by a view that gives each
-            call its own cancel token.
+            remembers nothing (see `_NoReadState`). Each call runs with its own engine cancel
+            token (`ToolContext.cancel`).
         name: the server name reported at initialization.
         max_concurrent_calls: tool calls running at the same time in worker threads; further
             requests wait their turn.
@@ -518,7 +494,10 @@ class _WatchedStdin:
 
 
 async def serve_stdio(
-    registry: Registry, *, max_concurrent_calls: int = 8, structured_content: bool = True
+    registry: Registry,
+    *,
+    max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
+    structured_content: bool = True,
 ) -> None:
     """Serves the registry's tools on stdin/stdout until the client closes stdin; calls still
     running then are cancelled."""

@@ -10,6 +10,7 @@ share between the threads of a parallel batch.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,12 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from .session import ReadState, Session
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from .workspace import CancelToken, Workspace
 
 __all__ = [
     "EFFECTS",
     "Effect",
     "Handler",
+    "ImagePart",
     "ToolCall",
     "ToolContext",
     "ToolOutput",
@@ -45,17 +47,49 @@ class ToolContext:
         call_id: the id of the call being answered.
         session: the conversation's state (delivered reads, stored results, repeated calls).
         max_result_chars: the budget of one result's text.
+        cancel: the call's engine cancel token, to pass to every `Workspace` method (``cancel=``)
+            so the caller can stop the call from another thread (the MCP server does when a
+            client cancels); None when the caller gave none.
     """
 
     workspace: Workspace | None
     call_id: str
     session: Session
     max_result_chars: int = 8000
+    cancel: CancelToken | None = None
 
     @property
     def read_state(self) -> ReadState:
         """The session's delivered reads (v1 name)."""
         return self.session.reads
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image a result carries beside its text (a `read_file` of a PNG, a notebook cell's
+    plot). Each provider form places it where that API takes images (see
+    `ripsight.providers`); the text still describes it in one line.
+
+    Attributes:
+        media_type: ``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``.
+        data: the encoded bytes.
+    """
+
+    media_type: str
+    data: bytes = field(repr=False)
+
+    @property
+    def base64(self) -> str:
+        """The bytes in standard base64 (MCP ``ImageContent.data``, Anthropic's source)."""
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        """A ``data:`` URL (OpenAI's ``image_url`` and ``input_image``)."""
+        return f"data:{self.media_type};base64,{self.base64}"
+
+    def __repr__(self) -> str:
+        return f"ImagePart({self.media_type!r}, {len(self.data):,} bytes)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +108,8 @@ class ToolOutput:
     on_delivered: Callable[[ToolResult], None] | None = None
     #: A stable machine code for `ToolResult.meta["code"]` ("ok" when None and not an error).
     code: str | None = None
+    #: Images shown beside the text (within the image budget, `ToolLimits.image_max_bytes`).
+    images: tuple[ImagePart, ...] = ()
 
 
 #: A tool's function: receives the execution context and the checked arguments (defaults filled
@@ -179,21 +215,41 @@ class ToolCall:
             value = value.model_dump()
         if not isinstance(value, Mapping):
             raise TypeError(f"cannot make a ToolCall from {type(value).__name__}")
-        function = value.get("function")
-        if isinstance(function, Mapping):
-            name = function.get("name")
-            arguments = function.get("arguments")
-        else:
-            name = value.get("name")
-            arguments = value.get("arguments")
-            if arguments is None and "input" in value:
-                arguments = value.get("input")
-        call_id = value.get("call_id") or value.get("id") or ""
+        call_id, name, arguments = _call_fields(value.get)
         if arguments is None:
             arguments = "{}"
         if not isinstance(arguments, (str, Mapping)):
             arguments = str(arguments)
-        return cls(id=str(call_id), name=str(name or ""), arguments=arguments)
+        return cls(id=str(call_id or ""), name=str(name or ""), arguments=arguments)
+
+    @classmethod
+    def peek(cls, value: Any) -> tuple[str, str]:
+        """The id and name of a call `from_any` cannot build, read from its attributes in the
+        same order (so even a call nothing can run gets its id back); ``("", "")`` when it has
+        none. Never raises."""
+        try:
+            call_id, name, _ = _call_fields(lambda key: getattr(value, key, None))
+        except Exception:  # noqa: BLE001 - an object whose attributes raise has no id
+            return "", ""
+        return (
+            "" if call_id is None else str(call_id),
+            name if isinstance(name, str) else "",
+        )
+
+
+def _call_fields(get: Callable[[str], Any]) -> tuple[Any, Any, Any]:
+    """A call's id, name and raw arguments, read from its fields with `get` in the one order
+    every provider's shape needs: OpenAI chat keeps name and arguments in ``function``; a
+    Responses item carries its call's id in ``call_id`` beside an item ``id``; an Anthropic
+    block sends ``input``."""
+    function = get("function")
+    if isinstance(function, Mapping):
+        name, arguments = function.get("name"), function.get("arguments")
+    else:
+        name, arguments = get("name"), get("arguments")
+        if arguments is None:
+            arguments = get("input")
+    return get("call_id") or get("id"), name, arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +264,9 @@ class ToolResult:
         meta: facts for the application, never shown to the model: ``code`` (the stable
             machine code, ``"ok"`` on success), ``duration_ms``, ``truncated``,
             ``original_chars``, ``ignored_arguments``, ``ref`` ...
+        images: images the model is shown beside `content` (an image read by `read_file`);
+            their bytes have their own budget (`ToolLimits.image_max_bytes`), apart from the
+            text's.
     """
 
     call_id: str
@@ -215,3 +274,4 @@ class ToolResult:
     is_error: bool = False
     name: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[ImagePart, ...] = ()

@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from . import _core
 from .errors import InvalidArgumentError
-from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
+from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
+from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
 
 __all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
@@ -28,6 +29,10 @@ GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
 FileIdentity = _core.FileIdentity
+ImageResult = _core.ImageResult
+NotebookResult = _core.NotebookResult
+NotebookImages = _core.NotebookImages
+FileBytes = _core.FileBytes
 
 
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
@@ -80,7 +85,7 @@ class Workspace:
         *,
         exclude_dirs: Iterable[str] = DEFAULT_EXCLUDE_DIRS,
         deny: Iterable[str] = DEFAULT_DENY_GLOBS,
-        time_budget: float = 10.0,
+        time_budget: float = TIME_BUDGET,
         threads: int = 0,
         respect_ignore_files: bool = True,
         index: bool = False,
@@ -194,6 +199,124 @@ class Workspace:
             cancel=cancel,
         )
 
+    # ==== Images and notebooks (the engine's crate::media) ====
+
+    def read_image(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_edge: int = DEFAULT_LIMITS.image_max_edge,
+        max_pixels: int = DEFAULT_LIMITS.image_max_pixels,
+        max_bytes: int = DEFAULT_LIMITS.image_max_bytes,
+        max_source_bytes: int = DEFAULT_LIMITS.image_max_source_bytes,
+        max_decode_pixels: int = DEFAULT_LIMITS.image_max_decode_pixels,
+        cancel: CancelToken | None = None,
+    ) -> ImageResult:
+        """One PNG, JPEG, GIF (first frame) or WebP image as a model is shown it: the original
+        bytes when it is within `max_edge` (long edge, default 1568 px), `max_pixels` (default
+        1,150,000) and `max_bytes` (default 3,750,000), else scaled down and re-encoded to fit.
+        A file over `max_source_bytes` or declaring more than `max_decode_pixels` pixels, or
+        one that does not decode, comes back with `refused` set and nothing shown. Raises what
+        `read_file` raises for the path (missing, outside the root, denied...)."""
+        bounds = {
+            "max_edge": max_edge,
+            "max_pixels": max_pixels,
+            "max_bytes": max_bytes,
+            "max_source_bytes": max_source_bytes,
+            "max_decode_pixels": max_decode_pixels,
+        }
+        for name, value in bounds.items():
+            _check_int(name, value, 1)
+        return self._engine.read_image(os.fspath(path), **bounds, cancel=cancel)
+
+    def read_notebook(
+        self,
+        path: str | os.PathLike[str],
+        offset: int = 1,
+        limit: int = DEFAULT_LIMITS.notebook_limit,
+        *,
+        max_output_chars: int = DEFAULT_LIMITS.notebook_output_chars,
+        max_bytes: int = DEFAULT_LIMITS.notebook_max_bytes,
+        cancel: CancelToken | None = None,
+    ) -> NotebookResult:
+        """Cells `offset` .. `offset + limit - 1` (1-based, default 20 cells) of a Jupyter
+        notebook (nbformat 4 or 3), with the exact cell total; each cell's output text is cut
+        to `max_output_chars` (default 2000). A notebook over `max_bytes` (default
+        64,000,000) or one that does not parse comes back with `refused` set."""
+        _check_int("offset", offset, 1)
+        _check_int("limit", limit, 1)
+        _check_int("max_output_chars", max_output_chars, 0)
+        _check_int("max_bytes", max_bytes, 1)
+        return self._engine.read_notebook(
+            os.fspath(path),
+            offset=offset,
+            limit=limit,
+            max_output_chars=max_output_chars,
+            max_bytes=max_bytes,
+            cancel=cancel,
+        )
+
+    def read_notebook_images(
+        self,
+        path: str | os.PathLike[str],
+        cell: int,
+        *,
+        max_bytes: int = DEFAULT_LIMITS.notebook_max_bytes,
+        max_edge: int = DEFAULT_LIMITS.image_max_edge,
+        max_pixels: int = DEFAULT_LIMITS.image_max_pixels,
+        max_image_bytes: int = DEFAULT_LIMITS.image_max_bytes,
+        max_source_bytes: int = DEFAULT_LIMITS.image_max_source_bytes,
+        max_decode_pixels: int = DEFAULT_LIMITS.image_max_decode_pixels,
+        cancel: CancelToken | None = None,
+    ) -> NotebookImages:
+        """The image outputs of notebook cell `cell` (1-based), each prepared as `read_image`
+        prepares a file (`max_image_bytes` is its `max_bytes`)."""
+        bounds = {
+            "cell": cell,
+            "max_bytes": max_bytes,
+            "max_edge": max_edge,
+            "max_pixels": max_pixels,
+            "max_image_bytes": max_image_bytes,
+            "max_source_bytes": max_source_bytes,
+            "max_decode_pixels": max_decode_pixels,
+        }
+        for name, value in bounds.items():
+            _check_int(name, value, 1)
+        return self._engine.read_notebook_images(os.fspath(path), **bounds, cancel=cancel)
+
+    # ==== Whole files: raw bytes, PDFs (issue 18) ====
+
+    def read_bytes(
+        self,
+        path: str | os.PathLike[str],
+        max_bytes: int = PDF_MAX_SOURCE_BYTES,
+        cancel: CancelToken | None = None,
+    ) -> FileBytes:
+        """The whole file's bytes, read as `read_file` opens a file (boundary, deny rules,
+        regular files only), with the opened file's identity. A file over `max_bytes` (default
+        50 MiB) is not read: the result has ``too_large=True`` and empty ``data``."""
+        _check_int("max_bytes", max_bytes, 0)
+        return self._engine.read_bytes(os.fspath(path), max_bytes=max_bytes, cancel=cancel)
+
+    def read_pdf(
+        self,
+        path: str | os.PathLike[str],
+        pages: str | None = None,
+        budget: int = DEFAULT_LIMITS.max_result_chars,
+        cancel: CancelToken | None = None,
+    ) -> PdfText:
+        """The text of a PDF's pages: those `pages` names ("3", "1-5"; at most 20), or without
+        it the first pages whose text fits `budget` characters. The engine reads the bytes; a
+        child process parses them under memory, CPU and wall-clock limits. Raises what
+        `read_bytes` raises, :class:`ripsight.pdf.PdfError` (too large, unreadable, encrypted,
+        the parser stopped) and ``InvalidArgumentError`` (a bad `pages`)."""
+        if pages is not None:
+            parse_pages(pages)  # a bad `pages` is refused before the file is read
+        read = self.read_bytes(path, cancel=cancel)
+        if read.too_large:
+            raise too_large_error(read.path, read.size_bytes)
+        return read_pdf_bytes(read.path, read.size_bytes, read.data, pages, budget)
+
     # ==== The warm index (SPEC §2.8) ====
 
     def index_status(self) -> dict[str, Any]:
@@ -245,13 +368,20 @@ RESULT_CLASSES = (
     _core.SkipCounts,
     _core.FileIdentity,
     _core.IndexStatus,
+    _core.ImageResult,
+    _core.NotebookResult,
+    _core.NotebookCell,
+    _core.CellOutput,
+    _core.NotebookImage,
+    _core.NotebookImages,
+    _core.FileBytes,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 
 
 def to_dict(value: Any) -> Any:
     """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    if isinstance(value, RESULT_CLASSES):
+    if isinstance(value, (*RESULT_CLASSES, PdfText)):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]

@@ -5,7 +5,10 @@
 //! may ask for, so the Python layer's schemas, argument checks and CLI take every number from
 //! here (`ripsight._core.LIMITS`) instead of keeping copies.
 
-use crate::{glob, grep, read, truncate};
+use std::time::Duration;
+
+use crate::media::{image, notebook};
+use crate::{glob, grep, read, truncate, workspace};
 
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
 /// line to be worth reading.
@@ -16,12 +19,37 @@ pub const MAX_GLOB_LIMIT: usize = 1000;
 pub const MAX_GREP_LIMIT: usize = 500;
 /// The largest `limit` a read_file call may ask for by default.
 pub const MAX_READ_LIMIT: usize = 2000;
+/// The largest `limit` (cells) a read of a notebook may ask for by default.
+pub const MAX_NOTEBOOK_LIMIT: usize = 200;
 /// The largest `offset` a call may give (a page past any real total).
 pub const MAX_OFFSET: u64 = 1_000_000_000_000;
 /// The most lines of context grep shows around a match.
 pub const MAX_CONTEXT: usize = 20;
 /// The smallest budget of one result's text: room for a head, a tail and the truncation note.
 pub const MIN_RESULT_CHARS: usize = 200;
+/// The time budget of a walk or search in an MCP server, beside the library's
+/// [`workspace::DEFAULT_TIME_BUDGET`]: common MCP clients give up on a call after 5 seconds, and
+/// a partial answer marked incomplete within that serves better than a client-side timeout.
+pub const MCP_TIME_BUDGET: Duration = Duration::from_secs(4);
+
+/// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
+/// the parser's child process.
+pub const PDF_MAX_SOURCE_BYTES: u64 = 50 << 20;
+/// The most pages of a PDF one read_file call shows.
+pub const PDF_MAX_PAGES: usize = 20;
+/// Characters of one PDF page's text the parser hands back at most (the rest is counted).
+pub const PDF_PAGE_CHARS: usize = 100_000;
+/// Address space of the PDF parser's child process, in bytes (`RLIMIT_AS`, where the system
+/// enforces it; 256 MiB: the interpreter with PDFium loaded maps under 30 MB, a 50 MiB source
+/// held twice leaves room for the parse, and the process's memory stays under 300 MB whatever
+/// the file).
+pub const PDF_WORKER_MEMORY_BYTES: u64 = 256 << 20;
+/// CPU seconds one PDF call may use in the parser's child process (`RLIMIT_CPU`, set afresh
+/// for each call).
+pub const PDF_WORKER_CPU_SECONDS: u64 = 3;
+/// Wall-clock milliseconds one PDF call waits for the parser's child process before killing it
+/// (under the 5 s that common MCP clients wait).
+pub const PDF_DEADLINE_MS: u64 = 3_500;
 
 /// One named number of the table.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,6 +58,8 @@ pub enum Limit {
     Count(u64),
     /// A ratio.
     Ratio(f64),
+    /// A duration, in seconds.
+    Seconds(f64),
 }
 
 /// Every default and bound by name (the names `ripsight.limits` uses).
@@ -57,4 +87,52 @@ pub const LIMITS: &[(&str, Limit)] = &[
     ),
     ("min_result_chars", Limit::Count(MIN_RESULT_CHARS as u64)),
     ("head_ratio", Limit::Ratio(truncate::DEFAULT_HEAD_RATIO)),
+    ("pdf_max_source_bytes", Limit::Count(PDF_MAX_SOURCE_BYTES)),
+    ("pdf_max_pages", Limit::Count(PDF_MAX_PAGES as u64)),
+    ("pdf_page_chars", Limit::Count(PDF_PAGE_CHARS as u64)),
+    (
+        "pdf_worker_memory_bytes",
+        Limit::Count(PDF_WORKER_MEMORY_BYTES),
+    ),
+    (
+        "pdf_worker_cpu_seconds",
+        Limit::Count(PDF_WORKER_CPU_SECONDS),
+    ),
+    ("pdf_deadline_ms", Limit::Count(PDF_DEADLINE_MS)),
+    (
+        "time_budget_seconds",
+        Limit::Seconds(workspace::DEFAULT_TIME_BUDGET.as_secs_f64()),
+    ),
+    (
+        "mcp_time_budget_seconds",
+        Limit::Seconds(MCP_TIME_BUDGET.as_secs_f64()),
+    ),
+    // Images and notebooks (crate::media).
+    ("image_max_edge", Limit::Count(image::DEFAULT_MAX_EDGE)),
+    ("image_max_pixels", Limit::Count(image::DEFAULT_MAX_PIXELS)),
+    ("image_max_bytes", Limit::Count(image::DEFAULT_MAX_BYTES)),
+    (
+        "image_max_source_bytes",
+        Limit::Count(image::DEFAULT_MAX_SOURCE_BYTES),
+    ),
+    (
+        "image_max_decode_pixels",
+        Limit::Count(image::DEFAULT_MAX_DECODE_PIXELS),
+    ),
+    (
+        "notebook_limit",
+        Limit::Count(notebook::DEFAULT_NOTEBOOK_LIMIT as u64),
+    ),
+    (
+        "notebook_max_limit",
+        Limit::Count(MAX_NOTEBOOK_LIMIT as u64),
+    ),
+    (
+        "notebook_output_chars",
+        Limit::Count(notebook::DEFAULT_OUTPUT_CHARS as u64),
+    ),
+    (
+        "notebook_max_bytes",
+        Limit::Count(notebook::DEFAULT_NOTEBOOK_MAX_BYTES),
+    ),
 ];

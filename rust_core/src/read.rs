@@ -32,6 +32,7 @@ use memchr::memchr;
 
 use crate::budget::CancelToken;
 use crate::error::CoreError;
+use crate::open::OpenedFile;
 use crate::open::display_relative;
 use crate::workspace::Workspace;
 
@@ -210,18 +211,7 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
             ),
         });
     }
-    // Opened beneath the root in one step, non-blocking, refused unread unless a regular file
-    // (see `crate::boundary`); a file used as a directory on the way is a missing path too.
-    let opened = match workspace.open_file(&options.path) {
-        Ok(opened) => opened,
-        Err(CoreError::NotFound { path, .. }) => {
-            return Err(CoreError::NotFound {
-                suggestions: workspace.suggest(&options.path.to_string_lossy(), MAX_SUGGESTIONS),
-                path,
-            });
-        }
-        Err(error) => return Err(error),
-    };
+    let opened = open_to_read(workspace, &options.path)?;
     let shown = display_relative(&opened.relative);
     let mut file = opened.file;
     let size = opened.identity.size;
@@ -333,6 +323,19 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
     out.total_lines = total;
     out.total_lines_estimated = estimated;
     Ok(out)
+}
+
+/// Opens `path` to read it whole or in part: beneath the root in one step, non-blocking,
+/// refused unread unless a regular file (see `crate::boundary`); a missing path (a file used as
+/// a directory on the way is one too) comes with up to [`MAX_SUGGESTIONS`] close names.
+pub(crate) fn open_to_read(workspace: &Workspace, path: &OsStr) -> Result<OpenedFile, CoreError> {
+    match workspace.open_file(path) {
+        Err(CoreError::NotFound { path: shown, .. }) => Err(CoreError::NotFound {
+            suggestions: workspace.suggest(&path.to_string_lossy(), MAX_SUGGESTIONS),
+            path: shown,
+        }),
+        other => other,
+    }
 }
 
 #[derive(Clone, Copy)]

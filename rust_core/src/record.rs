@@ -33,6 +33,9 @@ pub enum Shape {
     },
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// Bytes (`bytes` in Python), left out of `to_dict()` and the JSON Schema so a structured
+    /// copy never embeds them.
+    Bytes,
 }
 
 /// One field of a record.
@@ -100,6 +103,24 @@ impl Described for f64 {
 impl Described for bool {
     fn shape() -> Shape {
         Shape::Flag
+    }
+}
+
+/// A field of raw bytes: Python sees `bytes`, not a list of integers (what a `Vec<u8>` field
+/// would give). `to_dict()` and the JSON Schema leave such fields out, so a result's structured
+/// copy never embeds megabytes (the byte size is a field of its own).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Bytes({} bytes)", self.0.len())
+    }
+}
+
+impl Described for Bytes {
+    fn shape() -> Shape {
+        Shape::Bytes
     }
 }
 

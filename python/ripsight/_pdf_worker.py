@@ -1,0 +1,133 @@
+"""The PDF parser's child process: pages' text out of bytes fed over a pipe.
+
+Run by :mod:`ripsight.pdf` as ``python -I <this file> MEMORY_BYTES``, never imported by the
+package. It limits its own address space (``RLIMIT_AS``) before it loads the parser, so the
+parser's C code runs under the limit from its first allocation (the parent cannot set it for
+the child: ``preexec_fn`` is unsafe in a threaded server), and before each request it sets its
+CPU limit (``RLIMIT_CPU``, soft) to what it has used so far plus that request's seconds: the
+kernel's SIGXCPU ends a parse that spins. The parent's wall-clock deadline covers the rest
+(a parse that sleeps or blocks) by killing this process.
+
+Frames, both ways: an 8-byte big-endian length, then that many bytes. A request is a JSON
+header frame (``first``, ``last``, ``budget``, ``page_chars``, ``cpu_seconds``) followed by a
+frame of the PDF's bytes; the answer is one JSON frame. The process serves requests until its
+standard input closes. It imports nothing from ripsight (and so not the engine).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import resource
+import struct
+import sys
+from typing import Any, BinaryIO
+
+_LENGTH = struct.Struct(">Q")
+#: What the line heading a page ("--- page 12 of 36 ---") costs in the result budget, at most.
+_PAGE_HEAD_CHARS = 40
+
+
+def _read_exact(stream: BinaryIO, size: int) -> bytes | None:
+    # A buffered read of a blocking pipe waits for all `size` bytes (or the end), filling one
+    # allocation: the source is held once, not twice.
+    data = stream.read(size)
+    return data if len(data) == size else None
+
+
+def _read_frame(stream: BinaryIO) -> bytes | None:
+    head = _read_exact(stream, _LENGTH.size)
+    if head is None:
+        return None
+    return _read_exact(stream, _LENGTH.unpack(head)[0])
+
+
+def _write_frame(stream: BinaryIO, payload: bytes) -> None:
+    stream.write(_LENGTH.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def _peak_rss_bytes() -> int:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+def _limit_cpu(seconds: int) -> None:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    used = int(usage.ru_utime + usage.ru_stime) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = used + seconds
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def _extract(pdfium: Any, data: bytes, request: dict[str, Any]) -> dict[str, Any]:
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as error:
+        detail = str(error)[:300]
+        kind = "encrypted" if "password" in detail.lower() else "unreadable"
+        return {"ok": False, "error": kind, "detail": detail}
+    try:
+        count = len(document)
+        first, last = int(request["first"]), int(request["last"])
+        budget, page_chars = int(request["budget"]), int(request["page_chars"])
+        pages: list[dict[str, Any]] = []
+        used = 0
+        for number in range(first, min(last, count) + 1):
+            page = document[number - 1]
+            try:
+                textpage = page.get_textpage()
+                try:
+                    text = textpage.get_text_bounded()
+                finally:
+                    textpage.close()
+            finally:
+                page.close()
+            text = text.replace("\r\n", "\n")
+            # A page costs its text and the line that heads it; a page that would overrun the
+            # budget is left for the next call, unless it is the first.
+            cost = min(len(text), page_chars) + _PAGE_HEAD_CHARS
+            if budget and pages and used + cost > budget:
+                break
+            pages.append({"number": number, "text": text[:page_chars], "chars": len(text)})
+            used += cost
+        return {"ok": True, "page_count": count, "pages": pages}
+    finally:
+        document.close()
+
+
+def main() -> int:
+    memory = int(sys.argv[1])
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    except (ValueError, OSError):
+        pass  # macOS does not enforce RLIMIT_AS (and may refuse it): the deadline still holds
+    # Loaded under the limit (and untyped: the module's functions take it as `Any`).
+    pdfium = importlib.import_module("pypdfium2")
+
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        header = _read_frame(stdin)
+        if header is None:
+            return 0
+        data = _read_frame(stdin)
+        if data is None:
+            return 0
+        request = json.loads(header)
+        _limit_cpu(int(request["cpu_seconds"]))
+        try:
+            answer = _extract(pdfium, data, request)
+        except MemoryError:
+            answer = {"ok": False, "error": "memory", "detail": "out of memory"}
+        except Exception as error:  # noqa: BLE001 - any parser failure is an answer
+            detail = f"{type(error).__name__}: {error}"[:300]
+            answer = {"ok": False, "error": "unreadable", "detail": detail}
+        del data
+        answer["peak_rss_bytes"] = _peak_rss_bytes()
+        _write_frame(stdout, json.dumps(answer, ensure_ascii=False).encode("utf-8"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
