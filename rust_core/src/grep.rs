@@ -1,6 +1,6 @@
 //! Bounded regex search over the workspace's file set.
 //!
-//! The search runs inside the one parallel walk of [`crate::walk`] (as ripgrep's
+//! The search runs inside the one parallel walk of [`crate::walker`] (as ripgrep's
 //! `search_parallel`): every walker thread owns its `Searcher`s and its results. The threads
 //! share the workspace's cached matcher rather than a clone each: a clone starts with empty
 //! lazy-DFA caches, while the shared one keeps them from call to call (a Unicode `\w` pattern
@@ -53,10 +53,9 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 use crate::budget::{CancelToken, Deadline};
 use crate::error::CoreError;
+use crate::open::{Target, open_target};
 use crate::pattern::FileFilter;
-use crate::walk::{
-    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, Target, WalkedFile, open_target, walk_files,
-};
+use crate::walker::{FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, walk_files};
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 use input::{Input, WHOLE_FILE_BYTES, open_again, read_head};

@@ -1,7 +1,7 @@
 //! ripsight-core: the engine behind ripsight's read-only tools for LLM coding agents.
 //!
 //! Three bounded operations on one [`workspace::Workspace`] root:
-//! - [`walk::glob`]: ignore-aware parallel listing filtered by a glob (default 200 entries shown);
+//! - [`glob::glob`]: ignore-aware parallel listing filtered by a glob (default 200 entries shown);
 //! - [`grep::grep`]: regex search over the same file set (default 50 matches, lines cut to 120 chars);
 //! - [`read::read_file`]: a numbered line range of one file (default 400 lines, lines cut to 500 chars),
 //!   with memory bounded by what is shown.
@@ -10,13 +10,27 @@
 //!   model (downscaled within a pixel and byte budget, bombs refused from their header) and
 //!   notebooks as numbered cells with their outputs;
 //!
-//! plus [`truncate::truncate_middle`] for any text. Every result is deterministic, states exact
+//! plus [`truncate::truncate_middle`] for any text, and the warm index ([`index::WarmIndex`])
+//! that answers glob and grep from a live table. Every result is deterministic, states exact
 //! totals and what was withheld, and counts what was skipped by reason. Nothing here knows about
 //! language models; the Python layer turns results into model-facing text.
 //!
+//! The modules stack without cycles; each imports only from those below it:
+//! 1. [`boundary`]: every open, beneath a directory descriptor;
+//! 2. `ignore_rules`: ripgrep's ignore files, and the one list of their names;
+//! 3. `pattern`: globs compiled and normalized (grep's `glob` filter too);
+//! 4. [`workspace`]: the root, its options, deny rules and caches;
+//! 5. [`walker`]: the one parallel walk from directory descriptors;
+//! 6. [`open`]: requested paths opened, and the targets the tools walk or search;
+//! 7. the tools: [`glob`], [`grep`], [`read`], and `suggest` ("did you mean");
+//! 8. [`limits`] (every default and bound by name), then [`index`] (the warm index);
+//! 9. `python`, the PyO3 binding (feature `python`).
+//!
+//! Beside them, used from any floor: [`error`], [`budget`], [`skip`], [`record`](mod@record), [`truncate`].
+//!
 //! ```no_run
 //! use ripsight_core::workspace::{Workspace, WorkspaceOptions};
-//! use ripsight_core::walk::{glob, GlobOptions};
+//! use ripsight_core::glob::{glob, GlobOptions};
 //!
 //! let ws = Workspace::new(".", WorkspaceOptions::default())?;
 //! let out = glob(&ws, &GlobOptions { pattern: "**/*.rs".into(), ..GlobOptions::default() })?;
@@ -28,12 +42,13 @@
 pub mod boundary;
 pub mod budget;
 pub mod error;
+pub mod glob;
 pub mod grep;
 mod ignore_rules;
 pub mod index;
 pub mod limits;
 pub mod media;
-mod open;
+pub mod open;
 mod pattern;
 pub mod raw;
 pub mod read;
@@ -41,7 +56,6 @@ pub mod record;
 pub mod skip;
 mod suggest;
 pub mod truncate;
-pub mod walk;
 pub mod walker;
 pub mod workspace;
 

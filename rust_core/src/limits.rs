@@ -1,6 +1,6 @@
 //! The tools' parameter defaults and bounds, declared once.
 //!
-//! The engine's own defaults live with the operations ([`crate::walk::DEFAULT_GLOB_LIMIT`],
+//! The engine's own defaults live with the operations ([`crate::glob::DEFAULT_GLOB_LIMIT`],
 //! [`crate::grep::DEFAULT_GREP_LIMIT`], ...); this table gathers them with the bounds a caller
 //! may ask for, so the Python layer's schemas, argument checks and CLI take every number from
 //! here (`ripsight._core.LIMITS`) instead of keeping copies.
@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::media::{image, notebook};
-use crate::{grep, read, truncate, walk, workspace};
+use crate::{glob, grep, read, truncate, workspace};
 
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
 /// line to be worth reading.
@@ -64,7 +64,7 @@ pub enum Limit {
 
 /// Every default and bound by name (the names `ripsight.limits` uses).
 pub const LIMITS: &[(&str, Limit)] = &[
-    ("glob_limit", Limit::Count(walk::DEFAULT_GLOB_LIMIT as u64)),
+    ("glob_limit", Limit::Count(glob::DEFAULT_GLOB_LIMIT as u64)),
     ("glob_max_limit", Limit::Count(MAX_GLOB_LIMIT as u64)),
     ("grep_limit", Limit::Count(grep::DEFAULT_GREP_LIMIT as u64)),
     ("grep_max_limit", Limit::Count(MAX_GREP_LIMIT as u64)),

@@ -1,18 +1,47 @@
-//! Opening requested paths: the workspace's side of the capability boundary.
+//! Opening requested paths: the workspace's side of the capability boundary, and the targets
+//! the tools walk or search.
 //!
 //! A path a caller names (`read_file`, grep's or glob's `path`) is resolved by hand beneath the
 //! root descriptor ([`crate::boundary::RootDir::resolve`]), checked against the deny rules under
 //! both the requested name and the real path, and opened with every symlink refused
 //! ([`crate::boundary::RootDir::open_real`]); a link swapped in between fails the open, and the
-//! whole is tried again.
+//! whole is tried again. `open_target` turns what was opened into a tool's `Target`: a
+//! directory to walk or a file to search.
 
 use std::ffi::OsStr;
+use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 
-use crate::boundary::{self, OPEN_ATTEMPTS, Opened, ResolveError, SpecialKind};
+use crate::boundary::{self, FileIdentity, OPEN_ATTEMPTS, Opened, ResolveError, SpecialKind};
 use crate::error::CoreError;
-use crate::workspace::{OpenedFile, OpenedPath, Workspace};
+use crate::walker::StartDir;
+use crate::workspace::Workspace;
+
+/// A requested path, opened beneath the root.
+#[derive(Debug)]
+pub struct OpenedPath {
+    /// The real path relative to the root (symlinks resolved), `/`-separated, as raw bytes;
+    /// empty for the root itself.
+    pub real: Vec<u8>,
+    /// `real` for display (lossy only when it is not UTF-8).
+    pub relative: String,
+    /// What was opened.
+    pub opened: Opened,
+}
+
+/// A regular file opened by [`Workspace::open_file`].
+#[derive(Debug)]
+pub struct OpenedFile {
+    /// The open file (read it; never reopen by path).
+    pub file: File,
+    /// Device, inode, size, mtime and mode of the opened file.
+    pub identity: FileIdentity,
+    /// The real path relative to the root, raw bytes.
+    pub real: Vec<u8>,
+    /// `real` for display.
+    pub relative: String,
+}
 
 impl Workspace {
     /// Resolves `requested` (relative to the root, or absolute below it) beneath the root and
@@ -172,6 +201,37 @@ impl Workspace {
     }
 }
 
+/// A path a caller asked to walk or search, opened beneath the root.
+pub(crate) enum Target {
+    /// A directory, ready to walk.
+    Dir(StartDir),
+    /// A regular file.
+    File(OpenedFile),
+}
+
+/// Opens `requested` with [`Workspace::open_path`] (boundary, deny rules, special files) for a
+/// walk or a search. Returns it with its real path relative to the root, for display.
+pub(crate) fn open_target(
+    workspace: &Workspace,
+    requested: &OsStr,
+) -> Result<(Target, String), CoreError> {
+    let opened = workspace.open_path(requested)?;
+    let relative = opened.relative;
+    let target = match opened.opened {
+        Opened::Dir(fd) => Target::Dir(StartDir {
+            fd,
+            relative: opened.real,
+        }),
+        Opened::File(file, identity) => Target::File(OpenedFile {
+            file,
+            identity,
+            real: opened.real,
+            relative: relative.clone(),
+        }),
+    };
+    Ok((target, relative))
+}
+
 /// A relative path for messages: `.` for the root.
 pub(crate) fn display_relative(relative: &str) -> String {
     if relative.is_empty() {
@@ -193,5 +253,90 @@ fn shown_path(requested: &OsStr) -> String {
         ".".to_string()
     } else {
         String::from_utf8_lossy(requested.as_bytes()).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::WorkspaceOptions;
+    use std::path::Path;
+
+    fn workspace(dir: &Path) -> Workspace {
+        Workspace::new(dir, WorkspaceOptions::default()).expect("workspace opens")
+    }
+
+    impl Workspace {
+        fn check(&self, requested: &str) -> Result<String, CoreError> {
+            self.check_path(OsStr::new(requested))
+                .map(|real| String::from_utf8_lossy(&real).into_owned())
+        }
+    }
+
+    #[test]
+    fn sibling_sharing_prefix_is_outside() {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let root = parent.path().join("repo");
+        let sibling = parent.path().join("repo-old");
+        std::fs::create_dir_all(&root).expect("mkdir");
+        std::fs::create_dir_all(&sibling).expect("mkdir");
+        std::fs::write(sibling.join("a.txt"), "x").expect("write");
+        let ws = workspace(&root);
+        let err = ws.check("../repo-old/a.txt").expect_err("outside");
+        assert_eq!(err.kind(), "outside_root");
+        let err = ws
+            .check(&sibling.join("a.txt").display().to_string())
+            .expect_err("outside");
+        assert_eq!(err.kind(), "outside_root");
+    }
+
+    #[test]
+    fn missing_paths_inside_and_outside() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = workspace(dir.path());
+        assert_eq!(
+            ws.check("nope/x.rs").expect_err("missing").kind(),
+            "not_found"
+        );
+        assert_eq!(
+            ws.check("../../nope").expect_err("outside").kind(),
+            "outside_root"
+        );
+        assert_eq!(
+            ws.check("a/../../nope").expect_err("outside").kind(),
+            "outside_root"
+        );
+    }
+
+    #[test]
+    fn deny_rules_cover_names_and_links() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(".env"), "SECRET=1").expect("write");
+        std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
+        std::fs::write(dir.path().join("cfg/server.pem"), "x").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join(".env"), dir.path().join("notes.txt"))
+            .expect("link");
+        let ws = workspace(dir.path());
+        assert_eq!(ws.check(".env").expect_err("denied").kind(), "denied");
+        assert_eq!(
+            ws.check("cfg/server.pem").expect_err("denied").kind(),
+            "denied"
+        );
+        #[cfg(unix)]
+        assert_eq!(ws.check("notes.txt").expect_err("denied").kind(), "denied");
+        assert_eq!(ws.denied_by("a/.env.local"), Some(".env.*"));
+        assert_eq!(ws.denied_by("src/main.rs"), None);
+    }
+
+    #[test]
+    fn absolute_path_inside_root_is_accepted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        std::fs::write(dir.path().join("src/lib.rs"), "x").expect("write");
+        let ws = workspace(dir.path());
+        let abs = dir.path().join("src/lib.rs").display().to_string();
+        assert_eq!(ws.check(&abs).expect("inside"), "src/lib.rs");
+        assert_eq!(ws.check("").expect("root"), "");
     }
 }

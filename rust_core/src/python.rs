@@ -21,6 +21,7 @@ use pyo3::types::PyDict;
 
 use crate::budget::CancelToken;
 use crate::error::CoreError;
+use crate::glob::{self, GlobOptions, GlobOutput, SortOrder};
 use crate::grep::{self, GrepOptions, GrepOutput, OutputMode};
 use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
@@ -29,7 +30,6 @@ use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutp
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
-use crate::walk::{self, GlobOptions, GlobOutput, SortOrder};
 use crate::workspace::{Workspace, WorkspaceOptions};
 use errors::{Class, new_error};
 
@@ -313,7 +313,7 @@ impl Engine {
         let index = self.index.clone();
         run_detached(py, &cancel, move || match &index {
             Some(index) => index.glob(&options),
-            None => walk::glob(&workspace, &options),
+            None => glob::glob(&workspace, &options),
         })
     }
 

@@ -32,8 +32,9 @@ use memchr::memchr;
 
 use crate::budget::CancelToken;
 use crate::error::CoreError;
+use crate::open::OpenedFile;
 use crate::open::display_relative;
-use crate::workspace::{OpenedFile, Workspace};
+use crate::workspace::Workspace;
 
 /// Default number of lines returned.
 pub const DEFAULT_READ_LIMIT: usize = 400;

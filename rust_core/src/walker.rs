@@ -207,8 +207,8 @@ pub(crate) enum WalkMode {
     Parallel,
 }
 
-/// A directory to walk: its descriptor (opened by [`Workspace::open_path`]) and its real path
-/// relative to the root (empty for the root).
+/// A directory to walk: its descriptor (opened beneath the root, e.g. by `Workspace::open_path`)
+/// and its real path relative to the root (empty for the root).
 pub(crate) struct StartDir {
     pub(crate) fd: OwnedFd,
     pub(crate) relative: Vec<u8>,
@@ -707,9 +707,18 @@ mod tests {
         }
     }
 
+    /// The directory `sub` opened as a walk's start, through the root descriptor (in-root links
+    /// resolved, as for a requested path).
     fn start(ws: &Workspace, sub: &str) -> StartDir {
-        let (fd, relative) = ws.open_dir(OsStr::new(sub)).expect("open dir");
-        StartDir { fd, relative }
+        let root = ws.root_dir();
+        let resolved = root.resolve(OsStr::new(sub)).expect("resolves");
+        match root.open_real(&resolved.real).expect("opens") {
+            boundary::Opened::Dir(fd) => StartDir {
+                fd,
+                relative: resolved.real,
+            },
+            boundary::Opened::File(..) => panic!("{sub} is a file"),
+        }
     }
 
     fn walk(ws: &Workspace, sub: &str, mode: WalkMode) -> (Vec<String>, SkipCounts, bool) {

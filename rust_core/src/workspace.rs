@@ -2,12 +2,11 @@
 //! and the time budget that every tool shares.
 //!
 //! A requested path is resolved by hand beneath the root descriptor and opened in one step that
-//! cannot leave it ([`Workspace::open_path`]); no path string is checked and then opened later.
+//! cannot leave it (`Workspace::open_path`, in `open`); no path string is checked and then
+//! opened later.
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
-use std::fs::File;
-
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -16,7 +15,7 @@ use std::time::Duration;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
-use crate::boundary::{FileIdentity, Opened, RootDir};
+use crate::boundary::RootDir;
 pub use crate::budget::{CancelToken, Deadline};
 use crate::error::{CoreError, PatternIssue};
 use crate::ignore_rules::{DirRules, TreeRules};
@@ -71,31 +70,6 @@ impl Default for WorkspaceOptions {
             respect_ignore_files: true,
         }
     }
-}
-
-/// A requested path, opened beneath the root.
-#[derive(Debug)]
-pub struct OpenedPath {
-    /// The real path relative to the root (symlinks resolved), `/`-separated, as raw bytes;
-    /// empty for the root itself.
-    pub real: Vec<u8>,
-    /// `real` for display (lossy only when it is not UTF-8).
-    pub relative: String,
-    /// What was opened.
-    pub opened: Opened,
-}
-
-/// A regular file opened by [`Workspace::open_file`].
-#[derive(Debug)]
-pub struct OpenedFile {
-    /// The open file (read it; never reopen by path).
-    pub file: File,
-    /// Device, inode, size, mtime and mode of the opened file.
-    pub identity: FileIdentity,
-    /// The real path relative to the root, raw bytes.
-    pub real: Vec<u8>,
-    /// `real` for display.
-    pub relative: String,
 }
 
 /// One root directory with its options. Cheap to clone and to share between threads (`Sync`);
@@ -429,80 +403,6 @@ mod tests {
 
     fn workspace(dir: &Path) -> Workspace {
         Workspace::new(dir, WorkspaceOptions::default()).expect("workspace opens")
-    }
-
-    impl Workspace {
-        fn check(&self, requested: &str) -> Result<String, CoreError> {
-            self.check_path(OsStr::new(requested))
-                .map(|real| String::from_utf8_lossy(&real).into_owned())
-        }
-    }
-
-    #[test]
-    fn sibling_sharing_prefix_is_outside() {
-        let parent = tempfile::tempdir().expect("tempdir");
-        let root = parent.path().join("repo");
-        let sibling = parent.path().join("repo-old");
-        std::fs::create_dir_all(&root).expect("mkdir");
-        std::fs::create_dir_all(&sibling).expect("mkdir");
-        std::fs::write(sibling.join("a.txt"), "x").expect("write");
-        let ws = workspace(&root);
-        let err = ws.check("../repo-old/a.txt").expect_err("outside");
-        assert_eq!(err.kind(), "outside_root");
-        let err = ws
-            .check(&sibling.join("a.txt").display().to_string())
-            .expect_err("outside");
-        assert_eq!(err.kind(), "outside_root");
-    }
-
-    #[test]
-    fn missing_paths_inside_and_outside() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let ws = workspace(dir.path());
-        assert_eq!(
-            ws.check("nope/x.rs").expect_err("missing").kind(),
-            "not_found"
-        );
-        assert_eq!(
-            ws.check("../../nope").expect_err("outside").kind(),
-            "outside_root"
-        );
-        assert_eq!(
-            ws.check("a/../../nope").expect_err("outside").kind(),
-            "outside_root"
-        );
-    }
-
-    #[test]
-    fn deny_rules_cover_names_and_links() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join(".env"), "SECRET=1").expect("write");
-        std::fs::create_dir(dir.path().join("cfg")).expect("mkdir");
-        std::fs::write(dir.path().join("cfg/server.pem"), "x").expect("write");
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(dir.path().join(".env"), dir.path().join("notes.txt"))
-            .expect("link");
-        let ws = workspace(dir.path());
-        assert_eq!(ws.check(".env").expect_err("denied").kind(), "denied");
-        assert_eq!(
-            ws.check("cfg/server.pem").expect_err("denied").kind(),
-            "denied"
-        );
-        #[cfg(unix)]
-        assert_eq!(ws.check("notes.txt").expect_err("denied").kind(), "denied");
-        assert_eq!(ws.denied_by("a/.env.local"), Some(".env.*"));
-        assert_eq!(ws.denied_by("src/main.rs"), None);
-    }
-
-    #[test]
-    fn absolute_path_inside_root_is_accepted() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
-        std::fs::write(dir.path().join("src/lib.rs"), "x").expect("write");
-        let ws = workspace(dir.path());
-        let abs = dir.path().join("src/lib.rs").display().to_string();
-        assert_eq!(ws.check(&abs).expect("inside"), "src/lib.rs");
-        assert_eq!(ws.check("").expect("root"), "");
     }
 
     #[test]

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use common::{mkfifo, symlink, tree, write, ws};
 use ripsight_core::boundary::force_component_wise_opens;
 use ripsight_core::error::CoreError;
+use ripsight_core::glob::{GlobOptions, glob};
 use ripsight_core::grep::{GrepOptions, grep};
 use ripsight_core::read::{ReadOptions, read_file};
-use ripsight_core::walk::{GlobOptions, glob};
 use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
 fn read(ws: &Workspace, path: &str) -> Result<ripsight_core::read::ReadOutput, CoreError> {

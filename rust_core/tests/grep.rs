@@ -700,8 +700,8 @@ fn a_line_longer_than_the_searcher_holds_is_counted_not_buffered() {
 
 #[test]
 fn a_cancelled_token_stops_the_call() {
+    use ripsight_core::glob::{GlobOptions, glob};
     use ripsight_core::read::{ReadOptions, read_file};
-    use ripsight_core::walk::{GlobOptions, glob};
     let dir = tree(&[("a.txt", b"needle\n")]);
     let ws = ws(dir.path());
     let cancel = ripsight_core::budget::CancelToken::new();

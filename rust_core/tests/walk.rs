@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use ripsight_core::walk::{GlobOptions, GlobOutput, SortOrder, glob};
+use ripsight_core::glob::{GlobOptions, GlobOutput, SortOrder, glob};
 use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
 fn write(root: &Path, relative: &str, content: &[u8]) {

@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::Data;
+use super::live::Data;
 use super::postings::Postings;
 use super::table::FileEntry;
 use crate::boundary::FileIdentity;

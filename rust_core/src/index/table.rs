@@ -7,6 +7,7 @@
 //! in `unindexed` and searched by every query.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::SystemTime;
 
 use super::source::Scan;
 use crate::boundary::FileIdentity;
@@ -35,6 +36,13 @@ const TRUST_MARGIN_NS: i64 = 1_000_000_000;
 /// outside the tree); every query searches such a file.
 fn indexable(meta: &FileIdentity) -> bool {
     meta.nlink <= 1
+}
+
+/// Now, in nanoseconds since the Unix epoch (the clock the change times are read against).
+fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 #[derive(Default)]
@@ -105,7 +113,7 @@ impl Table {
             self.unindexed.remove(&path);
         }
         self.bytes += meta.size;
-        let trusted = meta.ctime_ns < super::now_ns() - TRUST_MARGIN_NS;
+        let trusted = meta.ctime_ns < now_ns() - TRUST_MARGIN_NS;
         if let Some(old) = self.files.insert(
             path,
             FileEntry {
@@ -254,5 +262,25 @@ impl Table {
         self.odd_names == 0
             && self.dirs.contains(dir)
             && (dir.is_empty() || self.unattributed == SkipCounts::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modification_times_round_trip() {
+        let meta = crate::boundary::FileIdentity {
+            mtime_ns: 1_500_000_000_123,
+            ..Default::default()
+        };
+        let back = meta
+            .modified()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        assert_eq!(back, 1_500_000_000_123);
+        assert!(now_ns() > 0);
     }
 }

@@ -11,7 +11,8 @@ use std::ffi::{OsStr, OsString};
 use std::io::Read;
 
 use crate::error::CoreError;
-use crate::workspace::{OpenedFile, Workspace};
+use crate::open::OpenedFile;
+use crate::workspace::Workspace;
 
 pub mod image;
 pub mod notebook;

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::error::PatternIssue;
+use crate::glob::GlobOutput;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
 use crate::index::{IndexState, IndexStatus};
 use crate::media::Refusal;
@@ -17,7 +18,6 @@ use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
 use crate::record::{Bytes, Field, Record, Shape};
 use crate::skip::SkipCounts;
-use crate::walk::GlobOutput;
 
 /// The string enums of the results reach Python as their names.
 macro_rules! choice_to_python {

@@ -23,11 +23,11 @@ use std::time::{Instant, SystemTime};
 
 use globset::GlobSet;
 
-use crate::boundary::Opened;
 use crate::error::CoreError;
-use crate::open::display_relative;
+use crate::open::{Target, display_relative, open_target};
 use crate::pattern::{CompiledGlob, literal_prefix, normalize_pattern};
-use crate::workspace::{CancelToken, OpenedFile, SkipCounts, Workspace};
+use crate::walker::{FileVisitor, GLOB_SEQUENTIAL_MAX_ENTRIES, StartDir, WalkedFile, walk_files};
+use crate::workspace::{CancelToken, SkipCounts, Workspace};
 
 /// Default number of paths a glob returns.
 pub const DEFAULT_GLOB_LIMIT: usize = 200;
@@ -115,44 +115,6 @@ crate::record! {
         pub elapsed_ms: f64,
     }
 }
-
-// ==== What a tool walks or searches ====
-
-pub(crate) use crate::walker::{FileVisitor, StartDir, WalkedFile, walk_files};
-pub use crate::walker::{GLOB_SEQUENTIAL_MAX_ENTRIES, GREP_SEQUENTIAL_MAX_ENTRIES};
-
-/// A path a caller asked to walk or search, opened beneath the root.
-pub(crate) enum Target {
-    /// A directory, ready to walk.
-    Dir(StartDir),
-    /// A regular file.
-    File(OpenedFile),
-}
-
-/// Opens `requested` with [`Workspace::open_path`] (boundary, deny rules, special files) for a
-/// walk or a search. Returns it with its real path relative to the root, for display.
-pub(crate) fn open_target(
-    workspace: &Workspace,
-    requested: &OsStr,
-) -> Result<(Target, String), CoreError> {
-    let opened = workspace.open_path(requested)?;
-    let relative = opened.relative;
-    let target = match opened.opened {
-        Opened::Dir(fd) => Target::Dir(StartDir {
-            fd,
-            relative: opened.real,
-        }),
-        Opened::File(file, identity) => Target::File(OpenedFile {
-            file,
-            identity,
-            real: opened.real,
-            relative: relative.clone(),
-        }),
-    };
-    Ok((target, relative))
-}
-
-// ==== glob ====
 
 /// The directory to walk for `pattern`: the literal leading directory when walking it alone
 /// lists exactly what a walk of `search` would (a real directory, not a link, not in the skip
