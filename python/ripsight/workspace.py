@@ -52,8 +52,10 @@ class Workspace:
         root: the directory every path is relative to.
         exclude_dirs: directory names skipped at any depth (default: .git, .hg, .svn,
             node_modules, dist, __pycache__).
-        deny: globs of files never listed, searched or read (default: .env, .env.*, *.pem,
-            *.key, id_rsa*, id_ed25519*, .netrc, .git-credentials).
+        deny: globs of files never listed, searched or read (default: DEFAULT_DENY_GLOBS:
+            .env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, .netrc, .git-credentials,
+            id_ecdsa*, id_dsa*, *.p12, *.pfx, *.jks, *.keystore, .pgpass, .pypirc, .npmrc,
+            .envrc, **/.aws/credentials, **/.docker/config.json, **/.kube/config).
         time_budget: seconds one walk or search may take before it returns a partial result
             marked incomplete (default 10).
         threads: worker threads; 0 means one per core.
