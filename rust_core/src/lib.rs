@@ -27,6 +27,7 @@ pub mod error;
 pub mod grep;
 mod ignore_rules;
 pub mod index;
+mod keyblock;
 pub mod limits;
 mod open;
 pub mod read;

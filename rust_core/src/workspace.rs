@@ -556,7 +556,11 @@ mod tests {
             "src/keystore.rs",
             "npmrc.txt",
         ] {
-            assert_eq!(ws.denied_by(allowed), None, "{allowed} should not be denied");
+            assert_eq!(
+                ws.denied_by(allowed),
+                None,
+                "{allowed} should not be denied"
+            );
         }
     }
 

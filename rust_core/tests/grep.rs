@@ -1,8 +1,11 @@
 //! Integration tests of `grep` on temporary trees.
 
+mod common;
+
 use std::path::Path;
 use std::time::Duration;
 
+use common::search;
 use ripsight_core::error::PatternIssue;
 use ripsight_core::grep::{GrepOptions, GrepOutput, OutputMode, grep};
 use ripsight_core::workspace::{Workspace, WorkspaceOptions};
@@ -23,16 +26,6 @@ fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
 
 fn ws(root: &Path) -> Workspace {
     Workspace::new(root, WorkspaceOptions::default()).expect("workspace")
-}
-
-fn search(ws: &Workspace, pattern: &str, tweak: impl FnOnce(&mut GrepOptions)) -> GrepOutput {
-    let mut options = GrepOptions {
-        pattern: pattern.into(),
-        limit: None,
-        ..GrepOptions::default()
-    };
-    tweak(&mut options);
-    grep(ws, &options).expect("grep")
 }
 
 /// `path:line:text` for matches, `path-line-text` for context lines.

@@ -220,6 +220,12 @@ def format_grep(
                 f"{plural(result.withheld, 'more file')} not shown: call grep again with "
                 f"offset={result.next_offset} for the next page."
             )
+    if result.withheld_key_blocks:
+        lines.append(
+            f"Withheld: {plural(result.withheld_key_lines, 'line')} of "
+            f"{plural(result.withheld_key_blocks, 'private-key block')} in these files; the "
+            "secrets policy never shows key material, and matches inside it are not counted."
+        )
     if result.incomplete:
         lines.append(
             f"Incomplete: the time budget ran out after {searched}, so there may be more "
