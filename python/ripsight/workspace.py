@@ -30,6 +30,10 @@ ReadResult = _core.ReadResult
 FileIdentity = _core.FileIdentity
 
 
+#: The largest integer the engine takes (its counts and offsets are 64-bit).
+_MAX_ENGINE_INT = 2**64 - 1
+
+
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
     if value is None and allow_none:
         return
@@ -39,6 +43,27 @@ def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) ->
         )
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
+    if value > _MAX_ENGINE_INT:
+        # Not echoed: such a number can have thousands of digits.
+        raise InvalidArgumentError(
+            f"{name} must be at most {_MAX_ENGINE_INT} (64 bits), got a {value.bit_length()}-bit "
+            "number"
+        )
+
+
+def _check_text(name: str, value: Any) -> None:
+    """A pattern must be Unicode text the engine can take: no lone surrogate (a path may hold
+    the surrogate escapes of a non-UTF-8 name; a pattern is text to match)."""
+    if not isinstance(value, str):
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        char = value[error.start]
+        raise InvalidArgumentError(
+            f"{name} holds a lone surrogate (U+{ord(char):04X}) at character {error.start + 1}; "
+            "it must be valid Unicode text"
+        ) from None
 
 
 def _path_arg(path: str | os.PathLike[str] | None) -> str | None:
@@ -121,6 +146,7 @@ class Workspace:
         """
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
+        _check_text("pattern", pattern)
         return self._engine.glob(
             pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort, cancel=cancel
         )
@@ -150,6 +176,8 @@ class Workspace:
         _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
+        _check_text("pattern", pattern)
+        _check_text("glob", glob)
         return self._engine.grep(
             pattern,
             path=_path_arg(path),

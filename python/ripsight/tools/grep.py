@@ -41,6 +41,24 @@ def _page_header(totals: str, result: Any, shown: int, total: int, entries: str)
     return f"{totals}:"
 
 
+#: Characters of a pattern a result repeats (a pattern can be megabytes long).
+_PATTERN_ECHO_CHARS = 200
+
+
+def _shown_pattern(pattern: str) -> str:
+    """The pattern in quotes, cut to `_PATTERN_ECHO_CHARS` characters with its length said."""
+    if len(pattern) <= _PATTERN_ECHO_CHARS:
+        return f'"{pattern}"'
+    return f'"{pattern[:_PATTERN_ECHO_CHARS]}…" ({thousands(len(pattern))} characters)'
+
+
+def _candidates_skipped(skipped: Any) -> int:
+    """Files the search would have searched but passed over (skip counts other than the
+    directories pruned by name)."""
+    fields = ("binary", "denied", "unreadable", "special", "too_large", "line_too_long")
+    return sum(int(getattr(skipped, field, 0)) for field in fields)
+
+
 def grep_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     """The model-facing description of `grep` under these limits."""
     return f"""\
@@ -151,7 +169,7 @@ def format_grep(
     `line_chars` is the cap the search applied and `read_line_chars` read_file's, for the note
     on cut lines.
     """
-    pattern = f'"{result.pattern}"'
+    pattern = _shown_pattern(result.pattern)
     scope = ""
     if path:
         scope += f" under {quote_path(path.rstrip('/'))}"
@@ -166,7 +184,10 @@ def format_grep(
     if nothing:
         text = f"No matches for {pattern}{scope} ({searched})."
         if result.files_searched == 0 and not result.incomplete:
-            text += " No file was searched: check path and glob."
+            if _candidates_skipped(result.skipped):
+                text += " Every file in scope was skipped (see below)."
+            else:
+                text += " No file was searched: check path and glob."
         if not case_insensitive and any(c.isalpha() for c in result.pattern):
             text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
         lines.append(text)
