@@ -492,6 +492,9 @@ class Registry:
                 meta=meta,
             )
         values = checked.values
+        if spec.prepare is not None:
+            # Before the policy: it must judge the arguments the tool will use.
+            spec.prepare(values)
         pending.arguments = values
 
         # Policy, then the before hook.

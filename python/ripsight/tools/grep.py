@@ -17,6 +17,7 @@ from ._common import (
     resolved_maximum,
     skip_note,
     thousands,
+    unquote_paths,
 )
 
 __all__ = [
@@ -301,4 +302,5 @@ def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         parameters=grep_schema(limits),
         handler=functools.partial(run_grep, limits=limits),
         title="Search file contents",
+        prepare=unquote_paths,
     )

@@ -18,6 +18,7 @@ from ._common import (
     resolved_maximum,
     size_text,
     thousands,
+    unquote_paths,
     workspace_of,
 )
 
@@ -224,4 +225,5 @@ def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         parameters=read_file_schema(limits),
         handler=functools.partial(run_read_file, limits=limits),
         title="Read a file",
+        prepare=unquote_paths,
     )
