@@ -70,7 +70,7 @@ def test_threads(benchmark, small: str, threads: int) -> None:
         for t in ts:
             t.start()
         for t in ts:
-            t.join()
+            t.join(timeout=600)
 
     batch()
     assert not errors

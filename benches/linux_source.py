@@ -48,10 +48,13 @@ def prepare_kernel(install: bool = True, log=print) -> str:
         if not install:
             raise RuntimeError(f"{PACKAGE} is not installed; run: python benches/linux_source.py")
         log(f"installing {PACKAGE} with apt-get (a few minutes)")
-        subprocess.run(["apt-get", "update"], check=True)
+        subprocess.run(["apt-get", "update"], check=True, timeout=1800)
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(
-            ["apt-get", "install", "-y", "--no-install-recommends", PACKAGE], check=True, env=env
+            ["apt-get", "install", "-y", "--no-install-recommends", PACKAGE],
+            check=True,
+            env=env,
+            timeout=1800,
         )
         tarball = _tarball()
         if tarball is None:
@@ -63,7 +66,7 @@ def prepare_kernel(install: bool = True, log=print) -> str:
     log(f"unpacking {tarball} into {tmp}")
     # tar(1) with xz is several times faster than tarfile for 1.3 GB.
     if shutil.which("tar") and shutil.which("xz"):
-        subprocess.run(["tar", "-xf", tarball, "-C", tmp], check=True)
+        subprocess.run(["tar", "-xf", tarball, "-C", tmp], check=True, timeout=1800)
     else:
         with tarfile.open(tarball) as tf:
             tf.extractall(tmp, filter="data")
@@ -80,7 +83,7 @@ def prepare_kernel(install: bool = True, log=print) -> str:
     os.rename(top, root)
     if top != tmp:
         shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run(["git", "init", "-q", root], check=True)
+    subprocess.run(["git", "init", "-q", root], check=True, timeout=60)
     # The mark sits beside the tree, not in it, so it never changes the measured file set.
     with open(root + DONE_MARK, "w", encoding="utf-8") as fh:
         fh.write(tarball + "\n")

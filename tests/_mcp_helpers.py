@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _children import Lines, stop
+
 #: A grep the engine answers slowly on `make_slow_tree`: a Unicode word boundary beside
 #: non-ASCII letters keeps the regex engine off its fast automata, and no literal narrows the
 #: search. About 3.5 MB/s per core on the development machine, so the 150 MB tree takes about
@@ -61,6 +63,8 @@ class RawClient:
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
+        assert self.process.stdout is not None
+        self.stdout_lines = Lines(self.process.stdout)
         self.stderr_lines: queue.Queue[str] = queue.Queue()
         self.stderr_seen: list[str] = []
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -75,10 +79,11 @@ class RawClient:
         self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
         self.process.stdin.flush()
 
-    def response(self, request_id: int) -> dict[str, Any]:
-        assert self.process.stdout is not None
+    def response(self, request_id: int, timeout: float = 60) -> dict[str, Any]:
+        """The answer to request `request_id`; fails when none comes within `timeout` s."""
+        deadline = time.monotonic() + timeout
         while True:
-            line = self.process.stdout.readline()
+            line = self.stdout_lines.next(max(0.0, deadline - time.monotonic()))
             assert line, "the server closed stdout before answering"
             message = json.loads(line)
             if message.get("id") == request_id:
@@ -118,9 +123,7 @@ class RawClient:
                 return match
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
+        stop(self.process)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()

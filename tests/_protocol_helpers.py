@@ -114,7 +114,7 @@ class FakeWorkspace:
         st = os.stat(os.path.join(self.root, path))
         return {"dev": st.st_dev, "inode": st.st_ino, "mtime_ns": st.st_mtime_ns}
 
-    def identify(self, path: str) -> SimpleNamespace:
+    def identify(self, path: str, cancel: Any = None) -> SimpleNamespace:
         """The engine's `identify`: the fake stats the (test-chosen) path itself."""
         if self.fail_with is not None:
             raise self.fail_with
@@ -122,9 +122,21 @@ class FakeWorkspace:
         return SimpleNamespace(path=path, size=st.st_size, **self._identity(path))
 
     def read_file(
-        self, path: str, offset: int = 1, limit: int = 400, max_line_chars: int = 500
+        self,
+        path: str,
+        offset: int = 1,
+        limit: int = 400,
+        max_line_chars: int = 500,
+        cancel: Any = None,
     ) -> SimpleNamespace:
-        self._record("read_file", path, offset=offset, limit=limit, max_line_chars=max_line_chars)
+        self._record(
+            "read_file",
+            path,
+            offset=offset,
+            limit=limit,
+            max_line_chars=max_line_chars,
+            cancel=cancel,
+        )
         with open(os.path.join(self.root, path), encoding="utf-8") as handle:
             all_lines = handle.read().splitlines()
         shown = all_lines[offset - 1 : offset - 1 + limit]
@@ -161,7 +173,7 @@ class PyWorkspace(FakeWorkspace):
                 )
         return sorted(out)
 
-    def glob(self, pattern: str, path=None, limit=200, offset=0, sort="path"):
+    def glob(self, pattern: str, path=None, limit=200, offset=0, sort="path", cancel=None):
         import fnmatch
 
         self._record("glob", pattern, path=path, limit=limit, offset=offset, sort=sort)
@@ -193,6 +205,7 @@ class PyWorkspace(FakeWorkspace):
         limit=50,
         offset=0,
         max_line_chars=120,
+        cancel=None,
     ):
         import fnmatch
         import re

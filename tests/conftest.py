@@ -94,6 +94,7 @@ def git_init(root: Path) -> None:
             ["git", "init", "-q", str(root)],
             check=True,
             env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"},
+            timeout=60,
         )
     else:
         (root / ".git").mkdir(exist_ok=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 import ripsight
+from _children import RESTORE_SIGINT, Lines, stop
 from _mcp_helpers import SLOW_GREP, make_slow_tree
 
 pytestmark = pytest.mark.skipif(
@@ -147,7 +148,7 @@ def test_two_searches_of_a_200mb_line_at_once_stay_bounded(one_line_200mb: Path)
         for t in threads:
             t.start()
         for t in threads:
-            t.join()
+            t.join(timeout=60)
         RESULT = {{"skipped": results}}
         """
     )
@@ -179,7 +180,9 @@ def test_the_time_budget_holds_inside_one_large_file(big_text: Path) -> None:
     assert out["seconds"] < out["budget"] + 0.5, out
 
 
-_INTERRUPTED = """
+_INTERRUPTED = (
+    RESTORE_SIGINT
+    + """
 import os, sys, time
 import ripsight
 ws = ripsight.Workspace({root!r}, time_budget=600)
@@ -202,6 +205,7 @@ except KeyboardInterrupt:
     print("interrupted", caught, settled, len(os.listdir("/proc/self/task")) - before,
           time.process_time() - cpu, flush=True)
 """
+)
 
 
 def _interrupt_once(root: Path) -> tuple[float, float, int, float]:
@@ -211,22 +215,19 @@ def _interrupt_once(root: Path) -> tuple[float, float, int, float]:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert child.stdout is not None and child.stderr is not None
+    out, err = Lines(child.stdout), Lines(child.stderr)
     try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "ready"
+        ready = out.next(timeout=120)
+        assert ready is not None and ready.strip() == "ready", (ready, err.so_far())
         time.sleep(0.5)  # well inside the engine (one call takes seconds)
         sent = time.monotonic()
         os.kill(child.pid, signal.SIGINT)
-        line = child.stdout.readline().split()
-        assert line and line[0] == "interrupted", (
-            line,
-            child.stderr.read() if child.stderr else "",
-        )
+        line = (out.next(timeout=30) or "").split()
+        assert line and line[0] == "interrupted", (line, err.so_far())
         child.wait(timeout=10)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        stop(child)
     # CLOCK_MONOTONIC is one clock for every process of the machine.
     return float(line[1]) - sent, float(line[2]), int(line[3]), float(line[4])
 

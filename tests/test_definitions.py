@@ -151,6 +151,7 @@ def run_mypy(cache: Path, path: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         check=False,
         cwd=path.parent,
+        timeout=600,
     )
 
 

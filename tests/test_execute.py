@@ -9,7 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
-import ripsight.registry as registry_module
+import ripsight
+import ripsight.budget as budget_module
 from _protocol_helpers import FakeWorkspace, registry_with
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -175,7 +176,11 @@ def test_ignored_argument_is_named_in_a_successful_result(reg, fake):
     )
     assert result.meta["ignored_arguments"] == ["recursive"]
     assert fake.calls == [
-        ("glob", ("*.py",), {"path": None, "limit": 200, "offset": 0, "sort": "path"})
+        (
+            "glob",
+            ("*.py",),
+            {"path": None, "limit": 200, "offset": 0, "sort": "path", "cancel": None},
+        )
     ]
 
 
@@ -230,7 +235,7 @@ def test_handler_returning_no_text():
 
 def test_registry_without_workspace(reg):
     result = registry_with(None).execute(ToolCall("c", "glob", '{"pattern": "*"}'))
-    assert result.is_error and result.meta["error_type"] == "invalid_argument"
+    assert result.is_error and result.meta["error_type"] == "invalid_arguments"
     assert "no workspace" in result.content
 
 
@@ -286,7 +291,7 @@ def test_truncation_is_applied_once_at_the_entry(monkeypatch):
             len(text),
         )
 
-    monkeypatch.setattr(registry_module, "_truncate_middle", fake_truncate)
+    monkeypatch.setattr(budget_module, "_truncate_middle", fake_truncate)
     reg = Registry()
     reg.register(
         ToolSpec("big", "", EMPTY, handler=lambda ctx, args: "A" * 100 + "b" * 19_800 + "Z" * 100)
@@ -368,15 +373,15 @@ def test_truncated_or_failed_reads_are_not_remembered(tmp_path):
             else (text, 0, len(text))
         )
 
-    registry_module_truncate = registry_module._truncate_middle
-    registry_module._truncate_middle = cut
+    budget_truncate = budget_module._truncate_middle
+    budget_module._truncate_middle = cut
     try:
         first = run(reg, "read_file", '{"path": "big.txt"}', "c1")
         assert first.meta["truncated"]
         second = run(reg, "read_file", '{"path": "big.txt"}', "c2")
         assert "Already shown" not in second.content
     finally:
-        registry_module._truncate_middle = registry_module_truncate
+        budget_module._truncate_middle = budget_truncate
 
 
 def test_reset_session_forgets_reads(reg, fake):
@@ -395,7 +400,7 @@ def barrier_registry(parties: int) -> tuple[Registry, list[str]]:
     active = [0, 0]
 
     def meet(ctx, args):
-        barrier.wait()  # only passes when `parties` calls run at the same time
+        barrier.wait(timeout=10)  # only passes when `parties` calls run at the same time
         return f"met {args['n']}"
 
     def alone(ctx, args):
@@ -550,7 +555,7 @@ def test_real_engine_outside_root_and_missing_file(tmp_path):
 
 def test_nul_in_a_path_is_refused_before_the_engine(reg, fake):
     result = run(reg, "read_file", '{"path": "a\\u0000.py"}')
-    assert result.is_error and result.meta["error_type"] == "invalid_argument"
+    assert result.is_error and result.meta["error_type"] == "invalid_arguments"
     assert result.content == (
         "path contains a NUL character (\\0), which no file name or pattern can hold; remove it "
         "and call the tool again."
@@ -567,3 +572,35 @@ def test_absurd_offsets_are_refused_by_the_schema(reg):
 def test_empty_batch(reg):
     assert reg.execute_many([]) == []
     assert asyncio.run(reg.aexecute_many([])) == []
+
+
+# -- cancellation -------------------------------------------------------------------------------
+
+
+def test_the_calls_cancel_token_reaches_every_engine_call(reg, fake):
+    token = object()
+    for name, arguments in (
+        ("glob", '{"pattern": "*.py"}'),
+        ("grep", '{"pattern": "x"}'),
+        ("read_file", '{"path": "a.py"}'),
+    ):
+        result = reg.execute(ToolCall("c", name, arguments), cancel=token)
+        assert not result.is_error, result.content
+        assert fake.calls[-1][0] == name and fake.calls[-1][2]["cancel"] is token
+    seen = []
+    reg.register(ToolSpec("host", "", EMPTY, lambda ctx, args: seen.append(ctx.cancel) or "ok"))
+    reg.execute(ToolCall("c", "host", "{}"), cancel=token)
+    reg.execute(ToolCall("c", "host", "{}"))
+    assert seen == [token, None]
+
+
+def test_a_cancelled_token_answers_cancelled(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    reg = default_registry(tmp_path)
+    token = ripsight.CancelToken()
+    token.cancel()
+    for name, arguments in (("grep", '{"pattern": "x"}'), ("read_file", '{"path": "a.py"}')):
+        result = reg.execute(ToolCall("c", name, arguments), cancel=token)
+        assert result.is_error and result.meta["code"] == "cancelled", result.content
+    assert [r.status for r in reg.log.records()] == ["cancelled", "cancelled"]
+    assert not reg.execute(ToolCall("c", "grep", '{"pattern": "x"}')).is_error

@@ -399,6 +399,7 @@ def test_handlers_pass_arguments_through(tmp_path):
             "limit": 5,
             "offset": 1,
             "max_line_chars": 120,
+            "cancel": None,
         },
     )
     result = reg.execute(ToolCall("c2", "read_file", '{"path": "a.py"}'))

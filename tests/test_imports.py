@@ -147,7 +147,11 @@ def test_the_graph_sees_function_level_and_type_checking_imports(tmp_path: Path)
 
 def test_python_dash_m_runs_the_cli() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "ripsight", "--version"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "ripsight", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     )
     assert out.stdout.startswith("ripsight ")
 
@@ -157,5 +161,7 @@ def test_the_cli_does_not_load_the_bench_harness() -> None:
         "import sys, ripsight.cli as c; c.build_parser(); "
         "print('ripsight.bench.harness' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
     assert out.stdout.strip() == "False"

@@ -730,6 +730,27 @@ def test_symlinks_are_answered_exactly(tmp_path: Path) -> None:
         assert ws.index_status()["warm_calls"] >= 3  # links are counted, not followed
 
 
+@pytest.mark.parametrize("marker", [".git", ".jj"])
+def test_a_repository_made_or_removed_below_the_root_is_seen(tmp_path: Path, marker: str) -> None:
+    # `.gitignore` counts only inside a repository: making one (a `.git` or a `.jj`) in a
+    # directory of the table changes what its subtree lists.
+    root = tmp_path / "tree"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / ".gitignore").write_text("*.md\n")
+    (root / "sub" / "deep").mkdir()
+    for name in ["a.md", "b.py", "deep/c.md", "deep/d.py"]:
+        (root / "sub" / name).write_text("alpha\n")
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        same(ws, root, "glob", {"pattern": "**/*"})
+        (root / "sub" / marker).mkdir()
+        same(ws, root, "glob", {"pattern": "**/*"})
+        same(ws, root, "grep", {"pattern": "alpha", "output_mode": "files_with_matches"})
+        (root / "sub" / marker).rmdir()
+        same(ws, root, "glob", {"pattern": "**/*"})
+        assert ws.index_status()["warm_calls"] >= 4
+
+
 KERNEL = os.environ.get("RIPSIGHT_KERNEL_ROOT")
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
+from _children import Lines, stop
 from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -649,7 +650,7 @@ class Token:  # stands in for the engine's CancelToken: records the cancel
 _core.CancelToken = Token  # the server makes one per call
 
 def wait(context, args):
-    token = mcp_server._CALL_TOKEN.get()
+    token = context.cancel  # the token of the MCP call this is
     return "stopped by its token" if token.cancelled.wait(60) else "never cancelled"
 
 logging.basicConfig(stream=sys.stderr, level=logging.DEBUG)
@@ -710,28 +711,29 @@ def test_closing_stdin_reaches_the_token_of_every_call_in_flight(tmp_path: Path)
         client.close()
 
 
-def test_each_call_hands_the_engine_its_own_token() -> None:
-    # The wiring the two tests above rely on, checked without the engine: each worker thread's
-    # calls reach the workspace with the token of the MCP call they serve.
-    from ripsight import mcp_server
+def test_each_call_hands_its_tool_its_own_token() -> None:
+    # The wiring the two tests above rely on, checked without the engine: each MCP call's tool
+    # gets a token of its own in its context, which the built-in tools pass to the engine.
+    from ripsight import Registry, ToolSpec, mcp_server
 
     seen: list[Any] = []
 
-    class Recorder:
-        root = "/nowhere"
+    def record(context: Any, args: dict[str, Any]) -> str:
+        seen.append(context.cancel)
+        return "ok"
 
-        def grep(self, pattern: str, **kwargs: Any) -> str:
-            seen.append(kwargs.get("cancel"))
-            return pattern
+    registry = Registry(None)
+    registry.register(ToolSpec("record", "", {"type": "object", "properties": {}}, record))
+    tools = mcp_server._Tools(registry, max_concurrent_calls=2, structured_content=False)
 
-    view = mcp_server._CancellableWorkspace(Recorder())
-    assert view.root == "/nowhere"
-    first, second = object(), object()
-    for token in (first, second, None):
-        mcp_server._CALL_TOKEN.set(token)
-        assert view.grep("x") == "x"
-    mcp_server._CALL_TOKEN.set(None)
-    assert seen == [first, second, None]
+    async def two_calls() -> None:
+        for request_id in (1, 2):
+            reply = await tools.call(request_id, "record", {})
+            assert wire(reply)["isError"] is False
+
+    asyncio.run(two_calls())
+    assert len(seen) == 2 and all(isinstance(token, _core.CancelToken) for token in seen)
+    assert seen[0] is not seen[1]
 
 
 # -- the process ---------------------------------------------------------------------------------
@@ -743,14 +745,14 @@ def _rpc(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     process.stdin.flush()
 
 
-def _read_response(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
-    assert process.stdout is not None
+def _read_response(lines: Lines[bytes], request_id: int, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
     while True:
-        line = process.stdout.readline()
+        line = lines.next(max(0.0, deadline - time.monotonic()))
         assert line, "the server closed stdout before answering"
         message = json.loads(line)  # stdout carries nothing but JSON-RPC
         if message.get("id") == request_id:
-            return message
+            return message  # type: ignore[no-any-return]
 
 
 def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) -> None:
@@ -773,6 +775,8 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             stdout=subprocess.PIPE,
             stderr=stderr,
         )
+        assert process.stdout is not None
+        lines = Lines(process.stdout)
         try:
             _rpc(
                 process,
@@ -787,12 +791,12 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                     },
                 },
             )
-            init = _read_response(process, 1)
+            init = _read_response(lines, 1)
             assert init["result"]["serverInfo"]["name"] == "ripsight"
             assert init["result"]["protocolVersion"] == "2025-06-18"
             _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-            listed = _read_response(process, 2)
+            listed = _read_response(lines, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
                 "glob",
                 "grep",
@@ -815,20 +819,16 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                     "params": {"name": "edit_file", "arguments": {"path": "x"}},
                 },
             )
-            called = _read_response(process, 3)["result"]
+            called = _read_response(lines, 3)["result"]
             assert called["isError"] is True
             assert "no tool named edit_file" in called["content"][0]["text"]
             assert process.stdin is not None
             process.stdin.close()
             assert process.wait(timeout=30) == 0
-            assert process.stdout is not None
-            rest = process.stdout.read()
-            for line in rest.splitlines():
+            for line in lines.rest(timeout=30):
                 json.loads(line)
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            stop(process)
     log = stderr_path.read_text()
     assert "Traceback" not in log
     assert "ripsight-mcp INFO" in log and "edit_file failed" in log

@@ -205,6 +205,7 @@ def test_cli_output_to_a_pipe_is_unchanged(odd_tree: Path) -> None:
         cwd=odd_tree,
         capture_output=True,
         check=True,
+        timeout=60,
     ).stdout
     assert b"\x1b[31mALERT" in out
 

@@ -138,6 +138,7 @@ def run_rg(rg: str, root: Path, args: list[str]) -> list[str]:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,
+        timeout=600,
     )
     assert proc.returncode in (0, 1), proc.stderr.decode(errors="replace")
     lines = proc.stdout.decode("utf-8", errors="replace").splitlines()

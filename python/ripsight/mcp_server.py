@@ -25,7 +25,6 @@ either: ``pip install 'ripsight[mcp]'``.
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import io
 import json
@@ -188,49 +187,10 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
 _NoReadState = NoReadState
 
 
-#: The engine cancel token of the tool call the current worker thread serves.
-_CALL_TOKEN: contextvars.ContextVar[Any] = contextvars.ContextVar(
-    "ripsight_mcp_cancel", default=None
-)
-
-
 def _new_token() -> Any:
     """A fresh engine cancel token, or None while the engine offers none."""
     token_class = getattr(_core, "CancelToken", None)
     return token_class() if token_class is not None else None
-
-
-class _CancellableWorkspace:
-    """The registry's workspace, handing each engine call the cancel token of the MCP call it
-    serves (`_CALL_TOKEN`, set in that call's worker thread). Everything else is the workspace's
-    own. A proxy rather than an argument: the registry and its tools stay protocol-agnostic."""
-
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def __repr__(self) -> str:
-        return repr(self._inner)
-
-    @staticmethod
-    def _with_token(kwargs: dict[str, Any]) -> dict[str, Any]:
-        token = _CALL_TOKEN.get()
-        if token is not None:
-            kwargs["cancel"] = token
-        return kwargs
-
-    def glob(self, *args: Any, **kwargs: Any) -> Any:
-        return self._inner.glob(*args, **self._with_token(kwargs))
-
-    def grep(self, *args: Any, **kwargs: Any) -> Any:
-        return self._inner.grep(*args, **self._with_token(kwargs))
-
-    def read_file(self, *args: Any, **kwargs: Any) -> Any:
-        return self._inner.read_file(*args, **self._with_token(kwargs))
 
 
 class _Call:
@@ -346,10 +306,6 @@ class _Tools:
         self, registry: Registry, max_concurrent_calls: int, structured_content: bool
     ) -> None:
         registry.read_state = _NoReadState()
-        if registry.workspace is not None and not isinstance(
-            registry.workspace, _CancellableWorkspace
-        ):
-            registry.workspace = _CancellableWorkspace(registry.workspace)  # type: ignore[assignment]
         self.registry = registry
         self.structured_content = structured_content
         self.tools = [
@@ -370,14 +326,13 @@ class _Tools:
         budget = self.registry.limits.max_result_chars
 
         def answer() -> tuple[ToolResult, types.CallToolResult] | None:
-            # Runs in a worker thread with a copy of the task's context: the token is this
-            # call's alone. Converting the typed result is Python work too: off the event loop.
+            # Runs in a worker thread; the token goes with the call to the tool and from there
+            # to the engine. Converting the typed result is Python work too: off the event loop.
             if not self.in_flight.begin(state):
                 return None  # given up before this thread started: nobody waits for it
             logger.debug("%s running", name)
-            _CALL_TOKEN.set(state.token)
             try:
-                result = self.registry.execute(call)
+                result = self.registry.execute(call, cancel=state.token)
                 return result, _call_result(result, self.structured_content, budget)
             finally:
                 if state.cancelled_at is not None:
@@ -481,8 +436,8 @@ def build_server(
 
     Args:
         registry: the tools and their workspace; its read state is replaced by one that
-            remembers nothing (see `_NoReadState`), its workspace by a view that gives each
-            call its own cancel token.
+            remembers nothing (see `_NoReadState`). Each call runs with its own engine cancel
+            token (`ToolContext.cancel`).
         name: the server name reported at initialization.
         max_concurrent_calls: tool calls running at the same time in worker threads; further
             requests wait their turn.

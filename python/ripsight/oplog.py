@@ -20,6 +20,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import logging
 import os
 import re
 import sqlite3
@@ -27,46 +28,26 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import orjson
+
+from .codes import OUTCOMES, STATUSES, Outcome, Status, outcome_of
 
 __all__ = [
     "OUTCOMES",
     "STATUSES",
+    "CallRecord",
     "Operation",
     "OperationLog",
     "Outcome",
     "Status",
     "compact_arguments",
     "outcome_of",
+    "result_summary",
 ]
 
-Status = Literal["running", "done", "contract_error", "denied", "runtime_error", "cancelled"]
-Outcome = Literal["success", "empty", "partial", "failure"]
-STATUSES: tuple[Status, ...] = (
-    "running",
-    "done",
-    "contract_error",
-    "denied",
-    "runtime_error",
-    "cancelled",
-)
-OUTCOMES: tuple[Outcome, ...] = ("success", "empty", "partial", "failure")
-
-# Codes of answered calls and the outcome each means; any other code of a finished call is a
-# failure. (The codes of failures are listed in the README's table.)
-_OUTCOME_OF_CODE: dict[str, Outcome] = {
-    "ok": "success",
-    "unchanged": "success",
-    "same_as": "success",
-    "no_match": "empty",
-    "empty_file": "empty",
-    "past_end": "empty",
-    "binary": "partial",
-    "time_budget": "partial",
-    "truncated": "partial",
-}
+logger = logging.getLogger("ripsight.oplog")
 
 #: Longest string value kept in a record's arguments (longer ones are clipped, saying how long).
 MAX_VALUE_CHARS = 200
@@ -82,13 +63,6 @@ _SECRET_VALUE = re.compile(
     r"|\bBearer\s+[A-Za-z0-9._~+/-]{16,})"
 )
 _REDACTED = "[redacted]"
-
-
-def outcome_of(status: str, code: str) -> Outcome:
-    """The outcome a finished operation's status and code mean."""
-    if status != "done":
-        return "failure"
-    return _OUTCOME_OF_CODE.get(code, "failure")
 
 
 def _compact_value(value: Any, depth: int) -> Any:
@@ -356,3 +330,101 @@ class OperationLog:
 
     def __repr__(self) -> str:
         return f"OperationLog({len(self)} operations, capacity={self.capacity})"
+
+
+# -- the registry's side: one call's operation ---------------------------------------------------
+
+#: The counts and sizes of an engine result (GlobResult, GrepResult, ReadResult) a record keeps.
+_SUMMARY_FIELDS = (
+    "total",
+    "total_matches",
+    "total_files",
+    "files_searched",
+    "withheld",
+    "total_lines",
+    "size_bytes",
+    "kind",
+    "incomplete",
+    "next_offset",
+)
+
+
+def result_summary(content: str, meta: Mapping[str, Any], engine_result: Any) -> dict[str, Any]:
+    """What a record keeps of a result: its sizes, whether and where it was stored and the
+    arguments dropped (from its `meta`), and the counts of the engine's typed result — never
+    its text."""
+    output: dict[str, Any] = {
+        "chars": len(content),
+        "original_chars": meta.get("original_chars", len(content)),
+        "truncated": bool(meta.get("truncated")),
+    }
+    if meta.get("ref"):
+        output["ref"] = meta["ref"]
+    if meta.get("ignored_arguments"):
+        output["ignored_arguments"] = list(meta["ignored_arguments"])
+    if engine_result is not None:
+        for name in _SUMMARY_FIELDS:
+            value = getattr(engine_result, name, None)
+            if isinstance(value, (bool, int, float, str)):
+                output[name] = value
+        for name in ("paths", "lines", "files"):
+            value = getattr(engine_result, name, None)
+            if isinstance(value, (list, tuple)):
+                output[f"{name}_shown"] = len(value)
+    return output
+
+
+class CallRecord:
+    """One call's operation, as the registry keeps it: started in `log` at once (before anything
+    about the call is checked), updated as the pipeline learns the call, finished exactly once.
+    A log that fails never changes the call: its errors are logged at debug level and dropped.
+
+    `call_id` and `tool` are what the answer will carry; `arguments` the checked arguments,
+    once they are.
+    """
+
+    __slots__ = ("arguments", "call_id", "log", "op_id", "started", "tool")
+
+    def __init__(self, log: OperationLog, call_id: str, tool: str, raw_arguments: Any) -> None:
+        self.log = log
+        self.call_id = call_id
+        self.tool = tool
+        self.started = time.perf_counter()
+        self.arguments: dict[str, Any] | None = None
+        self.op_id: str | None = None
+        try:
+            self.op_id = log.start(call_id, tool, raw_arguments)
+        except Exception:
+            logger.debug("operation log start failed", exc_info=True)
+
+    def elapsed_ms(self) -> float:
+        return round((time.perf_counter() - self.started) * 1000.0, 3)
+
+    def update(self, **fields: Any) -> None:
+        """Sets fields of the running operation (the checked arguments as ``input``...)."""
+        if self.op_id is None:
+            return
+        try:
+            self.log.update(self.op_id, call_id=self.call_id, tool=self.tool, **fields)
+        except Exception:
+            logger.debug("operation log update failed", exc_info=True)
+
+    def finish(
+        self, status: Status, code: str, model_chars: int, output: Mapping[str, Any] | None
+    ) -> None:
+        """Finishes the operation (a second finish is ignored by the log)."""
+        if self.op_id is None:
+            return
+        try:
+            self.log.finish(
+                self.op_id,
+                status=status,
+                code=code,
+                duration_ms=self.elapsed_ms(),
+                model_chars=model_chars,
+                output=output,
+                call_id=self.call_id,
+                tool=self.tool,
+            )
+        except Exception:
+            logger.debug("operation log finish failed", exc_info=True)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .session import ReadState, Session
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from .workspace import CancelToken, Workspace
 
 __all__ = [
     "EFFECTS",
@@ -45,12 +45,16 @@ class ToolContext:
         call_id: the id of the call being answered.
         session: the conversation's state (delivered reads, stored results, repeated calls).
         max_result_chars: the budget of one result's text.
+        cancel: the call's engine cancel token, to pass to every `Workspace` method (``cancel=``)
+            so the caller can stop the call from another thread (the MCP server does when a
+            client cancels); None when the caller gave none.
     """
 
     workspace: Workspace | None
     call_id: str
     session: Session
     max_result_chars: int = 8000
+    cancel: CancelToken | None = None
 
     @property
     def read_state(self) -> ReadState:
@@ -183,21 +187,41 @@ class ToolCall:
             value = value.model_dump()
         if not isinstance(value, Mapping):
             raise TypeError(f"cannot make a ToolCall from {type(value).__name__}")
-        function = value.get("function")
-        if isinstance(function, Mapping):
-            name = function.get("name")
-            arguments = function.get("arguments")
-        else:
-            name = value.get("name")
-            arguments = value.get("arguments")
-            if arguments is None and "input" in value:
-                arguments = value.get("input")
-        call_id = value.get("call_id") or value.get("id") or ""
+        call_id, name, arguments = _call_fields(value.get)
         if arguments is None:
             arguments = "{}"
         if not isinstance(arguments, (str, Mapping)):
             arguments = str(arguments)
-        return cls(id=str(call_id), name=str(name or ""), arguments=arguments)
+        return cls(id=str(call_id or ""), name=str(name or ""), arguments=arguments)
+
+    @classmethod
+    def peek(cls, value: Any) -> tuple[str, str]:
+        """The id and name of a call `from_any` cannot build, read from its attributes in the
+        same order (so even a call nothing can run gets its id back); ``("", "")`` when it has
+        none. Never raises."""
+        try:
+            call_id, name, _ = _call_fields(lambda key: getattr(value, key, None))
+        except Exception:  # noqa: BLE001 - an object whose attributes raise has no id
+            return "", ""
+        return (
+            "" if call_id is None else str(call_id),
+            name if isinstance(name, str) else "",
+        )
+
+
+def _call_fields(get: Callable[[str], Any]) -> tuple[Any, Any, Any]:
+    """A call's id, name and raw arguments, read from its fields with `get` in the one order
+    every provider's shape needs: OpenAI chat keeps name and arguments in ``function``; a
+    Responses item carries its call's id in ``call_id`` beside an item ``id``; an Anthropic
+    block sends ``input``."""
+    function = get("function")
+    if isinstance(function, Mapping):
+        name, arguments = function.get("name"), function.get("arguments")
+    else:
+        name, arguments = get("name"), get("arguments")
+        if arguments is None:
+            arguments = get("input")
+    return get("call_id") or get("id"), name, arguments
 
 
 @dataclass(frozen=True, slots=True)

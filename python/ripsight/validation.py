@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from .codes import INVALID_ARGUMENTS, MALFORMED_JSON
+
 __all__ = [
     "ArgumentsError",
     "CheckedArguments",
@@ -431,7 +433,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], list[str]]:
         raise ArgumentsError(
             f"The arguments must be a JSON object, got {json_type_name(raw)}. "
             'Send them as one JSON object, for example {"pattern": "TODO"}.',
-            "invalid_arguments",
+            INVALID_ARGUMENTS,
         )
     if not raw.strip():
         return {}, notes
@@ -443,7 +445,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], list[str]]:
             + describe_json_error(raw, error)
             + ". Nothing was run. Send the arguments again as one complete JSON object, "
             'for example {"pattern": "TODO"}.',
-            "malformed_json",
+            MALFORMED_JSON,
         ) from None
     if isinstance(value, str) and value.strip().startswith("{"):
         try:
@@ -457,6 +459,6 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], list[str]]:
         raise ArgumentsError(
             f"The arguments must be a JSON object, got {_describe_value(value)}. "
             'Send them as one JSON object with named fields, for example {"pattern": "TODO"}.',
-            "invalid_arguments",
+            INVALID_ARGUMENTS,
         )
     return value, notes

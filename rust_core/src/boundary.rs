@@ -401,7 +401,7 @@ impl RootDir {
     /// `absolute` (a path outside the root's namespace as the caller wrote it) relative to the
     /// root, with `.`/`..` folded by name; `None` when it is not below the root.
     fn strip_root(&self, absolute: &Path) -> Option<Vec<u8>> {
-        let normalized = crate::workspace::normalize_lexically(absolute);
+        let normalized = normalize_lexically(absolute);
         for root in [&self.path, &self.given] {
             if let Ok(rest) = normalized.strip_prefix(root) {
                 let parts: Vec<Vec<u8>> = rest
@@ -561,6 +561,21 @@ impl RootDir {
             }
         })
     }
+}
+
+/// Removes `.` and folds `..` without touching the file system.
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 /// `Missing` for the real components `real` followed by the missing `rest`, or `OutsideRoot`

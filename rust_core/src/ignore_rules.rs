@@ -13,6 +13,9 @@
 //! - directories above the workspace root are read once by path ([`rules_above_root`]), as
 //!   ripgrep's `parents(true)`; everything below the root through descriptors ([`dir_rules`]).
 //!
+//! The names that carry rules are listed once, in [`RULE_FILES`]: the walker notes them in its
+//! listings and the warm index re-derives a subtree when one of them changes.
+//!
 //! Not reproduced: a `.git` file of a git worktree pointing at a git directory outside the root
 //! (its `info/exclude` is not read: it lies outside the root), and ignore files that are
 //! symlinks (not followed, as nothing in a walk is).
@@ -27,11 +30,34 @@ use std::sync::Arc;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::boundary::{self, Kind};
-use crate::workspace::{RIPSIGHT_IGNORE_FILENAME, Workspace};
+use crate::boundary::{self, Kind, RootDir};
 
 /// Bytes read at most from one ignore file.
 const MAX_IGNORE_FILE_BYTES: u64 = 16 << 20;
+
+/// Name of ripsight's own ignore file (gitignore syntax, read after the others, may re-include).
+pub const RIPSIGHT_IGNORE_FILENAME: &str = ".ripsightignore";
+/// ripgrep's own ignore file, which applies in and out of a git repository.
+const DOT_IGNORE: &str = ".ignore";
+/// git's per-directory ignore file (inside a repository only).
+const GITIGNORE: &str = ".gitignore";
+/// A git repository's root (a directory, or a file in a worktree).
+const GIT: &str = ".git";
+/// A jj repository's root: its `.gitignore` files apply as in a git repository.
+const JJ: &str = ".jj";
+/// A git repository's own excludes, below its `.git` directory.
+const GIT_EXCLUDE: &str = ".git/info/exclude";
+
+/// Every entry name whose presence or contents changes the ignore rules of its directory and
+/// of everything below it: what a walk notes in each listing ([`Found::note`]), what is probed
+/// in directories a walk does not list, and what the warm index re-derives a subtree for when
+/// it changes (`.git/info/exclude` lies inside `.git`, so a change of `.git` covers it).
+pub(crate) const RULE_FILES: [&str; 5] = [RIPSIGHT_IGNORE_FILENAME, DOT_IGNORE, GITIGNORE, GIT, JJ];
+
+/// Whether a change of the entry `name` changes the ignore rules of its directory's subtree.
+pub(crate) fn is_rule_file(name: &[u8]) -> bool {
+    RULE_FILES.iter().any(|n| n.as_bytes() == name)
+}
 
 /// The ignore rules of one directory, linked to its parent's.
 #[derive(Debug, Default)]
@@ -60,13 +86,20 @@ pub(crate) struct Found {
 }
 
 impl Found {
+    /// Notes the entry `name` of a listing (one of [`RULE_FILES`], or nothing to note).
     pub(crate) fn note(&mut self, name: &[u8], kind: Kind) {
+        // Patterns rather than a scan of RULE_FILES: this runs for every entry of every walk.
+        const RIPSIGHTIGNORE_BYTES: &[u8] = RIPSIGHT_IGNORE_FILENAME.as_bytes();
+        const DOT_IGNORE_BYTES: &[u8] = DOT_IGNORE.as_bytes();
+        const GITIGNORE_BYTES: &[u8] = GITIGNORE.as_bytes();
+        const GIT_BYTES: &[u8] = GIT.as_bytes();
+        const JJ_BYTES: &[u8] = JJ.as_bytes();
         match name {
-            b".ripsightignore" => self.ripsightignore = true,
-            b".ignore" => self.ignore = true,
-            b".gitignore" => self.gitignore = true,
-            b".git" => self.git = Some(kind),
-            b".jj" => self.jj = true,
+            RIPSIGHTIGNORE_BYTES => self.ripsightignore = true,
+            DOT_IGNORE_BYTES => self.ignore = true,
+            GITIGNORE_BYTES => self.gitignore = true,
+            GIT_BYTES => self.git = Some(kind),
+            JJ_BYTES => self.jj = true,
             _ => {}
         }
     }
@@ -177,7 +210,7 @@ impl DirRules {
 
 /// The rules of the directories above the root (ripgrep's `parents(true)`), read once by path
 /// when the workspace opens: that path comes from the embedding application, not a model.
-pub(crate) fn rules_above_root(root: &Path, respect: bool) -> Arc<DirRules> {
+fn rules_above_root(root: &Path, respect: bool) -> Arc<DirRules> {
     let mut chain = Arc::new(DirRules::default());
     if !respect {
         return chain;
@@ -185,18 +218,18 @@ pub(crate) fn rules_above_root(root: &Path, respect: bool) -> Arc<DirRules> {
     let ancestors: Vec<&Path> = root.ancestors().skip(1).collect();
     for dir in ancestors.into_iter().rev() {
         let read = |name: &str| std::fs::read(dir.join(name)).ok();
-        let git = std::fs::metadata(dir.join(".git")).ok();
-        let has_git = git.is_some() || dir.join(".jj").exists();
+        let git = std::fs::metadata(dir.join(GIT)).ok();
+        let has_git = git.is_some() || dir.join(JJ).exists();
         let exclude = match &git {
-            Some(meta) if meta.is_dir() => read(".git/info/exclude"),
+            Some(meta) if meta.is_dir() => read(GIT_EXCLUDE),
             _ => None,
         };
         let sources =
             |names: &[&str]| -> Vec<Vec<u8>> { names.iter().filter_map(|n| read(n)).collect() };
         let matchers = [
             matcher(dir, &sources(&[RIPSIGHT_IGNORE_FILENAME])),
-            matcher(dir, &sources(&[".ignore"])),
-            matcher(dir, &sources(&[".gitignore"])),
+            matcher(dir, &sources(&[DOT_IGNORE])),
+            matcher(dir, &sources(&[GITIGNORE])),
             exclude.and_then(|e| matcher(dir, &[e])),
         ];
         chain = Arc::new(DirRules::new(Some(chain), true, has_git, matchers));
@@ -225,7 +258,7 @@ pub(crate) fn dir_rules(
     };
     let exclude = match found.git {
         Some(Kind::Dir) | Some(Kind::Unknown) => {
-            boundary::open_beneath(fd, b".git/info/exclude", rustix::fs::OFlags::empty())
+            boundary::open_beneath(fd, GIT_EXCLUDE.as_bytes(), rustix::fs::OFlags::empty())
                 .ok()
                 .and_then(|fd| boundary::regular_file(fd).ok())
                 .and_then(|(file, _)| {
@@ -244,8 +277,8 @@ pub(crate) fn dir_rules(
             root,
             &read(found.ripsightignore, RIPSIGHT_IGNORE_FILENAME.as_bytes()),
         ),
-        matcher(root, &read(found.ignore, b".ignore")),
-        matcher(root, &read(found.gitignore, b".gitignore")),
+        matcher(root, &read(found.ignore, DOT_IGNORE.as_bytes())),
+        matcher(root, &read(found.gitignore, GITIGNORE.as_bytes())),
         exclude.and_then(|e| matcher(root, &[e])),
     ];
     let has_git = found.git.is_some() || found.jj;
@@ -257,62 +290,72 @@ pub(crate) fn dir_rules(
     ))
 }
 
-/// The rules that apply to the entries of the directories from the root down to `relative`,
-/// excluding `relative` itself: what a walk starting at `relative` inherits.
-pub(crate) fn rules_down_to(workspace: &Workspace, relative: &[u8]) -> io::Result<Arc<DirRules>> {
-    let mut rules = Arc::clone(workspace.rules_above_root());
-    if !workspace.options().respect_ignore_files {
-        return Ok(rules);
-    }
-    let root = workspace.root_dir();
-    let parts: Vec<&[u8]> = relative
-        .split(|b| *b == b'/')
-        .filter(|p| !p.is_empty())
-        .collect();
-    let mut current = boundary::open_beneath(root.fd(), b"", rustix::fs::OFlags::DIRECTORY)?;
-    let mut path: Vec<u8> = Vec::new();
-    for part in parts {
-        let found = probe_ignore_files(current.as_fd());
-        rules = dir_rules(&rules, current.as_fd(), &path, &found);
-        current = boundary::open_child_dir(current.as_fd(), part)?;
-        if !path.is_empty() {
-            path.push(b'/');
+/// Where the ignore rules of a workspace's tree start: the rules of the directories above its
+/// root (read once, when the workspace opens) and whether ignore files apply at all.
+#[derive(Debug)]
+pub(crate) struct TreeRules {
+    above_root: Arc<DirRules>,
+    respect: bool,
+}
+
+impl TreeRules {
+    /// The rules above `root` (its canonical path), or none when `respect` is false.
+    pub(crate) fn new(root: &Path, respect: bool) -> TreeRules {
+        TreeRules {
+            above_root: rules_above_root(root, respect),
+            respect,
         }
-        path.extend_from_slice(part);
     }
-    Ok(rules)
+
+    /// The rules that apply to the entries of the directories from the root down to
+    /// `relative`, excluding `relative` itself: what a walk starting at `relative` inherits.
+    pub(crate) fn down_to(&self, root: &RootDir, relative: &[u8]) -> io::Result<Arc<DirRules>> {
+        let mut rules = Arc::clone(&self.above_root);
+        if !self.respect {
+            return Ok(rules);
+        }
+        let parts: Vec<&[u8]> = relative
+            .split(|b| *b == b'/')
+            .filter(|p| !p.is_empty())
+            .collect();
+        let mut current = boundary::open_beneath(root.fd(), b"", rustix::fs::OFlags::DIRECTORY)?;
+        let mut path: Vec<u8> = Vec::new();
+        for part in parts {
+            let found = probe_ignore_files(current.as_fd());
+            rules = dir_rules(&rules, current.as_fd(), &path, &found);
+            current = boundary::open_child_dir(current.as_fd(), part)?;
+            if !path.is_empty() {
+                path.push(b'/');
+            }
+            path.extend_from_slice(part);
+        }
+        Ok(rules)
+    }
+
+    /// Whether a walk of the parent of `relative` would drop the directory `relative` by its
+    /// ignore rules (used to prune a glob's walk to a literal leading directory only when that
+    /// is exact).
+    pub(crate) fn ignores_dir(&self, root: &RootDir, relative: &[u8]) -> bool {
+        if !self.respect {
+            return false;
+        }
+        // The chain down to `relative` (excluded) holds its parent's rules and theirs.
+        match self.down_to(root, relative) {
+            Ok(rules) => {
+                rules.is_ignored(root.path(), Path::new(OsStr::from_bytes(relative)), true)
+            }
+            Err(_) => true,
+        }
+    }
 }
 
 /// Which ignore files a directory holds, by `fstatat` (for directories not listed by a walk).
 fn probe_ignore_files(fd: BorrowedFd<'_>) -> Found {
     let mut found = Found::default();
-    for name in [
-        RIPSIGHT_IGNORE_FILENAME.as_bytes(),
-        b".ignore",
-        b".gitignore",
-        b".git",
-        b".jj",
-    ] {
-        if let Ok(identity) = boundary::stat_child(fd, name) {
-            found.note(name, identity.kind());
+    for name in RULE_FILES {
+        if let Ok(identity) = boundary::stat_child(fd, name.as_bytes()) {
+            found.note(name.as_bytes(), identity.kind());
         }
     }
     found
-}
-
-/// Whether a walk of the parent of `relative` would drop the directory `relative` by its ignore
-/// rules (used to prune a glob's walk to a literal leading directory only when that is exact).
-pub(crate) fn ignored_dir(workspace: &Workspace, relative: &[u8]) -> bool {
-    if !workspace.options().respect_ignore_files {
-        return false;
-    }
-    // The chain down to `relative` (excluded) holds its parent's rules and theirs.
-    match rules_down_to(workspace, relative) {
-        Ok(rules) => rules.is_ignored(
-            workspace.root(),
-            Path::new(OsStr::from_bytes(relative)),
-            true,
-        ),
-        Err(_) => true,
-    }
 }

@@ -279,9 +279,7 @@ fn pruned_start(workspace: &Workspace, search: StartDir, pattern: &str) -> Start
             relative.push(b'/');
         }
         relative.extend_from_slice(part.as_bytes());
-        if workspace.denied_by(&relative).is_some()
-            || crate::ignore_rules::ignored_dir(workspace, &relative)
-        {
+        if workspace.denied_by(&relative).is_some() || workspace.ignores_dir(&relative) {
             return search;
         }
         // One component, `O_NOFOLLOW`: a link (or a file) here means "walk `search`".

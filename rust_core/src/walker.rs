@@ -44,7 +44,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::boundary::{self, FileIdentity, Kind, OpenFileError};
-use crate::ignore_rules::{DirRules, Found, dir_rules, rules_down_to};
+use crate::ignore_rules::{DirRules, Found, dir_rules};
 use crate::workspace::{Deadline, SkipCounts, Workspace};
 
 /// One file the walk let through.
@@ -296,7 +296,7 @@ where
         WalkMode::Parallel => false,
     };
     let mut skipped = SkipCounts::default();
-    let rules = match rules_down_to(workspace, &start.relative) {
+    let rules = match workspace.rules_down_to(&start.relative) {
         Ok(rules) => rules,
         Err(_) => {
             skipped.unreadable += 1;

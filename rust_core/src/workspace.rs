@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use grep_regex::RegexMatcher;
 use crate::boundary::{FileIdentity, Opened, RootDir};
 pub use crate::budget::{CancelToken, Deadline};
 use crate::error::{CoreError, PatternIssue};
-use crate::ignore_rules::{self, DirRules};
+use crate::ignore_rules::{DirRules, TreeRules};
 pub use crate::skip::SkipCounts;
 use crate::walk::CompiledGlob;
 
@@ -57,8 +57,7 @@ pub const DEFAULT_DENY_GLOBS: &[&str] = &[
 /// Default time budget of one walk or search: 10 seconds.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(10);
 
-/// Name of ripsight's own ignore file (gitignore syntax, read after the others, may re-include).
-pub const RIPSIGHT_IGNORE_FILENAME: &str = ".ripsightignore";
+pub use crate::ignore_rules::RIPSIGHT_IGNORE_FILENAME;
 
 /// How a workspace behaves. `Default` gives the documented defaults.
 #[derive(Clone, Debug)]
@@ -124,8 +123,8 @@ pub struct Workspace {
 #[derive(Debug)]
 struct Inner {
     root: RootDir,
-    /// Ignore rules of the directories above the root, read once.
-    rules_above_root: Arc<DirRules>,
+    /// Where the ignore rules start: the directories above the root, read once.
+    rules: TreeRules,
     options: WorkspaceOptions,
     deny_names: GlobSet,
     deny_paths: GlobSet,
@@ -238,8 +237,7 @@ impl Workspace {
                 CoreError::from_io(&shown, e)
             }
         })?;
-        let rules_above_root =
-            ignore_rules::rules_above_root(root.path(), options.respect_ignore_files);
+        let rules = TreeRules::new(root.path(), options.respect_ignore_files);
         let mut names = GlobSetBuilder::new();
         let mut paths = GlobSetBuilder::new();
         let mut deny_name_rules = Vec::new();
@@ -274,7 +272,7 @@ impl Workspace {
         Ok(Workspace {
             inner: Arc::new(Inner {
                 root,
-                rules_above_root,
+                rules,
                 deny_names: build(names)?,
                 deny_paths: build(paths)?,
                 deny_name_rules,
@@ -347,9 +345,16 @@ impl Workspace {
         &self.inner.root
     }
 
-    /// Ignore rules of the directories above the root (read when the workspace opened).
-    pub(crate) fn rules_above_root(&self) -> &Arc<DirRules> {
-        &self.inner.rules_above_root
+    /// The ignore rules that apply to the entries of the directories from the root down to
+    /// `relative`, excluding `relative` itself: what a walk starting at `relative` inherits.
+    pub(crate) fn rules_down_to(&self, relative: &[u8]) -> std::io::Result<Arc<DirRules>> {
+        self.inner.rules.down_to(&self.inner.root, relative)
+    }
+
+    /// Whether a walk of the parent of `relative` would drop the directory `relative` by its
+    /// ignore rules.
+    pub(crate) fn ignores_dir(&self, relative: &[u8]) -> bool {
+        self.inner.rules.ignores_dir(&self.inner.root, relative)
     }
 
     /// The options this workspace was opened with.
@@ -428,21 +433,6 @@ impl Workspace {
                     .deny_paths
                     .is_match(Path::new(OsStr::from_bytes(relative))))
     }
-}
-
-/// Removes `.` and folds `..` without touching the file system.
-pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

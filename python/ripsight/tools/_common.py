@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from .. import codes
 from ..errors import InvalidArgumentError
 from ..limits import MAX_OFFSET as _MAX_OFFSET
 from ..names import quote_path, unquote_path
@@ -176,7 +177,7 @@ def same_as_earlier(
         f"these arguments gives the same result, which is not repeated.{stored} Use that "
         f"result, or call {tool} with other arguments.",
         meta={"same_as": call_id, "revision": revision},
-        code="same_as",
+        code=codes.SAME_AS,
     )
 
 
@@ -225,5 +226,5 @@ def answer_search(
 def result_code(result: Any, total: int) -> str:
     """The machine code of a search's answer: time_budget (cut short), no_match, or ok."""
     if getattr(result, "incomplete", False):
-        return "time_budget"
-    return "no_match" if total == 0 else "ok"
+        return codes.TIME_BUDGET
+    return codes.NO_MATCH if total == 0 else codes.OK

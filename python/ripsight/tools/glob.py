@@ -158,6 +158,7 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
             limit=args["limit"],
             offset=args["offset"],
             sort=args["sort"],
+            cancel=context.cancel,
         )
 
     return answer_search(

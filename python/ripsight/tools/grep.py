@@ -277,6 +277,7 @@ def run_grep(
             limit=args["limit"],
             offset=args["offset"],
             max_line_chars=limits.grep_line_chars,
+            cancel=context.cancel,
         )
 
     def describe(result: Any) -> tuple[str, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .. import codes
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..session import ReadRecord, ReadState
@@ -162,7 +163,7 @@ def _already_shown(path: str, first: int, last: int, earlier: ReadRecord) -> Too
         "not changed since, so the text is not repeated. Use that result, or call read_file "
         "with another offset to see other lines.",
         meta={"read_state": "unchanged", "earlier_call_id": earlier.call_id},
-        code="unchanged",
+        code=codes.UNCHANGED,
     )
 
 
@@ -183,7 +184,7 @@ def run_read_file(
     identify = getattr(workspace, "identify", None)
     if identify is not None:
         try:
-            seen = identify(path)
+            seen = identify(path, cancel=context.cancel)
         except Exception:  # noqa: BLE001 - the read below reports the error as it should
             seen = None
         earlier = reads.lookup_identity(seen, offset, limit) if seen is not None else None
@@ -192,7 +193,11 @@ def run_read_file(
                 path, offset, min(offset + limit - 1, earlier.total_lines), earlier
             )
     result = workspace.read_file(
-        path, offset=offset, limit=limit, max_line_chars=limits.read_line_chars
+        path,
+        offset=offset,
+        limit=limit,
+        max_line_chars=limits.read_line_chars,
+        cancel=context.cancel,
     )
     earlier = reads.lookup(result)
     if earlier is not None:
@@ -205,13 +210,13 @@ def run_read_file(
             reads.record(result, record)
 
     if result.kind == "empty":
-        code = "empty_file"
+        code = codes.EMPTY_FILE
     elif result.kind == "binary":
-        code = "binary"
+        code = codes.BINARY
     elif not result.lines:
-        code = "past_end"
+        code = codes.PAST_END
     else:
-        code = "ok"
+        code = codes.OK
     return ToolOutput(
         format_read(result), meta={ENGINE_RESULT_KEY: result}, on_delivered=delivered, code=code
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import codes
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ._common import MAX_OFFSET, offset_property, thousands
 
@@ -73,14 +74,14 @@ def run_read_result(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     offset = min(int(args["offset"]), MAX_OFFSET)
     entry = context.session.references.get(ref)
     if entry is None:
-        return ToolOutput(UNKNOWN_REFERENCE, is_error=True, code="unknown_ref")
+        return ToolOutput(UNKNOWN_REFERENCE, is_error=True, code=codes.UNKNOWN_REF)
     rows = len(entry.rows)
     if offset > rows:
         return ToolOutput(
             f"{ref} has {thousands(rows)} line{'s' if rows != 1 else ''}; offset {thousands(offset)} is past "
             f"the end. Call read_result with an offset from 1 to {thousands(rows)}.",
             meta={"page_of": ref, "rows": rows},
-            code="past_end",
+            code=codes.PAST_END,
         )
     room = max(1, context.max_result_chars - _FRAME_CHARS)
     body, first, last = entry.page(offset, int(args["limit"]), room)

@@ -42,6 +42,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::budget::Deadline;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, Plan};
+use crate::ignore_rules::is_rule_file;
 use crate::walk::{
     self, GlobCounts, GlobOptions, GlobOutput, GlobSetup, SortOrder, Target, open_target,
 };
@@ -173,9 +174,6 @@ fn now_ns() -> i64 {
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
-
-/// File names whose change re-derives the ignore status of their directory's subtree.
-const RULE_FILES: &[&str] = &[".gitignore", ".ignore", ".ripsightignore", ".git"];
 
 impl WarmIndex {
     /// Starts building the index of `workspace` in the background.
@@ -1030,7 +1028,8 @@ impl Live {
             } else {
                 format!("{}/{name}", change.dir)
             };
-            if RULE_FILES.contains(&name.as_ref()) {
+            // A rule file re-derives the ignore status of its directory's subtree.
+            if is_rule_file(name.as_bytes()) {
                 subtrees.insert(change.dir);
             } else if change.is_dir {
                 subtrees.insert(path);

@@ -27,7 +27,8 @@ pyo3::create_exception!(
 /// One concrete exception class.
 struct ErrorClass {
     name: &'static str,
-    /// A short stable name, the class attribute `kind` (tool results' `error_type`).
+    /// A short stable name, the class attribute `kind`: the machine code of a tool call this
+    /// error ends (`ripsight.codes` reads it; the README's table of codes lists it).
     kind: &'static str,
     doc: &'static str,
     builtin: fn(Python<'_>) -> PyResult<Bound<'_, PyType>>,
@@ -105,7 +106,7 @@ const CLASSES: [ErrorClass; 11] = [
     },
     ErrorClass {
         name: "InvalidArgumentError",
-        kind: "invalid_argument",
+        kind: "invalid_arguments",
         doc: "An argument out of range or of the wrong kind (negative offset, unknown sort...).",
         builtin: builtin::<PyValueError>,
     },
@@ -123,7 +124,7 @@ const CLASSES: [ErrorClass; 11] = [
     },
     ErrorClass {
         name: "EngineError",
-        kind: "engine",
+        kind: "io_error",
         doc: "An I/O failure or an internal error (a Rust panic reaches Python as this).",
         builtin: builtin::<PyRuntimeError>,
     },

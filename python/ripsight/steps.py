@@ -1,0 +1,296 @@
+"""The steps of the registry's pipeline (SPEC §3), each a function of the call and what the
+steps before it found: it returns what the call goes on with, or raises the `Answer` that ends
+the call (a refusal the model can act on, a failure, or the tool's own answer).
+
+`Registry.execute` runs them in order and finishes every call the same way (the result budget,
+the `after` hook, the operation record): a step knows nothing of the registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from . import codes
+from .budget import bound_replacement
+from .codes import Status, error_code
+from .errors import RipsightError, model_text
+from .limits import ToolLimits
+from .lookup import suggest_tool, unknown_tool_message
+from .oplog import CallRecord
+from .types import ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
+from .validation import ArgumentsError, check_arguments, parse_arguments
+
+__all__ = [
+    "INTERRUPTS",
+    "REF_TOOL",
+    "AfterHook",
+    "Answer",
+    "BeforeHook",
+    "Policy",
+    "admit",
+    "after_hook",
+    "checked_arguments",
+    "classify",
+    "look_up",
+    "read_call",
+    "run_handler",
+]
+
+#: ``policy(tool_name, arguments) -> None`` to allow a call, or a reason (str) to deny it.
+Policy = Callable[[str, dict[str, Any]], "str | None"]
+#: ``before(tool_name, arguments)``: runs after the policy allowed a call, before it runs.
+BeforeHook = Callable[[str, dict[str, Any]], None]
+#: ``after(tool_name, arguments, result)``: may return a replacement result, or None.
+AfterHook = Callable[[str, dict[str, Any], ToolResult], "ToolResult | None"]
+
+#: What stops a call instead of answering it: Ctrl-C, exit, a cancelled asyncio task.
+INTERRUPTS = (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)
+#: The tool that pages stored results: a registry that has it stores what it cuts, except that
+#: tool's own pages.
+REF_TOOL = "read_result"
+
+
+class Answer(Exception):
+    """How a call ends, before it is bounded: the text the model gets, the status and the code.
+    A step that ends the call early raises it.
+
+    `ran`: the tool ran, so the `after` hook sees the result; `is_error`: the result is an
+    error (default: unless the status is ``done``); `on_delivered`: the tool's callback once
+    the result is final; `stored`: a cut result may be stored by reference.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        status: Status,
+        code: str,
+        *,
+        ran: bool = False,
+        is_error: bool | None = None,
+        on_delivered: Callable[[ToolResult], None] | None = None,
+        stored: bool = True,
+    ) -> None:
+        super().__init__(text)
+        self.text, self.status, self.code, self.ran = text, status, code, ran
+        self.is_error = status != "done" if is_error is None else is_error
+        self.on_delivered, self.stored = on_delivered, stored
+
+
+def read_call(call: Any) -> ToolCall | None:
+    """Step 1: the call as a `ToolCall`, or None when it cannot be one (an invalid call)."""
+    try:
+        return ToolCall.from_any(call)
+    except INTERRUPTS:
+        raise
+    except BaseException:  # noqa: BLE001 - answered as an invalid call
+        return None
+
+
+def look_up(tools: Mapping[str, ToolSpec], name: str, meta: dict[str, Any]) -> ToolSpec:
+    """Step 3: the tool the call names; the answer for one that does not exist names the
+    closest (``meta["suggestion"]``)."""
+    spec = tools.get(name)
+    if spec is not None:
+        return spec
+    names = sorted(tools)
+    suggestion = suggest_tool(name, names) if name.strip() else None
+    if suggestion:
+        meta["suggestion"] = suggestion
+    raise Answer(unknown_tool_message(name, names), "contract_error", codes.UNKNOWN_TOOL)
+
+
+def checked_arguments(
+    spec: ToolSpec, call: ToolCall, meta: dict[str, Any], record: CallRecord
+) -> tuple[dict[str, Any], str]:
+    """Step 4: the call's arguments parsed and checked against the tool's schema (defaults
+    filled in), and the note naming the keys that were dropped ("" when none were)."""
+    name = call.name
+    if call.incomplete and not _parses_as_object(call.arguments):
+        raise Answer(
+            _incomplete_message(name, call.arguments),
+            "contract_error",
+            codes.INCOMPLETE_ARGUMENTS,
+        )
+    try:
+        arguments, notes = parse_arguments(call.arguments)
+    except ArgumentsError as error:
+        raise Answer(f"{name}: {error}", "contract_error", error.kind) from None
+    if notes:
+        meta["argument_notes"] = notes
+    record.update(input=arguments)
+    checked = check_arguments(spec.parameters, arguments)
+    note = ""
+    if checked.ignored:
+        meta["ignored_arguments"] = [i.name for i in checked.ignored]
+        note = (
+            "Note: "
+            + "; ".join(i.sentence() for i in checked.ignored)
+            + f". {name} accepts: {', '.join(spec.parameters.get('properties', {}))}."
+        )
+    if not checked.ok:
+        count = len(checked.errors)
+        problems = f"{count} problem{'s' if count != 1 else ''}"
+        lines = [
+            f"Invalid arguments for {name} ({problems}); nothing was run:",
+            *(f"- {e}" for e in checked.errors),
+        ]
+        if note:
+            lines.append(note)
+        lines.append(f"Fix the arguments and call {name} again.")
+        raise Answer("\n".join(lines), "contract_error", codes.INVALID_ARGUMENTS)
+    if spec.prepare is not None:
+        # Before the policy (step 5): it must judge the arguments the tool will use.
+        spec.prepare(checked.values)
+    return checked.values, note
+
+
+def run_handler(
+    spec: ToolSpec, context: ToolContext, values: dict[str, Any], meta: dict[str, Any], note: str
+) -> Any:
+    """Step 6: the handler; an error it raises becomes the answer."""
+    try:
+        return spec.handler(context, values)
+    except INTERRUPTS:
+        raise
+    except RipsightError as error:
+        code = error_code(error)
+        text = model_text(error) or f"{spec.name} failed ({type(error).__name__})."
+        if note:
+            text = f"{text}\n{note}"
+        status: Status = "cancelled" if code == codes.CANCELLED else "runtime_error"
+        raise Answer(text, status, code, ran=True) from None
+    except BaseException as error:  # noqa: BLE001 - pyo3's PanicException is a BaseException
+        meta["exception"] = f"{type(error).__name__}: {error}"
+        raise Answer(
+            f"{spec.name} failed with an internal error ({type(error).__name__}); this is a bug "
+            "in the tool, not in your call. Try a narrower request or another tool.",
+            "runtime_error",
+            codes.INTERNAL,
+            ran=True,
+        ) from None
+
+
+def admit(
+    policy: Policy | None,
+    before: BeforeHook | None,
+    name: str,
+    values: dict[str, Any],
+    meta: dict[str, Any],
+) -> None:
+    """Step 5: the application's policy, then its `before` hook."""
+    if policy is not None:
+        try:
+            reason = policy(name, values)
+        except INTERRUPTS:
+            raise
+        except BaseException as error:  # noqa: BLE001 - pyo3's PanicException too
+            meta["exception"] = f"{type(error).__name__}: {error}"
+            raise Answer(
+                f"{name} was not run: the application's policy check failed "
+                f"({type(error).__name__}), so the call is refused.",
+                "denied",
+                codes.POLICY_ERROR,
+            ) from None
+        if reason is not None:
+            meta["policy_reason"] = str(reason)
+            raise Answer(
+                f"{name} was not run: the application's policy denies this call: {reason}",
+                "denied",
+                codes.DENIED,
+            )
+    if before is not None:
+        try:
+            before(name, values)
+        except INTERRUPTS:
+            raise
+        except BaseException as error:  # noqa: BLE001 - a hook failure becomes a result
+            meta["exception"] = f"{type(error).__name__}: {error}"
+            raise Answer(
+                f"{name} was not run: a check before it failed ({type(error).__name__}). "
+                "This is a problem of the application, not of your call.",
+                "runtime_error",
+                codes.HOOK_FAILED,
+            ) from None
+
+
+def classify(spec: ToolSpec, output: Any, meta: dict[str, Any], note: str) -> Answer:
+    """Step 7: what the handler returned, as an answer (its text after the note on dropped
+    arguments)."""
+    if isinstance(output, ToolOutput):
+        meta.update(output.meta)
+        code = output.code or (codes.TOOL_ERROR if output.is_error else codes.OK)
+        text, is_error, delivered = output.text, output.is_error, output.on_delivered
+    elif isinstance(output, str):
+        text, is_error, code, delivered = output, False, codes.OK, None
+    else:
+        return Answer(
+            f"{spec.name} returned no text (a bug in the tool). Try another tool.",
+            "runtime_error",
+            codes.INTERNAL,
+            ran=True,
+        )
+    return Answer(
+        f"{note}\n{text}" if note else text,
+        "done",
+        code,
+        ran=True,
+        is_error=is_error,
+        on_delivered=delivered,
+        stored=spec.name != REF_TOOL,
+    )
+
+
+def after_hook(
+    after: AfterHook, record: CallRecord, result: ToolResult, status: Status, limits: ToolLimits
+) -> tuple[ToolResult, Status]:
+    """The application's `after` hook: its replacement (bounded too), or the result withheld
+    when it raises."""
+    assert record.arguments is not None
+    try:
+        replaced = after(record.tool, record.arguments, result)
+    except INTERRUPTS:
+        raise
+    except BaseException as error:  # noqa: BLE001 - a hook failure becomes a result
+        return _after_hook_failed(record, error, result.meta["duration_ms"]), "runtime_error"
+    if isinstance(replaced, ToolResult) and replaced is not result:
+        return bound_replacement(replaced, str(result.meta["code"]), limits), status
+    return result, status
+
+
+def _after_hook_failed(record: CallRecord, error: BaseException, duration_ms: float) -> ToolResult:
+    """The answer when the `after` hook raised: the tool's result is withheld."""
+    message = (
+        f"{record.tool} ran, but a check after it failed ({type(error).__name__}), so its "
+        "result is withheld. This is a problem of the application, not of your call."
+    )
+    meta = {
+        "tool": record.tool,
+        "error_type": codes.HOOK_FAILED,
+        "exception": f"{type(error).__name__}: {error}",
+        "code": codes.HOOK_FAILED,
+        "truncated": False,
+        "original_chars": len(message),
+        "chars": len(message),
+        "duration_ms": duration_ms,
+    }
+    return ToolResult(record.call_id, message, True, record.tool, meta)
+
+
+def _parses_as_object(arguments: Any) -> bool:
+    try:
+        value, _ = parse_arguments(arguments)
+    except ArgumentsError:
+        return False
+    return isinstance(value, dict)
+
+
+def _incomplete_message(name: str, arguments: Any) -> str:
+    text = arguments if isinstance(arguments, str) else ""
+    shown = text if len(text) <= 80 else "..." + text[-77:]
+    return (
+        f"{name}: the stream ended before the arguments of this call were complete "
+        f"({len(text)} characters arrived: {shown!r}), so nothing was run. "
+        f"Call {name} again with the complete arguments."
+    )
