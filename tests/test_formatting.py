@@ -394,6 +394,8 @@ def test_handlers_pass_arguments_through(tmp_path):
             "literal": False,
             "case_insensitive": False,
             "context": 2,
+            "before_context": None,
+            "after_context": None,
             "multiline": False,
             "output_mode": "count",
             "limit": 5,

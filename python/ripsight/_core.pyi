@@ -390,6 +390,8 @@ class Engine:
         offset: int,
         max_line_chars: int | None = None,
         cancel: CancelToken | None = None,
+        before_context: int | None = None,
+        after_context: int | None = None,
     ) -> GrepResult:
         """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
         ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""

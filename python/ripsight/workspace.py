@@ -165,14 +165,19 @@ class Workspace:
         offset: int = 0,
         max_line_chars: int = DEFAULT_LIMITS.grep_line_chars,
         cancel: CancelToken | None = None,
+        before_context: int | None = None,
+        after_context: int | None = None,
     ) -> GrepResult:
         """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
 
         ``limit=None`` returns every match (default 50). Totals are exact; each shown line is cut
         to `max_line_chars` characters (default 120, at least 20), around the match when it
-        lies further in.
+        lies further in. `context` lines are shown before and after each match (rg -C);
+        `before_context` and `after_context` (rg -B, -A) override one side.
         """
         _check_int("context", context, 0)
+        _check_int("before_context", before_context, 0, allow_none=True)
+        _check_int("after_context", after_context, 0, allow_none=True)
         _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
@@ -191,6 +196,8 @@ class Workspace:
             offset=offset,
             max_line_chars=max_line_chars,
             cancel=cancel,
+            before_context=before_context,
+            after_context=after_context,
         )
 
     def identify(

@@ -95,8 +95,10 @@ pub struct GrepOptions {
     pub literal: bool,
     /// Match case-insensitively.
     pub case_insensitive: bool,
-    /// Lines of context before and after each match (content mode).
-    pub context: usize,
+    /// Lines of context before each match (content mode; rg -B).
+    pub before_context: usize,
+    /// Lines of context after each match (content mode; rg -A).
+    pub after_context: usize,
     /// Let the pattern span lines (`.` does not match `\n` unless `(?s)`).
     pub multiline: bool,
     /// Output mode.
@@ -111,6 +113,14 @@ pub struct GrepOptions {
     pub cancel: CancelToken,
 }
 
+impl GrepOptions {
+    /// Sets the context before and after each match to `lines` (rg -C).
+    pub fn set_context(&mut self, lines: usize) {
+        self.before_context = lines;
+        self.after_context = lines;
+    }
+}
+
 impl Default for GrepOptions {
     fn default() -> Self {
         GrepOptions {
@@ -119,7 +129,8 @@ impl Default for GrepOptions {
             glob: None,
             literal: false,
             case_insensitive: false,
-            context: 0,
+            before_context: 0,
+            after_context: 0,
             multiline: false,
             output_mode: OutputMode::Content,
             limit: Some(DEFAULT_GREP_LIMIT),
@@ -201,8 +212,8 @@ impl<'a> GrepWorker<'a> {
         let counting = builder.build();
         builder
             .line_number(true)
-            .before_context(options.context)
-            .after_context(options.context);
+            .before_context(options.before_context)
+            .after_context(options.after_context);
         let showing = builder.build();
         builder.before_context(0).after_context(0).passthru(true);
         let keyed = builder.build();
@@ -348,7 +359,7 @@ impl<'a> GrepWorker<'a> {
                 self.matcher,
                 deadline,
                 window,
-                options.context as u64,
+                (options.before_context as u64, options.after_context as u64),
                 options.max_line_chars,
                 options.multiline,
             );
@@ -665,7 +676,8 @@ pub(crate) fn finish(
                 return Err(CoreError::Cancelled);
             }
         }
-        let (lines, shown) = content_page(&hits, range, options.context as u64);
+        let context = (options.before_context as u64, options.after_context as u64);
+        let (lines, shown) = content_page(&hits, range, context);
         (lines, Vec::new(), shown)
     } else {
         let files = files_page(hits, range);

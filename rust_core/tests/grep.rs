@@ -125,7 +125,7 @@ fn glob_filter_follows_rg_g_and_only_narrows() {
 fn context_lines_merge_and_appear_once() {
     let body = (1..=12).map(|i| format!("line {i}\n")).collect::<String>();
     let dir = tree(&[("f.txt", body.as_bytes())]);
-    let out = search(&ws(dir.path()), "line (4|6)$", |o| o.context = 2);
+    let out = search(&ws(dir.path()), "line (4|6)$", |o| o.set_context(2));
     assert_eq!(
         rendered(&out),
         [
@@ -156,7 +156,8 @@ fn paging_in_content_mode_counts_matching_lines() {
                 pattern: "m".into(),
                 offset,
                 limit: Some(limit),
-                context: 1,
+                before_context: 1,
+                after_context: 1,
                 ..GrepOptions::default()
             },
         )
@@ -399,9 +400,12 @@ fn output_is_identical_across_runs() {
         );
     }
     let ws = ws(dir.path());
-    let first = rendered(&search(&ws, "needle", |o| o.context = 1));
+    let first = rendered(&search(&ws, "needle", |o| o.set_context(1)));
     for _ in 0..10 {
-        assert_eq!(rendered(&search(&ws, "needle", |o| o.context = 1)), first);
+        assert_eq!(
+            rendered(&search(&ws, "needle", |o| o.set_context(1))),
+            first
+        );
     }
     assert_eq!(first.len(), 200 * 4);
 }
@@ -641,7 +645,7 @@ fn pages_far_past_the_start_fetch_their_lines_after_the_search() {
         )
         .expect("workspace");
         for context in [0u64, 1, 2] {
-            let all = search(&ws, "hit", |o| o.context = context as usize);
+            let all = search(&ws, "hit", |o| o.set_context(context as usize));
             let total = all.total_matches as usize;
             assert!(total > 3 * far);
             let mut pages = vec![
@@ -656,7 +660,7 @@ fn pages_far_past_the_start_fetch_their_lines_after_the_search() {
             pages.extend((0..40).map(|k| (far + 100 + 7 * k, 1 + k % 4)));
             for (offset, limit) in pages {
                 let out = search(&ws, "hit", |o| {
-                    o.context = context as usize;
+                    o.set_context(context as usize);
                     o.offset = offset;
                     o.limit = Some(limit);
                 });

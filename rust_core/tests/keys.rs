@@ -153,9 +153,9 @@ fn lines_around_a_key_are_found_and_the_key_is_counted() {
 fn context_lines_inside_a_key_are_not_shown() {
     let dir = tree_with_keys();
     let ws = ws(dir.path());
-    let out = search(&ws, "^(before|after)$", |o| o.context = 3);
+    let out = search(&ws, "^(before|after)$", |o| o.set_context(3));
     assert_eq!(shown(&out), ["notes.txt:1:before", "notes.txt:6:after"]);
-    let out = search(&ws, "DEBUG|SECRET", |o| o.context = 2);
+    let out = search(&ws, "DEBUG|SECRET", |o| o.set_context(2));
     assert_eq!(
         shown(&out),
         [
@@ -182,7 +182,7 @@ fn a_key_past_the_head_of_a_large_file_is_withheld() {
     let out = search(&ws, "^", |o| {
         o.offset = 2998;
         o.limit = Some(4);
-        o.context = 1;
+        o.set_context(1);
     });
     assert_eq!(
         out.lines.iter().map(|l| l.line).collect::<Vec<_>>(),
@@ -205,7 +205,7 @@ fn pages_fetched_after_the_search_withhold_keys_too() {
     let out = search(&ws, "^x$|MII", |o| {
         o.offset = many - 1;
         o.limit = Some(3);
-        o.context = 2;
+        o.set_context(2);
     });
     assert_eq!(out.total_matches, many as u64 + 1);
     let lines: Vec<_> = out
@@ -303,13 +303,14 @@ fn key_mode_gives_the_searchers_own_answer_when_no_block_is_found() {
         text.replace("MENTION", "the PRIVATE KEX lives elsewhere"),
     );
     let ws = ws(dir.path());
-    for context in 0..4 {
+    for (before, after) in [(0, 0), (1, 1), (3, 3), (2, 0), (0, 3), (3, 1)] {
         for (offset, limit) in [(0, None), (0, Some(5)), (7, Some(9)), (90, Some(3))] {
             for pattern in ["alpha|gamma", "beta", "^d"] {
                 let run = |glob: &str| {
                     let out = search(&ws, pattern, |o| {
                         o.glob = Some(glob.into());
-                        o.context = context;
+                        o.before_context = before;
+                        o.after_context = after;
                         o.offset = offset;
                         o.limit = limit;
                     });
@@ -328,7 +329,7 @@ fn key_mode_gives_the_searchers_own_answer_when_no_block_is_found() {
                 assert_eq!(
                     run("keyed.txt"),
                     run("plain.txt"),
-                    "{pattern} context={context} offset={offset} limit={limit:?}"
+                    "{pattern} context={before},{after} offset={offset} limit={limit:?}"
                 );
             }
         }

@@ -74,8 +74,9 @@ literal=true to search for the exact text. Narrow with `path` (a directory or fi
 paths).
 
 Output (output_mode="content", the default): `path:line:text` for each matching line and \
-`path-line-text` for context lines, ordered by path then line; "--" separates non-adjacent \
-groups. Lines are cut to {limits.grep_line_chars} characters (around the match). \
+`path-line-text` for context lines (context=2 shows 2 lines around each match; \
+before_context=5 or after_context=10, like ripgrep's -B and -A, set one side), ordered by path \
+then line; "--" separates non-adjacent groups. Lines are cut to {limits.grep_line_chars} characters (around the match). \
 output_mode="files_with_matches" lists the files; "count" gives `path:count`. At most `limit` \
 matches (default {limits.grep_limit}) per call; the result states the exact totals and which \
 `offset` shows the next page."""
@@ -120,7 +121,23 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "maximum": MAX_CONTEXT,
                 "default": 0,
                 "description": "Lines of context to show before and after each match "
-                f"(0-{MAX_CONTEXT}). Default: 0.",
+                f"(0-{MAX_CONTEXT}), like ripgrep's -C. Default: 0.",
+            },
+            "before_context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_CONTEXT,
+                "description": "Lines of context to show before each match, like ripgrep's -B "
+                "(overrides context on that side), e.g. 5 to see the lines leading to a call. "
+                "Default: context.",
+            },
+            "after_context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_CONTEXT,
+                "description": "Lines of context to show after each match, like ripgrep's -A "
+                "(overrides context on that side), e.g. 10 to see a function's body after its "
+                "signature. Default: context.",
             },
             "multiline": {
                 "type": "boolean",
@@ -272,6 +289,8 @@ def run_grep(
             literal=args["literal"],
             case_insensitive=args["case_insensitive"],
             context=args["context"],
+            before_context=args.get("before_context"),
+            after_context=args.get("after_context"),
             multiline=args["multiline"],
             output_mode=args["output_mode"],
             limit=args["limit"],
@@ -281,9 +300,10 @@ def run_grep(
         )
 
     def describe(result: Any) -> tuple[str, int]:
+        sides = (args.get("before_context"), args.get("after_context"))
         text = format_grep(
             result,
-            context=args["context"],
+            context=max(args["context"] if side is None else side for side in sides),
             path=args.get("path"),
             glob=args.get("glob"),
             case_insensitive=args["case_insensitive"],

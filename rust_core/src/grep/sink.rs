@@ -42,7 +42,9 @@ pub(super) struct FileSink<'a> {
     pub(super) deadline: &'a Deadline,
     /// `None`: count only.
     pub(super) window: Option<Window>,
-    pub(super) context: u64,
+    /// Context lines before and after each match.
+    pub(super) before_context: u64,
+    pub(super) after_context: u64,
     pub(super) max_chars: usize,
     pub(super) multiline: bool,
     /// Matching lines seen.
@@ -67,7 +69,7 @@ impl<'a> FileSink<'a> {
         matcher: &'a RegexMatcher,
         deadline: &'a Deadline,
         window: Option<Window>,
-        context: u64,
+        (before_context, after_context): (u64, u64),
         max_chars: usize,
         multiline: bool,
     ) -> FileSink<'a> {
@@ -75,7 +77,8 @@ impl<'a> FileSink<'a> {
             matcher,
             deadline,
             window,
-            context,
+            before_context,
+            after_context,
             max_chars,
             multiline,
             count: 0,
@@ -110,26 +113,28 @@ impl<'a> FileSink<'a> {
     /// context lines after this withheld match may still be shown as that match's context).
     fn done(&self, index: u64, line: u64) -> bool {
         self.window.is_some_and(|w| {
-            w.stop_after && index >= w.to && line > self.last_kept_line.saturating_add(self.context)
+            w.stop_after
+                && index >= w.to
+                && line > self.last_kept_line.saturating_add(self.after_context)
         })
     }
 
     /// Whether a context line arriving now may be shown: it may lead to a match of the window
-    /// (one at most `context` matches ahead, as they lie between it and that match) or follow
-    /// the last kept match. The page drops those it does not show.
+    /// (one at most `before_context` matches ahead, as they lie between it and that match) or
+    /// follow the last kept match. The page drops those it does not show.
     fn context_wanted(&self, line: u64) -> bool {
         let Some(window) = self.window else {
             return false;
         };
-        let ahead = self.count.saturating_add(self.context);
+        let ahead = self.count.saturating_add(self.before_context);
         (ahead >= window.from && self.count < window.to)
-            || (self.kept > 0 && line <= self.last_kept_line.saturating_add(self.context))
+            || (self.kept > 0 && line <= self.last_kept_line.saturating_add(self.after_context))
     }
 
     fn store_line(&mut self, line: u64, bytes: &[u8], match_start: Option<usize>, is_match: bool) {
         if is_match && self.keys.is_some() {
-            // The context lines that precede this match (within `context` lines of it).
-            let first = line.saturating_sub(self.context);
+            // The context lines that precede this match (within `before_context` lines of it).
+            let first = line.saturating_sub(self.before_context);
             for stored in self.before.drain(..) {
                 if stored.line >= first && stored.line > self.last_kept_line {
                     self.lines.push(stored);
@@ -215,14 +220,14 @@ impl Sink for FileSink<'_> {
         let line = context.line_number().unwrap_or(0);
         if self.keys.is_some() {
             // Passthru: every line that is not a match arrives here.
-            if self.withheld(context.bytes()) || self.window.is_none() || self.context == 0 {
+            if self.withheld(context.bytes()) || self.window.is_none() {
                 return Ok(true);
             }
-            if self.kept > 0 && line <= self.last_kept_line.saturating_add(self.context) {
+            if self.kept > 0 && line <= self.last_kept_line.saturating_add(self.after_context) {
                 self.store_line(line, context.bytes(), None, false);
-            } else {
+            } else if self.before_context > 0 {
                 let (text, cut) = shown_text(context.bytes(), None, self.max_chars);
-                if self.before.len() as u64 >= self.context {
+                if self.before.len() as u64 >= self.before_context {
                     self.before.pop_front();
                 }
                 self.before.push_back(StoredLine {
