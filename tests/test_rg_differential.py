@@ -314,6 +314,31 @@ def test_grep_glob_filter_equals_rg_narrowed_in_python(rg: str, tree: Path, glob
 
 
 @pytest.mark.parametrize(
+    "globs",
+    [
+        ["!*.md"],
+        ["!src/"],
+        ["!core/"],
+        ["*.rs", "!src/core/**"],
+        ["!src/core/**", "*.rs"],
+        ["*.py", "!test_*"],
+        ["!*.txt", "a*.txt"],
+        ["/src/*.rs"],
+        ["!/docs", "!*.h"],
+        ["*.{c,h}", "!/lib/**"],
+    ],
+)
+def test_grep_glob_lists_equal_rg(rg: str, tree: Path, globs: list[str]) -> None:
+    # rg's -g can also re-include ignored files; ripsight's glob only narrows, so the oracle is
+    # rg's answer within the files ripsight searches without a glob.
+    args = [arg for glob in globs for arg in ("-g", glob)]
+    searched = ripsight_matches(tree, "TODO")
+    expected = rg_matches(rg, tree, [*args, "-e", "TODO"]) & searched
+    assert ripsight_matches(tree, "TODO", glob=globs) == expected
+    assert expected or globs == ["/src/*.rs"], "the oracle found nothing; the case proves little"
+
+
+@pytest.mark.parametrize(
     ("flags", "kwargs"),
     [
         (["-C", "2"], {"context": 2}),

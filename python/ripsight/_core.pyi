@@ -380,7 +380,7 @@ class Engine:
         /,
         *,
         path: str | None,
-        glob: str | None,
+        glob: list[str] | None,
         literal: bool,
         case_insensitive: bool,
         context: int,

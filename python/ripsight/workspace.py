@@ -11,7 +11,7 @@ raises a :mod:`ripsight.errors` class (a bad regex is a ``PatternError``, also a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from . import _core
@@ -64,6 +64,17 @@ def _check_text(name: str, value: Any) -> None:
             f"{name} holds a lone surrogate (U+{ord(char):04X}) at character {error.start + 1}; "
             "it must be valid Unicode text"
         ) from None
+
+
+def _globs_arg(glob: str | Sequence[str] | None) -> list[str] | None:
+    """grep's `glob`: one pattern or several (rg -g, repeated)."""
+    if glob is None:
+        return None
+    if isinstance(glob, str):
+        return [glob]
+    if not all(isinstance(g, str) for g in glob):
+        raise InvalidArgumentError(f"glob must be a string or a list of strings, got {glob!r}")
+    return list(glob)
 
 
 def _path_arg(path: str | os.PathLike[str] | None) -> str | None:
@@ -155,7 +166,7 @@ class Workspace:
         self,
         pattern: str,
         path: str | os.PathLike[str] | None = None,
-        glob: str | None = None,
+        glob: str | Sequence[str] | None = None,
         literal: bool = False,
         case_insensitive: bool = False,
         context: int = 0,
@@ -173,7 +184,9 @@ class Workspace:
         ``limit=None`` returns every match (default 50). Totals are exact; each shown line is cut
         to `max_line_chars` characters (default 120, at least 20), around the match when it
         lies further in. `context` lines are shown before and after each match (rg -C);
-        `before_context` and `after_context` (rg -B, -A) override one side.
+        `before_context` and `after_context` (rg -B, -A) override one side. `glob` is one
+        file glob or a list, as rg's repeated -g: the last that matches decides, a leading `!`
+        excludes (directories too), a leading `/` anchors at the root.
         """
         _check_int("context", context, 0)
         _check_int("before_context", before_context, 0, allow_none=True)
@@ -182,11 +195,13 @@ class Workspace:
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
         _check_text("pattern", pattern)
-        _check_text("glob", glob)
+        globs = _globs_arg(glob)
+        for one in globs or ():
+            _check_text("glob", one)
         return self._engine.grep(
             pattern,
             path=_path_arg(path),
-            glob=glob,
+            glob=globs,
             literal=bool(literal),
             case_insensitive=bool(case_insensitive),
             context=context,

@@ -87,10 +87,10 @@ pub struct GrepOptions {
     pub pattern: String,
     /// File or directory to search, relative to the root (default: the root).
     pub path: Option<OsString>,
-    /// File filter like `rg -g`: slash-free matches the file name at any depth, else the path
-    /// relative to the root; a leading `!` excludes what matches. It only narrows: ignored and
-    /// denied files stay out.
-    pub glob: Option<String>,
+    /// File filter like `rg -g`, one glob or several (the last that matches decides; a leading
+    /// `!` excludes, also the directories it matches; see `FileFilter`). Empty: every file.
+    /// It only narrows: ignored and denied files stay out.
+    pub glob: Vec<String>,
     /// Treat the pattern as a literal string.
     pub literal: bool,
     /// Match case-insensitively.
@@ -126,7 +126,7 @@ impl Default for GrepOptions {
         GrepOptions {
             pattern: String::new(),
             path: None,
-            glob: None,
+            glob: Vec::new(),
             literal: false,
             case_insensitive: false,
             before_context: 0,
@@ -583,10 +583,8 @@ pub(crate) fn prepare(
         multiline: options.multiline,
     };
     let matcher = workspace.cached_regex(key, || build_matcher(options))?;
-    let filter = options
-        .glob
-        .as_deref()
-        .map(|g| FileFilter::new(workspace, g))
+    let filter = (!options.glob.is_empty())
+        .then(|| FileFilter::new(workspace, &options.glob))
         .transpose()?;
     Ok((matcher, filter))
 }

@@ -324,7 +324,7 @@ impl Engine {
         py: Python<'_>,
         pattern: String,
         path: Option<OsString>,
-        glob: Option<String>,
+        glob: Option<Vec<String>>,
         literal: bool,
         case_insensitive: bool,
         context: usize,
@@ -352,7 +352,7 @@ impl Engine {
         let options = GrepOptions {
             pattern,
             path,
-            glob,
+            glob: glob.unwrap_or_default(),
             literal,
             case_insensitive,
             // As rg: -A and -B override their side of -C.

@@ -109,7 +109,7 @@ fn glob_filter_follows_rg_g_and_only_narrows() {
     write(dir.path(), ".gitignore", b"gen/\n");
     let ws = ws(dir.path());
     let files = |glob: &str| {
-        let out = search(&ws, "hit", |o| o.glob = Some(glob.into()));
+        let out = search(&ws, "hit", |o| o.glob = vec![glob.into()]);
         out.lines.into_iter().map(|l| l.path).collect::<Vec<_>>()
     };
     assert_eq!(files("*.py"), ["src/a.py", "src/deep/b.py"]);
@@ -119,6 +119,55 @@ fn glob_filter_follows_rg_g_and_only_narrows() {
     // Neither the ignored gen/ nor the denied .env come back through the filter.
     assert!(files("gen/*.py").is_empty());
     assert!(files(".env").is_empty());
+}
+
+#[test]
+fn several_globs_follow_rg_g_order_negation_and_anchoring() {
+    // Each expectation is what `rg -l hit -g ...` lists on this tree (checked with rg 14).
+    let dir = tree(&[
+        ("src/a/f.rs", b"hit\n"),
+        ("src/b.rs", b"hit\n"),
+        ("d.bar/f", b"hit\n"),
+        ("x/asdf/g", b"hit\n"),
+        ("asdf/h", b"hit\n"),
+        ("foo/i", b"hit\n"),
+        ("top.bar", b"hit\n"),
+        ("foo.txt", b"hit\n"),
+        ("x/foo", b"hit\n"),
+    ]);
+    let ws = ws(dir.path());
+    let files = |globs: &[&str]| {
+        let out = search(&ws, "hit", |o| {
+            o.glob = globs.iter().map(|g| g.to_string()).collect();
+            o.output_mode = OutputMode::FilesWithMatches;
+        });
+        let mut paths: Vec<_> = out
+            .files
+            .into_iter()
+            .map(|f| f.path.to_string_lossy().into_owned())
+            .collect();
+        paths.sort();
+        paths.join(" ")
+    };
+    let everything = "asdf/h d.bar/f foo.txt foo/i src/a/f.rs src/b.rs top.bar x/asdf/g x/foo";
+    assert_eq!(files(&[]), everything);
+    assert_eq!(
+        files(&["!asdf/"]),
+        "d.bar/f foo.txt foo/i src/a/f.rs src/b.rs top.bar x/foo"
+    );
+    assert_eq!(
+        files(&["!*.bar"]),
+        "asdf/h foo.txt foo/i src/a/f.rs src/b.rs x/asdf/g x/foo"
+    );
+    assert_eq!(files(&["/foo"]), "");
+    assert_eq!(
+        files(&["!/foo"]),
+        "asdf/h d.bar/f foo.txt src/a/f.rs src/b.rs top.bar x/asdf/g x/foo"
+    );
+    assert_eq!(files(&["foo"]), "x/foo");
+    assert_eq!(files(&["*.rs", "!src/a/**"]), "src/b.rs");
+    assert_eq!(files(&["!src/a/**", "*.rs"]), "src/a/f.rs src/b.rs");
+    assert_eq!(files(&["!*.rs", "f.rs"]), "src/a/f.rs");
 }
 
 #[test]
@@ -492,7 +541,7 @@ fn one_workspace_reusing_compiled_patterns_answers_as_fresh_workspaces_do() {
                 o.literal = *literal;
                 o.case_insensitive = *case_insensitive;
                 o.multiline = *multiline;
-                o.glob = glob.map(String::from);
+                o.glob = glob.iter().map(|g| g.to_string()).collect();
             };
             let reused = search(&shared, pattern, tweak);
             let fresh = search(&ws(dir.path()), pattern, tweak);

@@ -127,22 +127,22 @@ fn no_line_of_a_key_is_matched_counted_or_shown() {
 fn lines_around_a_key_are_found_and_the_key_is_counted() {
     let dir = tree_with_keys();
     let ws = ws(dir.path());
-    let out = search(&ws, ".", |o| o.glob = Some("notes.txt".into()));
+    let out = search(&ws, ".", |o| o.glob = vec!["notes.txt".into()]);
     assert_eq!(shown(&out), ["notes.txt:1:before", "notes.txt:6:after"]);
     assert_eq!((out.withheld_key_blocks, out.withheld_key_lines), (1, 4));
-    let out = search(&ws, ".", |o| o.glob = Some("win.txt".into()));
+    let out = search(&ws, ".", |o| o.glob = vec!["win.txt".into()]);
     assert_eq!(shown(&out), ["win.txt:1:crlf", "win.txt:6:tail"]);
-    let out = search(&ws, ".", |o| o.glob = Some("cut.txt".into()));
+    let out = search(&ws, ".", |o| o.glob = vec!["cut.txt".into()]);
     assert_eq!(shown(&out), ["cut.txt:1:head"]);
     assert_eq!((out.withheld_key_blocks, out.withheld_key_lines), (1, 3));
-    let out = search(&ws, ".", |o| o.glob = Some("sa.json".into()));
+    let out = search(&ws, ".", |o| o.glob = vec!["sa.json".into()]);
     assert_eq!(
         shown(&out),
         ["sa.json:1:{", "sa.json:3:\"id\": 1", "sa.json:4:}"]
     );
-    let out = search(&ws, ".", |o| o.glob = Some("wide.txt".into()));
+    let out = search(&ws, ".", |o| o.glob = vec!["wide.txt".into()]);
     assert_eq!(shown(&out), ["wide.txt:1:utf16"]);
-    let out = search(&ws, ".", |o| o.glob = Some("README.md".into()));
+    let out = search(&ws, ".", |o| o.glob = vec!["README.md".into()]);
     assert_eq!(
         shown(&out),
         ["README.md:1:# Setup", "README.md:7:    Done."]
@@ -308,7 +308,7 @@ fn key_mode_gives_the_searchers_own_answer_when_no_block_is_found() {
             for pattern in ["alpha|gamma", "beta", "^d"] {
                 let run = |glob: &str| {
                     let out = search(&ws, pattern, |o| {
-                        o.glob = Some(glob.into());
+                        o.glob = vec![glob.into()];
                         o.before_context = before;
                         o.after_context = after;
                         o.offset = offset;

@@ -71,7 +71,7 @@ Examples: pattern="def parse_args", pattern="TODO|FIXME", pattern="fn \\w+_test"
 pattern="import (os|sys)". Escape regex characters such as ( [ . * + ? {{ | \\ or pass \
 literal=true to search for the exact text. Narrow with `path` (a directory or file) and `glob` \
 (file filter like ripgrep's -g: "*.py" matches file names at any depth, "src/**/*.rs" matches \
-paths).
+paths; a list such as ["*.ts", "!*.test.ts"] applies each in turn, the last match deciding).
 
 Output (output_mode="content", the default): `path:line:text` for each matching line and \
 `path-line-text` for context lines (context=2 shows 2 lines around each match; \
@@ -100,10 +100,13 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "Default: the workspace root.",
             },
             "glob": {
-                "type": "string",
-                "description": "Only search files matching this glob, like ripgrep's -g: "
-                '"*.py" matches file names at any depth, "src/**/*.rs" matches paths. Default: '
-                "all files.",
+                "type": ["string", "array"],
+                "items": {"type": "string", "minLength": 1},
+                "description": "Only search files matching this glob, or these globs, like "
+                'ripgrep\'s -g: "*.py" matches file names at any depth, "src/**/*.rs" '
+                "matches paths, a leading / anchors at the workspace root, a leading ! excludes "
+                '(directories too: "!tests/"). In a list the last glob that matches decides, '
+                'e.g. ["*.py", "!test_*.py"]. Default: all files.',
             },
             "literal": {
                 "type": "boolean",
@@ -177,7 +180,7 @@ def format_grep(
     *,
     context: int = 0,
     path: str | None = None,
-    glob: str | None = None,
+    glob: str | list[str] | None = None,
     case_insensitive: bool = False,
     line_chars: int = DEFAULT_LIMITS.grep_line_chars,
     read_line_chars: int = DEFAULT_LIMITS.read_line_chars,
@@ -191,8 +194,9 @@ def format_grep(
     scope = ""
     if path:
         scope += f" under {quote_path(path.rstrip('/'))}"
-    if glob:
-        scope += f' in files matching "{glob}"'
+    globs = [glob] if isinstance(glob, str) else list(glob or [])
+    if globs:
+        scope += " in files matching " + ", ".join(f'"{g}"' for g in globs)
     searched = f"{plural(result.files_searched, 'file')} searched"
     mode = result.output_mode
     lines: list[str] = []
