@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from ripsight import bench as sb
 
+pytestmark = pytest.mark.slow  # generates corpora and times every peer
+
 
 @pytest.fixture()
 def bench_dir(tmp_path, monkeypatch):

@@ -26,9 +26,12 @@ import ripsight
 from _children import RESTORE_SIGINT, Lines, stop
 from _mcp_helpers import SLOW_GREP, make_slow_tree
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/status").exists(), reason="reads VmHWM and threads from /proc"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not Path("/proc/self/status").exists(), reason="reads VmHWM and threads from /proc"
+    ),
+    pytest.mark.slow,  # a fresh interpreter and hundreds of MB of files per test
+]
 
 #: The peak resident memory every child must stay under (the issue's bound).
 PEAK_LIMIT_MB = 256

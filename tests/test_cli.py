@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,9 @@ from typing import Any
 
 import orjson
 import pytest
-from ripsight import ToolCall, Workspace, default_registry, to_dict
+from ripsight import ToolCall, ToolSpec, Workspace, default_registry, to_dict
+from ripsight.cli import TOOL_COMMANDS, add_tool_parser
+from ripsight.tools import builtin_tools
 
 
 @pytest.fixture
@@ -263,3 +266,70 @@ def test_help_lists_the_commands() -> None:
     for command in ("glob", "grep", "read"):
         sub = ripsight(command, "--help")
         assert sub.returncode == 0 and "--json" in sub.stdout and "exit status" in sub.stdout
+
+
+# -- the flags are the tools' schemas -----------------------------------------------------------
+
+
+def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """Each destination's own action: the first (a shortcut such as -l, added after the option
+    it sets, shares its destination)."""
+    options: dict[str, argparse.Action] = {}
+    for action in parser._actions:
+        options.setdefault(action.dest, action)
+    return options
+
+
+@pytest.mark.parametrize("command", sorted(TOOL_COMMANDS))
+def test_every_schema_property_is_an_argument_of_its_command(command: str) -> None:
+    spec = next(s for s in builtin_tools() if s.name == TOOL_COMMANDS[command].tool)
+    sub = argparse.ArgumentParser().add_subparsers()
+    options = _options(add_tool_parser(sub, command, spec))
+    for name, prop in spec.parameters["properties"].items():
+        action = options[name]
+        if name in TOOL_COMMANDS[command].positionals:
+            assert not action.option_strings
+            continue
+        assert "--" + name.replace("_", "-") in action.option_strings
+        assert action.help and " ".join(prop["description"].split()) in action.help
+        if "enum" in prop:
+            assert list(action.choices or ()) == prop["enum"]
+
+
+def test_a_property_added_to_a_schema_is_a_flag_without_a_cli_edit(tree: Path) -> None:
+    grep = next(s for s in builtin_tools() if s.name == "grep")
+    schema = dict(grep.parameters)
+    schema["properties"] = {
+        **schema["properties"],
+        "before_context": {"type": "integer", "minimum": 0, "description": "Lines before (100%)."},
+        "invert_match": {"type": "boolean", "description": "Lines that do not match."},
+        "type": {"type": "string", "enum": ["py", "rust"], "description": "A file type."},
+        "globs": {"type": "array", "items": {"type": "string"}, "description": "Globs."},
+    }
+    spec = ToolSpec("grep", grep.description, schema, grep.handler)
+    sub = argparse.ArgumentParser().add_subparsers()
+    parser = add_tool_parser(sub, "grep", spec)
+    args = parser.parse_args(
+        [
+            "x",
+            "--before-context",
+            "2",
+            "--invert-match",
+            "--type",
+            "py",
+            "--globs",
+            "a",
+            "--globs",
+            "b",
+        ]
+    )
+    assert (args.before_context, args.invert_match, args.type, args.globs) == (
+        2,
+        True,
+        "py",
+        ["a", "b"],
+    )
+    unset = parser.parse_args(["x"])
+    assert unset.invert_match is None and unset.before_context is None  # left out of the call
+    with pytest.raises(SystemExit):
+        parser.parse_args(["x", "--type", "go"])

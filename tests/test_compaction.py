@@ -64,6 +64,7 @@ def validate(kind: str, messages: list[Any]) -> None:
             check_with(TypeAdapter(list[item_type]), [item])  # type: ignore[valid-type]
 
 
+@pytest.mark.slow
 def test_the_validation_rejects_broken_transcripts() -> None:
     from pydantic import ValidationError
 

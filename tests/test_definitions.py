@@ -155,11 +155,13 @@ def run_mypy(cache: Path, path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_users_mypy_strict_accepts_definitions_and_messages(mypy: Path) -> None:
     out = run_mypy(mypy, HERE / "typecheck" / "user_code.py")
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_the_typing_check_can_fail(mypy: Path, tmp_path: Path) -> None:
     # Control: untyped dicts (what the definitions were before) are refused by the SDK's types.
     code = (HERE / "typecheck" / "user_code.py").read_text()
@@ -192,6 +194,7 @@ def run_pyright(path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_pyright_accepts_what_mypy_accepts_and_refuses_the_control(tmp_path: Path) -> None:
     pytest.importorskip("basedpyright")
     out = run_pyright(HERE / "typecheck" / "user_code.py")

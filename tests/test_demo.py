@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from _protocol_helpers import PyWorkspace, registry_with
 from ripsight import demo
 from ripsight.cli import main
+from ripsight.demo import selftest
 
 
 def tree_digest(root: Path) -> str:
@@ -110,3 +114,34 @@ def test_demo_on_the_real_engine(capsys):
 def test_cli_without_subcommand_prints_help(capsys):
     assert main([]) == 2
     assert "demo" in capsys.readouterr().out
+
+
+def test_the_selftest_checks_under_python_dash_o() -> None:
+    # python -O strips assert statements: the checks must not be made of them.
+    done = subprocess.run(
+        [sys.executable, "-O", "-m", "ripsight", "demo", "--selftest"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == f"{len(demo.CHECKS)} passed, 0 failed"
+    shipped = Path(demo.__file__).parent
+    for path in shipped.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not any(isinstance(node, ast.Assert) for node in ast.walk(tree)), path
+
+
+def test_a_failing_check_is_reported_not_raised(monkeypatch) -> None:
+    def broken(report: demo.DemoReport) -> None:
+        selftest.expect(report.answer == "never", "the answer differs")
+
+    monkeypatch.setattr(selftest, "CHECKS", [("a check that fails", broken)])
+    out = io.StringIO()
+    assert demo.run_selftest(out) == 1
+    assert out.getvalue().splitlines()[-2:] == [
+        "FAIL  a check that fails: the answer differs",
+        "0 passed, 1 failed",
+    ]

@@ -162,7 +162,7 @@ def test_misnamed_required_argument(reg):
         '- missing required argument "path" (string): Path of the file to read, relative to the '
         'workspace root, e.g. "src/app.py".\n'
         'Note: ignored unknown argument "file_path" (did you mean "path"?). read_file accepts: '
-        "path, offset, limit.\n"
+        "path, offset, limit, cell.\n"
         "Fix the arguments and call read_file again."
     )
 
@@ -524,6 +524,7 @@ argument_texts = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(call_id=st.text(max_size=10), name=names, arguments=argument_texts)
 def test_execute_never_raises(call_id, name, arguments):

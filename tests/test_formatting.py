@@ -485,9 +485,10 @@ def test_real_read_text(repo):
         "crlf.txt: lines 1-2 of 2.\nLine endings: CRLF.\n     1\ta\n     2\tb"
     )
     assert content(reg, "read_file", '{"path": "empty.txt"}') == "empty.txt is empty (0 bytes)."
-    assert content(reg, "read_file", '{"path": "logo.png"}').startswith(
-        "logo.png is a binary file (PNG image"
-    )
+    # A .png goes to the image reader; this one's header is corrupt (a CRC of zero).
+    corrupt = reg.execute(ToolCall("c", "read_file", '{"path": "logo.png"}'))
+    assert corrupt.is_error and corrupt.meta["code"] == "undecodable"
+    assert corrupt.content.startswith("logo.png cannot be shown as an image:")
     assert content(reg, "read_file", '{"path": "long.txt"}').endswith(
         " [... line cut at 500 of 705 characters]"
     )

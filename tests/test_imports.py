@@ -117,6 +117,65 @@ def test_the_package_has_no_import_cycles() -> None:
     assert _find_cycle(graph) is None, " -> ".join(_find_cycle(graph) or [])
 
 
+#: The package's layers, bottom up. A module imports only from layers below its own (or, inside
+#: a subpackage, its siblings): the engine's typed API and value types at the bottom, then the
+#: conversation's state and the protocol's types, the parts the pipeline is made of, its steps,
+#: the registry, the public package, and the front ends on top. The providers sit below the
+#: registry, which renders its definitions through them.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("ripsight.errors", "ripsight.names", "ripsight.limits"),
+    ("ripsight.codes", "ripsight.workspace", "ripsight.session"),
+    ("ripsight.validation", "ripsight.oplog", "ripsight.types"),
+    (
+        "ripsight.lookup",
+        "ripsight.budget",
+        "ripsight.batches",
+        "ripsight.tools",
+        "ripsight.providers",
+        "ripsight.streaming",
+    ),
+    ("ripsight.steps",),
+    ("ripsight.registry",),
+    ("ripsight",),
+    ("ripsight.demo", "ripsight.mcp_server", "ripsight.bench"),
+    ("ripsight.cli",),
+    ("ripsight.__main__",),
+)
+
+
+def _unit(module: str) -> tuple[int, str]:
+    """The layer of `module` and the entry of LAYERS that holds it (a subpackage holds its
+    modules)."""
+    for level, names in enumerate(LAYERS):
+        for name in names:
+            if module == name or (name != "ripsight" and module.startswith(name + ".")):
+                return level, name
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS in tests/test_imports.py")
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_module_imports_only_from_below(module: str) -> None:
+    level, unit = _unit(module)
+    upward = []
+    for target in sorted(_imports(module, MODULES[module])):
+        target_level, target_unit = _unit(target)
+        if target_unit == unit and unit != "ripsight":
+            continue  # inside one subpackage
+        if target_level >= level:
+            upward.append(f"{target} (layer {target_level})")
+    assert not upward, f"{module} (layer {level}) imports {', '.join(upward)}"
+
+
+def test_the_layer_check_finds_an_upward_import(tmp_path: Path) -> None:
+    path = tmp_path / "types.py"
+    path.write_text("from .registry import Registry\n")
+    level, _ = _unit("ripsight.types")
+    assert {_unit(t)[0] for t in _imports("ripsight.types", path)} == {
+        _unit("ripsight.registry")[0]
+    }
+    assert _unit("ripsight.registry")[0] > level
+
+
 def test_only_the_root_package_and_entry_points_import_the_root() -> None:
     graph = _graph()
     importers = sorted(m for m, targets in graph.items() if "ripsight" in targets)
@@ -124,7 +183,8 @@ def test_only_the_root_package_and_entry_points_import_the_root() -> None:
     assert set(importers) <= {
         "ripsight.cli",
         "ripsight.mcp_server",
-        "ripsight.bench.harness",
+        "ripsight.bench.report",
+        "ripsight.bench.suite",
         "ripsight.__main__",
     }, importers
 
@@ -157,9 +217,10 @@ def test_python_dash_m_runs_the_cli() -> None:
 
 
 def test_the_cli_does_not_load_the_bench_harness() -> None:
+    heavy = [f"ripsight.bench.{name}" for name in ("harness", "corpus", "peers", "suite", "report")]
     code = (
         "import sys, ripsight.cli as c; c.build_parser(); "
-        "print('ripsight.bench.harness' in sys.modules)"
+        f"print(any(name in sys.modules for name in {heavy!r}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60

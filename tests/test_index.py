@@ -27,9 +27,12 @@ from hypothesis import strategies as st
 from ripsight import Workspace
 from ripsight.workspace import to_dict
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="the index watches with inotify (Linux)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux"), reason="the index watches with inotify (Linux)"
+    ),
+    pytest.mark.slow,  # builds indexes and waits for the watcher: about a minute
+]
 
 WORDS = ["alpha", "Beta", "gamma", "PM_RESUME", "cassini", "Copyright", "fooBar", "x_y", "été"]
 DIRS = ["", "src", "src/core", "src/core/deep", "docs", "build", "node_modules/pkg", "lib"]

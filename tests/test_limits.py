@@ -369,6 +369,7 @@ def test_help_documents_the_limit_flags_with_defaults() -> None:
 # -- MCP -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_mcp_server_with_grep_limit_3_lists_and_applies_it(tree: Path, tmp_path: Path) -> None:
     async def body(session: ClientSession) -> Any:
         listed = await session.list_tools()

@@ -8,6 +8,7 @@ Every tool result is compared with what the Python API gives for the same call: 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -27,6 +28,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.mcp_server import OUTPUT_SCHEMAS
+
+pytestmark = pytest.mark.slow  # an MCP server process per test, several seconds each
 
 # A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
 SESSION_TIMEOUT = 60.0
@@ -141,8 +144,17 @@ def test_initialize_reports_server_and_root(tree: Path, tmp_path: Path) -> None:
     assert str(tree.resolve()) in (init["instructions"] or "")
 
 
+def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The alternatives of a union schema (read_file's), else the schema itself."""
+    return list(schema.get("anyOf", [schema]))
+
+
 def _keys_match(schema: dict[str, Any], value: Any, where: str) -> None:
     """Every object in `value` has exactly the properties its schema lists, recursively."""
+    if "anyOf" in schema:
+        branch = [b for b in schema["anyOf"] if list(b["properties"]) == list(value)]
+        assert len(branch) == 1, where
+        schema = branch[0]
     if schema.get("type") == "object":
         assert list(value) == list(schema["properties"]), where
         for name, sub in schema["properties"].items():
@@ -168,8 +180,9 @@ def test_output_schemas_describe_every_field_of_to_dict(tree: Path) -> None:
             _keys_match(OUTPUT_SCHEMAS[tool], data, tool)
     assert results["grep"][0].lines and results["grep"][1].files
     for schema in OUTPUT_SCHEMAS.values():
-        for name, prop in schema["properties"].items():
-            assert prop.get("description"), name
+        for branch in _branches(schema):
+            for name, prop in branch["properties"].items():
+                assert prop.get("description"), name
 
 
 # -- calls ---------------------------------------------------------------------------------------
@@ -550,12 +563,15 @@ def test_the_default_time_budget_answers_a_slow_search_within_five_seconds(
     assert timings[0] < 5.0, timings
 
 
-def test_the_mcp_time_budget_default_is_stated_once() -> None:
-    from ripsight import cli, mcp_server
+def test_the_time_budget_defaults_are_stated_once_in_the_engine() -> None:
+    from ripsight import Workspace, cli, limits, mcp_server
 
-    assert cli.MCP_TIME_BUDGET == mcp_server.DEFAULT_TIME_BUDGET == 4.0
-    args = cli.build_parser().parse_args(["mcp"])
-    assert args.time_budget == 4.0
+    assert _core.LIMITS["mcp_time_budget_seconds"] == 4.0
+    assert _core.LIMITS["time_budget_seconds"] == 10.0
+    assert mcp_server.DEFAULT_TIME_BUDGET == limits.MCP_TIME_BUDGET == 4.0
+    assert limits.TIME_BUDGET == 10.0
+    assert inspect.signature(Workspace).parameters["time_budget"].default == 10.0
+    assert cli.build_parser().parse_args(["mcp"]).time_budget == 4.0
     assert cli.build_parser().parse_args(["grep", "x"]).time_budget == 10.0
 
 
@@ -920,3 +936,47 @@ def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> N
         ("read_file", "runtime_error", "not_found"),
         ("Read", "contract_error", "unknown_tool"),
     ]
+
+
+# -- images and notebooks ------------------------------------------------------------------------
+
+
+def test_an_image_round_trips_as_image_content_beside_the_text(tmp_path: Path) -> None:
+    import base64
+
+    from _media_corpus import real_images
+
+    pngs = real_images().get("PNG", [])
+    if not pngs:
+        pytest.skip("no real PNG under /usr/share on this machine")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "logo.png").write_bytes(pngs[len(pngs) // 2].read_bytes())
+    (root / "nb.ipynb").write_text(
+        '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": '
+        '"markdown", "id": "a", "metadata": {}, "source": "# Title"}]}'
+    )
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [
+            await session.call_tool("read_file", {"path": "logo.png"}),
+            await session.call_tool("read_file", {"path": "nb.ipynb"}),
+        ]
+
+    image, notebook = run_session(_server(root), body, tmp_path / "err.log")
+    expected = default_registry(root).execute(ToolCall("local", "read_file", {"path": "logo.png"}))
+    assert image["isError"] is False
+    text, picture = image["content"]
+    assert text == {"type": "text", "text": expected.content, **_extra(text)}
+    assert picture["type"] == "image" and picture["mimeType"] == expected.images[0].media_type
+    assert base64.b64decode(picture["data"]) == expected.images[0].data
+    structured = image["structuredContent"]
+    jsonschema.validate(structured, OUTPUT_SCHEMAS["read_file"])
+    assert "data" not in structured and structured["byte_size"] == len(expected.images[0].data)
+    assert notebook["isError"] is False and "[1] markdown, id a" in _text(notebook)
+    jsonschema.validate(notebook["structuredContent"], OUTPUT_SCHEMAS["read_file"])
+
+
+def _extra(content: dict[str, Any]) -> dict[str, Any]:
+    """The optional fields (annotations, _meta) an SDK adds to a content block."""
+    return {key: value for key, value in content.items() if key not in ("type", "text")}

@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 from _mcp_helpers import SLOW_GREP, make_slow_tree, wire
 
+pytestmark = pytest.mark.slow  # agent frameworks' clients against a server process
+
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text()
 

@@ -22,6 +22,8 @@ from ripsight.errors import RipsightError
 from ripsight.registry import default_registry
 from ripsight.types import ToolCall
 
+pytestmark = pytest.mark.slow  # seconds of swapping files under each call
+
 RACE_SECONDS = float(os.environ.get("RIPSIGHT_RACE_SECONDS", "3"))
 BUDGET = 2.0
 #: A call must answer within the time budget plus this (SPEC: budget + 0.5 s; slack for CI).

@@ -372,6 +372,7 @@ MEMORY_PROBE = textwrap.dedent(
     reason="RIPSIGHT_SKIP_MEMORY_TEST=1 (needs ~1 GB of free disk)",
 )
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/status")
+@pytest.mark.slow
 def test_deep_read_of_a_large_file_stays_under_64_mb(tmp_path: Path) -> None:
     free = shutil.disk_usage(tmp_path).free
     size = min(FULL_FILE_BYTES, free // 4)

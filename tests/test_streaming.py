@@ -617,6 +617,7 @@ def streams(draw):
     return calls, order
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(streams(), st.sampled_from(["openai", "anthropic", "responses"]))
 def test_any_split_any_interleaving_merges_back(stream, fmt):

@@ -28,13 +28,14 @@ from .providers import (
     anthropic_messages,
     compact_history,
     follow_up,
+    openai_chat_image_messages,
     openai_chat_messages,
     openai_responses_items,
 )
 from .registry import Registry, default_registry
 from .session import Session
 from .streaming import ToolCallAccumulator
-from .types import ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
+from .types import ImagePart, ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
 from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS, CancelToken, Workspace, to_dict
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "CancelledError",
     "DeniedError",
     "EngineError",
+    "ImagePart",
     "InvalidArgumentError",
     "IsADirectoryPathError",
     "NotADirectoryPathError",
@@ -84,6 +86,7 @@ __all__ = [
     "compact_history",
     "default_registry",
     "follow_up",
+    "openai_chat_image_messages",
     "openai_chat_messages",
     "openai_responses_items",
     "to_dict",

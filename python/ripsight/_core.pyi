@@ -15,6 +15,7 @@ __all__ = [
     "LIMITS",
     "CancelToken",
     "CancelledError",
+    "CellOutput",
     "DeniedError",
     "Engine",
     "EngineError",
@@ -23,10 +24,15 @@ __all__ = [
     "GlobResult",
     "GrepLine",
     "GrepResult",
+    "ImageResult",
     "IndexStatus",
     "InvalidArgumentError",
     "IsADirectoryPathError",
     "NotADirectoryPathError",
+    "NotebookCell",
+    "NotebookImage",
+    "NotebookImages",
+    "NotebookResult",
     "OutsideRootError",
     "PathNotFoundError",
     "PatternError",
@@ -287,6 +293,153 @@ class IndexStatus:
 
 # ==== Errors: each is a RipsightError and the built-in that fits ====
 
+# ---- images and notebooks (rust_core/src/media) ----
+
+@final
+class ImageResult:
+    """An image as it is shown, or why it is not (`refused`, `detail`)."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def media_type(self) -> str: ...
+    @property
+    def source_media_type(self) -> str: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def shown_width(self) -> int: ...
+    @property
+    def shown_height(self) -> int: ...
+    @property
+    def data(self) -> bytes:
+        """The shown image's encoded bytes (left out of `to_dict()`)."""
+    @property
+    def byte_size(self) -> int: ...
+    @property
+    def source_bytes(self) -> int: ...
+    @property
+    def downscaled(self) -> bool: ...
+    @property
+    def reencoded(self) -> bool: ...
+    @property
+    def refused(self) -> str | None:
+        """ "too_large", "too_many_pixels", "unsupported", "undecodable", "cannot_fit",
+        "no_such_cell", or None when the image is shown."""
+    @property
+    def detail(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class NotebookImage:
+    """An image a notebook output holds."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def media_type(self) -> str: ...
+    @property
+    def size_bytes(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class CellOutput:
+    """One output of a code cell."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def output_type(self) -> str:
+        """ "stream", "execute_result", "display_data", "error" or "other"."""
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def cut_from(self) -> int | None: ...
+    @property
+    def images(self) -> list[NotebookImage]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class NotebookCell:
+    """One notebook cell."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def number(self) -> int: ...
+    @property
+    def kind(self) -> str:
+        """ "code", "markdown" or "raw"."""
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def execution_count(self) -> int | None: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def outputs(self) -> list[CellOutput]: ...
+    @property
+    def outputs_withheld(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class NotebookResult:
+    """A page of a notebook's cells, or why none are shown (`refused`, `detail`)."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def size_bytes(self) -> int: ...
+    @property
+    def nbformat(self) -> int: ...
+    @property
+    def nbformat_minor(self) -> int: ...
+    @property
+    def language(self) -> str | None: ...
+    @property
+    def total_cells(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def cells(self) -> list[NotebookCell]: ...
+    @property
+    def refused(self) -> str | None: ...
+    @property
+    def detail(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class NotebookImages:
+    """The images of one notebook cell, each prepared as `Engine.read_image` prepares a file."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def cell(self) -> int: ...
+    @property
+    def total_cells(self) -> int: ...
+    @property
+    def images(self) -> list[ImageResult]: ...
+    @property
+    def refused(self) -> str | None: ...
+    @property
+    def detail(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+# ---- end of images and notebooks ----
+
 class RipsightError(Exception):
     """Base class of every ripsight error."""
 
@@ -409,6 +562,46 @@ class Engine:
     ) -> ReadResult:
         """`max_line_chars` (None: ``LIMITS["read_line_chars"]``) below
         ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
+    def read_image(
+        self,
+        path: str,
+        /,
+        *,
+        max_edge: int,
+        max_pixels: int,
+        max_bytes: int,
+        max_source_bytes: int,
+        max_decode_pixels: int,
+        cancel: CancelToken | None = None,
+    ) -> ImageResult:
+        """Reads one image and prepares it within the bounds (``LIMITS["image_*"]``)."""
+    def read_notebook(
+        self,
+        path: str,
+        /,
+        *,
+        offset: int,
+        limit: int,
+        max_output_chars: int,
+        max_bytes: int,
+        cancel: CancelToken | None = None,
+    ) -> NotebookResult:
+        """Cells `offset` (1-based) .. `offset + limit - 1` of a notebook."""
+    def read_notebook_images(
+        self,
+        path: str,
+        /,
+        *,
+        cell: int,
+        max_bytes: int,
+        max_edge: int,
+        max_pixels: int,
+        max_image_bytes: int,
+        max_source_bytes: int,
+        max_decode_pixels: int,
+        cancel: CancelToken | None = None,
+    ) -> NotebookImages:
+        """The images of notebook cell `cell` (1-based), each prepared as `read_image` does."""
 
 def truncate_middle(
     text: str, /, max_chars: int | None = None, head_ratio: float | None = None

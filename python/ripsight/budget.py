@@ -18,9 +18,9 @@ from typing import Any
 from . import _core
 from .limits import ToolLimits
 from .session import ReferenceStore, StoredResult
-from .types import ToolResult
+from .types import ImagePart, ToolResult
 
-__all__ = ["bound", "bound_replacement", "head_and_tail", "with_budget"]
+__all__ = ["bound", "bound_images", "bound_replacement", "head_and_tail", "with_budget"]
 
 
 def with_budget(
@@ -73,6 +73,19 @@ def bound(
     return content, meta
 
 
+def bound_images(images: tuple[ImagePart, ...], budget: int) -> tuple[tuple[ImagePart, ...], int]:
+    """The images that fit in `budget` bytes together (the image budget, apart from the text's),
+    in order, and how many were left out."""
+    kept: list[ImagePart] = []
+    used = 0
+    for image in images:
+        if used + len(image.data) > budget:
+            break
+        kept.append(image)
+        used += len(image.data)
+    return tuple(kept), len(images) - len(kept)
+
+
 def bound_replacement(replaced: ToolResult, code: str, limits: ToolLimits) -> ToolResult:
     """A result an application's hook put in place of the tool's, held to the same budget (not
     stored: it is not the tool's) and carrying a code."""
@@ -82,7 +95,10 @@ def bound_replacement(replaced: ToolResult, code: str, limits: ToolLimits) -> To
     if len(content) > limits.max_result_chars:
         content, cut = bound(content, limits, None)
         meta.update(cut)
-    return ToolResult(replaced.call_id, content, bool(replaced.is_error), replaced.name, meta)
+    images, _ = bound_images(tuple(replaced.images), limits.image_max_bytes)
+    return ToolResult(
+        replaced.call_id, content, bool(replaced.is_error), replaced.name, meta, images
+    )
 
 
 def _by_reference(

@@ -15,17 +15,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import orjson
 
-from .limits import LIMITS, MAX_CONTEXT
+from .limits import MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, TIME_BUDGET
 from .names import terminal_safe
 from .oplog import OperationLog
 from .registry import FORMATS, Registry
+from .types import ToolSpec
 
-__all__ = ["SUBCOMMANDS", "build_parser", "main"]
+__all__ = ["SUBCOMMANDS", "TOOL_COMMANDS", "ToolCommand", "build_parser", "main"]
 
 
 def add_demo_parser(
@@ -292,7 +294,7 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--time-budget",
         type=_positive_float,
-        default=10.0,
+        default=TIME_BUDGET,
         metavar="SECONDS",
         help="time one walk or search may take before it returns what it found so far, "
         "marked incomplete (default: %(default)g)",
@@ -455,36 +457,181 @@ def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_glob_parser(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
-        "glob",
+@dataclass(frozen=True)
+class ToolCommand:
+    """What the command line adds to a tool's schema for its subcommand: everything else (the
+    options, their types, choices and help) is generated from the schema, so a property added
+    to a tool is a flag of its command with no edit here.
+
+    Attributes:
+        tool: the tool the command calls.
+        positionals: properties taken as positional arguments, in order (an optional one may be
+            left out); every other property is an option ``--name-with-dashes``.
+        short: a one-letter alias of an option, like grep's and rg's.
+        shortcuts: flags that set an option to one value (``-l`` for
+            ``--output-mode files_with_matches``), exclusive with it.
+        limit_flags: the `ToolLimits` flags of this tool.
+    """
+
+    tool: str
+    help: str
+    description: str
+    epilog: str
+    positionals: tuple[str, ...]
+    short: Mapping[str, str] = field(default_factory=dict)
+    shortcuts: Mapping[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)
+    limit_flags: tuple[str, ...] = ()
+
+
+TOOL_COMMANDS: dict[str, ToolCommand] = {
+    "glob": ToolCommand(
+        tool="glob",
         help="find files by name pattern",
         description="Find files by glob pattern and print what a model would see. "
         '"**" crosses directories, "*" does not: "**/*.py" is every Python file, "*.py" '
         "only the top level.",
         epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
         "(one line on stderr)",
+        positionals=("pattern", "path"),
+        limit_flags=("--glob-limit",),
+    ),
+    "grep": ToolCommand(
+        tool="grep",
+        help="search file contents with a regex",
+        description="Search file contents with a Rust regex (ripgrep syntax) and print what a "
+        "model would see: path:line:text, ordered by path then line.",
+        epilog="exit status: 0 matches found, 1 no match, 2 usage or input error such as an "
+        "invalid regex (one line on stderr)",
+        positionals=("pattern", "path"),
+        short={
+            "glob": "-g",
+            "literal": "-F",
+            "case_insensitive": "-i",
+            "context": "-C",
+            "multiline": "-U",
+        },
+        shortcuts={
+            "output_mode": (
+                ("-l", "--files-with-matches", "files_with_matches"),
+                ("-c", "--count", "count"),
+            )
+        },
+        limit_flags=("--grep-limit", "--grep-line-chars"),
+    ),
+    "read": ToolCommand(
+        tool="read_file",
+        help="read a file's numbered lines",
+        description="Read a text file's lines, numbered like cat -n, and print what a model "
+        "would see (the read_file tool).",
+        epilog="exit status: 0 file read (also: empty, binary, offset past the end, each said "
+        "in the text), 2 usage or input error such as a missing file or a path outside the "
+        "root (one line on stderr)",
+        positionals=("path",),
+        limit_flags=("--read-limit", "--read-line-chars"),
+    ),
+}
+
+#: The Python type an option's text is parsed to, by JSON Schema type. Only the type: ranges
+#: and lengths are the registry's to check, with its message saying what to do.
+_SCHEMA_TYPES: dict[str, Callable[[str], Any]] = {"integer": int, "number": float, "string": str}
+
+
+def _schema_help(prop: Mapping[str, Any]) -> str:
+    # argparse expands % in help texts.
+    return " ".join(str(prop.get("description", "")).split()).replace("%", "%%")
+
+
+def _add_option(
+    parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup,
+    names: list[str],
+    prop: Mapping[str, Any],
+) -> None:
+    kind = prop.get("type")
+    options: dict[str, Any] = {"help": _schema_help(prop)}
+    if isinstance(kind, list):  # ["string", "array"]: one value or several, as repeated flags
+        kind = "array" if "array" in kind else next((k for k in kind if k != "null"), "string")
+    if kind == "boolean":
+        # Unset is None, not False, so the call leaves the argument out and the schema's
+        # default applies, as when a model leaves it out.
+        options.update(action="store_true", default=None)
+    elif kind == "array":
+        items = prop.get("items", {})
+        options.update(action="append", type=_SCHEMA_TYPES.get(items.get("type"), str))
+        if "enum" in items:
+            options["choices"] = items["enum"]
+    else:
+        options["type"] = _SCHEMA_TYPES.get(kind if isinstance(kind, str) else "", str)
+        if "enum" in prop:
+            options["choices"] = prop["enum"]
+        elif kind in ("integer", "number"):
+            options["metavar"] = "N"
+    parser.add_argument(*names, **options)
+
+
+def add_schema_arguments(
+    parser: argparse.ArgumentParser, spec: ToolSpec, command: ToolCommand
+) -> None:
+    """The arguments of `command`, generated from the schema of its tool (`spec`): the
+    positionals in order, then an option for every other property (named like it, dashes for
+    underscores), with the command's short aliases and shortcuts."""
+    properties: Mapping[str, Any] = spec.parameters.get("properties", {})
+    required = set(spec.parameters.get("required", ()))
+    for name in command.positionals:
+        prop = properties[name]
+        parser.add_argument(
+            name,
+            nargs=None if name in required else "?",
+            metavar=name.upper(),
+            type=_SCHEMA_TYPES.get(prop.get("type"), str),
+            help=_schema_help(prop),
+        )
+    for name, prop in properties.items():
+        if name in command.positionals:
+            continue
+        flag = "--" + name.replace("_", "-")
+        names = [command.short[name], flag] if name in command.short else [flag]
+        shortcuts = command.shortcuts.get(name, ())
+        target: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup = parser
+        if shortcuts:
+            target = parser.add_mutually_exclusive_group()
+        _add_option(target, names, prop)
+        for short, long, value in shortcuts:
+            target.add_argument(
+                short,
+                long,
+                dest=name,
+                action="store_const",
+                const=value,
+                help=f"same as {flag} {value}",
+            )
+
+
+def add_tool_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    spec: ToolSpec | None = None,
+) -> argparse.ArgumentParser:
+    """The subcommand `name` of `TOOL_COMMANDS`, its arguments generated from `spec` (default:
+    the built-in tool under the default limits)."""
+    from .tools import builtin_tools
+
+    command = TOOL_COMMANDS[name]
+    if spec is None:
+        spec = next(s for s in builtin_tools() if s.name == command.tool)
+    parser = sub.add_parser(
+        name, help=command.help, description=command.description, epilog=command.epilog
     )
-    parser.add_argument("pattern", help='glob pattern, e.g. "**/*.py", "src/**/*.{ts,tsx}"')
-    parser.add_argument(
-        "path", nargs="?", help="directory to search, relative to --root (default: the root)"
-    )
-    parser.add_argument(
-        "--limit",
-        type=int,
-        help=f"paths per page (default: --glob-limit, {LIMITS['glob_limit']}); at most "
-        f"{LIMITS['glob_max_limit']}, or --glob-limit when larger",
-    )
-    parser.add_argument("--offset", type=int, help="paths to skip, for the next page (default: 0)")
-    parser.add_argument(
-        "--sort", choices=("path", "mtime"), help="path (default) or mtime (newest first)"
-    )
+    add_schema_arguments(parser, spec, command)
     _add_output_arguments(parser)
     add_workspace_arguments(parser)
-    add_limit_arguments(parser, ("--glob-limit", *_BUDGET_FLAGS))
+    add_limit_arguments(parser, (*command.limit_flags, *_BUDGET_FLAGS))
     return _intermixed(parser)
+
+
+def add_glob_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    return add_tool_parser(sub, "glob")
 
 
 def cmd_glob(args: argparse.Namespace) -> int:
@@ -494,68 +641,7 @@ def cmd_glob(args: argparse.Namespace) -> int:
 def add_grep_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
-        "grep",
-        help="search file contents with a regex",
-        description="Search file contents with a Rust regex (ripgrep syntax) and print what a "
-        "model would see: path:line:text, ordered by path then line.",
-        epilog="exit status: 0 matches found, 1 no match, 2 usage or input error such as an "
-        "invalid regex (one line on stderr)",
-    )
-    parser.add_argument("pattern", help='regular expression, e.g. "def main", "TODO|FIXME"')
-    parser.add_argument(
-        "path", nargs="?", help="file or directory to search, relative to --root (default: root)"
-    )
-    parser.add_argument(
-        "-g", "--glob", help='only files matching this glob, like rg -g ("*.py", "src/**/*.rs")'
-    )
-    parser.add_argument(
-        "-F", "--literal", action="store_true", default=None, help="pattern is plain text"
-    )
-    parser.add_argument(
-        "-i", "--case-insensitive", action="store_true", default=None, help="ignore case"
-    )
-    parser.add_argument(
-        "-C", "--context", type=int, help=f"context lines around matches, 0-{MAX_CONTEXT}"
-    )
-    parser.add_argument(
-        "-U", "--multiline", action="store_true", default=None, help="matches may span lines"
-    )
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--output-mode",
-        choices=("content", "files_with_matches", "count"),
-        help="content (default), files_with_matches or count",
-    )
-    mode.add_argument(
-        "-l",
-        "--files-with-matches",
-        dest="output_mode",
-        action="store_const",
-        const="files_with_matches",
-        help="same as --output-mode files_with_matches",
-    )
-    mode.add_argument(
-        "-c",
-        "--count",
-        dest="output_mode",
-        action="store_const",
-        const="count",
-        help="same as --output-mode count",
-    )
-    parser.add_argument(
-        "--limit",
-        type=int,
-        help=f"matches (or files) per page (default: --grep-limit, {LIMITS['grep_limit']}); at "
-        f"most {LIMITS['grep_max_limit']}, or --grep-limit when larger",
-    )
-    parser.add_argument(
-        "--offset", type=int, help="entries to skip, for the next page (default: 0)"
-    )
-    _add_output_arguments(parser)
-    add_workspace_arguments(parser)
-    add_limit_arguments(parser, ("--grep-limit", "--grep-line-chars", *_BUDGET_FLAGS))
-    return _intermixed(parser)
+    return add_tool_parser(sub, "grep")
 
 
 def cmd_grep(args: argparse.Namespace) -> int:
@@ -565,27 +651,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
 def add_read_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
-        "read",
-        help="read a file's numbered lines",
-        description="Read a text file's lines, numbered like cat -n, and print what a model "
-        "would see (the read_file tool).",
-        epilog="exit status: 0 file read (also: empty, binary, offset past the end, each said "
-        "in the text), 2 usage or input error such as a missing file or a path outside the "
-        "root (one line on stderr)",
-    )
-    parser.add_argument("path", help="file to read, relative to --root")
-    parser.add_argument("--offset", type=int, help="1-based first line (default: 1)")
-    parser.add_argument(
-        "--limit",
-        type=int,
-        help=f"lines to read (default: --read-limit, {LIMITS['read_limit']}); at most "
-        f"{LIMITS['read_max_limit']}, or --read-limit when larger",
-    )
-    _add_output_arguments(parser)
-    add_workspace_arguments(parser)
-    add_limit_arguments(parser, ("--read-limit", "--read-line-chars", *_BUDGET_FLAGS))
-    return _intermixed(parser)
+    return add_tool_parser(sub, "read")
 
 
 def cmd_read(args: argparse.Namespace) -> int:
@@ -593,8 +659,6 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 # -- mcp -------------------------------------------------------------------------------------------
-
-MCP_TIME_BUDGET = 4.0
 
 
 def add_mcp_parser(
@@ -612,16 +676,15 @@ def add_mcp_parser(
         "configured numbers. The server exits when the client closes stdin.",
     )
     add_workspace_arguments(parser)
-    # Under the 5 s that common MCP clients wait for a call (mcp_server.DEFAULT_TIME_BUDGET,
-    # repeated here so that --help works without the SDK).
+    # Under the 5 s that common MCP clients wait for a call.
     parser.set_defaults(time_budget=MCP_TIME_BUDGET)
     add_limit_arguments(parser, LIMIT_FLAGS)
     parser.add_argument(
         "--max-concurrent-calls",
         type=int,
-        default=8,
+        default=MAX_CONCURRENT_CALLS,
         metavar="N",
-        help="tool calls running at the same time in worker threads (default: 8)",
+        help="tool calls running at the same time in worker threads (default: %(default)s)",
     )
     parser.add_argument(
         "--no-structured-content",

@@ -77,6 +77,11 @@ TIME_BUDGET = "time_budget"
 BINARY = "binary"
 TOOL_ERROR = "tool_error"
 UNKNOWN_REF = "unknown_ref"
+# An image or notebook read_file does not show (the engine's refusals).
+TOO_LARGE = "too_large"
+TOO_MANY_PIXELS = "too_many_pixels"
+UNSUPPORTED_FORMAT = "unsupported_format"
+UNDECODABLE = "undecodable"
 # A call that broke the protocol's contract: nothing ran.
 UNKNOWN_TOOL = "unknown_tool"
 MALFORMED_JSON = "malformed_json"
@@ -94,7 +99,11 @@ CODES: tuple[tuple[Status, Outcome, tuple[str, ...]], ...] = (
     ("done", "success", (OK, UNCHANGED, SAME_AS)),
     ("done", "empty", (NO_MATCH, EMPTY_FILE, PAST_END)),
     ("done", "partial", (TRUNCATED, TIME_BUDGET, BINARY)),
-    ("done", "failure", (TOOL_ERROR, UNKNOWN_REF)),
+    (
+        "done",
+        "failure",
+        (TOOL_ERROR, UNKNOWN_REF, TOO_LARGE, TOO_MANY_PIXELS, UNSUPPORTED_FORMAT, UNDECODABLE),
+    ),
     (
         "contract_error",
         "failure",

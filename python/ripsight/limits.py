@@ -24,10 +24,13 @@ from . import _core
 __all__ = [
     "DEFAULT_LIMITS",
     "LIMITS",
+    "MAX_CONCURRENT_CALLS",
     "MAX_CONTEXT",
     "MAX_OFFSET",
+    "MCP_TIME_BUDGET",
     "MIN_LINE_CHARS",
     "MIN_RESULT_CHARS",
+    "TIME_BUDGET",
     "ToolLimits",
 ]
 
@@ -41,11 +44,23 @@ MIN_RESULT_CHARS = int(LIMITS["min_result_chars"])
 MAX_OFFSET = int(LIMITS["max_offset"])
 #: The most context lines grep shows around a match.
 MAX_CONTEXT = int(LIMITS["grep_max_context"])
+#: Seconds one walk or search may take before it answers with what it found, marked incomplete:
+#: the library's and the CLI's default (`Workspace(time_budget=...)`).
+TIME_BUDGET = float(LIMITS["time_budget_seconds"])
+#: The same for `ripsight mcp`: under the 5 s common MCP clients wait for a call.
+MCP_TIME_BUDGET = float(LIMITS["mcp_time_budget_seconds"])
+#: Tool calls an MCP server runs at the same time unless told otherwise (a server's bound, not
+#: a tool's: it lives here, beside the server's time budget, not in the engine).
+MAX_CONCURRENT_CALLS = 8
 
-# The maxima a call may ask for unless a default is larger.
-_GLOB_MAX = int(LIMITS["glob_max_limit"])
-_GREP_MAX = int(LIMITS["grep_max_limit"])
-_READ_MAX = int(LIMITS["read_max_limit"])
+# Each maximum a call may ask for, the default it may not be below, and the engine's maximum
+# it takes when unset (or the default, when that is larger).
+_MAXIMA = (
+    ("glob_max_limit", "glob_limit", int(LIMITS["glob_max_limit"])),
+    ("grep_max_limit", "grep_limit", int(LIMITS["grep_max_limit"])),
+    ("read_max_limit", "read_limit", int(LIMITS["read_max_limit"])),
+    ("notebook_max_limit", "notebook_limit", int(LIMITS["notebook_max_limit"])),
+)
 
 
 def _check_int(name: str, value: Any, minimum: int) -> None:
@@ -53,6 +68,19 @@ def _check_int(name: str, value: Any, minimum: int) -> None:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
+
+
+#: The image and notebook bounds (each a whole number from 1).
+_MEDIA_FIELDS = (
+    "image_max_edge",
+    "image_max_pixels",
+    "image_max_bytes",
+    "image_max_source_bytes",
+    "image_max_decode_pixels",
+    "notebook_limit",
+    "notebook_output_chars",
+    "notebook_max_bytes",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +101,21 @@ class ToolLimits:
         glob_max_limit, grep_max_limit, read_max_limit: the largest ``limit`` a call may ask
             for (None: 1000, 500 and 2000 lines, or the default when that is larger). An
             explicit maximum below its default is an error.
+        image_max_edge, image_max_pixels: a shown image is at most this many pixels on its
+            long edge (default 1568) and in all (default 1,150,000); a larger one is scaled
+            down, a smaller one passed through untouched.
+        image_max_bytes: a shown image's encoded size (default 3,750,000 bytes): the budget of
+            a result's images, beside the text budget.
+        image_max_source_bytes: image files larger than this are refused unread (default
+            50,000,000 bytes).
+        image_max_decode_pixels: images whose header declares more pixels are refused before
+            decoding (default 25,000,000).
+        notebook_limit: cells one read of a notebook returns (default 20; a call may ask for
+            up to notebook_max_limit, None: 200 or the default when larger).
+        notebook_output_chars: characters of output text shown per notebook cell (default
+            2000).
+        notebook_max_bytes: notebooks larger than this are refused unread (default 64,000,000
+            bytes).
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -87,6 +130,15 @@ class ToolLimits:
     glob_max_limit: int | None = None
     grep_max_limit: int | None = None
     read_max_limit: int | None = None
+    image_max_edge: int = int(LIMITS["image_max_edge"])
+    image_max_pixels: int = int(LIMITS["image_max_pixels"])
+    image_max_bytes: int = int(LIMITS["image_max_bytes"])
+    image_max_source_bytes: int = int(LIMITS["image_max_source_bytes"])
+    image_max_decode_pixels: int = int(LIMITS["image_max_decode_pixels"])
+    notebook_limit: int = int(LIMITS["notebook_limit"])
+    notebook_output_chars: int = int(LIMITS["notebook_output_chars"])
+    notebook_max_bytes: int = int(LIMITS["notebook_max_bytes"])
+    notebook_max_limit: int | None = None
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)
@@ -95,17 +147,15 @@ class ToolLimits:
         _check_int("grep_line_chars", self.grep_line_chars, MIN_LINE_CHARS)
         _check_int("read_line_chars", self.read_line_chars, MIN_LINE_CHARS)
         _check_int("max_result_chars", self.max_result_chars, MIN_RESULT_CHARS)
+        for name in _MEDIA_FIELDS:
+            _check_int(name, getattr(self, name), 1)
         ratio = self.head_ratio
         if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):
             raise TypeError(f"head_ratio must be a number, got {type(ratio).__name__} {ratio!r}")
         if not 0.0 <= float(ratio) <= 1.0:
             raise ValueError(f"head_ratio must be between 0 and 1, got {ratio}")
         object.__setattr__(self, "head_ratio", float(ratio))
-        for name, default_name, historical in (
-            ("glob_max_limit", "glob_limit", _GLOB_MAX),
-            ("grep_max_limit", "grep_limit", _GREP_MAX),
-            ("read_max_limit", "read_limit", _READ_MAX),
-        ):
+        for name, default_name, historical in _MAXIMA:
             default = getattr(self, default_name)
             maximum = getattr(self, name)
             if maximum is None:
@@ -122,11 +172,7 @@ class ToolLimits:
         """A copy with some values changed (validated again). A maximum that followed its
         default is recomputed unless given."""
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        for name, default_name, historical in (
-            ("glob_max_limit", "glob_limit", _GLOB_MAX),
-            ("grep_max_limit", "grep_limit", _GREP_MAX),
-            ("read_max_limit", "read_limit", _READ_MAX),
-        ):
+        for name, default_name, historical in _MAXIMA:
             if name not in changes and values[name] == max(historical, values[default_name]):
                 values[name] = None
         values.update(changes)

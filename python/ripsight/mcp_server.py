@@ -42,7 +42,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import _core
-from .limits import DEFAULT_LIMITS, ToolLimits
+from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
 from .registry import Registry
 from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
@@ -61,10 +61,11 @@ __all__ = [
 
 logger = logging.getLogger("ripsight.mcp")
 
-#: Seconds a walk or search of `ripsight mcp` may take by default. Common MCP clients give up on
-#: a call after 5 s (the OpenAI Agents SDK's default); a partial answer marked incomplete within
-#: that time serves the model better than a client-side timeout.
-DEFAULT_TIME_BUDGET = 4.0
+#: Seconds a walk or search of `ripsight mcp` may take by default (the engine's
+#: ``LIMITS["mcp_time_budget_seconds"]``). Common MCP clients give up on a call after 5 s (the
+#: OpenAI Agents SDK's default); a partial answer marked incomplete within that time serves the
+#: model better than a client-side timeout.
+DEFAULT_TIME_BUDGET = MCP_TIME_BUDGET
 
 # -- output schemas: the JSON shape of `ripsight.to_dict(result)` ---------------------------------
 
@@ -96,6 +97,17 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
         withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
     next_offset = schemas["read_file"]["properties"]["next_offset"]
     next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
+    # read_file also answers with an image (its bytes are in the ImageContent, not here), a
+    # page of notebook cells, or a notebook cell's images.
+    schemas["read_file"] = {
+        "type": "object",
+        "anyOf": [
+            schemas["read_file"],
+            copy.deepcopy(_core.ImageResult.SCHEMA),
+            copy.deepcopy(_core.NotebookResult.SCHEMA),
+            copy.deepcopy(_core.NotebookImages.SCHEMA),
+        ],
+    }
     return schemas
 
 
@@ -136,7 +148,7 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
         page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
         page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
-    else:  # read_file: read on after the last line kept
+    else:  # read_file: read on after the last line (or notebook cell) kept
         page["next_offset"] = entries[keep]["number"]
     return page
 
@@ -157,7 +169,7 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
     """
     if _json_chars(data) <= budget:
         return data
-    key = next((k for k in ("paths", "files", "lines") if data.get(k)), None)
+    key = next((k for k in ("paths", "files", "lines", "cells") if data.get(k)), None)
     if key is None:
         page = dict(data)
     else:
@@ -290,9 +302,14 @@ def _call_result(result: ToolResult, structured_content: bool, budget: int) -> t
         elif result.name in OUTPUT_SCHEMAS:
             logger.warning("%s returned no typed result; structuredContent left out", result.name)
     # Validated from the wire form: the field names differ between SDK 1.x and 2.x models.
+    content: list[dict[str, Any]] = [{"type": "text", "text": result.content}]
+    content += [
+        {"type": "image", "data": image.base64, "mimeType": image.media_type}
+        for image in result.images
+    ]
     return types.CallToolResult.model_validate(
         {
-            "content": [{"type": "text", "text": result.content}],
+            "content": content,
             "structuredContent": structured,
             "isError": result.is_error,
         }
@@ -429,7 +446,7 @@ def build_server(
     registry: Registry,
     *,
     name: str = "ripsight",
-    max_concurrent_calls: int = 8,
+    max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
     structured_content: bool = True,
 ) -> Server[Any]:
     """An MCP `Server` exposing the registry's tools; run it with `serve_stdio` or the SDK.
@@ -473,7 +490,10 @@ class _WatchedStdin:
 
 
 async def serve_stdio(
-    registry: Registry, *, max_concurrent_calls: int = 8, structured_content: bool = True
+    registry: Registry,
+    *,
+    max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
+    structured_content: bool = True,
 ) -> None:
     """Serves the registry's tools on stdin/stdout until the client closes stdin; calls still
     running then are cancelled."""

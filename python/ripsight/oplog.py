@@ -362,6 +362,8 @@ def result_summary(content: str, meta: Mapping[str, Any], engine_result: Any) ->
         output["ref"] = meta["ref"]
     if meta.get("ignored_arguments"):
         output["ignored_arguments"] = list(meta["ignored_arguments"])
+    if meta.get("images"):
+        output.update(images=meta["images"], image_bytes=meta.get("image_bytes", 0))
     if engine_result is not None:
         for name in _SUMMARY_FIELDS:
             value = getattr(engine_result, name, None)

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import codes
 from .batches import Batches, is_concurrency_safe
-from .budget import bound, with_budget
+from .budget import bound, bound_images, with_budget
 from .limits import DEFAULT_LIMITS, ToolLimits
 from .lookup import TOOL_ALIASES, unknown_tool_message
 from .oplog import CallRecord, OperationLog, result_summary
 from .providers import FORMATS, definitions
-from .session import ReadState, Session
+from .session import DEFAULT_ROW_CHARS, ReadState, Session
 from .steps import (
     INTERRUPTS,
     REF_TOOL,
@@ -104,7 +104,7 @@ class Registry:
         self.before = before
         self.after = after
         # Stored results are paged in rows narrow enough for one page to fit the budget.
-        row_chars = max(100, min(2000, self.limits.max_result_chars // 4))
+        row_chars = max(100, min(DEFAULT_ROW_CHARS, self.limits.max_result_chars // 4))
         self.session = session if session is not None else Session(row_chars=row_chars)
         self._tools: dict[str, ToolSpec] = {}
         self._batches = Batches(max_workers)
@@ -270,7 +270,16 @@ class Registry:
             meta.setdefault("error_type", code)
         meta["code"] = code
         meta["duration_ms"] = record.elapsed_ms()
-        result = original = ToolResult(record.call_id, content, answer.is_error, record.tool, meta)
+        # Images have their own budget beside the text's; an error result shows none.
+        budget = 0 if answer.is_error else self.limits.image_max_bytes
+        images, dropped = bound_images(answer.images, budget)
+        if answer.images:
+            meta.update(images=len(images), image_bytes=sum(len(i.data) for i in images))
+            if dropped:
+                meta["images_dropped"] = dropped
+        result = original = ToolResult(
+            record.call_id, content, answer.is_error, record.tool, meta, images
+        )
         if answer.ran and self.after is not None and record.arguments is not None:
             result, status = after_hook(self.after, record, result, status, self.limits)
         output = result_summary(result.content, meta, meta.get(ENGINE_RESULT_KEY))

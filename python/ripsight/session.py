@@ -26,6 +26,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_REFERENCE_BYTES",
     "DEFAULT_REFERENCE_TTL",
+    "DEFAULT_ROW_CHARS",
     "NoReadState",
     "ReadRecord",
     "ReadState",

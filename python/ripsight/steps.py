@@ -19,7 +19,7 @@ from .errors import RipsightError, model_text
 from .limits import ToolLimits
 from .lookup import suggest_tool, unknown_tool_message
 from .oplog import CallRecord
-from .types import ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
+from .types import ImagePart, ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
 from .validation import ArgumentsError, check_arguments, parse_arguments
 
 __all__ = [
@@ -58,7 +58,8 @@ class Answer(Exception):
 
     `ran`: the tool ran, so the `after` hook sees the result; `is_error`: the result is an
     error (default: unless the status is ``done``); `on_delivered`: the tool's callback once
-    the result is final; `stored`: a cut result may be stored by reference.
+    the result is final; `stored`: a cut result may be stored by reference; `images`: the
+    images shown beside the text.
     """
 
     def __init__(
@@ -71,11 +72,13 @@ class Answer(Exception):
         is_error: bool | None = None,
         on_delivered: Callable[[ToolResult], None] | None = None,
         stored: bool = True,
+        images: tuple[ImagePart, ...] = (),
     ) -> None:
         super().__init__(text)
         self.text, self.status, self.code, self.ran = text, status, code, ran
         self.is_error = status != "done" if is_error is None else is_error
         self.on_delivered, self.stored = on_delivered, stored
+        self.images = images
 
 
 def read_call(call: Any) -> ToolCall | None:
@@ -218,10 +221,12 @@ def admit(
 def classify(spec: ToolSpec, output: Any, meta: dict[str, Any], note: str) -> Answer:
     """Step 7: what the handler returned, as an answer (its text after the note on dropped
     arguments)."""
+    images: tuple[ImagePart, ...] = ()
     if isinstance(output, ToolOutput):
         meta.update(output.meta)
         code = output.code or (codes.TOOL_ERROR if output.is_error else codes.OK)
         text, is_error, delivered = output.text, output.is_error, output.on_delivered
+        images = tuple(output.images)
     elif isinstance(output, str):
         text, is_error, code, delivered = output, False, codes.OK, None
     else:
@@ -239,6 +244,7 @@ def classify(spec: ToolSpec, output: Any, meta: dict[str, Any], note: str) -> An
         is_error=is_error,
         on_delivered=delivered,
         stored=spec.name != REF_TOOL,
+        images=images,
     )
 
 

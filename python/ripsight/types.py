@@ -10,6 +10,7 @@ share between the threads of a parallel batch.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,6 +24,7 @@ __all__ = [
     "EFFECTS",
     "Effect",
     "Handler",
+    "ImagePart",
     "ToolCall",
     "ToolContext",
     "ToolOutput",
@@ -63,6 +65,34 @@ class ToolContext:
 
 
 @dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image a result carries beside its text (a `read_file` of a PNG, a notebook cell's
+    plot). Each provider form places it where that API takes images (see
+    `ripsight.providers`); the text still describes it in one line.
+
+    Attributes:
+        media_type: ``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``.
+        data: the encoded bytes.
+    """
+
+    media_type: str
+    data: bytes = field(repr=False)
+
+    @property
+    def base64(self) -> str:
+        """The bytes in standard base64 (MCP ``ImageContent.data``, Anthropic's source)."""
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        """A ``data:`` URL (OpenAI's ``image_url`` and ``input_image``)."""
+        return f"data:{self.media_type};base64,{self.base64}"
+
+    def __repr__(self) -> str:
+        return f"ImagePart({self.media_type!r}, {len(self.data):,} bytes)"
+
+
+@dataclass(frozen=True, slots=True)
 class ToolOutput:
     """What a handler may return instead of a plain string: the text plus private metadata.
 
@@ -78,6 +108,8 @@ class ToolOutput:
     on_delivered: Callable[[ToolResult], None] | None = None
     #: A stable machine code for `ToolResult.meta["code"]` ("ok" when None and not an error).
     code: str | None = None
+    #: Images shown beside the text (within the image budget, `ToolLimits.image_max_bytes`).
+    images: tuple[ImagePart, ...] = ()
 
 
 #: A tool's function: receives the execution context and the checked arguments (defaults filled
@@ -236,6 +268,9 @@ class ToolResult:
         meta: facts for the application, never shown to the model: ``code`` (the stable
             machine code, ``"ok"`` on success), ``duration_ms``, ``truncated``,
             ``original_chars``, ``ignored_arguments``, ``ref`` ...
+        images: images the model is shown beside `content` (an image read by `read_file`);
+            their bytes have their own budget (`ToolLimits.image_max_bytes`), apart from the
+            text's.
     """
 
     call_id: str
@@ -243,3 +278,4 @@ class ToolResult:
     is_error: bool = False
     name: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict)
+    images: tuple[ImagePart, ...] = ()

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import _core
 from .errors import InvalidArgumentError
-from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS
+from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
 
 __all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
@@ -28,6 +28,9 @@ GlobResult = _core.GlobResult
 GrepResult = _core.GrepResult
 ReadResult = _core.ReadResult
 FileIdentity = _core.FileIdentity
+ImageResult = _core.ImageResult
+NotebookResult = _core.NotebookResult
+NotebookImages = _core.NotebookImages
 
 
 #: The largest integer the engine takes (its counts and offsets are 64-bit).
@@ -118,7 +121,7 @@ class Workspace:
         *,
         exclude_dirs: Iterable[str] = DEFAULT_EXCLUDE_DIRS,
         deny: Iterable[str] = DEFAULT_DENY_GLOBS,
-        time_budget: float = 10.0,
+        time_budget: float = TIME_BUDGET,
         threads: int = 0,
         respect_ignore_files: bool = True,
         index: bool = False,
@@ -246,6 +249,91 @@ class Workspace:
             cancel=cancel,
         )
 
+    # ==== Images and notebooks (the engine's crate::media) ====
+
+    def read_image(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_edge: int = DEFAULT_LIMITS.image_max_edge,
+        max_pixels: int = DEFAULT_LIMITS.image_max_pixels,
+        max_bytes: int = DEFAULT_LIMITS.image_max_bytes,
+        max_source_bytes: int = DEFAULT_LIMITS.image_max_source_bytes,
+        max_decode_pixels: int = DEFAULT_LIMITS.image_max_decode_pixels,
+        cancel: CancelToken | None = None,
+    ) -> ImageResult:
+        """One PNG, JPEG, GIF (first frame) or WebP image as a model is shown it: the original
+        bytes when it is within `max_edge` (long edge, default 1568 px), `max_pixels` (default
+        1,150,000) and `max_bytes` (default 3,750,000), else scaled down and re-encoded to fit.
+        A file over `max_source_bytes` or declaring more than `max_decode_pixels` pixels, or
+        one that does not decode, comes back with `refused` set and nothing shown. Raises what
+        `read_file` raises for the path (missing, outside the root, denied...)."""
+        bounds = {
+            "max_edge": max_edge,
+            "max_pixels": max_pixels,
+            "max_bytes": max_bytes,
+            "max_source_bytes": max_source_bytes,
+            "max_decode_pixels": max_decode_pixels,
+        }
+        for name, value in bounds.items():
+            _check_int(name, value, 1)
+        return self._engine.read_image(os.fspath(path), **bounds, cancel=cancel)
+
+    def read_notebook(
+        self,
+        path: str | os.PathLike[str],
+        offset: int = 1,
+        limit: int = DEFAULT_LIMITS.notebook_limit,
+        *,
+        max_output_chars: int = DEFAULT_LIMITS.notebook_output_chars,
+        max_bytes: int = DEFAULT_LIMITS.notebook_max_bytes,
+        cancel: CancelToken | None = None,
+    ) -> NotebookResult:
+        """Cells `offset` .. `offset + limit - 1` (1-based, default 20 cells) of a Jupyter
+        notebook (nbformat 4 or 3), with the exact cell total; each cell's output text is cut
+        to `max_output_chars` (default 2000). A notebook over `max_bytes` (default
+        64,000,000) or one that does not parse comes back with `refused` set."""
+        _check_int("offset", offset, 1)
+        _check_int("limit", limit, 1)
+        _check_int("max_output_chars", max_output_chars, 0)
+        _check_int("max_bytes", max_bytes, 1)
+        return self._engine.read_notebook(
+            os.fspath(path),
+            offset=offset,
+            limit=limit,
+            max_output_chars=max_output_chars,
+            max_bytes=max_bytes,
+            cancel=cancel,
+        )
+
+    def read_notebook_images(
+        self,
+        path: str | os.PathLike[str],
+        cell: int,
+        *,
+        max_bytes: int = DEFAULT_LIMITS.notebook_max_bytes,
+        max_edge: int = DEFAULT_LIMITS.image_max_edge,
+        max_pixels: int = DEFAULT_LIMITS.image_max_pixels,
+        max_image_bytes: int = DEFAULT_LIMITS.image_max_bytes,
+        max_source_bytes: int = DEFAULT_LIMITS.image_max_source_bytes,
+        max_decode_pixels: int = DEFAULT_LIMITS.image_max_decode_pixels,
+        cancel: CancelToken | None = None,
+    ) -> NotebookImages:
+        """The image outputs of notebook cell `cell` (1-based), each prepared as `read_image`
+        prepares a file (`max_image_bytes` is its `max_bytes`)."""
+        bounds = {
+            "cell": cell,
+            "max_bytes": max_bytes,
+            "max_edge": max_edge,
+            "max_pixels": max_pixels,
+            "max_image_bytes": max_image_bytes,
+            "max_source_bytes": max_source_bytes,
+            "max_decode_pixels": max_decode_pixels,
+        }
+        for name, value in bounds.items():
+            _check_int(name, value, 1)
+        return self._engine.read_notebook_images(os.fspath(path), **bounds, cancel=cancel)
+
     # ==== The warm index (SPEC §2.8) ====
 
     def index_status(self) -> dict[str, Any]:
@@ -297,6 +385,12 @@ RESULT_CLASSES = (
     _core.SkipCounts,
     _core.FileIdentity,
     _core.IndexStatus,
+    _core.ImageResult,
+    _core.NotebookResult,
+    _core.NotebookCell,
+    _core.CellOutput,
+    _core.NotebookImage,
+    _core.NotebookImages,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

@@ -54,13 +54,13 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use crate::budget::{CancelToken, Deadline};
 use crate::error::CoreError;
 use crate::keyblock;
+use crate::pattern::FileFilter;
 use crate::walk::{
     FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, Target, WalkedFile, open_target, walk_files,
 };
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 use input::{Input, WHOLE_FILE_BYTES, open_again, read_head};
-pub(crate) use matcher::FileFilter;
 use matcher::build_matcher;
 use page::{FileHit, PageRange, content_page, content_windows, files_page};
 use sink::{FileSink, StoredLine, Window};
@@ -584,7 +584,11 @@ pub(crate) fn prepare(
     };
     let matcher = workspace.cached_regex(key, || build_matcher(options))?;
     let filter = (!options.glob.is_empty())
-        .then(|| FileFilter::new(workspace, &options.glob))
+        .then(|| {
+            FileFilter::new(&options.glob, |body, glob| {
+                workspace.cached_glob(body, glob)
+            })
+        })
         .transpose()?;
     Ok((matcher, filter))
 }

@@ -6,6 +6,10 @@
 //! - [`read::read_file`]: a numbered line range of one file (default 400 lines, lines cut to 500 chars),
 //!   with memory bounded by what is shown.
 //!
+//! - [`media::image::read_image`] and [`media::notebook::read_notebook`]: images prepared for a
+//!   model (downscaled within a pixel and byte budget, bombs refused from their header) and
+//!   notebooks as numbered cells with their outputs;
+//!
 //! plus [`truncate::truncate_middle`] for any text. Every result is deterministic, states exact
 //! totals and what was withheld, and counts what was skipped by reason. Nothing here knows about
 //! language models; the Python layer turns results into model-facing text.
@@ -29,7 +33,9 @@ mod ignore_rules;
 pub mod index;
 mod keyblock;
 pub mod limits;
+pub mod media;
 mod open;
+mod pattern;
 pub mod read;
 pub mod record;
 pub mod skip;

@@ -5,7 +5,10 @@
 //! may ask for, so the Python layer's schemas, argument checks and CLI take every number from
 //! here (`ripsight._core.LIMITS`) instead of keeping copies.
 
-use crate::{grep, read, truncate, walk};
+use std::time::Duration;
+
+use crate::media::{image, notebook};
+use crate::{grep, read, truncate, walk, workspace};
 
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
 /// line to be worth reading.
@@ -16,12 +19,18 @@ pub const MAX_GLOB_LIMIT: usize = 1000;
 pub const MAX_GREP_LIMIT: usize = 500;
 /// The largest `limit` a read_file call may ask for by default.
 pub const MAX_READ_LIMIT: usize = 2000;
+/// The largest `limit` (cells) a read of a notebook may ask for by default.
+pub const MAX_NOTEBOOK_LIMIT: usize = 200;
 /// The largest `offset` a call may give (a page past any real total).
 pub const MAX_OFFSET: u64 = 1_000_000_000_000;
 /// The most lines of context grep shows around a match.
 pub const MAX_CONTEXT: usize = 20;
 /// The smallest budget of one result's text: room for a head, a tail and the truncation note.
 pub const MIN_RESULT_CHARS: usize = 200;
+/// The time budget of a walk or search in an MCP server, beside the library's
+/// [`workspace::DEFAULT_TIME_BUDGET`]: common MCP clients give up on a call after 5 seconds, and
+/// a partial answer marked incomplete within that serves better than a client-side timeout.
+pub const MCP_TIME_BUDGET: Duration = Duration::from_secs(4);
 
 /// One named number of the table.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,6 +39,8 @@ pub enum Limit {
     Count(u64),
     /// A ratio.
     Ratio(f64),
+    /// A duration, in seconds.
+    Seconds(f64),
 }
 
 /// Every default and bound by name (the names `ripsight.limits` uses).
@@ -57,4 +68,40 @@ pub const LIMITS: &[(&str, Limit)] = &[
     ),
     ("min_result_chars", Limit::Count(MIN_RESULT_CHARS as u64)),
     ("head_ratio", Limit::Ratio(truncate::DEFAULT_HEAD_RATIO)),
+    (
+        "time_budget_seconds",
+        Limit::Seconds(workspace::DEFAULT_TIME_BUDGET.as_secs_f64()),
+    ),
+    (
+        "mcp_time_budget_seconds",
+        Limit::Seconds(MCP_TIME_BUDGET.as_secs_f64()),
+    ),
+    // Images and notebooks (crate::media).
+    ("image_max_edge", Limit::Count(image::DEFAULT_MAX_EDGE)),
+    ("image_max_pixels", Limit::Count(image::DEFAULT_MAX_PIXELS)),
+    ("image_max_bytes", Limit::Count(image::DEFAULT_MAX_BYTES)),
+    (
+        "image_max_source_bytes",
+        Limit::Count(image::DEFAULT_MAX_SOURCE_BYTES),
+    ),
+    (
+        "image_max_decode_pixels",
+        Limit::Count(image::DEFAULT_MAX_DECODE_PIXELS),
+    ),
+    (
+        "notebook_limit",
+        Limit::Count(notebook::DEFAULT_NOTEBOOK_LIMIT as u64),
+    ),
+    (
+        "notebook_max_limit",
+        Limit::Count(MAX_NOTEBOOK_LIMIT as u64),
+    ),
+    (
+        "notebook_output_chars",
+        Limit::Count(notebook::DEFAULT_OUTPUT_CHARS as u64),
+    ),
+    (
+        "notebook_max_bytes",
+        Limit::Count(notebook::DEFAULT_NOTEBOOK_MAX_BYTES),
+    ),
 ];

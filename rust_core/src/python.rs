@@ -24,6 +24,8 @@ use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, OutputMode};
 use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
+use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
+use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
 use crate::walk::{self, GlobOptions, GlobOutput, SortOrder};
@@ -412,6 +414,104 @@ impl Engine {
         run_detached(py, &cancel, move || read::read_file(&workspace, &options))
     }
 
+    // -- images and notebooks (crate::media) ---------------------------------------------------
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one keyword argument per image bound"
+    )]
+    #[pyo3(signature = (path, /, *, max_edge, max_pixels, max_bytes, max_source_bytes, max_decode_pixels, cancel = None))]
+    fn read_image(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        max_edge: u64,
+        max_pixels: u64,
+        max_bytes: u64,
+        max_source_bytes: u64,
+        max_decode_pixels: u64,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<ImageOutput> {
+        let cancel = call_token(cancel);
+        let options = ImageOptions {
+            path,
+            bounds: ImageBounds {
+                max_edge,
+                max_pixels,
+                max_bytes,
+                max_source_bytes,
+                max_decode_pixels,
+            },
+            cancel: cancel.clone(),
+        };
+        let workspace = Arc::clone(&self.workspace);
+        run_detached(py, &cancel, move || image::read_image(&workspace, &options))
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the notebook read's keyword arguments"
+    )]
+    #[pyo3(signature = (path, /, *, offset, limit, max_output_chars, max_bytes, cancel = None))]
+    fn read_notebook(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        offset: u64,
+        limit: usize,
+        max_output_chars: usize,
+        max_bytes: u64,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<NotebookOutput> {
+        let cancel = call_token(cancel);
+        let options = NotebookOptions {
+            path,
+            offset,
+            limit,
+            max_output_chars,
+            max_bytes,
+            cancel: cancel.clone(),
+        };
+        let workspace = Arc::clone(&self.workspace);
+        run_detached(py, &cancel, move || {
+            notebook::read_notebook(&workspace, &options)
+        })
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the cell, the notebook cap and one keyword argument per image bound"
+    )]
+    #[pyo3(signature = (path, /, *, cell, max_bytes, max_edge, max_pixels, max_image_bytes, max_source_bytes, max_decode_pixels, cancel = None))]
+    fn read_notebook_images(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        cell: u64,
+        max_bytes: u64,
+        max_edge: u64,
+        max_pixels: u64,
+        max_image_bytes: u64,
+        max_source_bytes: u64,
+        max_decode_pixels: u64,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<NotebookImages> {
+        let cancel = call_token(cancel);
+        let bounds = ImageBounds {
+            max_edge,
+            max_pixels,
+            max_bytes: max_image_bytes,
+            max_source_bytes,
+            max_decode_pixels,
+        };
+        let workspace = Arc::clone(&self.workspace);
+        run_detached(py, &cancel, move || {
+            notebook::notebook_images(&workspace, &path, cell, max_bytes, &bounds)
+        })
+    }
+
+    // -- end of images and notebooks ------------------------------------------------------------
+
     fn __repr__(&self) -> String {
         format!("Engine({:?})", self.workspace.root().display().to_string())
     }
@@ -478,7 +578,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, value) in LIMITS {
         match value {
             Limit::Count(n) => limits.set_item(name, n)?,
-            Limit::Ratio(r) => limits.set_item(name, r)?,
+            Limit::Ratio(r) | Limit::Seconds(r) => limits.set_item(name, r)?,
         }
     }
     m.add("LIMITS", limits)?;

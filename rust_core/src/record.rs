@@ -33,6 +33,9 @@ pub enum Shape {
     },
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// Encoded bytes (`bytes` in Python), left out of `to_dict()` and the JSON Schema so a
+    /// structured copy never embeds them.
+    Bytes,
 }
 
 /// One field of a record.

@@ -19,14 +19,14 @@ use std::ffi::{OsStr, OsString};
 use std::os::fd::AsFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 
 use crate::boundary::Opened;
-use crate::error::{CoreError, PatternIssue};
+use crate::error::CoreError;
 use crate::open::display_relative;
+use crate::pattern::{CompiledGlob, literal_prefix, normalize_pattern};
 use crate::workspace::{CancelToken, OpenedFile, SkipCounts, Workspace};
 
 /// Default number of paths a glob returns.
@@ -153,113 +153,6 @@ pub(crate) fn open_target(
 }
 
 // ==== glob ====
-
-/// Characters that make a pattern component a glob rather than a literal name.
-const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\', '!'];
-
-/// Compiles a glob with ripsight's semantics: `*` and `?` never cross `/`, `**` does.
-///
-/// The glob is held as a one-glob `GlobSet`, not a `GlobMatcher`: the set picks a strategy per
-/// pattern (a hash lookup of the extension for `**/*.c`, of the name for `**/Makefile`, a
-/// prefix or suffix test) where the matcher always runs the whole regex, the cost of matching
-/// every path of the warm index's table (kernel: 78,577).
-pub(crate) fn compile_glob(pattern: &str, shown: &str) -> Result<CompiledGlob, CoreError> {
-    GlobBuilder::new(pattern)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .and_then(|g| GlobSetBuilder::new().add(g).build())
-        .map(Arc::new)
-        .map_err(|e| CoreError::InvalidPattern {
-            pattern: shown.to_string(),
-            issue: PatternIssue::Glob,
-            message: e.kind().to_string(),
-        })
-}
-
-/// One compiled glob (see [`compile_glob`]).
-pub(crate) type CompiledGlob = Arc<GlobSet>;
-
-/// [`compile_glob`] through the workspace's cache of compiled globs.
-pub(crate) fn cached_glob(
-    workspace: &Workspace,
-    pattern: &str,
-    shown: &str,
-) -> Result<CompiledGlob, CoreError> {
-    workspace.cached_glob(pattern, || compile_glob(pattern, shown))
-}
-
-/// The pattern as matched against paths relative to the search directory: an absolute pattern
-/// under the search directory loses that prefix, and a leading `./` or `/` is dropped.
-fn normalize_pattern(pattern: &str, search_abs: &Path) -> Result<String, CoreError> {
-    let trimmed = pattern.trim();
-    let mut rest = trimmed;
-    let search = search_abs.to_string_lossy();
-    if let Some(inner) = rest.strip_prefix(search.as_ref())
-        && (inner.is_empty() || inner.starts_with('/'))
-    {
-        rest = inner;
-    } else if rest.starts_with('/') {
-        return Err(CoreError::InvalidPattern {
-            pattern: pattern.to_string(),
-            issue: PatternIssue::AbsoluteGlob,
-            message: format!(
-                "the pattern is an absolute path outside the searched directory ({search})"
-            ),
-        });
-    }
-    if rest.split('/').any(|part| part == "..") {
-        return Err(CoreError::InvalidPattern {
-            pattern: pattern.to_string(),
-            issue: PatternIssue::ParentGlob,
-            message: "a pattern cannot contain `..`: it matches paths below `path` and never \
-                      leaves the workspace root"
-                .into(),
-        });
-    }
-    loop {
-        if let Some(inner) = rest.strip_prefix("./") {
-            rest = inner;
-        } else if let Some(inner) = rest.strip_prefix('/') {
-            rest = inner;
-        } else {
-            break;
-        }
-    }
-    if rest.is_empty() || rest == "." {
-        return Err(CoreError::InvalidPattern {
-            pattern: pattern.to_string(),
-            issue: PatternIssue::EmptyPattern,
-            message: "the pattern is empty".into(),
-        });
-    }
-    // `dir/` means what lies below the directory.
-    if rest.ends_with('/') {
-        return Ok(format!("{rest}**"));
-    }
-    // `**.rs` (a common slip for `**/*.rs`) would mean `*.rs` to globset: say what was meant.
-    let parts: Vec<String> = rest
-        .split('/')
-        .map(|part| match part.strip_prefix("**") {
-            Some(tail) if !tail.is_empty() && !tail.starts_with('*') => format!("**/*{tail}"),
-            _ => part.to_string(),
-        })
-        .collect();
-    Ok(parts.join("/"))
-}
-
-/// The pattern's leading directory components that hold no glob syntax (never the last one).
-fn literal_prefix(pattern: &str) -> Vec<&str> {
-    let parts: Vec<&str> = pattern.split('/').collect();
-    let mut prefix = Vec::new();
-    for part in &parts[..parts.len().saturating_sub(1)] {
-        if part.is_empty() || *part == "." || *part == ".." || part.contains(GLOB_META) {
-            break;
-        }
-        prefix.push(*part);
-    }
-    prefix
-}
 
 /// The directory to walk for `pattern`: the literal leading directory when walking it alone
 /// lists exactly what a walk of `search` would (a real directory, not a link, not in the skip
@@ -499,10 +392,10 @@ impl GlobSetup {
             workspace.root().join(&search_relative)
         };
         let pattern = normalize_pattern(&options.pattern, &search_abs)?;
-        let matcher = cached_glob(workspace, &pattern, &options.pattern)?;
+        let matcher = workspace.cached_glob(&pattern, &options.pattern)?;
         let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
         let anywhere = match &anywhere_pattern {
-            Some(p) => Some(cached_glob(workspace, p, p)?),
+            Some(p) => Some(workspace.cached_glob(p, p)?),
             None => None,
         };
         let search_prefix = if search.relative.is_empty() {
@@ -557,47 +450,5 @@ impl GlobSetup {
             incomplete,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn literal_prefix_stops_at_glob_syntax() {
-        assert_eq!(literal_prefix("src/**/*.rs"), vec!["src"]);
-        assert_eq!(literal_prefix("a/b/c.txt"), vec!["a", "b"]);
-        assert_eq!(literal_prefix("*.rs"), Vec::<&str>::new());
-        assert_eq!(literal_prefix("a/{b,c}/d"), vec!["a"]);
-        assert_eq!(literal_prefix("../x/y"), Vec::<&str>::new());
-    }
-
-    #[test]
-    fn normalize_pattern_drops_leading_noise() {
-        let search = Path::new("/repo");
-        assert_eq!(normalize_pattern("./src/*.rs", search).unwrap(), "src/*.rs");
-        assert_eq!(
-            normalize_pattern("/repo/src/*.rs", search).unwrap(),
-            "src/*.rs"
-        );
-        assert_eq!(normalize_pattern("src/", search).unwrap(), "src/**");
-        assert_eq!(normalize_pattern("**.rs", search).unwrap(), "**/*.rs");
-        assert_eq!(
-            normalize_pattern("src/**.rs", search).unwrap(),
-            "src/**/*.rs"
-        );
-        assert_eq!(normalize_pattern("a/**/b", search).unwrap(), "a/**/b");
-        assert!(normalize_pattern("  ", search).is_err());
-    }
-
-    #[test]
-    fn normalize_pattern_refuses_leaving_the_search_directory() {
-        let search = Path::new("/repo");
-        for pattern in ["../*", "../**/*.rs", "src/../../x", "/etc/*", "/repo-old/*"] {
-            let error = normalize_pattern(pattern, search).expect_err(pattern);
-            assert_eq!(error.kind(), "invalid_pattern", "{pattern}");
-        }
-        assert_eq!(normalize_pattern("/repo/a/*", search).unwrap(), "a/*");
     }
 }

@@ -20,8 +20,8 @@ use crate::boundary::{FileIdentity, Opened, RootDir};
 pub use crate::budget::{CancelToken, Deadline};
 use crate::error::{CoreError, PatternIssue};
 use crate::ignore_rules::{DirRules, TreeRules};
+use crate::pattern::{CompiledGlob, compile_glob};
 pub use crate::skip::SkipCounts;
-use crate::walk::CompiledGlob;
 
 /// Directories skipped by every walk unless the embedding application changes the list.
 pub const DEFAULT_EXCLUDE_DIRS: &[&str] =
@@ -293,14 +293,17 @@ impl Workspace {
         memoize(&self.inner.memo.regexes, key, || build().map(Arc::new))
     }
 
-    /// The glob matcher for `pattern`, compiled by `build` unless kept from a recent call (the
-    /// last [`GLOB_CACHE_ENTRIES`] distinct patterns).
-    pub(crate) fn cached_glob<E>(
+    /// The glob matcher for `pattern` ([`compile_glob`]; `shown` is the pattern as the caller
+    /// wrote it, for the error), unless kept from a recent call (the last
+    /// [`GLOB_CACHE_ENTRIES`] distinct patterns).
+    pub(crate) fn cached_glob(
         &self,
         pattern: &str,
-        build: impl FnOnce() -> Result<CompiledGlob, E>,
-    ) -> Result<CompiledGlob, E> {
-        memoize(&self.inner.memo.globs, pattern.to_string(), build)
+        shown: &str,
+    ) -> Result<CompiledGlob, CoreError> {
+        memoize(&self.inner.memo.globs, pattern.to_string(), || {
+            compile_glob(pattern, shown)
+        })
     }
 
     /// Entries the last walk of `dir` saw, if it is remembered.
@@ -598,7 +601,7 @@ mod tests {
             let built = ws.cached_regex(key.clone(), || RegexMatcher::new(&key.pattern));
             assert!(built.is_ok());
             let glob = format!("*.e{i}");
-            let built = ws.cached_glob(&glob, || crate::walk::compile_glob(&glob, &glob));
+            let built = ws.cached_glob(&glob, &glob);
             assert!(built.is_ok());
             ws.record_walk_size(&i.to_string(), i as u64);
         }

@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .harness import machine_info, rg_binary, same_set_rg_args
+from .peers import rg_binary, same_set_rg_args
+from .report import machine_info
 
 #: The Linux-tree patterns of the goals: selective (13, 4, 186 and 169 files: the lowercase
 #: ones are made of common words), 688 files, medium (3,227), broad (49,006).
@@ -230,7 +231,7 @@ def run(args: Any) -> int:
     linux = os.path.isfile(os.path.join(root, "MAINTAINERS"))
     patterns = list(args.warm_patterns or (KERNEL_PATTERNS if linux else ()))
     if not patterns:
-        from .harness import _pick_common, _pick_rare
+        from .suite import _pick_common, _pick_rare
 
         patterns = [_pick_rare(root), _pick_common(root)]
     glob = args.glob or KERNEL_GLOB

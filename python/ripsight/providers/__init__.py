@@ -23,6 +23,7 @@ __all__ = [
     "definitions",
     "follow_up",
     "normalise_format",
+    "openai_chat_image_messages",
     "openai_chat_messages",
     "openai_responses_items",
     "pair_results",
@@ -40,6 +41,7 @@ _FORMAT_ALIASES = {
 }
 
 openai_chat_messages = openai.chat_messages
+openai_chat_image_messages = openai.chat_image_messages
 openai_responses_items = openai.responses_items
 anthropic_messages = anthropic.messages_for
 

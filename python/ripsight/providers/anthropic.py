@@ -28,7 +28,9 @@ from ._common import (
 if TYPE_CHECKING:
     from anthropic.types import (
         ContentBlockParam,
+        ImageBlockParam,
         MessageParam,
+        TextBlockParam,
         ToolParam,
         ToolResultBlockParam,
     )
@@ -49,7 +51,9 @@ def messages_for(
     calls: Sequence[ToolCall], results: Sequence[ToolResult], text: str | None = None
 ) -> list[MessageParam]:
     """The assistant message with ``tool_use`` blocks, then one user message with a
-    ``tool_result`` block per call (Anthropic requires all results in that one message)."""
+    ``tool_result`` block per call (Anthropic requires all results in that one message). A
+    result with images has a list as its content: the text block, then an ``image`` block
+    (base64 source) per image."""
     pairs = pair_results(calls, results)
     content: list[ContentBlockParam] = []
     if text:
@@ -63,12 +67,31 @@ def messages_for(
         block: ToolResultBlockParam = {
             "type": "tool_result",
             "tool_use_id": call.id,
-            "content": result.content,
+            "content": _result_content(result),
         }
         if result.is_error:
             block["is_error"] = True
         blocks.append(block)
     return [{"role": "assistant", "content": content}, {"role": "user", "content": blocks}]
+
+
+def _result_content(result: ToolResult) -> str | list[TextBlockParam | ImageBlockParam]:
+    """A ``tool_result``'s content: the text, and an image block (base64 source) per image."""
+    if not result.images:
+        return result.content
+    parts: list[TextBlockParam | ImageBlockParam] = [{"type": "text", "text": result.content}]
+    for image in result.images:
+        parts.append(
+            {
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": image.media_type,  # type: ignore[typeddict-item]
+                    "data": image.base64,
+                },
+            }
+        )
+    return parts
 
 
 def _blocks(message: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:

@@ -28,14 +28,21 @@ from ._common import (
 if TYPE_CHECKING:
     from openai.types.chat import (
         ChatCompletionAssistantMessageParam,
+        ChatCompletionContentPartParam,
         ChatCompletionFunctionToolParam,
         ChatCompletionMessageParam,
         ChatCompletionToolMessageParam,
+        ChatCompletionUserMessageParam,
     )
-    from openai.types.responses import FunctionToolParam, ResponseInputItemParam
+    from openai.types.responses import (
+        FunctionToolParam,
+        ResponseFunctionCallOutputItemListParam,
+        ResponseInputItemParam,
+    )
 
 __all__ = [
     "chat_definitions",
+    "chat_image_messages",
     "chat_messages",
     "compact_chat",
     "compact_responses",
@@ -90,7 +97,8 @@ def responses_definitions(
 def chat_messages(
     calls: Sequence[ToolCall], results: Sequence[ToolResult], text: str | None = None
 ) -> list[ChatCompletionMessageParam]:
-    """One assistant message with ``tool_calls``, then one ``tool`` message per call."""
+    """One assistant message with ``tool_calls``, then one ``tool`` message per call (text
+    only, as the API takes it: `chat_image_messages` adds the images as a user message)."""
     pairs = pair_results(calls, results)
     assistant: ChatCompletionAssistantMessageParam = {
         "role": "assistant",
@@ -119,7 +127,7 @@ def responses_items(
     calls: Sequence[ToolCall], results: Sequence[ToolResult], text: str | None = None
 ) -> list[ResponseInputItemParam]:
     """Responses API input items: the ``function_call`` items, then a ``function_call_output``
-    for each."""
+    for each (with images, its output is a list: ``input_text``, then ``input_image``s)."""
     pairs = pair_results(calls, results)
     items: list[ResponseInputItemParam] = []
     if text:
@@ -134,8 +142,53 @@ def responses_items(
             }
         )
     for call, result in pairs:
-        items.append({"type": "function_call_output", "call_id": call.id, "output": result.content})
+        items.append(
+            {
+                "type": "function_call_output",
+                "call_id": call.id,
+                "output": _responses_output(result),
+            }
+        )
     return items
+
+
+def _responses_output(result: ToolResult) -> str | ResponseFunctionCallOutputItemListParam:
+    """A ``function_call_output``'s output: the text, or with images a list of an
+    ``input_text`` and an ``input_image`` (a data URL) per image."""
+    if not result.images:
+        return result.content
+    output: ResponseFunctionCallOutputItemListParam = [
+        {"type": "input_text", "text": result.content}
+    ]
+    for image in result.images:
+        output.append({"type": "input_image", "image_url": image.data_url, "detail": "auto"})
+    return output
+
+
+def chat_image_messages(results: Sequence[ToolResult]) -> list[ChatCompletionUserMessageParam]:
+    """The images of `results` as one user message, for Chat Completions (whose ``tool``
+    messages carry text only): append it after the ``tool`` messages of `chat_messages`.
+
+        >>> messages += chat_messages(calls, results)
+        >>> messages += chat_image_messages(results)   # [] when no result has an image
+
+    The message names each image's call, so the model can tell which read it shows."""
+    content: list[ChatCompletionContentPartParam] = []
+    for result in results:
+        for number, image in enumerate(result.images, 1):
+            content.append(
+                {
+                    "type": "text",
+                    "text": f"Image {number} of the result of {result.name or 'the'} call "
+                    f"{result.call_id}:",
+                }
+            )
+            content.append(
+                {"type": "image_url", "image_url": {"url": image.data_url, "detail": "auto"}}
+            )
+    if not content:
+        return []
+    return [{"role": "user", "content": content}]
 
 
 def compact_chat(messages: Iterable[Any], keep_recent: int) -> list[dict[str, Any]]:

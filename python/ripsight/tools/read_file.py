@@ -6,12 +6,16 @@ import functools
 from typing import Any
 
 from .. import codes
+from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..session import ReadRecord, ReadState
 from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
+from ..workspace import Workspace
+from . import media
 from ._common import (
     ENGINE_RESULT_KEY,
+    MAX_OFFSET,
     check_paths,
     limit_property,
     offset_property,
@@ -30,12 +34,18 @@ __all__ = [
     "read_file_description",
     "read_file_schema",
     "read_file_tool",
+    "read_kind",
     "run_read_file",
 ]
 
 
 def read_file_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
-    """The model-facing description of `read_file` under these limits."""
+    """The model-facing description of `read_file` under these limits: the text files'
+    paragraph, then what it returns for each other kind of file."""
+    kinds = [
+        media.media_sentences(limits),
+        # PDFs: the pdf branch adds its sentence (`pages`) here.
+    ]
     return f"""\
 Read a text file's lines, numbered like `cat -n` (line number, tab, text). Use it after glob or \
 grep to see code in context.
@@ -47,7 +57,9 @@ saying how long they were. Binary files are not dumped (the result gives size an
 header names the encoding and line-ending style when they are not plain UTF-8 with LF. Paths \
 are relative to the workspace root (absolute paths inside it work too); files outside the root \
 or covered by the secrets policy cannot be read. To read a large file, read a range around the \
-line grep found."""
+line grep found.
+
+{" ".join(kinds)}"""
 
 
 def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
@@ -61,12 +73,22 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": "Path of the file to read, relative to the workspace root, e.g. "
                 '"src/app.py".',
             },
-            "offset": offset_property(1, "1-based number of the first line to read."),
+            "offset": offset_property(
+                1, "1-based number of the first line to read (of a notebook: the first cell)."
+            ),
             "limit": limit_property(
                 limits.read_limit,
                 resolved_maximum(limits.read_max_limit),
-                "Maximum number of lines to read",
+                "Maximum number of lines to read (of a notebook: cells, default "
+                f"{limits.notebook_limit}, at most {limits.notebook_max_limit})",
             ),
+            "cell": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_OFFSET,
+                "description": "Jupyter notebooks only: the 1-based number of a cell whose "
+                "image outputs to show (the cell listing names them).",
+            },
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -180,6 +202,68 @@ def run_read_file(
     check_paths(args)
     workspace = workspace_of(context)
     path, offset, limit = args["path"], args["offset"], args["limit"]
+    shown = _read_by_kind(context, workspace, args, limits)
+    if shown is not None:
+        return shown
+    return _run_text(context, workspace, path, offset, limit, limits)
+
+
+def _read_by_kind(
+    context: ToolContext, workspace: Workspace, args: dict[str, Any], limits: ToolLimits
+) -> ToolOutput | None:
+    """The answer of the reader `read_kind` picks for the path, or None for a plain read (the
+    path's kind is "text", or its bytes are not of the kind its name says)."""
+    path, cancel, cell = args["path"], context.cancel, args.get("cell")
+    kind = read_kind(path)
+    if cell is not None and kind != "notebook":
+        raise InvalidArgumentError(
+            f"cell applies to Jupyter notebooks (.ipynb) only, and {quote_path(path)} is not "
+            "one; call read_file without cell."
+        )
+    if kind == "image":
+        shown = media.run_image(workspace, path, limits, cancel)
+        return None if shown.meta.get("refused") == "unsupported" else shown
+    if kind == "notebook":
+        if cell is not None:
+            return media.run_notebook_images(workspace, path, cell, limits, cancel)
+        offset, limit = args["offset"], args["limit"]
+        shown = media.run_notebook(workspace, path, offset, limit, limits, cancel)
+        if shown.meta.get("refused") != "undecodable":
+            return shown
+        # Not a notebook after all: its lines, under the parser's word.
+        text = _run_text(context, workspace, path, offset, limit, limits)
+        return ToolOutput(
+            f"{quote_path(path)} is not a valid notebook ({shown.meta.get('detail')}); its "
+            f"text follows.\n{text.text}",
+            meta=text.meta,
+            code=text.code,
+            on_delivered=text.on_delivered,
+        )
+    # The pdf branch adds its case here: `if kind == "pdf": ...`.
+    return None
+
+
+def read_kind(path: str) -> str:
+    """Which reader `read_file` hands `path` to, by its name's ending (any case): "image"
+    (.png .jpg .jpeg .gif .webp), "notebook" (.ipynb) or "text" (everything else, which an
+    image the engine sniffs as one still leaves for the image reader)."""
+    name = path.lower()
+    if name.endswith(media.IMAGE_EXTENSIONS):
+        return "image"
+    if name.endswith(media.NOTEBOOK_EXTENSIONS):
+        return "notebook"
+    return "text"
+
+
+def _run_text(
+    context: ToolContext,
+    workspace: Workspace,
+    path: str,
+    offset: int,
+    limit: int,
+    limits: ToolLimits,
+) -> ToolOutput:
+    """A plain read of `path`'s lines (an image sniffed from its bytes goes to the image reader)."""
     reads = context.session.reads
     identify = getattr(workspace, "identify", None)
     if identify is not None:
@@ -209,6 +293,11 @@ def run_read_file(
         if record is not None and not answer.meta.get("truncated"):
             reads.record(result, record)
 
+    if result.kind == "binary" and (result.binary_type or "").startswith(media.IMAGE_TYPES):
+        # Named otherwise, a file that only looks like an image stays a binary file.
+        shown = media.run_image(workspace, path, limits, context.cancel)
+        if shown.meta.get("refused") not in ("unsupported", "undecodable"):
+            return shown
     if result.kind == "empty":
         code = codes.EMPTY_FILE
     elif result.kind == "binary":

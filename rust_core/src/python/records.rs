@@ -3,11 +3,16 @@
 //! `to_dict()` and a repr. Equality comes from `#[pyclass(eq)]`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::error::PatternIssue;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
 use crate::index::{IndexState, IndexStatus};
+use crate::media::image::ImageOutput;
+use crate::media::notebook::{
+    CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
+};
+use crate::media::{Blob, Refusal};
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
 use crate::record::{Field, Record, Shape};
 use crate::skip::SkipCounts;
@@ -28,7 +33,33 @@ macro_rules! choice_to_python {
     )*};
 }
 
-choice_to_python!(OutputMode, ContentKind, PatternIssue, IndexState);
+choice_to_python!(
+    OutputMode,
+    ContentKind,
+    PatternIssue,
+    IndexState,
+    Refusal,
+    CellKind,
+    OutputKind
+);
+
+/// Encoded bytes reach Python as `bytes`.
+impl<'py> IntoPyObject<'py> for &Blob {
+    type Target = PyBytes;
+    type Output = Bound<'py, PyBytes>;
+    type Error = std::convert::Infallible;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        Ok(PyBytes::new(py, &self.0))
+    }
+}
+
+/// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
+fn plain_fields(fields: &[Field]) -> impl Iterator<Item = &Field> {
+    fields
+        .iter()
+        .filter(|f| !matches!((f.shape)(), Shape::Bytes))
+}
 
 /// The JSON Schema of a value of `shape`.
 fn schema<'py>(py: Python<'py>, shape: Shape) -> PyResult<Bound<'py, PyDict>> {
@@ -53,6 +84,11 @@ fn schema<'py>(py: Python<'py>, shape: Shape) -> PyResult<Bound<'py, PyDict>> {
                     PyList::new(py, [kind.as_any(), &"null".into_pyobject(py)?.into_any()])?,
                 )?;
             }
+            // An optional choice: null is one of its values too.
+            if let Some(names) = inner.get_item("enum")? {
+                let names = names.cast_into::<PyList>()?;
+                names.append(py.None())?;
+            }
             return Ok(inner);
         }
         Shape::List(inner) => {
@@ -61,18 +97,25 @@ fn schema<'py>(py: Python<'py>, shape: Shape) -> PyResult<Bound<'py, PyDict>> {
         }
         Shape::Record { fields, .. } => {
             let properties = PyDict::new(py);
-            for field in fields {
+            for field in plain_fields(fields) {
                 let property = schema(py, (field.shape)())?;
                 property.set_item("description", field.description())?;
                 properties.set_item(field.name, property)?;
             }
             out.set_item("type", "object")?;
             out.set_item("properties", properties)?;
-            out.set_item("required", PyList::new(py, fields.iter().map(|f| f.name))?)?;
+            out.set_item(
+                "required",
+                PyList::new(py, plain_fields(fields).map(|f| f.name))?,
+            )?;
         }
         Shape::Choice(names) => {
             out.set_item("type", "string")?;
             out.set_item("enum", PyList::new(py, names)?)?;
+        }
+        Shape::Bytes => {
+            out.set_item("type", "string")?;
+            out.set_item("contentEncoding", "base64")?;
         }
     }
     Ok(out)
@@ -100,7 +143,7 @@ pub(crate) fn to_dict<'py>(
     fields: &[Field],
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(record.py());
-    for field in fields {
+    for field in plain_fields(fields) {
         out.set_item(
             field.name,
             plain(record.getattr(field.name)?, (field.shape)())?,
@@ -116,6 +159,7 @@ pub(crate) fn repr(record: &Bound<'_, PyAny>, name: &str, fields: &[Field]) -> P
         let value = record.getattr(field.name)?;
         let shown = match (field.shape)() {
             Shape::List(_) => format!("[{} items]", value.len()?),
+            Shape::Bytes => format!("<{} bytes>", value.len()?),
             _ => value.repr()?.to_string(),
         };
         parts.push(format!("{}={shown}", field.name));
@@ -182,6 +226,12 @@ record_methods!(ReadLine {});
 record_methods!(ReadOutput {});
 record_methods!(Identified {});
 record_methods!(IndexStatus {});
+record_methods!(ImageOutput {});
+record_methods!(NotebookImage {});
+record_methods!(CellOutput {});
+record_methods!(NotebookCell {});
+record_methods!(NotebookOutput {});
+record_methods!(NotebookImages {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -214,5 +264,11 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ReadOutput>()?;
     m.add_class::<Identified>()?;
     m.add_class::<IndexStatus>()?;
+    m.add_class::<ImageOutput>()?;
+    m.add_class::<NotebookImage>()?;
+    m.add_class::<CellOutput>()?;
+    m.add_class::<NotebookCell>()?;
+    m.add_class::<NotebookOutput>()?;
+    m.add_class::<NotebookImages>()?;
     Ok(())
 }

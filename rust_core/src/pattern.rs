@@ -1,0 +1,274 @@
+//! Globs as ripsight reads them: compiled with `*` and `?` confined to one directory level,
+//! patterns normalized against the searched directory, their literal leading directories, and
+//! grep's `glob` file filter.
+//!
+//! Nothing here touches the file system or keeps state: the workspace caches what
+//! [`compile_glob`] makes.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::error::{CoreError, PatternIssue};
+
+/// Characters that make a pattern component a glob rather than a literal name.
+const GLOB_META: &[char] = &['*', '?', '[', ']', '{', '}', '\\', '!'];
+
+/// Compiles a glob with ripsight's semantics: `*` and `?` never cross `/`, `**` does.
+///
+/// The glob is held as a one-glob `GlobSet`, not a `GlobMatcher`: the set picks a strategy per
+/// pattern (a hash lookup of the extension for `**/*.c`, of the name for `**/Makefile`, a
+/// prefix or suffix test) where the matcher always runs the whole regex, the cost of matching
+/// every path of the warm index's table (kernel: 78,577).
+pub(crate) fn compile_glob(pattern: &str, shown: &str) -> Result<CompiledGlob, CoreError> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .and_then(|g| GlobSetBuilder::new().add(g).build())
+        .map(Arc::new)
+        .map_err(|e| CoreError::InvalidPattern {
+            pattern: shown.to_string(),
+            issue: PatternIssue::Glob,
+            message: e.kind().to_string(),
+        })
+}
+
+/// One compiled glob (see [`compile_glob`]).
+pub(crate) type CompiledGlob = Arc<GlobSet>;
+
+/// The pattern as matched against paths relative to the search directory: an absolute pattern
+/// under the search directory loses that prefix, and a leading `./` or `/` is dropped.
+pub(crate) fn normalize_pattern(pattern: &str, search_abs: &Path) -> Result<String, CoreError> {
+    let trimmed = pattern.trim();
+    let mut rest = trimmed;
+    let search = search_abs.to_string_lossy();
+    if let Some(inner) = rest.strip_prefix(search.as_ref())
+        && (inner.is_empty() || inner.starts_with('/'))
+    {
+        rest = inner;
+    } else if rest.starts_with('/') {
+        return Err(CoreError::InvalidPattern {
+            pattern: pattern.to_string(),
+            issue: PatternIssue::AbsoluteGlob,
+            message: format!(
+                "the pattern is an absolute path outside the searched directory ({search})"
+            ),
+        });
+    }
+    if rest.split('/').any(|part| part == "..") {
+        return Err(CoreError::InvalidPattern {
+            pattern: pattern.to_string(),
+            issue: PatternIssue::ParentGlob,
+            message: "a pattern cannot contain `..`: it matches paths below `path` and never \
+                      leaves the workspace root"
+                .into(),
+        });
+    }
+    loop {
+        if let Some(inner) = rest.strip_prefix("./") {
+            rest = inner;
+        } else if let Some(inner) = rest.strip_prefix('/') {
+            rest = inner;
+        } else {
+            break;
+        }
+    }
+    if rest.is_empty() || rest == "." {
+        return Err(CoreError::InvalidPattern {
+            pattern: pattern.to_string(),
+            issue: PatternIssue::EmptyPattern,
+            message: "the pattern is empty".into(),
+        });
+    }
+    // `dir/` means what lies below the directory.
+    if rest.ends_with('/') {
+        return Ok(format!("{rest}**"));
+    }
+    // `**.rs` (a common slip for `**/*.rs`) would mean `*.rs` to globset: say what was meant.
+    let parts: Vec<String> = rest
+        .split('/')
+        .map(|part| match part.strip_prefix("**") {
+            Some(tail) if !tail.is_empty() && !tail.starts_with('*') => format!("**/*{tail}"),
+            _ => part.to_string(),
+        })
+        .collect();
+    Ok(parts.join("/"))
+}
+
+/// The pattern's leading directory components that hold no glob syntax (never the last one).
+pub(crate) fn literal_prefix(pattern: &str) -> Vec<&str> {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let mut prefix = Vec::new();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        if part.is_empty() || *part == "." || *part == ".." || part.contains(GLOB_META) {
+            break;
+        }
+        prefix.push(*part);
+    }
+    prefix
+}
+
+/// The `glob` option compiled: which files a search looks at, as `rg -g` with one or more
+/// globs. The last glob that matches decides (a leading `!` excludes); a file no glob matches
+/// is searched only when every glob is a `!` one. A `!` glob that matches a directory on the
+/// way excludes everything below it (`!*.bar` drops `d.bar/f`, `!asdf/` every directory named
+/// `asdf`). A leading `/` anchors a glob at the root; a slash-free glob matches names at any
+/// depth; `dir/` (without `!`) means the files below `dir`.
+pub(crate) struct FileFilter {
+    rules: Vec<Rule>,
+    /// Some rule is not negated: a file no rule matches is left out.
+    any_whitelist: bool,
+    /// Some rule is negated: directories on the way must be checked.
+    any_negated: bool,
+}
+
+struct Rule {
+    matcher: CompiledGlob,
+    /// Slash-free and not anchored: match the name; otherwise the path relative to the root.
+    by_name: bool,
+    /// A leading `!`: what matches is left out.
+    negated: bool,
+    /// A trailing `/` on a `!` glob: it matches directories only.
+    dirs_only: bool,
+}
+
+impl Rule {
+    fn new(
+        glob: &str,
+        compile: &impl Fn(&str, &str) -> Result<CompiledGlob, CoreError>,
+    ) -> Result<Rule, CoreError> {
+        let trimmed = glob.trim();
+        let (negated, body) = match trimmed.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, trimmed),
+        };
+        let body = body.strip_prefix("./").unwrap_or(body);
+        let (anchored, body) = match body.strip_prefix('/') {
+            Some(rest) => (true, rest),
+            None => (false, body),
+        };
+        if body.is_empty() || body == "/" {
+            return Err(CoreError::InvalidPattern {
+                pattern: glob.to_string(),
+                issue: PatternIssue::EmptyGlob,
+                message: "the glob filter is empty".into(),
+            });
+        }
+        let (dirs_only, body) = match body.strip_suffix('/') {
+            // `!dir/`: directories named so (rg); `dir/`: the files below it.
+            Some(dir) if negated => (true, dir.to_string()),
+            Some(_) => (false, format!("{body}**")),
+            None => (false, body.to_string()),
+        };
+        Ok(Rule {
+            by_name: !anchored && !body.contains('/'),
+            matcher: compile(&body, glob)?,
+            negated,
+            dirs_only,
+        })
+    }
+
+    fn matches(&self, relative: &[u8], name: &[u8], is_dir: bool) -> bool {
+        if self.dirs_only && !is_dir {
+            return false;
+        }
+        let subject = if self.by_name { name } else { relative };
+        self.matcher.is_match(Path::new(OsStr::from_bytes(subject)))
+    }
+}
+
+impl FileFilter {
+    /// Reads the `glob` option; `compile(body, glob)` compiles each glob's body (a
+    /// workspace's cache of [`compile_glob`]).
+    pub(crate) fn new(
+        globs: &[String],
+        compile: impl Fn(&str, &str) -> Result<CompiledGlob, CoreError>,
+    ) -> Result<FileFilter, CoreError> {
+        let rules = globs
+            .iter()
+            .map(|g| Rule::new(g, &compile))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(FileFilter {
+            any_whitelist: rules.iter().any(|r| !r.negated),
+            any_negated: rules.iter().any(|r| r.negated),
+            rules,
+        })
+    }
+
+    /// The last rule matching this entry, if any.
+    fn last_match(&self, relative: &[u8], name: &[u8], is_dir: bool) -> Option<&Rule> {
+        self.rules
+            .iter()
+            .rev()
+            .find(|r| r.matches(relative, name, is_dir))
+    }
+
+    /// Whether the file at `relative` (relative to the root) named `name` is searched.
+    pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
+        if self.any_negated {
+            // Each directory on the way, as rg's walk would meet it.
+            let mut end = 0;
+            while let Some(i) = relative[end..].iter().position(|b| *b == b'/') {
+                let dir = &relative[..end + i];
+                let dir_name = &relative[end..end + i];
+                if self
+                    .last_match(dir, dir_name, true)
+                    .is_some_and(|r| r.negated)
+                {
+                    return false;
+                }
+                end += i + 1;
+            }
+        }
+        match self.last_match(relative, name, false) {
+            Some(rule) => !rule.negated,
+            None => !self.any_whitelist,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefix_stops_at_glob_syntax() {
+        assert_eq!(literal_prefix("src/**/*.rs"), vec!["src"]);
+        assert_eq!(literal_prefix("a/b/c.txt"), vec!["a", "b"]);
+        assert_eq!(literal_prefix("*.rs"), Vec::<&str>::new());
+        assert_eq!(literal_prefix("a/{b,c}/d"), vec!["a"]);
+        assert_eq!(literal_prefix("../x/y"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn normalize_pattern_drops_leading_noise() {
+        let search = Path::new("/repo");
+        assert_eq!(normalize_pattern("./src/*.rs", search).unwrap(), "src/*.rs");
+        assert_eq!(
+            normalize_pattern("/repo/src/*.rs", search).unwrap(),
+            "src/*.rs"
+        );
+        assert_eq!(normalize_pattern("src/", search).unwrap(), "src/**");
+        assert_eq!(normalize_pattern("**.rs", search).unwrap(), "**/*.rs");
+        assert_eq!(
+            normalize_pattern("src/**.rs", search).unwrap(),
+            "src/**/*.rs"
+        );
+        assert_eq!(normalize_pattern("a/**/b", search).unwrap(), "a/**/b");
+        assert!(normalize_pattern("  ", search).is_err());
+    }
+
+    #[test]
+    fn normalize_pattern_refuses_leaving_the_search_directory() {
+        let search = Path::new("/repo");
+        for pattern in ["../*", "../**/*.rs", "src/../../x", "/etc/*", "/repo-old/*"] {
+            let error = normalize_pattern(pattern, search).expect_err(pattern);
+            assert_eq!(error.kind(), "invalid_pattern", "{pattern}");
+        }
+        assert_eq!(normalize_pattern("/repo/a/*", search).unwrap(), "a/*");
+    }
+}
