@@ -22,8 +22,10 @@ from ripsight import (
     PatternError,
     RipsightError,
     SpecialFileError,
+    ToolCall,
     UnreadableError,
     Workspace,
+    default_registry,
     errors,
 )
 from ripsight.errors import model_text
@@ -299,3 +301,63 @@ def test_os_errors_state_the_fact_and_model_text_says_what_to_do(tmp_path: Path)
         assert advice not in str(info.value)
         assert model_text(info.value).startswith(str(info.value))
         assert advice in model_text(info.value)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda ws: ws.grep("x", limit=2**70),
+        lambda ws: ws.grep("x", offset=2**64),
+        lambda ws: ws.grep("x", context=2**100),
+        lambda ws: ws.glob("*", offset=2**80),
+        lambda ws: ws.read_file("src/main.py", offset=2**64),
+        lambda ws: ws.read_file("src/main.py", limit=10**400),
+    ],
+)
+def test_an_integer_beyond_64_bits_is_an_invalid_argument(repo: Path, call: Any) -> None:
+    with pytest.raises(InvalidArgumentError) as info:
+        call(Workspace(repo))
+    assert "must be at most 18446744073709551615 (64 bits)" in str(info.value)
+    assert len(str(info.value)) < 200
+
+
+def test_a_pattern_with_a_lone_surrogate_is_invalid_arguments(repo: Path) -> None:
+    ws = Workspace(repo)
+    with pytest.raises(InvalidArgumentError) as info:
+        ws.grep("a\ud800b")
+    assert str(info.value) == (
+        "pattern holds a lone surrogate (U+D800) at character 2; it must be valid Unicode text"
+    )
+    with pytest.raises(InvalidArgumentError):
+        ws.glob("\udfff*.py")
+    with pytest.raises(InvalidArgumentError):
+        ws.grep("x", glob="*.\udc80")
+    reg = default_registry(repo)
+    for name, arguments in [
+        ("grep", {"pattern": "a\ud800"}),
+        ("grep", {"pattern": "x", "glob": "\udc80*"}),
+        ("glob", {"pattern": "\ud83d*.py"}),
+    ]:
+        result = reg.execute(ToolCall("c", name, arguments))
+        assert result.is_error
+        assert result.meta["code"] == "invalid_arguments", result.content
+        assert "lone surrogate" in result.content and "internal" not in result.content
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literal"),
+    [("ab" * 2_000_000, True), (r"\w{1000}{1000}", False)],
+)
+def test_a_pattern_too_large_to_compile_says_so(repo: Path, pattern: str, literal: bool) -> None:
+    with pytest.raises(PatternError) as info:
+        Workspace(repo).grep(pattern, literal=literal)
+    assert info.value.issue == "too_large"
+    text = model_text(info.value)
+    assert "too large to compile" in text
+    assert "literal=true" not in text
+    assert len(text) < 1000
+    result = default_registry(repo).execute(
+        ToolCall("c", "grep", {"pattern": pattern, "literal": literal})
+    )
+    assert result.meta["code"] == "invalid_pattern"
+    assert result.content == text, result.content[:500]

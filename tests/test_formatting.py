@@ -152,6 +152,29 @@ def test_grep_content_without_context_has_no_separators():
     )
 
 
+def test_grep_whose_only_candidates_were_skipped_does_not_blame_path_and_glob():
+    text = format_grep(
+        grep_result(pattern="x", files_searched=0, skipped=skips(line_too_long=1)),
+        path="min.js",
+    )
+    assert text == (
+        'No matches for "x" under min.js (0 files searched). Every file in scope was skipped '
+        "(see below). The search is case-sensitive; pass case_insensitive=true to ignore case.\n"
+        "Skipped: 1 file with a line too long to search."
+    )
+
+
+def test_grep_repeats_at_most_200_characters_of_a_long_pattern():
+    pattern = "(a|b)" * 200_000
+    for result in (
+        grep_result(pattern=pattern, files_searched=3),
+        grep_result(pattern=pattern, lines=[gline("a", 1, "ab")], total_matches=1, total_files=1),
+    ):
+        first = format_grep(result).splitlines()[0]
+        assert f'"{pattern[:200]}…" (1,000,000 characters)' in first
+        assert len(first) < 400
+
+
 def test_grep_page_scope_cut_lines_and_skips():
     text = format_grep(
         grep_result(
@@ -371,6 +394,8 @@ def test_handlers_pass_arguments_through(tmp_path):
             "literal": False,
             "case_insensitive": False,
             "context": 2,
+            "before_context": None,
+            "after_context": None,
             "multiline": False,
             "output_mode": "count",
             "limit": 5,

@@ -285,6 +285,28 @@ def test_policy_sees_checked_arguments_and_denies_with_its_reason(tree: Path) ->
     assert [tool for tool, _ in asked] == ["read_file", "glob"]
 
 
+def test_policy_sees_the_path_the_tool_will_use_not_its_quoted_form(tree: Path) -> None:
+    # Results show an odd name quoted ("two\\nlines.txt"); the model passes that form back.
+    # The policy must judge the name the tool opens, so a rule on it cannot be dodged.
+    (tree / "two\nlines.txt").write_text("secret plan\n")
+    asked: list[tuple[str, Any]] = []
+
+    def policy(tool: str, arguments: dict[str, Any]) -> str | None:
+        asked.append((tool, arguments.get("path")))
+        return "no plans" if "\n" in str(arguments.get("path")) else None
+
+    reg = default_registry(tree, policy=policy)
+    for name, arguments in [
+        ("read_file", {"path": '"two\\nlines.txt"'}),
+        ("grep", {"pattern": "plan", "path": '"two\\nlines.txt"'}),
+        ("glob", {"pattern": "*", "path": '"two\\nlines.txt"'}),
+    ]:
+        result = reg.execute(ToolCall("c", name, json.dumps(arguments)))
+        assert result.meta["code"] == "denied", result.content
+        assert "policy denies this call: no plans" in result.content, result.content
+        assert asked[-1] == (name, "two\nlines.txt")
+
+
 def test_a_failing_policy_refuses_the_call(tree: Path) -> None:
     def policy(tool: str, arguments: dict[str, Any]) -> str | None:
         raise RuntimeError("policy service down")

@@ -313,7 +313,42 @@ def test_grep_glob_filter_equals_rg_narrowed_in_python(rg: str, tree: Path, glob
     assert ripsight_matches(tree, "TODO", glob=glob) == expected
 
 
-def test_grep_context_equals_rg(rg: str, tree: Path) -> None:
+@pytest.mark.parametrize(
+    "globs",
+    [
+        ["!*.md"],
+        ["!src/"],
+        ["!core/"],
+        ["*.rs", "!src/core/**"],
+        ["!src/core/**", "*.rs"],
+        ["*.py", "!test_*"],
+        ["!*.txt", "a*.txt"],
+        ["/src/*.rs"],
+        ["!/docs", "!*.h"],
+        ["*.{c,h}", "!/lib/**"],
+    ],
+)
+def test_grep_glob_lists_equal_rg(rg: str, tree: Path, globs: list[str]) -> None:
+    # rg's -g can also re-include ignored files; ripsight's glob only narrows, so the oracle is
+    # rg's answer within the files ripsight searches without a glob.
+    args = [arg for glob in globs for arg in ("-g", glob)]
+    searched = ripsight_matches(tree, "TODO")
+    expected = rg_matches(rg, tree, [*args, "-e", "TODO"]) & searched
+    assert ripsight_matches(tree, "TODO", glob=globs) == expected
+    assert expected or globs == ["/src/*.rs"], "the oracle found nothing; the case proves little"
+
+
+@pytest.mark.parametrize(
+    ("flags", "kwargs"),
+    [
+        (["-C", "2"], {"context": 2}),
+        (["-B", "3"], {"before_context": 3}),
+        (["-A", "1"], {"after_context": 1}),
+        (["-B", "1", "-A", "4"], {"before_context": 1, "after_context": 4}),
+        (["-C", "2", "-A", "0"], {"context": 2, "after_context": 0}),
+    ],
+)
+def test_grep_context_equals_rg(rg: str, tree: Path, flags: list[str], kwargs: dict) -> None:
     lines = run_rg(
         rg,
         tree,
@@ -321,8 +356,7 @@ def test_grep_context_equals_rg(rg: str, tree: Path) -> None:
             "-n",
             "--no-heading",
             "--with-filename",
-            "-C",
-            "2",
+            *flags,
             "--field-match-separator",
             SEP,
             "--field-context-separator",
@@ -339,7 +373,12 @@ def test_grep_context_equals_rg(rg: str, tree: Path) -> None:
         path = strip_dot(path)
         if not holds_nul(tree / path):
             expected.add(f"{path}:{number}")
-    result = Workspace(tree).grep("TODO", context=2, limit=None)
+    for offset, limit in ((0, None), (7, 5)):
+        page = Workspace(tree).grep("TODO", limit=limit, offset=offset, **kwargs)
+        whole = Workspace(tree).grep("TODO", limit=None, **kwargs)
+        matches = [line for line in whole.lines if line.is_match][offset:][: limit or None]
+        assert [line for line in page.lines if line.is_match] == matches
+    result = Workspace(tree).grep("TODO", limit=None, **kwargs)
     shown = [f"{line.path}:{line.line}" for line in result.lines]
     assert len(shown) == len(set(shown)), "a line appears twice"
     assert set(shown) == expected

@@ -177,6 +177,10 @@ class GrepResult:
     @property
     def skipped(self) -> SkipCounts: ...
     @property
+    def withheld_key_blocks(self) -> int: ...
+    @property
+    def withheld_key_lines(self) -> int: ...
+    @property
     def incomplete(self) -> bool: ...
     @property
     def elapsed_ms(self) -> float: ...
@@ -231,6 +235,8 @@ class ReadResult:
     def encoding(self) -> str: ...
     @property
     def line_ending(self) -> str: ...
+    @property
+    def withheld_key_lines(self) -> list[int]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -554,7 +560,7 @@ class Engine:
         /,
         *,
         path: str | None,
-        glob: str | None,
+        glob: list[str] | None,
         literal: bool,
         case_insensitive: bool,
         context: int,
@@ -564,6 +570,8 @@ class Engine:
         offset: int,
         max_line_chars: int | None = None,
         cancel: CancelToken | None = None,
+        before_context: int | None = None,
+        after_context: int | None = None,
     ) -> GrepResult:
         """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
         ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""

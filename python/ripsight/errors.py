@@ -57,6 +57,7 @@ _GLOB_HELP = (
 _PATTERN_ADVICE = {
     "regex": "\n" + _REGEX_HELP,
     "line_break": "\nThe pattern matches a line break: set multiline=true to match across lines.",
+    "too_large": "\nSearch for a shorter, distinctive piece of the text instead.",
     "glob": ". " + _GLOB_HELP,
     "empty_pattern": "; use `*` for the files of this directory or `**/*` for every file below it.",
     "empty_glob": "; pass a file pattern such as `*.py` or `src/**/*.ts`, or leave glob out to "

@@ -143,6 +143,9 @@ def checked_arguments(
             lines.append(note)
         lines.append(f"Fix the arguments and call {name} again.")
         raise Answer("\n".join(lines), "contract_error", codes.INVALID_ARGUMENTS)
+    if spec.prepare is not None:
+        # Before the policy (step 5): it must judge the arguments the tool will use.
+        spec.prepare(checked.values)
     return checked.values, note
 
 

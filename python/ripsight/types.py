@@ -139,6 +139,9 @@ class ToolSpec:
         title: a human-readable name for MCP clients.
         effect: ``"read"`` (changes nothing; MCP's ``readOnlyHint``), ``"write"`` or
             ``"consequential"``; see `Effect`. Default: from `read_only`, else ``"read"``.
+        prepare: turns the checked arguments, in place, into the ones the handler uses (the
+            built-in tools turn a quoted ``path``, as results show odd names, back into the
+            name). It runs before the host's policy and hooks, so they see what the tool will use.
     """
 
     name: str
@@ -149,6 +152,7 @@ class ToolSpec:
     concurrency_safe: ConcurrencySafety = True
     title: str | None = None
     effect: Effect | None = None
+    prepare: Callable[[dict[str, Any]], None] | None = None
 
     def __post_init__(self) -> None:
         effect = self.effect

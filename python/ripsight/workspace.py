@@ -11,7 +11,7 @@ raises a :mod:`ripsight.errors` class (a bad regex is a ``PatternError``, also a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from . import _core
@@ -35,6 +35,10 @@ NotebookImages = _core.NotebookImages
 FileBytes = _core.FileBytes
 
 
+#: The largest integer the engine takes (its counts and offsets are 64-bit).
+_MAX_ENGINE_INT = 2**64 - 1
+
+
 def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
     if value is None and allow_none:
         return
@@ -44,6 +48,38 @@ def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) ->
         )
     if value < minimum:
         raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
+    if value > _MAX_ENGINE_INT:
+        # Not echoed: such a number can have thousands of digits.
+        raise InvalidArgumentError(
+            f"{name} must be at most {_MAX_ENGINE_INT} (64 bits), got a {value.bit_length()}-bit "
+            "number"
+        )
+
+
+def _check_text(name: str, value: Any) -> None:
+    """A pattern must be Unicode text the engine can take: no lone surrogate (a path may hold
+    the surrogate escapes of a non-UTF-8 name; a pattern is text to match)."""
+    if not isinstance(value, str):
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        char = value[error.start]
+        raise InvalidArgumentError(
+            f"{name} holds a lone surrogate (U+{ord(char):04X}) at character {error.start + 1}; "
+            "it must be valid Unicode text"
+        ) from None
+
+
+def _globs_arg(glob: str | Sequence[str] | None) -> list[str] | None:
+    """grep's `glob`: one pattern or several (rg -g, repeated)."""
+    if glob is None:
+        return None
+    if isinstance(glob, str):
+        return [glob]
+    if not all(isinstance(g, str) for g in glob):
+        raise InvalidArgumentError(f"glob must be a string or a list of strings, got {glob!r}")
+    return list(glob)
 
 
 def _path_arg(path: str | os.PathLike[str] | None) -> str | None:
@@ -57,8 +93,10 @@ class Workspace:
         root: the directory every path is relative to.
         exclude_dirs: directory names skipped at any depth (default: .git, .hg, .svn,
             node_modules, dist, __pycache__).
-        deny: globs of files never listed, searched or read (default: .env, .env.*, *.pem,
-            *.key, id_rsa*, id_ed25519*, .netrc, .git-credentials).
+        deny: globs of files never listed, searched or read (default: DEFAULT_DENY_GLOBS:
+            .env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, .netrc, .git-credentials,
+            id_ecdsa*, id_dsa*, *.p12, *.pfx, *.jks, *.keystore, .pgpass, .pypirc, .npmrc,
+            .envrc, **/.aws/credentials, **/.docker/config.json, **/.kube/config).
         time_budget: seconds one walk or search may take before it returns a partial result
             marked incomplete (default 10).
         threads: worker threads; 0 means one per core.
@@ -124,6 +162,7 @@ class Workspace:
         """
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
+        _check_text("pattern", pattern)
         return self._engine.glob(
             pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort, cancel=cancel
         )
@@ -132,7 +171,7 @@ class Workspace:
         self,
         pattern: str,
         path: str | os.PathLike[str] | None = None,
-        glob: str | None = None,
+        glob: str | Sequence[str] | None = None,
         literal: bool = False,
         case_insensitive: bool = False,
         context: int = 0,
@@ -142,21 +181,32 @@ class Workspace:
         offset: int = 0,
         max_line_chars: int = DEFAULT_LIMITS.grep_line_chars,
         cancel: CancelToken | None = None,
+        before_context: int | None = None,
+        after_context: int | None = None,
     ) -> GrepResult:
         """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
 
         ``limit=None`` returns every match (default 50). Totals are exact; each shown line is cut
         to `max_line_chars` characters (default 120, at least 20), around the match when it
-        lies further in.
+        lies further in. `context` lines are shown before and after each match (rg -C);
+        `before_context` and `after_context` (rg -B, -A) override one side. `glob` is one
+        file glob or a list, as rg's repeated -g: the last that matches decides, a leading `!`
+        excludes (directories too), a leading `/` anchors at the root.
         """
         _check_int("context", context, 0)
+        _check_int("before_context", before_context, 0, allow_none=True)
+        _check_int("after_context", after_context, 0, allow_none=True)
         _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
+        _check_text("pattern", pattern)
+        globs = _globs_arg(glob)
+        for one in globs or ():
+            _check_text("glob", one)
         return self._engine.grep(
             pattern,
             path=_path_arg(path),
-            glob=glob,
+            glob=globs,
             literal=bool(literal),
             case_insensitive=bool(case_insensitive),
             context=context,
@@ -166,6 +216,8 @@ class Workspace:
             offset=offset,
             max_line_chars=max_line_chars,
             cancel=cancel,
+            before_context=before_context,
+            after_context=after_context,
         )
 
     def identify(

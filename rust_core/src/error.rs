@@ -16,6 +16,8 @@ crate::choice! {
         Regex = "regex",
         /// A regex that can match a line break, in a line-by-line search.
         LineBreak = "line_break",
+        /// A regex (or literal text) whose compiled form exceeds the size limit.
+        TooLarge = "too_large",
         /// A glob that does not compile.
         Glob = "glob",
         /// An empty glob pattern.

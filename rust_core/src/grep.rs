@@ -42,7 +42,7 @@ pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,6 +53,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 use crate::budget::{CancelToken, Deadline};
 use crate::error::CoreError;
+use crate::keyblock;
 use crate::open::{Target, open_target};
 use crate::pattern::FileFilter;
 use crate::walker::{FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, walk_files};
@@ -85,16 +86,18 @@ pub struct GrepOptions {
     pub pattern: String,
     /// File or directory to search, relative to the root (default: the root).
     pub path: Option<OsString>,
-    /// File filter like `rg -g`: slash-free matches the file name at any depth, else the path
-    /// relative to the root; a leading `!` excludes what matches. It only narrows: ignored and
-    /// denied files stay out.
-    pub glob: Option<String>,
+    /// File filter like `rg -g`, one glob or several (the last that matches decides; a leading
+    /// `!` excludes, also the directories it matches; see `FileFilter`). Empty: every file.
+    /// It only narrows: ignored and denied files stay out.
+    pub glob: Vec<String>,
     /// Treat the pattern as a literal string.
     pub literal: bool,
     /// Match case-insensitively.
     pub case_insensitive: bool,
-    /// Lines of context before and after each match (content mode).
-    pub context: usize,
+    /// Lines of context before each match (content mode; rg -B).
+    pub before_context: usize,
+    /// Lines of context after each match (content mode; rg -A).
+    pub after_context: usize,
     /// Let the pattern span lines (`.` does not match `\n` unless `(?s)`).
     pub multiline: bool,
     /// Output mode.
@@ -109,15 +112,24 @@ pub struct GrepOptions {
     pub cancel: CancelToken,
 }
 
+impl GrepOptions {
+    /// Sets the context before and after each match to `lines` (rg -C).
+    pub fn set_context(&mut self, lines: usize) {
+        self.before_context = lines;
+        self.after_context = lines;
+    }
+}
+
 impl Default for GrepOptions {
     fn default() -> Self {
         GrepOptions {
             pattern: String::new(),
             path: None,
-            glob: None,
+            glob: Vec::new(),
             literal: false,
             case_insensitive: false,
-            context: 0,
+            before_context: 0,
+            after_context: 0,
             multiline: false,
             output_mode: OutputMode::Content,
             limit: Some(DEFAULT_GREP_LIMIT),
@@ -154,6 +166,9 @@ enum Searched {
         count: u64,
         kept: u64,
         lines: Vec<StoredLine>,
+        /// Private-key blocks met, and their lines (withheld: neither counted nor stored).
+        key_blocks: u64,
+        key_lines: u64,
     },
     /// Passed over, counted in the skip counts.
     Skipped,
@@ -163,10 +178,7 @@ enum Searched {
 pub(crate) struct GrepWorker<'a> {
     plan: &'a Plan<'a>,
     matcher: &'a RegexMatcher,
-    /// No line numbers, no context: for files whose text is not needed.
-    counting: Searcher,
-    /// Line numbers and context: for files whose text may be shown.
-    showing: Searcher,
+    searchers: Searchers,
     /// Whole-file buffer of multiline searches.
     buffer: Vec<u8>,
     /// The start of the file being searched (see [`read_head`]).
@@ -178,6 +190,9 @@ pub(crate) struct GrepWorker<'a> {
     total_matches: u64,
     total_files: u64,
     files_searched: u64,
+    /// Key blocks (and their lines) withheld from the files with matches.
+    key_blocks: u64,
+    key_lines: u64,
     /// The deadline passed (or the call was cancelled) while this thread searched a file.
     stopped: bool,
 }
@@ -196,14 +211,19 @@ impl<'a> GrepWorker<'a> {
         let counting = builder.build();
         builder
             .line_number(true)
-            .before_context(options.context)
-            .after_context(options.context);
+            .before_context(options.before_context)
+            .after_context(options.after_context);
         let showing = builder.build();
+        builder.before_context(0).after_context(0).passthru(true);
+        let keyed = builder.build();
         GrepWorker {
             plan,
             matcher,
-            counting,
-            showing,
+            searchers: Searchers {
+                counting,
+                showing,
+                keyed,
+            },
             buffer: Vec::new(),
             head: vec![0; WHOLE_FILE_BYTES + 1].into_boxed_slice(),
             kept: BTreeMap::new(),
@@ -211,6 +231,8 @@ impl<'a> GrepWorker<'a> {
             total_matches: 0,
             total_files: 0,
             files_searched: 0,
+            key_blocks: 0,
+            key_lines: 0,
             stopped: false,
         }
     }
@@ -261,8 +283,13 @@ impl<'a> GrepWorker<'a> {
             to: self.plan.keep.unwrap_or(u64::MAX),
             stop_after: false,
         });
-        let Searched::Done { count, kept, lines } =
-            self.search_file(file, window, self.plan.deadline, skipped)
+        let Searched::Done {
+            count,
+            kept,
+            lines,
+            key_blocks,
+            key_lines,
+        } = self.search_file(file, window, self.plan.deadline, skipped)
         else {
             return;
         };
@@ -272,6 +299,10 @@ impl<'a> GrepWorker<'a> {
         }
         self.total_matches += count;
         self.total_files += 1;
+        // Counted only where the file has matches of its own: a count that a match inside a
+        // key could change would tell the key's bytes, one search at a time.
+        self.key_blocks += key_blocks;
+        self.key_lines += key_lines;
         if may_reach_page {
             let entries = match (self.plan.content, self.plan.text_in_pass) {
                 (false, _) => 1,
@@ -289,7 +320,9 @@ impl<'a> GrepWorker<'a> {
     }
 
     /// Searches `file`, storing the text of the matching lines in `window` (none: count only).
-    /// Sets `self.stopped` when `deadline` passes mid-file.
+    /// Sets `self.stopped` when `deadline` passes mid-file. A file that may hold a private-key
+    /// block (its bytes hold `PRIVATE KEY`, or it is UTF-16 and transcoded) is searched with
+    /// every line passed to the sink, which withholds the blocks' lines (`crate::keyblock`).
     fn search_file(
         &mut self,
         mut file: File,
@@ -320,20 +353,18 @@ impl<'a> GrepWorker<'a> {
                 }
             }
         }
-        let mut sink = FileSink::new(
-            self.matcher,
-            deadline,
-            window,
-            options.context as u64,
-            options.max_line_chars,
-            options.multiline,
-        );
-        let searcher = if window.is_some() {
-            &mut self.showing
-        } else {
-            &mut self.counting
+        let new_sink = |keyed: bool| {
+            let sink = FileSink::new(
+                self.matcher,
+                deadline,
+                window,
+                (options.before_context as u64, options.after_context as u64),
+                options.max_line_chars,
+                options.multiline,
+            );
+            if keyed { sink.withholding_keys() } else { sink }
         };
-        let result = if options.multiline {
+        let (result, mut sink) = if options.multiline {
             // The whole file is in memory anyway; checking all of it for NUL makes binary
             // detection as complete as in the streaming mode (the searcher checks 64 KiB).
             let mut input = Input::new(&file, deadline, 0);
@@ -358,41 +389,70 @@ impl<'a> GrepWorker<'a> {
                 skipped.binary += 1;
                 return Searched::Skipped;
             }
-            searcher.search_slice(self.matcher, &self.buffer, &mut sink)
+            let keyed = may_hold_keys(&self.buffer);
+            let mut sink = new_sink(keyed);
+            let searcher = self.searchers.pick(keyed, window);
+            (
+                searcher.search_slice(self.matcher, &self.buffer, &mut sink),
+                sink,
+            )
         } else {
             // Most source files fit in one read: search them as a slice, which saves the
             // searcher's small BOM-sniffing read per file. The slice path checks the first
             // 64 KiB for NUL bytes, exactly the whole of such a file.
-            let (filled, whole) = match read_head(&mut file, &mut self.head) {
+            let (mut filled, mut whole) = match read_head(&mut file, &mut self.head) {
                 Ok(read) => read,
                 Err(_) => {
                     skipped.unreadable += 1;
                     return Searched::Skipped;
                 }
             };
-            let mut input = Input::new(&file, deadline, filled as u64);
-            let head = &self.head[..filled];
-            let result = if whole {
-                searcher.search_slice(self.matcher, head, &mut sink)
-            } else {
-                searcher.search_reader(self.matcher, head.chain(&mut input), &mut sink)
-            };
-            // A binary file is too large first, as if the size had been looked at up front.
-            if input.too_large || (sink.binary && input.proves_too_large()) {
-                skipped.too_large += 1;
-                return Searched::Skipped;
+            let mut keyed = may_hold_keys(&self.head[..filled]);
+            loop {
+                let mut sink = new_sink(keyed);
+                let searcher = self.searchers.pick(keyed, window);
+                let mut input = Input::new(&file, deadline, filled as u64);
+                input.watch_keys = !keyed;
+                let head = &self.head[..filled];
+                let result = if whole {
+                    searcher.search_slice(self.matcher, head, &mut sink)
+                } else {
+                    searcher.search_reader(self.matcher, head.chain(&mut input), &mut sink)
+                };
+                if input.saw_key {
+                    // A key marker past the head: search again, withholding the blocks (the
+                    // first search's counts may include their lines).
+                    keyed = true;
+                    let again = file
+                        .seek(SeekFrom::Start(0))
+                        .and_then(|_| read_head(&mut file, &mut self.head));
+                    match again {
+                        Ok(read) => (filled, whole) = read,
+                        Err(_) => {
+                            skipped.unreadable += 1;
+                            return Searched::Skipped;
+                        }
+                    }
+                    continue;
+                }
+                // A binary file is too large first, as if the size had been looked at up front.
+                if input.too_large || (sink.binary && input.proves_too_large()) {
+                    skipped.too_large += 1;
+                    return Searched::Skipped;
+                }
+                if input.stopped {
+                    sink.stopped = true;
+                } else if input.failed {
+                    skipped.unreadable += 1;
+                    return Searched::Skipped;
+                } else if result.is_err() && !input.ended_search() {
+                    // Not the reader's error: the searcher's heap limit, a line over
+                    // MAX_LINE_BYTES.
+                    skipped.line_too_long += 1;
+                    return Searched::Skipped;
+                }
+                break (result, sink);
             }
-            if input.stopped {
-                sink.stopped = true;
-            } else if input.failed {
-                skipped.unreadable += 1;
-                return Searched::Skipped;
-            } else if result.is_err() && !input.ended_search() {
-                // Not the reader's error: the searcher's heap limit, a line over MAX_LINE_BYTES.
-                skipped.line_too_long += 1;
-                return Searched::Skipped;
-            }
-            result
         };
         if sink.stopped {
             // The deadline passed: what was found so far counts, the file is not searched.
@@ -405,10 +465,44 @@ impl<'a> GrepWorker<'a> {
             skipped.binary += 1;
             return Searched::Skipped;
         }
+        let keys = sink.keys.take().unwrap_or_default();
         Searched::Done {
             count: sink.count,
             kept: sink.kept,
             lines: sink.lines,
+            key_blocks: keys.blocks,
+            key_lines: keys.lines,
+        }
+    }
+}
+
+/// Whether a file starting with `head` (or held whole in it) may hold a private-key block:
+/// its bytes hold the marker, or it is UTF-16 (transcoded by the searcher, so its bytes do not
+/// show the marker).
+fn may_hold_keys(head: &[u8]) -> bool {
+    head.starts_with(BOMS[1]) || head.starts_with(BOMS[2]) || keyblock::may_hold_key(head)
+}
+
+/// One thread's searchers, one per way a file is searched.
+struct Searchers {
+    /// No line numbers, no context: for files whose text is not needed.
+    counting: Searcher,
+    /// Line numbers and context: for files whose text may be shown.
+    showing: Searcher,
+    /// Every line passed to the sink (passthru), for files that may hold a private-key block.
+    keyed: Searcher,
+}
+
+impl Searchers {
+    /// The searcher for a file: every line in key mode, else with or without line numbers and
+    /// context as the page needs.
+    fn pick(&mut self, keyed: bool, window: Option<Window>) -> &mut Searcher {
+        if keyed {
+            &mut self.keyed
+        } else if window.is_some() {
+            &mut self.showing
+        } else {
+            &mut self.counting
         }
     }
 }
@@ -488,10 +582,12 @@ pub(crate) fn prepare(
         multiline: options.multiline,
     };
     let matcher = workspace.cached_regex(key, || build_matcher(options))?;
-    let filter = options
-        .glob
-        .as_deref()
-        .map(|g| FileFilter::new(g, |body| workspace.cached_glob(body, g)))
+    let filter = (!options.glob.is_empty())
+        .then(|| {
+            FileFilter::new(&options.glob, |body, glob| {
+                workspace.cached_glob(body, glob)
+            })
+        })
         .transpose()?;
     Ok((matcher, filter))
 }
@@ -541,9 +637,12 @@ pub(crate) fn finish(
     let mut incomplete = walk_incomplete;
 
     let (mut files_searched, mut total_matches, mut total_files) = (unread_searched, 0, 0);
+    let (mut withheld_key_blocks, mut withheld_key_lines) = (0, 0);
     let mut hits = Vec::new();
     for worker in workers {
         files_searched += worker.files_searched;
+        withheld_key_blocks += worker.key_blocks;
+        withheld_key_lines += worker.key_lines;
         total_matches += worker.total_matches;
         total_files += worker.total_files;
         incomplete |= worker.stopped;
@@ -578,7 +677,8 @@ pub(crate) fn finish(
                 return Err(CoreError::Cancelled);
             }
         }
-        let (lines, shown) = content_page(&hits, range, options.context as u64);
+        let context = (options.before_context as u64, options.after_context as u64);
+        let (lines, shown) = content_page(&hits, range, context);
         (lines, Vec::new(), shown)
     } else {
         let files = files_page(hits, range);
@@ -600,6 +700,8 @@ pub(crate) fn finish(
         next_offset: (withheld > 0 && shown > 0).then_some(shown_end),
         files_searched,
         skipped,
+        withheld_key_blocks,
+        withheld_key_lines,
         incomplete,
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
     })

@@ -46,6 +46,7 @@ pub mod glob;
 pub mod grep;
 mod ignore_rules;
 pub mod index;
+mod keyblock;
 pub mod limits;
 pub mod media;
 pub mod open;

@@ -112,53 +112,122 @@ pub(crate) fn literal_prefix(pattern: &str) -> Vec<&str> {
     prefix
 }
 
-/// The `glob` option compiled: which files a search looks at.
+/// The `glob` option compiled: which files a search looks at, as `rg -g` with one or more
+/// globs. The last glob that matches decides (a leading `!` excludes); a file no glob matches
+/// is searched only when every glob is a `!` one. A `!` glob that matches a directory on the
+/// way excludes everything below it (`!*.bar` drops `d.bar/f`, `!asdf/` every directory named
+/// `asdf`). A leading `/` anchors a glob at the root; a slash-free glob matches names at any
+/// depth; `dir/` (without `!`) means the files below `dir`.
 pub(crate) struct FileFilter {
-    matcher: CompiledGlob,
-    /// Slash-free: match the file name; otherwise the path relative to the root.
-    by_name: bool,
-    /// A leading `!`: keep what does NOT match.
-    negated: bool,
+    rules: Vec<Rule>,
+    /// Some rule is not negated: a file no rule matches is left out.
+    any_whitelist: bool,
+    /// Some rule is negated: directories on the way must be checked.
+    any_negated: bool,
 }
 
-impl FileFilter {
-    /// Reads the `glob` option; `compile` compiles its body (a workspace's cache of
-    /// [`compile_glob`]).
-    pub(crate) fn new(
+struct Rule {
+    matcher: CompiledGlob,
+    /// Slash-free and not anchored: match the name; otherwise the path relative to the root.
+    by_name: bool,
+    /// A leading `!`: what matches is left out.
+    negated: bool,
+    /// A trailing `/` on a `!` glob: it matches directories only.
+    dirs_only: bool,
+}
+
+impl Rule {
+    fn new(
         glob: &str,
-        compile: impl FnOnce(&str) -> Result<CompiledGlob, CoreError>,
-    ) -> Result<FileFilter, CoreError> {
+        compile: &impl Fn(&str, &str) -> Result<CompiledGlob, CoreError>,
+    ) -> Result<Rule, CoreError> {
         let trimmed = glob.trim();
         let (negated, body) = match trimmed.strip_prefix('!') {
             Some(rest) => (true, rest),
             None => (false, trimmed),
         };
         let body = body.strip_prefix("./").unwrap_or(body);
-        let body = body.strip_prefix('/').unwrap_or(body);
-        if body.is_empty() {
+        let (anchored, body) = match body.strip_prefix('/') {
+            Some(rest) => (true, rest),
+            None => (false, body),
+        };
+        if body.is_empty() || body == "/" {
             return Err(CoreError::InvalidPattern {
                 pattern: glob.to_string(),
                 issue: PatternIssue::EmptyGlob,
                 message: "the glob filter is empty".into(),
             });
         }
-        // `dir/` means the files below the directory.
-        let body = if body.ends_with('/') {
-            format!("{body}**")
-        } else {
-            body.to_string()
+        let (dirs_only, body) = match body.strip_suffix('/') {
+            // `!dir/`: directories named so (rg); `dir/`: the files below it.
+            Some(dir) if negated => (true, dir.to_string()),
+            Some(_) => (false, format!("{body}**")),
+            None => (false, body.to_string()),
         };
-        Ok(FileFilter {
-            by_name: !body.contains('/'),
-            matcher: compile(&body)?,
+        Ok(Rule {
+            by_name: !anchored && !body.contains('/'),
+            matcher: compile(&body, glob)?,
             negated,
+            dirs_only,
         })
+    }
+
+    fn matches(&self, relative: &[u8], name: &[u8], is_dir: bool) -> bool {
+        if self.dirs_only && !is_dir {
+            return false;
+        }
+        let subject = if self.by_name { name } else { relative };
+        self.matcher.is_match(Path::new(OsStr::from_bytes(subject)))
+    }
+}
+
+impl FileFilter {
+    /// Reads the `glob` option; `compile(body, glob)` compiles each glob's body (a
+    /// workspace's cache of [`compile_glob`]).
+    pub(crate) fn new(
+        globs: &[String],
+        compile: impl Fn(&str, &str) -> Result<CompiledGlob, CoreError>,
+    ) -> Result<FileFilter, CoreError> {
+        let rules = globs
+            .iter()
+            .map(|g| Rule::new(g, &compile))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(FileFilter {
+            any_whitelist: rules.iter().any(|r| !r.negated),
+            any_negated: rules.iter().any(|r| r.negated),
+            rules,
+        })
+    }
+
+    /// The last rule matching this entry, if any.
+    fn last_match(&self, relative: &[u8], name: &[u8], is_dir: bool) -> Option<&Rule> {
+        self.rules
+            .iter()
+            .rev()
+            .find(|r| r.matches(relative, name, is_dir))
     }
 
     /// Whether the file at `relative` (relative to the root) named `name` is searched.
     pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
-        let subject = if self.by_name { name } else { relative };
-        self.matcher.is_match(Path::new(OsStr::from_bytes(subject))) != self.negated
+        if self.any_negated {
+            // Each directory on the way, as rg's walk would meet it.
+            let mut end = 0;
+            while let Some(i) = relative[end..].iter().position(|b| *b == b'/') {
+                let dir = &relative[..end + i];
+                let dir_name = &relative[end..end + i];
+                if self
+                    .last_match(dir, dir_name, true)
+                    .is_some_and(|r| r.negated)
+                {
+                    return false;
+                }
+                end += i + 1;
+            }
+        }
+        match self.last_match(relative, name, false) {
+            Some(rule) => !rule.negated,
+            None => !self.any_whitelist,
+        }
     }
 }
 

@@ -321,13 +321,13 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the grep tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None))]
+    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None, before_context = None, after_context = None))]
     fn grep(
         &self,
         py: Python<'_>,
         pattern: String,
         path: Option<OsString>,
-        glob: Option<String>,
+        glob: Option<Vec<String>>,
         literal: bool,
         case_insensitive: bool,
         context: usize,
@@ -337,6 +337,8 @@ impl Engine {
         offset: usize,
         max_line_chars: Option<usize>,
         cancel: Option<&CancelToken>,
+        before_context: Option<usize>,
+        after_context: Option<usize>,
     ) -> PyResult<GrepOutput> {
         let cancel = call_token(cancel);
         let max_line_chars = max_line_chars.unwrap_or(grep::DEFAULT_MAX_LINE_CHARS);
@@ -353,10 +355,12 @@ impl Engine {
         let options = GrepOptions {
             pattern,
             path,
-            glob,
+            glob: glob.unwrap_or_default(),
             literal,
             case_insensitive,
-            context,
+            // As rg: -A and -B override their side of -C.
+            before_context: before_context.unwrap_or(context),
+            after_context: after_context.unwrap_or(context),
             multiline,
             output_mode,
             limit,

@@ -32,6 +32,7 @@ use memchr::memchr;
 
 use crate::budget::CancelToken;
 use crate::error::CoreError;
+use crate::keyblock::StreamBlocks;
 use crate::open::OpenedFile;
 use crate::open::display_relative;
 use crate::workspace::Workspace;
@@ -153,6 +154,9 @@ crate::record! {
         /// "LF", "CRLF", "mixed" (both LF and CRLF, or CR and CRLF), "CR" or "none" (no line
         /// break).
         pub line_ending: String,
+        /// Numbers of this page's lines that lie in a private-key block (PEM BEGIN ... PRIVATE
+        /// KEY through its END line, or to the end of the file): their text is withheld (empty).
+        pub withheld_key_lines: Vec<u64>,
     }
 }
 
@@ -260,7 +264,7 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
         sample: ESTIMATE_SAMPLE_BYTES.min(options.exact_count_limit.max(1)),
     };
     let consumed = Rc::new(Cell::new(0u64));
-    let (scanner, reached_end) = match source {
+    let (scanner, blocks, reached_end) = match source {
         Source::Utf8 { bom } => {
             let skip = if bom { 3 } else { 0 };
             file.seek(SeekFrom::Start(skip)).map_err(io_err)?;
@@ -313,6 +317,7 @@ pub fn read_file(workspace: &Workspace, options: &ReadOptions) -> Result<ReadOut
         return Ok(out);
     }
     out.lines = scanner.lines;
+    withhold_keys(&mut out, &blocks);
     let shown_lines = out.lines.len() as u64;
     if shown_lines > 0 {
         let last = options.offset + shown_lines - 1;
@@ -434,14 +439,16 @@ enum Stop {
     Io(io::Error),
 }
 
-/// Streams the reader through the scanner. Returns the scanner and whether the end was reached.
+/// Streams the reader through the scanner and the key-block finder. Returns both and whether
+/// the end was reached.
 fn scan(
     mut scanner: Scanner,
     reader: &mut impl Read,
     consumed: &Cell<u64>,
     plan: &Plan<'_>,
-) -> Result<(Scanner, bool), Stop> {
+) -> Result<(Scanner, StreamBlocks, bool), Stop> {
     let mut buf = vec![0u8; CHUNK_BYTES];
+    let mut blocks = StreamBlocks::default();
     loop {
         if plan.cancel.is_cancelled() {
             return Err(Stop::Cancelled);
@@ -451,14 +458,34 @@ fn scan(
             && consumed.get() >= plan.sample
             && consumed.get() < plan.size
         {
-            return Ok((scanner, false));
+            blocks.finish(scanner.terminator());
+            return Ok((scanner, blocks, false));
         }
         let n = read_full(reader, &mut buf).map_err(Stop::Io)?;
         if n == 0 {
             scanner.finish();
-            return Ok((scanner, true));
+            blocks.finish(scanner.terminator());
+            return Ok((scanner, blocks, true));
         }
         scanner.feed(&buf[..n]);
+        blocks.feed(&buf[..n], scanner.terminator());
+    }
+}
+
+/// Withholds the shown lines that lie in a private-key block (SPEC §2.5) and counts them.
+fn withhold_keys(out: &mut ReadOutput, blocks: &StreamBlocks) {
+    let (Some(first), Some(last)) = (out.lines.first(), out.lines.last()) else {
+        return;
+    };
+    if blocks.within(first.number, last.number) == 0 {
+        return;
+    }
+    for line in &mut out.lines {
+        if blocks.covers(line.number) {
+            line.text.clear();
+            line.cut_from = None;
+            out.withheld_key_lines.push(line.number);
+        }
     }
 }
 

@@ -36,6 +36,21 @@ pub const DEFAULT_DENY_GLOBS: &[&str] = &[
     "id_ed25519*",
     ".netrc",
     ".git-credentials",
+    "id_ecdsa*",
+    "id_dsa*",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    ".pgpass",
+    ".pypirc",
+    ".npmrc",
+    ".envrc",
+    // Credential files known by their directory: `**/` so they are denied at any depth (a
+    // rule with a slash matches the path relative to the root, SPEC §2.5).
+    "**/.aws/credentials",
+    "**/.docker/config.json",
+    "**/.kube/config",
 ];
 
 /// Default time budget of one walk or search: 10 seconds.
@@ -403,6 +418,54 @@ mod tests {
 
     fn workspace(dir: &Path) -> Workspace {
         Workspace::new(dir, WorkspaceOptions::default()).expect("workspace opens")
+    }
+
+    #[test]
+    fn credential_files_are_denied_at_any_depth() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = workspace(dir.path());
+        for denied in [
+            "id_ecdsa",
+            "home/.ssh/id_ecdsa.pub",
+            "id_dsa",
+            "certs/client.p12",
+            "certs/CLIENT.PFX",
+            "android/release.jks",
+            "app.keystore",
+            ".pgpass",
+            "pkg/.pypirc",
+            "web/.npmrc",
+            ".envrc",
+            ".aws/credentials",
+            "sub/.aws/credentials",
+            "a/b/.AWS/Credentials",
+            ".docker/config.json",
+            "ci/.docker/config.json",
+            ".kube/config",
+            "ops/.kube/config",
+        ] {
+            assert!(ws.denied_by(denied).is_some(), "{denied} should be denied");
+            let name = denied.rsplit('/').next().unwrap_or(denied);
+            assert!(
+                ws.is_denied_entry(denied.as_bytes(), name.as_bytes()),
+                "{denied} should be denied in a walk"
+            );
+        }
+        for allowed in [
+            "aws/credentials",
+            ".aws/config",
+            "docs/credentials.md",
+            "docker/config.json",
+            ".kube/config.d/readme",
+            "src/keystore.rs",
+            "npmrc.txt",
+        ] {
+            assert_eq!(
+                ws.denied_by(allowed),
+                None,
+                "{allowed} should not be denied"
+            );
+        }
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Integration tests of `grep` on temporary trees.
 
+mod common;
+
 use std::path::Path;
 use std::time::Duration;
 
+use common::search;
 use ripsight_core::error::PatternIssue;
 use ripsight_core::grep::{GrepOptions, GrepOutput, OutputMode, grep};
 use ripsight_core::workspace::{Workspace, WorkspaceOptions};
@@ -23,16 +26,6 @@ fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
 
 fn ws(root: &Path) -> Workspace {
     Workspace::new(root, WorkspaceOptions::default()).expect("workspace")
-}
-
-fn search(ws: &Workspace, pattern: &str, tweak: impl FnOnce(&mut GrepOptions)) -> GrepOutput {
-    let mut options = GrepOptions {
-        pattern: pattern.into(),
-        limit: None,
-        ..GrepOptions::default()
-    };
-    tweak(&mut options);
-    grep(ws, &options).expect("grep")
 }
 
 /// `path:line:text` for matches, `path-line-text` for context lines.
@@ -116,7 +109,7 @@ fn glob_filter_follows_rg_g_and_only_narrows() {
     write(dir.path(), ".gitignore", b"gen/\n");
     let ws = ws(dir.path());
     let files = |glob: &str| {
-        let out = search(&ws, "hit", |o| o.glob = Some(glob.into()));
+        let out = search(&ws, "hit", |o| o.glob = vec![glob.into()]);
         out.lines.into_iter().map(|l| l.path).collect::<Vec<_>>()
     };
     assert_eq!(files("*.py"), ["src/a.py", "src/deep/b.py"]);
@@ -129,10 +122,59 @@ fn glob_filter_follows_rg_g_and_only_narrows() {
 }
 
 #[test]
+fn several_globs_follow_rg_g_order_negation_and_anchoring() {
+    // Each expectation is what `rg -l hit -g ...` lists on this tree (checked with rg 14).
+    let dir = tree(&[
+        ("src/a/f.rs", b"hit\n"),
+        ("src/b.rs", b"hit\n"),
+        ("d.bar/f", b"hit\n"),
+        ("x/asdf/g", b"hit\n"),
+        ("asdf/h", b"hit\n"),
+        ("foo/i", b"hit\n"),
+        ("top.bar", b"hit\n"),
+        ("foo.txt", b"hit\n"),
+        ("x/foo", b"hit\n"),
+    ]);
+    let ws = ws(dir.path());
+    let files = |globs: &[&str]| {
+        let out = search(&ws, "hit", |o| {
+            o.glob = globs.iter().map(|g| g.to_string()).collect();
+            o.output_mode = OutputMode::FilesWithMatches;
+        });
+        let mut paths: Vec<_> = out
+            .files
+            .into_iter()
+            .map(|f| f.path.to_string_lossy().into_owned())
+            .collect();
+        paths.sort();
+        paths.join(" ")
+    };
+    let everything = "asdf/h d.bar/f foo.txt foo/i src/a/f.rs src/b.rs top.bar x/asdf/g x/foo";
+    assert_eq!(files(&[]), everything);
+    assert_eq!(
+        files(&["!asdf/"]),
+        "d.bar/f foo.txt foo/i src/a/f.rs src/b.rs top.bar x/foo"
+    );
+    assert_eq!(
+        files(&["!*.bar"]),
+        "asdf/h foo.txt foo/i src/a/f.rs src/b.rs x/asdf/g x/foo"
+    );
+    assert_eq!(files(&["/foo"]), "");
+    assert_eq!(
+        files(&["!/foo"]),
+        "asdf/h d.bar/f foo.txt src/a/f.rs src/b.rs top.bar x/asdf/g x/foo"
+    );
+    assert_eq!(files(&["foo"]), "x/foo");
+    assert_eq!(files(&["*.rs", "!src/a/**"]), "src/b.rs");
+    assert_eq!(files(&["!src/a/**", "*.rs"]), "src/a/f.rs src/b.rs");
+    assert_eq!(files(&["!*.rs", "f.rs"]), "src/a/f.rs");
+}
+
+#[test]
 fn context_lines_merge_and_appear_once() {
     let body = (1..=12).map(|i| format!("line {i}\n")).collect::<String>();
     let dir = tree(&[("f.txt", body.as_bytes())]);
-    let out = search(&ws(dir.path()), "line (4|6)$", |o| o.context = 2);
+    let out = search(&ws(dir.path()), "line (4|6)$", |o| o.set_context(2));
     assert_eq!(
         rendered(&out),
         [
@@ -163,7 +205,8 @@ fn paging_in_content_mode_counts_matching_lines() {
                 pattern: "m".into(),
                 offset,
                 limit: Some(limit),
-                context: 1,
+                before_context: 1,
+                after_context: 1,
                 ..GrepOptions::default()
             },
         )
@@ -406,9 +449,12 @@ fn output_is_identical_across_runs() {
         );
     }
     let ws = ws(dir.path());
-    let first = rendered(&search(&ws, "needle", |o| o.context = 1));
+    let first = rendered(&search(&ws, "needle", |o| o.set_context(1)));
     for _ in 0..10 {
-        assert_eq!(rendered(&search(&ws, "needle", |o| o.context = 1)), first);
+        assert_eq!(
+            rendered(&search(&ws, "needle", |o| o.set_context(1))),
+            first
+        );
     }
     assert_eq!(first.len(), 200 * 4);
 }
@@ -495,7 +541,7 @@ fn one_workspace_reusing_compiled_patterns_answers_as_fresh_workspaces_do() {
                 o.literal = *literal;
                 o.case_insensitive = *case_insensitive;
                 o.multiline = *multiline;
-                o.glob = glob.map(String::from);
+                o.glob = glob.iter().map(|g| g.to_string()).collect();
             };
             let reused = search(&shared, pattern, tweak);
             let fresh = search(&ws(dir.path()), pattern, tweak);
@@ -648,7 +694,7 @@ fn pages_far_past_the_start_fetch_their_lines_after_the_search() {
         )
         .expect("workspace");
         for context in [0u64, 1, 2] {
-            let all = search(&ws, "hit", |o| o.context = context as usize);
+            let all = search(&ws, "hit", |o| o.set_context(context as usize));
             let total = all.total_matches as usize;
             assert!(total > 3 * far);
             let mut pages = vec![
@@ -663,7 +709,7 @@ fn pages_far_past_the_start_fetch_their_lines_after_the_search() {
             pages.extend((0..40).map(|k| (far + 100 + 7 * k, 1 + k % 4)));
             for (offset, limit) in pages {
                 let out = search(&ws, "hit", |o| {
-                    o.context = context as usize;
+                    o.set_context(context as usize);
                     o.offset = offset;
                     o.limit = Some(limit);
                 });

@@ -115,10 +115,15 @@ def skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | 
     return "Skipped: " + ", ".join(parts) + "."
 
 
-def check_paths(args: dict[str, Any]) -> None:
-    """Turns a quoted `path` (as results show odd names) back into the name; refuses NULs."""
+def unquote_paths(args: dict[str, Any]) -> None:
+    """Turns a quoted `path` (as results show odd names) back into the name: the built-in
+    tools' `ToolSpec.prepare`, run before the host's policy."""
     if isinstance(args.get("path"), str):
         args["path"] = unquote_path(args["path"])
+
+
+def check_paths(args: dict[str, Any]) -> None:
+    """Refuses NULs in a path or pattern (after `unquote_paths`: an escape can make one)."""
     for key in ("path", "glob", "pattern"):
         value = args.get(key)
         if isinstance(value, str) and "\x00" in value:

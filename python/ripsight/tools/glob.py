@@ -16,6 +16,7 @@ from ._common import (
     resolved_maximum,
     skip_note,
     thousands,
+    unquote_paths,
     where_text,
 )
 
@@ -173,4 +174,5 @@ def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         parameters=glob_schema(limits),
         handler=run_glob,
         title="Find files by pattern",
+        prepare=unquote_paths,
     )

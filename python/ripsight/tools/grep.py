@@ -17,6 +17,7 @@ from ._common import (
     resolved_maximum,
     skip_note,
     thousands,
+    unquote_paths,
 )
 
 __all__ = [
@@ -41,6 +42,24 @@ def _page_header(totals: str, result: Any, shown: int, total: int, entries: str)
     return f"{totals}:"
 
 
+#: Characters of a pattern a result repeats (a pattern can be megabytes long).
+_PATTERN_ECHO_CHARS = 200
+
+
+def _shown_pattern(pattern: str) -> str:
+    """The pattern in quotes, cut to `_PATTERN_ECHO_CHARS` characters with its length said."""
+    if len(pattern) <= _PATTERN_ECHO_CHARS:
+        return f'"{pattern}"'
+    return f'"{pattern[:_PATTERN_ECHO_CHARS]}…" ({thousands(len(pattern))} characters)'
+
+
+def _candidates_skipped(skipped: Any) -> int:
+    """Files the search would have searched but passed over (skip counts other than the
+    directories pruned by name)."""
+    fields = ("binary", "denied", "unreadable", "special", "too_large", "line_too_long")
+    return sum(int(getattr(skipped, field, 0)) for field in fields)
+
+
 def grep_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
     """The model-facing description of `grep` under these limits."""
     return f"""\
@@ -52,11 +71,12 @@ Examples: pattern="def parse_args", pattern="TODO|FIXME", pattern="fn \\w+_test"
 pattern="import (os|sys)". Escape regex characters such as ( [ . * + ? {{ | \\ or pass \
 literal=true to search for the exact text. Narrow with `path` (a directory or file) and `glob` \
 (file filter like ripgrep's -g: "*.py" matches file names at any depth, "src/**/*.rs" matches \
-paths).
+paths; a list such as ["*.ts", "!*.test.ts"] applies each in turn, the last match deciding).
 
 Output (output_mode="content", the default): `path:line:text` for each matching line and \
-`path-line-text` for context lines, ordered by path then line; "--" separates non-adjacent \
-groups. Lines are cut to {limits.grep_line_chars} characters (around the match). \
+`path-line-text` for context lines (context=2 shows 2 lines around each match; \
+before_context=5 or after_context=10, like ripgrep's -B and -A, set one side), ordered by path \
+then line; "--" separates non-adjacent groups. Lines are cut to {limits.grep_line_chars} characters (around the match). \
 output_mode="files_with_matches" lists the files; "count" gives `path:count`. At most `limit` \
 matches (default {limits.grep_limit}) per call; the result states the exact totals and which \
 `offset` shows the next page."""
@@ -80,10 +100,13 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "Default: the workspace root.",
             },
             "glob": {
-                "type": "string",
-                "description": "Only search files matching this glob, like ripgrep's -g: "
-                '"*.py" matches file names at any depth, "src/**/*.rs" matches paths. Default: '
-                "all files.",
+                "type": ["string", "array"],
+                "items": {"type": "string", "minLength": 1},
+                "description": "Only search files matching this glob, or these globs, like "
+                'ripgrep\'s -g: "*.py" matches file names at any depth, "src/**/*.rs" '
+                "matches paths, a leading / anchors at the workspace root, a leading ! excludes "
+                '(directories too: "!tests/"). In a list the last glob that matches decides, '
+                'e.g. ["*.py", "!test_*.py"]. Default: all files.',
             },
             "literal": {
                 "type": "boolean",
@@ -101,7 +124,23 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "maximum": MAX_CONTEXT,
                 "default": 0,
                 "description": "Lines of context to show before and after each match "
-                f"(0-{MAX_CONTEXT}). Default: 0.",
+                f"(0-{MAX_CONTEXT}), like ripgrep's -C. Default: 0.",
+            },
+            "before_context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_CONTEXT,
+                "description": "Lines of context to show before each match, like ripgrep's -B "
+                "(overrides context on that side), e.g. 5 to see the lines leading to a call. "
+                "Default: context.",
+            },
+            "after_context": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_CONTEXT,
+                "description": "Lines of context to show after each match, like ripgrep's -A "
+                "(overrides context on that side), e.g. 10 to see a function's body after its "
+                "signature. Default: context.",
             },
             "multiline": {
                 "type": "boolean",
@@ -141,7 +180,7 @@ def format_grep(
     *,
     context: int = 0,
     path: str | None = None,
-    glob: str | None = None,
+    glob: str | list[str] | None = None,
     case_insensitive: bool = False,
     line_chars: int = DEFAULT_LIMITS.grep_line_chars,
     read_line_chars: int = DEFAULT_LIMITS.read_line_chars,
@@ -151,12 +190,13 @@ def format_grep(
     `line_chars` is the cap the search applied and `read_line_chars` read_file's, for the note
     on cut lines.
     """
-    pattern = f'"{result.pattern}"'
+    pattern = _shown_pattern(result.pattern)
     scope = ""
     if path:
         scope += f" under {quote_path(path.rstrip('/'))}"
-    if glob:
-        scope += f' in files matching "{glob}"'
+    globs = [glob] if isinstance(glob, str) else list(glob or [])
+    if globs:
+        scope += " in files matching " + ", ".join(f'"{g}"' for g in globs)
     searched = f"{plural(result.files_searched, 'file')} searched"
     mode = result.output_mode
     lines: list[str] = []
@@ -166,7 +206,10 @@ def format_grep(
     if nothing:
         text = f"No matches for {pattern}{scope} ({searched})."
         if result.files_searched == 0 and not result.incomplete:
-            text += " No file was searched: check path and glob."
+            if _candidates_skipped(result.skipped):
+                text += " Every file in scope was skipped (see below)."
+            else:
+                text += " No file was searched: check path and glob."
         if not case_insensitive and any(c.isalpha() for c in result.pattern):
             text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
         lines.append(text)
@@ -220,6 +263,12 @@ def format_grep(
                 f"{plural(result.withheld, 'more file')} not shown: call grep again with "
                 f"offset={result.next_offset} for the next page."
             )
+    if result.withheld_key_blocks:
+        lines.append(
+            f"Withheld: {plural(result.withheld_key_lines, 'line')} of "
+            f"{plural(result.withheld_key_blocks, 'private-key block')} in these files; the "
+            "secrets policy never shows key material, and matches inside it are not counted."
+        )
     if result.incomplete:
         lines.append(
             f"Incomplete: the time budget ran out after {searched}, so there may be more "
@@ -244,6 +293,8 @@ def run_grep(
             literal=args["literal"],
             case_insensitive=args["case_insensitive"],
             context=args["context"],
+            before_context=args.get("before_context"),
+            after_context=args.get("after_context"),
             multiline=args["multiline"],
             output_mode=args["output_mode"],
             limit=args["limit"],
@@ -253,9 +304,10 @@ def run_grep(
         )
 
     def describe(result: Any) -> tuple[str, int]:
+        sides = (args.get("before_context"), args.get("after_context"))
         text = format_grep(
             result,
-            context=args["context"],
+            context=max(args["context"] if side is None else side for side in sides),
             path=args.get("path"),
             glob=args.get("glob"),
             case_insensitive=args["case_insensitive"],
@@ -275,4 +327,5 @@ def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         parameters=grep_schema(limits),
         handler=functools.partial(run_grep, limits=limits),
         title="Search file contents",
+        prepare=unquote_paths,
     )

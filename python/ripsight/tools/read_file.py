@@ -23,6 +23,7 @@ from ._common import (
     resolved_maximum,
     size_text,
     thousands,
+    unquote_paths,
     workspace_of,
 )
 from .read_pdf import is_pdf_name, is_pdf_type, pages_property, pdf_description, run_read_pdf
@@ -145,8 +146,16 @@ def format_read(result: Any) -> str:
         details.append("Line endings: mixed (LF and CRLF).")
     if details:
         lines.append(" ".join(details))
+    withheld = set(result.withheld_key_lines)
+    if withheld:
+        lines.append(
+            f"{_runs_text(sorted(withheld))} {'is' if len(withheld) == 1 else 'are'} withheld: "
+            "they hold a private key, which the secrets policy never shows."
+        )
     width = max(6, len(str(last)))
     for line in result.lines:
+        if line.number in withheld:
+            continue
         text = line.text
         if line.cut_from is not None:
             text += f" [... line cut at {thousands(len(line.text))} of {thousands(line.cut_from)} characters]"
@@ -156,6 +165,19 @@ def format_read(result: Any) -> str:
             f"More lines follow: call read_file with offset={result.next_offset} to read on."
         )
     return "\n".join(lines)
+
+
+def _runs_text(numbers: list[int]) -> str:
+    """ "Line 4", "Lines 2-5" or "Lines 2-5 and 9-12" for ascending line numbers."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and runs[-1][1] + 1 == number:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    parts = [thousands(a) if a == b else f"{thousands(a)}-{thousands(b)}" for a, b in runs]
+    word = "Line" if len(numbers) == 1 else "Lines"
+    return f"{word} {', '.join(parts[:-1]) + ' and ' if len(parts) > 1 else ''}{parts[-1]}"
 
 
 def _already_shown(path: str, first: int, last: int, earlier: ReadRecord) -> ToolOutput:
@@ -319,4 +341,5 @@ def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         parameters=read_file_schema(limits),
         handler=functools.partial(run_read_file, limits=limits),
         title="Read a file",
+        prepare=unquote_paths,
     )

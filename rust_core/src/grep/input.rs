@@ -8,6 +8,7 @@ use rustix::fs::OFlags;
 
 use crate::boundary;
 use crate::budget::Deadline;
+use crate::keyblock;
 use crate::workspace::Workspace;
 
 use super::MAX_FILE_BYTES;
@@ -33,6 +34,11 @@ pub(super) struct Input<'f> {
     pub(super) too_large: bool,
     pub(super) stopped: bool,
     pub(super) failed: bool,
+    /// Look for a private-key marker in the bytes read (`saw_key` is then set).
+    pub(super) watch_keys: bool,
+    pub(super) saw_key: bool,
+    /// The last bytes read, for a marker split between two reads.
+    carry: Vec<u8>,
 }
 
 impl<'f> Input<'f> {
@@ -46,6 +52,9 @@ impl<'f> Input<'f> {
             too_large: false,
             stopped: false,
             failed: false,
+            watch_keys: false,
+            saw_key: false,
+            carry: Vec::new(),
         }
     }
 
@@ -56,6 +65,22 @@ impl<'f> Input<'f> {
             self.too_large = self.file.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES);
         }
         self.too_large
+    }
+
+    /// Notes a private-key marker in `bytes`, or split between the last read and `bytes`.
+    fn watch(&mut self, bytes: &[u8]) {
+        let room = keyblock::KEY_MARKER.len() - 1;
+        self.carry
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.saw_key = keyblock::may_hold_key(&self.carry) || keyblock::may_hold_key(bytes);
+        // The last `room` bytes read so far.
+        if bytes.len() >= room {
+            self.carry.clear();
+            self.carry.extend_from_slice(&bytes[bytes.len() - room..]);
+        } else {
+            let drop = self.carry.len().saturating_sub(room);
+            self.carry.drain(..drop);
+        }
     }
 
     /// True when the search ended on one of this reader's errors.
@@ -79,6 +104,9 @@ impl Read for Input<'_> {
         match self.file.read(buf) {
             Ok(n) => {
                 self.read += n as u64;
+                if self.watch_keys && !self.saw_key {
+                    self.watch(&buf[..n]);
+                }
                 Ok(n)
             }
             Err(error) => {

@@ -30,10 +30,20 @@ pub(super) fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreE
             .map(|line| shorten(line, 200))
             .collect::<Vec<_>>()
             .join("\n");
-        let issue = if message.contains("line terminator") || message.contains(r"\n") {
+        let issue = if message.contains("exceeds size limit") {
+            PatternIssue::TooLarge
+        } else if message.contains("line terminator") || message.contains(r"\n") {
             PatternIssue::LineBreak
         } else {
             PatternIssue::Regex
+        };
+        let message = if issue == PatternIssue::TooLarge {
+            format!(
+                "the pattern ({} characters) is too large to compile: {message}",
+                options.pattern.chars().count()
+            )
+        } else {
+            message
         };
         CoreError::InvalidPattern {
             pattern: options.pattern.clone(),

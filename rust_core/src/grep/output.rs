@@ -78,6 +78,12 @@ crate::record! {
         pub files_searched: u64,
         /// What the search passed over, by reason.
         pub skipped: SkipCounts,
+        /// Private-key blocks (PEM BEGIN ... PRIVATE KEY through its END line) in the files
+        /// with matches: their lines are withheld, neither matched, counted nor shown. Blocks
+        /// in files without other matches are not counted (the count would tell the key).
+        pub withheld_key_blocks: u64,
+        /// Lines of those blocks.
+        pub withheld_key_lines: u64,
         /// True when the time budget ran out: the result and its totals cover only what was
         /// searched.
         pub incomplete: bool,

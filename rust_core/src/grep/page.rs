@@ -69,7 +69,7 @@ pub(super) fn content_windows(hits: &[FileHit], range: PageRange) -> Vec<(usize,
 pub(super) fn content_page(
     hits: &[FileHit],
     range: PageRange,
-    context: u64,
+    (before, after): (u64, u64),
 ) -> (Vec<GrepLine>, u64) {
     let mut out = Vec::new();
     let mut shown = 0u64;
@@ -96,11 +96,10 @@ pub(super) fn content_page(
                 chosen
             } else {
                 // Windows are ascending: advance past those that end before this line.
-                while next < selected.len() && selected[next].saturating_add(context) < stored.line
-                {
+                while next < selected.len() && selected[next].saturating_add(after) < stored.line {
                     next += 1;
                 }
-                next < selected.len() && selected[next].saturating_sub(context) <= stored.line
+                next < selected.len() && selected[next].saturating_sub(before) <= stored.line
             };
             if show {
                 out.push(GrepLine {

@@ -1,11 +1,14 @@
 //! The searcher's sink for one file: counts matching lines and keeps the text of those in a
 //! window of match indices, with the context lines around them.
 
+use std::collections::VecDeque;
+
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcher;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
 
 use crate::budget::Deadline;
+use crate::keyblock::LineBlocks;
 
 /// When a line is cut and its match starts within the first `max_line_chars` minus this many
 /// characters, the head of the line is shown; otherwise a window around the match.
@@ -39,7 +42,9 @@ pub(super) struct FileSink<'a> {
     pub(super) deadline: &'a Deadline,
     /// `None`: count only.
     pub(super) window: Option<Window>,
-    pub(super) context: u64,
+    /// Context lines before and after each match.
+    pub(super) before_context: u64,
+    pub(super) after_context: u64,
     pub(super) max_chars: usize,
     pub(super) multiline: bool,
     /// Matching lines seen.
@@ -51,6 +56,12 @@ pub(super) struct FileSink<'a> {
     pub(super) binary: bool,
     /// The deadline passed mid-file: the counts cover the file's start only.
     pub(super) stopped: bool,
+    /// Set for a file that may hold a private-key block: the searcher then passes every line
+    /// (passthru), lines of a key block are neither counted nor stored, and the context lines
+    /// the searcher would give are picked here (`before`).
+    pub(super) keys: Option<LineBlocks>,
+    /// Key mode: the last context lines that may precede the next stored match.
+    before: VecDeque<StoredLine>,
 }
 
 impl<'a> FileSink<'a> {
@@ -58,7 +69,7 @@ impl<'a> FileSink<'a> {
         matcher: &'a RegexMatcher,
         deadline: &'a Deadline,
         window: Option<Window>,
-        context: u64,
+        (before_context, after_context): (u64, u64),
         max_chars: usize,
         multiline: bool,
     ) -> FileSink<'a> {
@@ -66,7 +77,8 @@ impl<'a> FileSink<'a> {
             matcher,
             deadline,
             window,
-            context,
+            before_context,
+            after_context,
             max_chars,
             multiline,
             count: 0,
@@ -75,7 +87,20 @@ impl<'a> FileSink<'a> {
             lines: Vec::new(),
             binary: false,
             stopped: false,
+            keys: None,
+            before: VecDeque::new(),
         }
+    }
+
+    /// Key mode: the searcher passes every line, lines of key blocks are withheld.
+    pub(super) fn withholding_keys(mut self) -> Self {
+        self.keys = Some(LineBlocks::default());
+        self
+    }
+
+    /// Key mode: whether this line (the next of the file) lies in a key block.
+    fn withheld(&mut self, bytes: &[u8]) -> bool {
+        self.keys.as_mut().is_some_and(|k| k.withheld(bytes))
     }
 
     /// Whether the match with index `index` keeps its text.
@@ -88,23 +113,34 @@ impl<'a> FileSink<'a> {
     /// context lines after this withheld match may still be shown as that match's context).
     fn done(&self, index: u64, line: u64) -> bool {
         self.window.is_some_and(|w| {
-            w.stop_after && index >= w.to && line > self.last_kept_line.saturating_add(self.context)
+            w.stop_after
+                && index >= w.to
+                && line > self.last_kept_line.saturating_add(self.after_context)
         })
     }
 
     /// Whether a context line arriving now may be shown: it may lead to a match of the window
-    /// (one at most `context` matches ahead, as they lie between it and that match) or follow
-    /// the last kept match. The page drops those it does not show.
+    /// (one at most `before_context` matches ahead, as they lie between it and that match) or
+    /// follow the last kept match. The page drops those it does not show.
     fn context_wanted(&self, line: u64) -> bool {
         let Some(window) = self.window else {
             return false;
         };
-        let ahead = self.count.saturating_add(self.context);
+        let ahead = self.count.saturating_add(self.before_context);
         (ahead >= window.from && self.count < window.to)
-            || (self.kept > 0 && line <= self.last_kept_line.saturating_add(self.context))
+            || (self.kept > 0 && line <= self.last_kept_line.saturating_add(self.after_context))
     }
 
     fn store_line(&mut self, line: u64, bytes: &[u8], match_start: Option<usize>, is_match: bool) {
+        if is_match && self.keys.is_some() {
+            // The context lines that precede this match (within `before_context` lines of it).
+            let first = line.saturating_sub(self.before_context);
+            for stored in self.before.drain(..) {
+                if stored.line >= first && stored.line > self.last_kept_line {
+                    self.lines.push(stored);
+                }
+            }
+        }
         let (text, cut) = shown_text(bytes, match_start, self.max_chars);
         self.lines.push(StoredLine {
             line,
@@ -112,6 +148,32 @@ impl<'a> FileSink<'a> {
             cut,
             is_match,
         });
+    }
+
+    /// The lines of one match (several in multiline mode), each counted and stored in the
+    /// window unless it lies in a key block (key mode); false when the search should end.
+    fn matched_lines(&mut self, found: &SinkMatch<'_>) -> bool {
+        let first_line = found.line_number().unwrap_or(0);
+        let mut go_on = true;
+        for (i, bytes) in found.lines().enumerate() {
+            if self.withheld(bytes) {
+                continue;
+            }
+            if self.in_window(self.count) {
+                let line = first_line + i as u64;
+                let start = if i == 0 {
+                    let found = self.matcher.find(found.bytes()).ok().flatten();
+                    found.map(|m| m.start()).filter(|s| *s < bytes.len())
+                } else {
+                    Some(0)
+                };
+                self.store_line(line, bytes, start, true);
+                self.kept += 1;
+                self.last_kept_line = line;
+            }
+            go_on &= self.count_one();
+        }
+        go_on
     }
 
     /// Counts one matching line; false when the search should end.
@@ -136,43 +198,18 @@ impl Sink for FileSink<'_> {
         if self.done(self.count, found.line_number().unwrap_or(0)) {
             return Ok(false);
         }
-        if !self.multiline {
-            if self.in_window(self.count) {
-                let line = found.line_number().unwrap_or(0);
-                let bytes = found.bytes();
-                let start = self.matcher.find(bytes).ok().flatten().map(|m| m.start());
-                self.store_line(line, bytes, start, true);
-                self.kept += 1;
-                self.last_kept_line = line;
-            }
-            return Ok(self.count_one());
+        if self.keys.is_some() || self.multiline {
+            return Ok(self.matched_lines(found));
         }
-        let first_line = found.line_number().unwrap_or(0);
-        let first_start = if self.in_window(self.count) {
-            self.matcher
-                .find(found.bytes())
-                .ok()
-                .flatten()
-                .map(|m| m.start())
-        } else {
-            None
-        };
-        let mut go_on = true;
-        for (i, bytes) in found.lines().enumerate() {
-            if self.in_window(self.count) {
-                let line = first_line + i as u64;
-                let start = if i == 0 {
-                    first_start.filter(|s| *s < bytes.len())
-                } else {
-                    Some(0)
-                };
-                self.store_line(line, bytes, start, true);
-                self.kept += 1;
-                self.last_kept_line = line;
-            }
-            go_on &= self.count_one();
+        let line = found.line_number().unwrap_or(0);
+        if self.in_window(self.count) {
+            let bytes = found.bytes();
+            let start = self.matcher.find(bytes).ok().flatten().map(|m| m.start());
+            self.store_line(line, bytes, start, true);
+            self.kept += 1;
+            self.last_kept_line = line;
         }
-        Ok(go_on)
+        Ok(self.count_one())
     }
 
     fn context(
@@ -181,6 +218,27 @@ impl Sink for FileSink<'_> {
         context: &SinkContext<'_>,
     ) -> Result<bool, Self::Error> {
         let line = context.line_number().unwrap_or(0);
+        if self.keys.is_some() {
+            // Passthru: every line that is not a match arrives here.
+            if self.withheld(context.bytes()) || self.window.is_none() {
+                return Ok(true);
+            }
+            if self.kept > 0 && line <= self.last_kept_line.saturating_add(self.after_context) {
+                self.store_line(line, context.bytes(), None, false);
+            } else if self.before_context > 0 {
+                let (text, cut) = shown_text(context.bytes(), None, self.max_chars);
+                if self.before.len() as u64 >= self.before_context {
+                    self.before.pop_front();
+                }
+                self.before.push_back(StoredLine {
+                    line,
+                    text,
+                    cut,
+                    is_match: false,
+                });
+            }
+            return Ok(true);
+        }
         if self.context_wanted(line) {
             self.store_line(line, context.bytes(), None, false);
         }

@@ -71,6 +71,15 @@ impl Scanner {
         self.utf8.as_ref().is_some_and(|c| c.invalid)
     }
 
+    /// The byte lines end at: `\r` for classic-Mac text, else `\n` (decided on the first chunk).
+    pub(super) fn terminator(&self) -> u8 {
+        if self.cr_mode == Some(true) {
+            b'\r'
+        } else {
+            b'\n'
+        }
+    }
+
     pub(super) fn line_ending(&self) -> &'static str {
         if self.cr_mode == Some(true) {
             return if self.crlf > 0 { "mixed" } else { "CR" };

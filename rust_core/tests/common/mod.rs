@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use ripsight_core::grep::{GrepOptions, GrepOutput, grep};
 use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
 /// Writes `content` to `root/relative`, creating directories.
@@ -42,4 +43,15 @@ pub fn mkfifo(root: &Path, name: &str) {
 /// A workspace on `root` with the default options.
 pub fn ws(root: &Path) -> Workspace {
     Workspace::new(root, WorkspaceOptions::default()).expect("workspace")
+}
+
+/// `grep` for `pattern` with every match (no limit), after `tweak` sets other options.
+pub fn search(ws: &Workspace, pattern: &str, tweak: impl FnOnce(&mut GrepOptions)) -> GrepOutput {
+    let mut options = GrepOptions {
+        pattern: pattern.into(),
+        limit: None,
+        ..GrepOptions::default()
+    };
+    tweak(&mut options);
+    grep(ws, &options).expect("grep")
 }
