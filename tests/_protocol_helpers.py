@@ -200,6 +200,8 @@ class PyWorkspace(FakeWorkspace):
         literal=False,
         case_insensitive=False,
         context=0,
+        before_context=None,
+        after_context=None,
         multiline=False,
         output_mode="content",
         limit=50,
@@ -210,6 +212,10 @@ class PyWorkspace(FakeWorkspace):
         import fnmatch
         import re
 
+        before = context if before_context is None else before_context
+        after = context if after_context is None else after_context
+        globs = [glob] if isinstance(glob, str) else list(glob or [])
+
         self._record("grep", pattern, path=path, glob=glob)
         regex = re.compile(
             re.escape(pattern) if literal else pattern, re.IGNORECASE if case_insensitive else 0
@@ -217,7 +223,8 @@ class PyWorkspace(FakeWorkspace):
         lines, total, files = [], 0, set()
         names = self._files(path or "")
         for name in names:
-            if glob and not fnmatch.fnmatch(name.rsplit("/", 1)[-1], glob):
+            base = name.rsplit("/", 1)[-1]
+            if globs and not any(fnmatch.fnmatch(base, g) for g in globs):
                 continue
             with open(os.path.join(self.root, name), encoding="utf-8", errors="replace") as f:
                 text = f.read().splitlines()
@@ -226,7 +233,7 @@ class PyWorkspace(FakeWorkspace):
             files.update([name] if hits else [])
             shown: dict[int, bool] = {}
             for i in hits:
-                for j in range(max(0, i - context), min(len(text), i + context + 1)):
+                for j in range(max(0, i - before), min(len(text), i + after + 1)):
                     shown[j] = shown.get(j, False) or j == i
             for j in sorted(shown):
                 lines.append(gline(name, j + 1, text[j], shown[j]))

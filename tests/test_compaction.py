@@ -112,7 +112,7 @@ def tool_turns(tree: Path) -> list[tuple[list[ToolCall], list[Any]]]:
                     f"call_{t}_1",
                     "read_file",
                     orjson.dumps(
-                        {"path": f"src/mod{t % 12}.py", "offset": 1 + t, "limit": 60}
+                        {"path": f"src/mod{t % 12}.py", "offset": 1 + t, "limit": 80}
                     ).decode(),
                 )
             )

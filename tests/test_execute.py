@@ -147,7 +147,7 @@ def test_invalid_arguments_are_all_reported(reg, fake):
         '- "limit" must be an integer, got the string "5" (write it without quotes: 5).\n'
         '- "context" must be at least 0, got -2.\n'
         'Note: ignored unknown argument "file_path" (did you mean "path"?). grep accepts: '
-        "pattern, path, glob, literal, case_insensitive, context, multiline, output_mode, "
+        "pattern, path, glob, literal, case_insensitive, context, before_context, after_context, multiline, output_mode, "
         "limit, offset.\n"
         "Fix the arguments and call grep again."
     )

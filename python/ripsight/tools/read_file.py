@@ -88,7 +88,8 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "minimum": 1,
                 "maximum": MAX_OFFSET,
                 "description": "Jupyter notebooks only: the 1-based number of a cell whose "
-                "image outputs to show (the cell listing names them).",
+                "image outputs to show (the cell listing names them). Default: none (the cells "
+                "are listed).",
             },
             "pages": pages_property(),
         },
