@@ -118,18 +118,23 @@ def _image_part(result: Any) -> ImagePart:
     return ImagePart(media_type=result.media_type, data=bytes(result.data))
 
 
+def _image_bounds(limits: ToolLimits) -> dict[str, int]:
+    """The image bounds every image read takes (an image's encoded size goes by another name
+    in a notebook read, so the callers add it)."""
+    return {
+        "max_edge": limits.image_max_edge,
+        "max_pixels": limits.image_max_pixels,
+        "max_source_bytes": limits.image_max_source_bytes,
+        "max_decode_pixels": limits.image_max_decode_pixels,
+    }
+
+
 def run_image(
     workspace: Workspace, path: str, limits: ToolLimits, cancel: CancelToken | None = None
 ) -> ToolOutput:
     """`read_file` of an image: one line of text and the image."""
     result = workspace.read_image(
-        path,
-        max_edge=limits.image_max_edge,
-        max_pixels=limits.image_max_pixels,
-        max_bytes=limits.image_max_bytes,
-        max_source_bytes=limits.image_max_source_bytes,
-        max_decode_pixels=limits.image_max_decode_pixels,
-        cancel=cancel,
+        path, max_bytes=limits.image_max_bytes, **_image_bounds(limits), cancel=cancel
     )
     if result.refused is not None:
         return _refused(result.path, "an image", result.refused, result.detail)
@@ -151,11 +156,8 @@ def run_notebook_images(
         path,
         cell,
         max_bytes=limits.notebook_max_bytes,
-        max_edge=limits.image_max_edge,
-        max_pixels=limits.image_max_pixels,
         max_image_bytes=limits.image_max_bytes,
-        max_source_bytes=limits.image_max_source_bytes,
-        max_decode_pixels=limits.image_max_decode_pixels,
+        **_image_bounds(limits),
         cancel=cancel,
     )
     if found.refused is not None:
