@@ -138,11 +138,30 @@ fn base_flags() -> OFlags {
 /// Whether `openat2` works here: 0 not yet known, 1 yes, 2 no (fall back to component-wise).
 static OPENAT2: AtomicU8 = AtomicU8::new(0);
 
+/// The environment variable that makes this process behave as on a Unix without Linux's extras:
+/// opens go component by component (no `openat2`) and the warm index has no inotify watcher (it
+/// re-checks instead). A test switch, so that CI on Linux runs the code macOS runs.
+pub const PORTABLE_ENV: &str = "RIPSIGHT_PORTABLE";
+
+/// Whether [`PORTABLE_ENV`] is set to `1` (read once per process).
+pub fn portable_mode() -> bool {
+    static PORTABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PORTABLE.get_or_init(|| std::env::var_os(PORTABLE_ENV).is_some_and(|v| v == "1"))
+}
+
 /// Makes every later open use the component-wise `openat` fallback, as on systems without
 /// `openat2`; for tests of the fallback. Both ways open the same files.
 #[doc(hidden)]
 pub fn force_component_wise_opens(yes: bool) {
     OPENAT2.store(if yes { 2 } else { 0 }, Ordering::Relaxed);
+}
+
+/// Whether opens go component by component (no `openat2` here, or forced by a test or by
+/// [`portable_mode`]).
+pub fn opens_component_wise() -> bool {
+    !cfg!(any(target_os = "linux", target_os = "android"))
+        || portable_mode()
+        || OPENAT2.load(Ordering::Relaxed) == 2
 }
 
 /// Opens `path` (relative, `/`-separated, no `..`; empty for `dir` itself) beneath `dir`,
@@ -154,7 +173,7 @@ pub(crate) fn open_beneath(dir: BorrowedFd<'_>, path: &[u8], extra: OFlags) -> i
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     }
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    if OPENAT2.load(Ordering::Relaxed) != 2 {
+    if !opens_component_wise() {
         let resolve =
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         match rustix::fs::openat2(dir, OsStr::from_bytes(path), flags, Mode::empty(), resolve) {

@@ -7,8 +7,10 @@ use std::ffi::OsStr;
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
-use common::{mkfifo, symlink, tree, write, ws};
-use ripsight_core::boundary::force_component_wise_opens;
+use common::{mkfifo, output_within, symlink, tree, write, ws};
+use ripsight_core::boundary::{
+    PORTABLE_ENV, force_component_wise_opens, opens_component_wise, portable_mode,
+};
 use ripsight_core::error::CoreError;
 use ripsight_core::glob::{GlobOptions, glob};
 use ripsight_core::grep::{GrepOptions, grep};
@@ -121,6 +123,43 @@ fn explicit_paths_with_openat2_and_with_the_component_wise_fallback() {
     force_component_wise_opens(true);
     explicit_paths_follow_in_root_links_only(&ws);
     force_component_wise_opens(false);
+}
+
+/// Run by [`the_portable_switch_forces_component_wise_opens`] in a child process of its own,
+/// once with the switch and once without; alone, it only checks that both ways agree.
+#[test]
+#[ignore = "run in a child process by the_portable_switch_forces_component_wise_opens"]
+fn portable_child() {
+    let (_keep, root) = linked_tree();
+    explicit_paths_follow_in_root_links_only(&ws(&root));
+    let component_wise = opens_component_wise();
+    assert_eq!(
+        component_wise,
+        portable_mode(),
+        "component-wise opens: {component_wise}"
+    );
+}
+
+#[test]
+fn the_portable_switch_forces_component_wise_opens() {
+    let run = |portable: &str| {
+        let output = output_within(
+            std::process::Command::new(std::env::current_exe().expect("test binary"))
+                .args(["portable_child", "--exact", "--ignored", "--test-threads=1"])
+                .env(PORTABLE_ENV, portable),
+            60,
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "{PORTABLE_ENV}={portable}: {stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    run("1");
+    if cfg!(target_os = "linux") {
+        run("0");
+    }
 }
 
 #[test]

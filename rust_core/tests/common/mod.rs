@@ -55,3 +55,24 @@ pub fn search(ws: &Workspace, pattern: &str, tweak: impl FnOnce(&mut GrepOptions
     tweak(&mut options);
     grep(ws, &options).expect("grep")
 }
+
+/// Runs `command` to its end with its output captured, killing it and failing the test after
+/// `seconds`: no test waits for a child without a bound.
+pub fn output_within(command: &mut std::process::Command, seconds: u64) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("child starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while child.try_wait().expect("child waits").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("child still running after {seconds} s: {command:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("child output")
+}
