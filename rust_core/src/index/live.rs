@@ -9,15 +9,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::ErrorKind;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::ignore_rules::is_rule_file;
 use crate::workspace::Workspace;
 
-use super::postings::Postings;
+pub(super) use super::base::Data;
 use super::source;
+use super::store::{FileId, Store};
 use super::table::{FileEntry, Table, is_within, parent_of};
 use super::watch::{Change, Drained, Limits, Watcher};
 
@@ -49,33 +49,8 @@ pub(super) struct Shared {
     pub(super) limits: Limits,
     pub(super) warm_calls: AtomicU64,
     pub(super) cold_calls: AtomicU64,
-    /// Where the on-disk copy is kept, if anywhere (`IndexOptions::index_dir`).
-    pub(super) index_dir: Option<PathBuf>,
-}
-
-/// The index data: postings and each document's path.
-pub(super) struct Data {
-    pub(super) postings: Postings,
-    pub(super) paths: Vec<String>,
-}
-
-impl Data {
-    /// No documents (before the first build, and after `close()`).
-    pub(super) fn empty() -> Data {
-        Data {
-            postings: Postings::default(),
-            paths: Vec::new(),
-        }
-    }
-
-    pub(super) fn resident_bytes(&self) -> u64 {
-        self.postings.resident_bytes()
-            + self
-                .paths
-                .iter()
-                .map(|p| (p.capacity() + std::mem::size_of::<String>()) as u64)
-                .sum::<u64>()
-    }
+    /// Where the index file is kept.
+    pub(super) store: Store,
 }
 
 /// The table, its watcher and the index data, behind `Shared::live`.
@@ -84,11 +59,21 @@ pub(super) struct Live {
     pub(super) table: Table,
     pub(super) watcher: Option<Watcher>,
     pub(super) data: Arc<Data>,
+    /// The identity of the index file `data` maps, when it is on disk: when the file at its
+    /// name is another, another process replaced it, and this one adopts it.
+    pub(super) data_id: Option<FileId>,
     /// Why the table does not answer although it is built, if so.
     pub(super) fallback: Option<String>,
     pub(super) build_ms: Option<f64>,
     pub(super) rescans: u64,
+    /// A background job (merge, rebuild, adoption) is running.
     pub(super) reindexing: bool,
+    /// Index files this process wrote (merges and rebuilds after the first) and adopted from
+    /// other processes.
+    pub(super) merges: u64,
+    pub(super) adoptions: u64,
+    /// No background job starts before this (one could not run: see `build::RETRY_AFTER`).
+    pub(super) retry_after: Option<std::time::Instant>,
     /// Files the last build could not index (binary, too large): not changes.
     pub(super) unindexed_after_build: usize,
     pub(super) loaded: bool,
@@ -102,10 +87,14 @@ impl Live {
             table: Table::default(),
             watcher: None,
             data: Arc::new(Data::empty()),
+            data_id: None,
             fallback: None,
             build_ms: None,
             rescans: 0,
             reindexing: false,
+            merges: 0,
+            adoptions: 0,
+            retry_after: None,
             unindexed_after_build: 0,
             loaded: false,
         }

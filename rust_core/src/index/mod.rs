@@ -30,14 +30,17 @@
 //! searches them on scoped threads. `close()` (or dropping the index) stops and joins them and
 //! closes the watcher.
 
+mod base;
 mod build;
+mod format;
 mod list;
 mod live;
-mod persist;
+mod mapped;
 mod plan;
 mod postings;
 mod query;
 mod source;
+mod store;
 mod table;
 mod watch;
 
@@ -51,6 +54,7 @@ use crate::glob::{self, GlobOptions, GlobOutput};
 use crate::grep::{self, GrepOptions, GrepOutput};
 use crate::workspace::Workspace;
 
+use build::Job;
 pub use live::IndexState;
 use live::{Data, Live, Shared, lock};
 use table::Table;
@@ -67,8 +71,11 @@ crate::record! {
         pub files: u64,
         /// Their bytes.
         pub bytes: u64,
-        /// Resident size of the n-gram index (posting lists, keys and the document paths).
+        /// Size of the index file (posting lists, keys, the file table and its paths), mapped
+        /// read-only: its pages are the page cache's, shared by every process on the tree.
         pub index_bytes: u64,
+        /// Where the index file is (`None`: memory only).
+        pub index_path: Option<String>,
         /// Files whose current contents the index describes.
         pub indexed_files: u64,
         /// Files every query searches directly (changed since indexing, binary, too large).
@@ -81,8 +88,12 @@ crate::record! {
         pub build_ms: Option<f64>,
         /// Re-walks forced by lost events (overflow) since the start.
         pub rescans: u64,
-        /// The index was loaded from index_dir (not built).
+        /// The index file was loaded (written by an earlier or another process), not built.
         pub loaded: bool,
+        /// Index files this process wrote after its first (merges of changed files, rebuilds).
+        pub merges: u64,
+        /// Index files written by other processes that this one took over.
+        pub adoptions: u64,
         /// Calls answered from the table (and the index, for grep).
         pub warm_calls: u64,
         /// Calls the cold engine answered.
@@ -90,16 +101,27 @@ crate::record! {
     }
 }
 
-/// Files a re-index is started for: when this many files have changed since the last build,
-/// the next call starts a background re-index.
+/// Files a merge is started for: when this many files have changed since the base, the next
+/// call starts a background merge of them into a new base.
 pub const REINDEX_AFTER_CHANGED_FILES: usize = 512;
 
 /// How the index is kept.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct IndexOptions {
-    /// A directory for the on-disk copy: loaded (and checked against the tree) instead of a
-    /// rebuild, written after every build.
+    /// The directory of the index file (default: the user's cache directory, see `store`).
     pub index_dir: Option<std::path::PathBuf>,
+    /// Keep the index file on disk, shared with every process on the tree (default true);
+    /// false keeps it in this process's memory only (unless `index_dir` is given).
+    pub persist: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> IndexOptions {
+        IndexOptions {
+            index_dir: None,
+            persist: true,
+        }
+    }
 }
 
 /// The warm index of one workspace.
@@ -120,7 +142,7 @@ impl WarmIndex {
             limits: Limits::from_env(),
             warm_calls: AtomicU64::new(0),
             cold_calls: AtomicU64::new(0),
-            index_dir: options.index_dir,
+            store: store::Store::new(workspace, options.index_dir.as_deref(), options.persist),
         });
         let index = WarmIndex {
             shared: Arc::clone(&shared),
@@ -152,7 +174,13 @@ impl WarmIndex {
             state,
             files: live.table.files.len() as u64,
             bytes: live.table.bytes,
-            index_bytes: live.data.resident_bytes(),
+            index_bytes: live.data.file_bytes(),
+            index_path: self
+                .shared
+                .store
+                .path()
+                .filter(|_| live.data_id.is_some())
+                .map(|p| p.display().to_string()),
             indexed_files: (live.table.files.len() - live.table.unindexed.len()) as u64,
             unindexed_files: live.table.unindexed.len() as u64,
             watched_dirs: live.watcher.as_ref().map_or(0, |w| w.watches() as u64),
@@ -160,6 +188,8 @@ impl WarmIndex {
             build_ms: live.build_ms,
             rescans: live.rescans,
             loaded: live.loaded,
+            merges: live.merges,
+            adoptions: live.adoptions,
             warm_calls: self.shared.warm_calls.load(Ordering::Relaxed),
             cold_calls: self.shared.cold_calls.load(Ordering::Relaxed),
         }
@@ -234,19 +264,30 @@ impl WarmIndex {
         if live.fallback.is_some() {
             return None;
         }
-        if live.table.unindexed.len() >= live.unindexed_after_build + REINDEX_AFTER_CHANGED_FILES
-            && !live.reindexing
-        {
-            self.start_reindex(&mut live);
+        let damaged = live.data.postings.damaged();
+        if !live.reindexing && live.retry_after.is_none_or(|t| Instant::now() >= t) {
+            let on_disk = self.shared.store.on_disk();
+            if damaged {
+                self.start_job(&mut live, Job::Rebuild);
+            } else if on_disk.is_some() && on_disk != live.data_id {
+                self.start_job(&mut live, Job::Adopt);
+            } else if live.table.unindexed.len()
+                >= live.unindexed_after_build + REINDEX_AFTER_CHANGED_FILES
+            {
+                self.start_job(&mut live, Job::Merge);
+            }
+        }
+        if damaged {
+            return None;
         }
         Some(live)
     }
 
-    fn start_reindex(&self, live: &mut Live) {
+    fn start_job(&self, live: &mut Live, job: Job) {
         let shared = Arc::clone(&self.shared);
         let spawned = std::thread::Builder::new()
             .name("ripsight-reindex".into())
-            .spawn(move || build::reindex(&shared));
+            .spawn(move || build::background(&shared, job));
         if let Ok(handle) = spawned {
             live.reindexing = true;
             let mut threads = lock(&self.threads);

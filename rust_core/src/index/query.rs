@@ -49,6 +49,11 @@ pub(super) fn grep(
     let query = plan::plan(&options.pattern, options.literal, options.case_insensitive);
     let data = Arc::clone(&live.data);
     let docs = evaluate(&query, &data.postings, !options.multiline);
+    if data.postings.damaged() {
+        // A block of the lists failed its check: nothing they said is trusted (the next call
+        // starts a rebuild).
+        return None;
+    }
     let mut candidates: Vec<String> = Vec::new();
     let mut unread = 0u64;
     match (&docs, &filter) {
@@ -56,10 +61,10 @@ pub(super) fn grep(
             // Only the index's candidates and the files it does not describe.
             let mut in_scope = 0u64;
             for &doc in docs {
-                let Some(path) = data.paths.get(doc as usize) else {
+                let Some(path) = data.path(doc) else {
                     continue;
                 };
-                if !is_within(path, &scope) || path == &scope {
+                if !is_within(path, &scope) || path == scope {
                     continue;
                 }
                 if live
@@ -68,7 +73,7 @@ pub(super) fn grep(
                     .get(path)
                     .is_some_and(|e| e.doc == Some(doc))
                 {
-                    candidates.push(path.clone());
+                    candidates.push(path.to_string());
                     in_scope += 1;
                 }
             }

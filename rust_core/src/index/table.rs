@@ -134,16 +134,6 @@ impl Table {
         Some(old)
     }
 
-    /// Marks a file's contents as unknown to the index (it changed).
-    pub(crate) fn touch(&mut self, path: &str) {
-        let generation = self.bump();
-        if let Some(entry) = self.files.get_mut(path) {
-            entry.doc = None;
-            entry.generation = generation;
-            self.unindexed.insert(path.to_string());
-        }
-    }
-
     /// Sets a file's document when the file did not change since `generation`.
     pub(crate) fn set_doc(&mut self, path: &str, generation: u64, doc: Option<u32>) {
         if let Some(entry) = self.files.get_mut(path)
@@ -155,6 +145,18 @@ impl Table {
                 self.unindexed.remove(path);
             } else {
                 self.unindexed.insert(path.to_string());
+            }
+        }
+    }
+
+    /// Gives every file the document `doc_of` says (called in path order), bumping no
+    /// generation: the caller proved each document describes the file's current contents.
+    pub(crate) fn set_docs(&mut self, mut doc_of: impl FnMut(&str, &FileEntry) -> Option<u32>) {
+        self.unindexed.clear();
+        for (path, entry) in self.files.iter_mut() {
+            entry.doc = doc_of(path, entry).filter(|_| indexable(&entry.meta));
+            if entry.doc.is_none() {
+                self.unindexed.insert(path.clone());
             }
         }
     }

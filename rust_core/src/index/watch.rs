@@ -30,14 +30,16 @@ pub(crate) enum Drained {
     Overflow,
 }
 
-/// Test limits, read from the environment once per watcher:
-/// `RIPSIGHT_INDEX_MAX_WATCHES` (watches beyond it fail as if the system limit was hit) and
+/// Test limits, read from the environment once per index:
+/// `RIPSIGHT_INDEX_MAX_WATCHES` (watches beyond it fail as if the system limit was hit),
 /// `RIPSIGHT_INDEX_MAX_EVENTS` (a drain reading more events than this reports an overflow, as
-/// a full kernel queue does).
+/// a full kernel queue does) and `RIPSIGHT_INDEX_STALL_WRITE_MS` (a writer of the index file
+/// sleeps this long halfway through, so a test can kill it there).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Limits {
     pub(crate) max_watches: Option<usize>,
     pub(crate) max_events: Option<usize>,
+    pub(crate) stall_write_ms: Option<u64>,
 }
 
 impl Limits {
@@ -46,6 +48,7 @@ impl Limits {
         Limits {
             max_watches: read("RIPSIGHT_INDEX_MAX_WATCHES"),
             max_events: read("RIPSIGHT_INDEX_MAX_EVENTS"),
+            stall_write_ms: read("RIPSIGHT_INDEX_STALL_WRITE_MS").map(|v: usize| v as u64),
         }
     }
 }
