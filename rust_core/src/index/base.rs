@@ -157,6 +157,13 @@ impl Data {
         self.record_path(self.doc_file(doc)?)
     }
 
+    /// Files of the table without a document (binary, too large, unreadable when written).
+    pub(super) fn undocumented(&self) -> usize {
+        (0..self.files_len())
+            .filter(|&i| le_u32(&self.bytes, self.files.start + i * RECORD + 56) == NONE)
+            .count()
+    }
+
     /// Sections of documents no file names any more (left by merges).
     pub(super) fn dead_sections(&self) -> usize {
         (0..self.postings.sections_len() as u32)

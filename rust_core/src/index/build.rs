@@ -19,10 +19,11 @@ use std::time::{Duration, Instant};
 use crate::walker::thread_count;
 
 use super::live::{Data, IndexState, Live, Shared, lock, scan_subtree};
+use super::memory;
 use super::postings::{Built, Indexed, Postings};
 use super::source;
 use super::store::{FileId, Lock};
-use super::table::{FileEntry, Table};
+use super::table::{FileEntry, Table, now_ns, vouches};
 use super::watch::Watcher;
 
 /// How often a process waiting for another's build looks for the file.
@@ -63,24 +64,43 @@ pub(super) fn build(shared: &Shared) {
     ) {
         return fail(reason);
     }
-    let (data, id, loaded) = loop {
+    let loaded = loop {
         if shared.stop.load(Ordering::Relaxed) {
             return;
         }
         if let Some((data, id)) = shared.store.load() {
             table.set_docs(data.vouched());
-            break (data, Some(id), true);
+            go_live(shared, table, watcher, Some((data, id)));
+            break true;
         }
         if let Some(writer) = shared.store.try_lock() {
             // Another process may have finished between the look and the lock.
             if let Some((data, id)) = shared.store.load() {
                 table.set_docs(data.vouched());
-                break (data, Some(id), true);
+                go_live(shared, table, watcher, Some((data, id)));
+                break true;
             }
-            match build_base(shared, &mut table, &writer) {
-                Ok((data, id)) => break (data, id, false),
-                Err(e) => return fail(format!("the index could not be written: {e}")),
+            let (read, generations) = snapshot(table.files.iter());
+            let (built, status) = read_postings(shared, &read);
+            give_documents(&mut table, &read, &generations, &status, 0);
+            go_live(shared, table, watcher, None);
+            let base = Data::empty();
+            let lists = Read {
+                files: &read,
+                generations: &generations,
+                status: &status,
+                built: &built,
+            };
+            match write_current(shared, &writer, &base, &lists) {
+                Some(Ok((data, id))) => {
+                    let mut live = lock(&shared.live);
+                    live.data = Arc::new(data);
+                    live.data_id = id;
+                }
+                Some(Err(e)) => return fail(format!("the index could not be written: {e}")),
+                None => return,
             }
+            break false;
         }
         std::thread::sleep(WAIT_FOR_BUILDER);
     };
@@ -88,30 +108,80 @@ pub(super) fn build(shared: &Shared) {
     if live.state != IndexState::Building {
         return;
     }
-    live.unindexed_after_build = table.unindexed.len();
-    live.table = table;
-    live.watcher = Some(watcher);
-    live.data = Arc::new(data);
-    live.data_id = id;
+    // Files the base could not index are not changes; files it does not vouch for are.
+    live.unindexed_after_build = live.table.unindexed.len();
+    if loaded {
+        live.unindexed_after_build = live.data.undocumented().min(live.table.unindexed.len());
+    }
     live.state = IndexState::Ready;
     live.loaded = loaded;
     live.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     shared.ready.notify_all();
+    drop(live);
+    memory::release_free_memory();
 }
 
-/// Reads every file of `table` and writes the base (under `writer`); the table's entries take
-/// their documents.
-fn build_base(
+/// Hands the table and its watcher (and the base, if there is one yet) to the live state; the
+/// index is not ready until `build` says so.
+fn go_live(shared: &Shared, table: Table, watcher: Watcher, base: Option<(Data, FileId)>) {
+    let mut live = lock(&shared.live);
+    live.table = table;
+    live.watcher = Some(watcher);
+    if let Some((data, id)) = base {
+        live.data = Arc::new(data);
+        live.data_id = Some(id);
+    }
+}
+
+/// What a build or merge read: the files (path, size) in path order with their generations at
+/// the snapshot, how each was indexed, and the lists.
+struct Read<'a> {
+    files: &'a [(String, u64)],
+    generations: &'a [u64],
+    status: &'a [Indexed],
+    built: &'a Built,
+}
+
+/// Writes `base` with the lists of `read` appended (their documents numbered after the
+/// base's), and the live table as it is now: queued changes are applied first, so the
+/// identities written are the files' now, each trusted when it is old enough now (the watcher
+/// vouches for the time since the walk); a file read gets its document unless it changed since
+/// the snapshot. `None` when the index closed meanwhile.
+fn write_current(
     shared: &Shared,
-    table: &mut Table,
     writer: &Lock,
-) -> std::io::Result<(Data, Option<FileId>)> {
-    let (files, generations) = snapshot(table.files.iter());
-    let (built, status) = read_postings(shared, &files);
-    give_documents(table, &files, &generations, &status, 0);
-    drop(files);
-    write_base(shared, writer, &Data::empty(), &table.files, &built)
+    base: &Data,
+    read: &Read<'_>,
+) -> Option<std::io::Result<(Data, Option<FileId>)>> {
+    let mut files = {
+        let mut live = lock(&shared.live);
+        if live.state == IndexState::Closed || shared.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        live.refresh(shared);
+        if let Some(reason) = &live.fallback {
+            return Some(Err(std::io::Error::other(reason.clone())));
+        }
+        live.table.files.clone()
+    };
+    let now = now_ns();
+    let shift = base.docs_len() as u32;
+    for entry in files.values_mut() {
+        entry.trusted = vouches(&entry.meta, now);
+        if shift == 0 {
+            // A new base: documents of any older one mean nothing in it.
+            entry.doc = None;
+        }
+    }
+    let lists = read.files.iter().zip(read.generations).zip(read.status);
+    for (doc, (((path, _), generation), indexed)) in lists.enumerate() {
+        if let Some(entry) = files.get_mut(path) {
+            entry.doc = (entry.generation == *generation && *indexed == Indexed::Text)
+                .then_some(shift + doc as u32);
+        }
+    }
+    Some(write_base(shared, writer, base, &files, read.built))
 }
 
 /// Writes `base` with `built` appended and the table `files`, under `writer`; maps it.
@@ -201,6 +271,8 @@ pub(super) fn background(shared: &Shared, job: Job) {
     let mut live = lock(&shared.live);
     live.reindexing = false;
     live.retry_after = (!done).then(|| Instant::now() + RETRY_AFTER);
+    drop(live);
+    memory::release_free_memory();
 }
 
 /// True when the base was adopted.
@@ -221,14 +293,36 @@ fn adopt(shared: &Shared) -> bool {
     live.data = Arc::new(data);
     live.data_id = Some(id);
     live.adoptions += 1;
-    live.unindexed_after_build = live.table.unindexed.len();
+    live.unindexed_after_build = live.data.undocumented().min(live.table.unindexed.len());
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
 }
 
+/// The longest a merge waits for the files it reads to be old enough to be vouched for.
+const MAX_AGING_WAIT: Duration = Duration::from_secs(3);
+
 /// A merge (or a rebuild) under the writer's lock; false when it could not run.
 fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
-    let (base, files, read, generations) = {
+    // A file changed within the trust margin is not vouched for by its identity, so other
+    // processes would not take its document: wait (briefly) until the changed files are older.
+    let newest = {
+        let live = lock(&shared.live);
+        let table = &live.table;
+        table
+            .unindexed
+            .iter()
+            .filter_map(|p| table.files.get(p))
+            .map(|e| e.meta.ctime_ns)
+            .max()
+    };
+    let waited = Instant::now();
+    while newest.is_some_and(|ctime| !vouches_ctime(ctime))
+        && waited.elapsed() < MAX_AGING_WAIT
+        && !shared.stop.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (base, files, generations) = {
         let mut live = lock(&shared.live);
         if live.state != IndexState::Ready || live.fallback.is_some() {
             return true;
@@ -251,10 +345,10 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
         let rebuild = rebuild
             || base.postings.damaged()
             || (base.dead_sections() + changed) * 100 >= total * REBUILD_FROM_PERCENT;
-        let (read, generations) = if rebuild {
-            snapshot(live.table.files.iter())
+        let table = &live.table;
+        let (files, generations) = if rebuild {
+            snapshot(table.files.iter())
         } else {
-            let table = &live.table;
             snapshot(
                 table
                     .unindexed
@@ -267,31 +361,23 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
         } else {
             base
         };
-        (base, live.table.files.clone(), read, generations)
+        (base, files, generations)
     };
-    let (built, status) = read_postings(shared, &read);
+    let (built, status) = read_postings(shared, &files);
     if shared.stop.load(Ordering::Relaxed) {
         return true;
     }
     let shift = base.docs_len() as u32;
-    // The file table written: the snapshot, with the documents just read.
-    let mut files = files;
-    if base.docs_len() == 0 {
-        for entry in files.values_mut() {
-            entry.doc = None;
-        }
-    }
-    for (doc, ((path, _), indexed)) in read.iter().zip(&status).enumerate() {
-        if let Some(entry) = files.get_mut(path) {
-            entry.doc = (*indexed == Indexed::Text).then_some(shift + doc as u32);
-        }
-    }
-    let written = write_base(shared, writer, &base, &files, &built);
-    drop(files);
-    drop(built);
-    let Ok((data, id)) = written else {
+    let read = Read {
+        files: &files,
+        generations: &generations,
+        status: &status,
+        built: &built,
+    };
+    let Some(Ok((data, id))) = write_current(shared, writer, &base, &read) else {
         return false;
     };
+    drop(built);
     let mut live = lock(&shared.live);
     if live.state != IndexState::Ready || shared.stop.load(Ordering::Relaxed) {
         return true;
@@ -306,11 +392,22 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
         // A rebuild: documents of the old base mean nothing in the new one.
         table.set_docs(|_, _| None);
     }
-    give_documents(table, &read, &generations, &status, shift);
+    give_documents(table, &files, &generations, &status, shift);
     live.data = Arc::new(data);
     live.data_id = id;
     live.merges += 1;
     live.unindexed_after_build = live.table.unindexed.len();
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
+}
+
+/// Whether a change time is old enough now to vouch for the contents (see `vouches`).
+fn vouches_ctime(ctime_ns: i64) -> bool {
+    vouches(
+        &crate::boundary::FileIdentity {
+            ctime_ns,
+            ..Default::default()
+        },
+        now_ns(),
+    )
 }

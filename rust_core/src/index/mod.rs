@@ -35,7 +35,7 @@ mod build;
 mod format;
 mod list;
 mod live;
-mod mapped;
+mod memory;
 mod plan;
 mod postings;
 mod query;

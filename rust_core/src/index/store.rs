@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::base::Data;
 use super::format::MAGIC;
-use super::mapped;
+use super::memory;
 use super::postings::Backing;
 use crate::workspace::Workspace;
 
@@ -92,7 +92,7 @@ impl Store {
     pub(super) fn load(&self) -> Option<(Data, FileId)> {
         let file = File::open(self.path()?).ok()?;
         let id = id_of(&file.metadata().ok()?);
-        let map = mapped::map(&file).ok()?;
+        let map = memory::map(&file).ok()?;
         let data = Data::open(Arc::new(Backing::Map(map)), &self.key).ok()?;
         Some((data, id))
     }
@@ -166,7 +166,7 @@ impl Store {
             // The rename itself is durable once the directory is synced.
             File::open(dir)?.sync_all()?;
             let id = id_of(&file.metadata()?);
-            let map = mapped::map(&file)?;
+            let map = memory::map(&file)?;
             let data = Data::open(Arc::new(Backing::Map(map)), &self.key)
                 .map_err(|e| std::io::Error::other(e.0))?;
             Ok((data, Some(id)))
@@ -209,7 +209,7 @@ fn memory_backing(
         write(&mut out)?;
         std::io::Write::flush(&mut out)?;
     }
-    Ok(Backing::Map(mapped::map(&file)?))
+    Ok(Backing::Map(memory::map(&file)?))
 }
 
 /// Elsewhere: the heap.

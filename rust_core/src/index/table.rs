@@ -38,8 +38,14 @@ fn indexable(meta: &FileIdentity) -> bool {
     meta.nlink <= 1
 }
 
+/// Whether an identity known to be current at `now` (nanoseconds since the epoch) vouches
+/// for the contents: its change time is old enough that any later change shows in it.
+pub(crate) fn vouches(meta: &FileIdentity, now: i64) -> bool {
+    meta.ctime_ns < now - TRUST_MARGIN_NS
+}
+
 /// Now, in nanoseconds since the Unix epoch (the clock the change times are read against).
-fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
@@ -113,7 +119,7 @@ impl Table {
             self.unindexed.remove(&path);
         }
         self.bytes += meta.size;
-        let trusted = meta.ctime_ns < now_ns() - TRUST_MARGIN_NS;
+        let trusted = vouches(&meta, now_ns());
         if let Some(old) = self.files.insert(
             path,
             FileEntry {

@@ -12,7 +12,7 @@ use crate::index::format::{BlockCheck, Invalid, Kind, Sections, le_u32, le_u64};
 
 /// What an index file's bytes live in.
 pub(crate) enum Backing {
-    /// A mapped file (see `index::mapped`).
+    /// A mapped file (see `index::memory`).
     Map(memmap2::Mmap),
     /// Bytes on the heap (tests, and platforms without an anonymous file to map).
     Heap(Vec<u8>),
