@@ -63,7 +63,7 @@ impl Data {
         }
         let files = sections.span(Kind::Files);
         let doc_files = sections.span(Kind::DocFiles);
-        if files.len() % RECORD != 0 || doc_files.len() % 4 != 0 {
+        if !files.len().is_multiple_of(RECORD) || !doc_files.len().is_multiple_of(4) {
             return Err(Invalid("table sizes"));
         }
         let postings = Postings::open(Arc::clone(&bytes), &sections, doc_files.len() / 4)?;
@@ -307,6 +307,7 @@ mod tests {
                     doc,
                     generation: 0,
                     trusted: i % 2 == 0,
+                    guarded: false,
                 },
             );
         }

@@ -49,10 +49,7 @@ pub(super) fn build(shared: &Shared) {
         }
         shared.ready.notify_all();
     };
-    let mut watcher = match Watcher::new(shared.limits) {
-        Ok(w) => w,
-        Err(e) => return fail(format!("no file watcher: {e}")),
-    };
+    let mut watcher = Watcher::new(shared.limits);
     if let Err(reason) = scan_subtree(
         workspace,
         &mut table,
@@ -108,11 +105,7 @@ pub(super) fn build(shared: &Shared) {
     if live.state != IndexState::Building {
         return;
     }
-    // Files the base could not index are not changes; files it does not vouch for are.
-    live.unindexed_after_build = live.table.unindexed.len();
-    if loaded {
-        live.unindexed_after_build = live.data.undocumented().min(live.table.unindexed.len());
-    }
+    live.unindexed_after_build = unindexable(&live);
     live.state = IndexState::Ready;
     live.loaded = loaded;
     live.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
@@ -120,6 +113,13 @@ pub(super) fn build(shared: &Shared) {
     shared.ready.notify_all();
     drop(live);
     memory::release_free_memory();
+}
+
+/// Files searched directly that are not changes (see `REINDEX_AFTER_CHANGED_FILES`): those
+/// the base could not index (binary, too large). Files it does not vouch for, or whose identity
+/// was too recent to vouch for a document, are changes: a merge reads them again.
+fn unindexable(live: &Live) -> usize {
+    live.data.undocumented().min(live.table.unindexed.len())
 }
 
 /// Hands the table and its watcher (and the base, if there is one yet) to the live state; the
@@ -293,7 +293,7 @@ fn adopt(shared: &Shared) -> bool {
     live.data = Arc::new(data);
     live.data_id = Some(id);
     live.adoptions += 1;
-    live.unindexed_after_build = live.data.undocumented().min(live.table.unindexed.len());
+    live.unindexed_after_build = unindexable(&live);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
 }
@@ -396,7 +396,7 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
     live.data = Arc::new(data);
     live.data_id = id;
     live.merges += 1;
-    live.unindexed_after_build = live.table.unindexed.len();
+    live.unindexed_after_build = unindexable(&live);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
 }

@@ -39,6 +39,7 @@ mod memory;
 mod plan;
 mod postings;
 mod query;
+mod recheck;
 mod source;
 mod store;
 mod table;
@@ -55,8 +56,8 @@ use crate::grep::{self, GrepOptions, GrepOutput};
 use crate::workspace::Workspace;
 
 use build::Job;
-pub use live::IndexState;
 use live::{Data, Live, Shared, lock};
+pub use live::{IndexMode, IndexState};
 use table::Table;
 use watch::Limits;
 
@@ -80,8 +81,17 @@ crate::record! {
         pub indexed_files: u64,
         /// Files every query searches directly (changed since indexing, binary, too large).
         pub unindexed_files: u64,
+        /// How the table is kept fresh: a watcher's events, or a re-check at every call.
+        pub mode: IndexMode,
+        /// Why the table is re-checked rather than watched, if it is.
+        pub recheck_reason: Option<String>,
         /// Directories watched.
         pub watched_dirs: u64,
+        /// Files with several hard links whose inode is watched (a write through any name is
+        /// seen).
+        pub watched_files: u64,
+        /// Files with several hard links past the watch budget: re-checked at every call.
+        pub rechecked_files: u64,
         /// Why the table does not answer although it is built (the cold engine answers), if so.
         pub fallback: Option<String>,
         /// Wall time of the last build in milliseconds.
@@ -183,7 +193,18 @@ impl WarmIndex {
                 .map(|p| p.display().to_string()),
             indexed_files: (live.table.files.len() - live.table.unindexed.len()) as u64,
             unindexed_files: live.table.unindexed.len() as u64,
+            mode: match live.watcher.as_ref().and_then(|w| w.recheck_reason()) {
+                Some(_) => IndexMode::Recheck,
+                None => IndexMode::Watch,
+            },
+            recheck_reason: live
+                .watcher
+                .as_ref()
+                .and_then(|w| w.recheck_reason())
+                .map(str::to_string),
             watched_dirs: live.watcher.as_ref().map_or(0, |w| w.watches() as u64),
+            watched_files: live.watcher.as_ref().map_or(0, |w| w.file_watches() as u64),
+            rechecked_files: live.table.linked.len() as u64,
             fallback: live.fallback.clone(),
             build_ms: live.build_ms,
             rescans: live.rescans,

@@ -15,6 +15,9 @@ use std::time::Duration;
 use rustix::fs::OFlags;
 
 use crate::boundary::{self, FileIdentity, OpenFileError};
+use crate::ignore_rules::RULE_FILES;
+
+use super::table::{DirMeta, now_ns, vouches};
 use crate::walker::{
     FileVisitor, StartDir, WalkMode, WalkSkip, WalkedFile, count_refusal, walk_files_with,
 };
@@ -26,8 +29,8 @@ pub(crate) struct Scan {
     /// Files the walk lets through, relative to the root.
     pub(crate) files: Vec<(String, FileIdentity)>,
     /// Directories it listed (the start included; for a shallow scan, the start's
-    /// subdirectories the rules let through), relative to the root.
-    pub(crate) dirs: Vec<String>,
+    /// subdirectories the rules let through, without their metadata), relative to the root.
+    pub(crate) dirs: Vec<(String, DirMeta)>,
     /// Entries it passed over and counted, with the reason.
     pub(crate) skips: Vec<(String, WalkSkip)>,
     /// Skips the walker counted without reporting a path (its start could not be read).
@@ -68,9 +71,9 @@ impl FileVisitor for Collector {
         true
     }
 
-    fn visit_dir(&mut self, relative: &[u8], _dir: BorrowedFd<'_>) -> bool {
+    fn visit_dir(&mut self, relative: &[u8], dir: BorrowedFd<'_>) -> bool {
         if let Some(path) = self.name(relative) {
-            self.scan.dirs.push(path);
+            self.scan.dirs.push((path, dir_meta(dir)));
         }
         true
     }
@@ -84,7 +87,7 @@ impl FileVisitor for Collector {
     fn enter_dir(&mut self, relative: &[u8]) -> bool {
         if self.shallow {
             if let Some(path) = self.name(relative) {
-                self.scan.dirs.push(path);
+                self.scan.dirs.push((path, DirMeta::default()));
             }
             return false;
         }
@@ -138,9 +141,35 @@ pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
     }
     scan.unattributed = difference(&outcome.skipped, &reported);
     scan.files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    scan.dirs.sort_unstable();
+    scan.dirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     scan.skips.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     scan
+}
+
+/// What the table keeps of a listed directory: its identity (taken after the listing, so an
+/// entry added in between shows as times too recent to be trusted, and the directory is listed
+/// again), and which rule files it holds (so a re-check that lists it again can tell when its
+/// subtree's rules changed).
+fn dir_meta(dir: BorrowedFd<'_>) -> DirMeta {
+    let id = boundary::stat_child(dir, b".").unwrap_or_default();
+    let mut rules = 0u8;
+    for (i, name) in RULE_FILES.iter().enumerate() {
+        if boundary::stat_child(dir, name.as_bytes()).is_ok() {
+            rules |= 1 << i;
+        }
+    }
+    DirMeta {
+        trusted: vouches(&id, now_ns()),
+        id,
+        rules,
+    }
+}
+
+/// The identity of `relative` (a file or directory of the table) now, without following a
+/// final link; for re-checking only (nothing is read or listed from what it names).
+pub(crate) fn stat(workspace: &Workspace, relative: &str) -> Option<FileIdentity> {
+    let path = if relative.is_empty() { "." } else { relative };
+    boundary::stat_child(workspace.root_dir().fd(), path.as_bytes()).ok()
 }
 
 /// `all - reported`, field by field.

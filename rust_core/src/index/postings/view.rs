@@ -77,12 +77,12 @@ impl Postings {
             bytes,
         };
         let n = postings.keys_len();
-        let shaped = postings.keys.len() % 4 == 0
+        let shaped = postings.keys.len().is_multiple_of(4)
             && postings.counts.len() == n * 4
             && postings.lasts.len() == n * 4
             && postings.offsets.len() == (n + 1) * 8
-            && postings.bare.len() % 4 == 0
-            && postings.documents.len() % 4 == 0;
+            && postings.bare.len().is_multiple_of(4)
+            && postings.documents.len().is_multiple_of(4);
         if !shaped {
             return Err(Invalid("posting arrays of different lengths"));
         }

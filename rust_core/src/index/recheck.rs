@@ -1,0 +1,183 @@
+//! Re-checking the table against the tree where nothing notifies of changes (SPEC §2.8: no
+//! watcher here, `RIPSIGHT_PORTABLE=1`, a watch limit reached), and for files with several
+//! links whose inode could not be watched.
+//!
+//! At the start of a call every directory and file of the table (or only those files) is
+//! `stat`ed again and compared with the identity the table keeps:
+//! - a file whose identity changed (or that is gone) is stale: its directory is listed again
+//!   and its document dropped; a changed rule file (`.gitignore`, ...) re-walks its directory;
+//! - a directory whose identity changed (an entry added, removed or renamed changes its times)
+//!   is listed again, and re-walked when the rule files it holds changed (see `Live::relist`);
+//!   a directory whose times were too recent to vouch for its listing is listed again until
+//!   they are old enough;
+//! - a directory that is gone, or no longer a directory, is dropped through its parent.
+//!
+//! What this cannot see, a change in the same clock tick as the previous one, is covered by
+//! trust: only a file whose identity was old enough when taken keeps its document, and only a
+//! directory whose times were old enough is not listed again (see `FileEntry::trusted`).
+//!
+//! The `stat`s name each path from the root (`fstatat` relative to the root's descriptor, not
+//! following a final link). An intermediate directory swapped for a link would be followed,
+//! which is harmless here: only the identity is compared, and any difference is answered by
+//! listing again through the boundary's own opens; nothing is read from what a `stat` names.
+
+use std::collections::BTreeSet;
+
+use crate::boundary::FileIdentity;
+use crate::ignore_rules::is_rule_file;
+use crate::walker::thread_count;
+use crate::workspace::Workspace;
+
+use super::source;
+use super::table::{DirMeta, FileEntry, Table, now_ns, parent_of, vouches};
+
+/// What a re-check found changed.
+#[derive(Default, Debug)]
+pub(crate) struct Found {
+    /// Directories to list again.
+    pub(crate) relist: BTreeSet<String>,
+    /// Of those, the ones listed again only because their times are too recent to vouch for
+    /// their listing (they may well be unchanged).
+    pub(crate) recent: BTreeSet<String>,
+    /// Files whose contents may have changed.
+    pub(crate) stale: BTreeSet<String>,
+    /// Directories whose rules changed: walked again whole.
+    pub(crate) subtrees: BTreeSet<String>,
+    /// Unchanged files whose identity is now old enough to vouch for them.
+    pub(crate) vouched: Vec<String>,
+}
+
+impl Found {
+    /// Nothing changed (files that became vouched change no answer).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.relist.is_empty() && self.stale.is_empty() && self.subtrees.is_empty()
+    }
+
+    /// Something surely changed (not only recent directories to list again).
+    pub(crate) fn changed(&self) -> bool {
+        self.relist.len() > self.recent.len() || !self.stale.is_empty() || !self.subtrees.is_empty()
+    }
+
+    fn add(&mut self, other: Found) {
+        self.relist.extend(other.relist);
+        self.recent.extend(other.recent);
+        self.stale.extend(other.stale);
+        self.subtrees.extend(other.subtrees);
+        self.vouched.extend(other.vouched);
+    }
+}
+
+/// One thing to re-check.
+enum Item<'t> {
+    Dir(&'t String, &'t DirMeta),
+    File(&'t String, &'t FileEntry),
+}
+
+/// Items at or above this number are re-checked on the workspace's threads.
+const PARALLEL_FROM: usize = 4096;
+
+/// Re-checks every directory and file of `table`.
+pub(crate) fn everything(workspace: &Workspace, table: &Table) -> Found {
+    let items: Vec<Item<'_>> = table
+        .dirs
+        .iter()
+        .map(|(d, m)| Item::Dir(d, m))
+        .chain(table.files.iter().map(|(p, e)| Item::File(p, e)))
+        .collect();
+    check(workspace, &items)
+}
+
+/// Re-checks the files of `table` named in `paths`.
+pub(crate) fn files<'t>(
+    workspace: &Workspace,
+    table: &'t Table,
+    paths: impl Iterator<Item = &'t String>,
+) -> Found {
+    let items: Vec<Item<'t>> = paths
+        .filter_map(|p| table.files.get_key_value(p))
+        .map(|(p, e)| Item::File(p, e))
+        .collect();
+    check(workspace, &items)
+}
+
+fn check(workspace: &Workspace, items: &[Item<'_>]) -> Found {
+    let now = now_ns();
+    let threads = if items.len() >= PARALLEL_FROM {
+        thread_count(workspace).max(1)
+    } else {
+        1
+    };
+    let run = |part: &[Item<'_>]| {
+        let mut found = Found::default();
+        for item in part {
+            match item {
+                Item::Dir(dir, meta) => check_dir(workspace, dir, meta, &mut found),
+                Item::File(path, entry) => check_file(workspace, path, entry, now, &mut found),
+            }
+        }
+        found
+    };
+    if threads == 1 {
+        return run(items);
+    }
+    let mut found = Found::default();
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || run(part)))
+            .collect();
+        for handle in handles {
+            match handle.join() {
+                Ok(part) => found.add(part),
+                // A thread that failed leaves its part unchecked: list everything again.
+                Err(_) => {
+                    found.subtrees.insert(String::new());
+                }
+            }
+        }
+    });
+    found
+}
+
+fn is_dir(id: &FileIdentity) -> bool {
+    id.mode & 0o170_000 == 0o040_000
+}
+
+fn check_dir(workspace: &Workspace, dir: &str, meta: &DirMeta, found: &mut Found) {
+    match source::stat(workspace, dir) {
+        Some(id) if is_dir(&id) => {
+            if id != meta.id {
+                found.relist.insert(dir.to_string());
+            } else if !meta.trusted {
+                found.relist.insert(dir.to_string());
+                found.recent.insert(dir.to_string());
+            }
+        }
+        _ if dir.is_empty() => {
+            found.subtrees.insert(String::new());
+        }
+        _ => {
+            found.relist.insert(parent_of(dir).to_string());
+        }
+    }
+}
+
+fn check_file(workspace: &Workspace, path: &str, entry: &FileEntry, now: i64, found: &mut Found) {
+    match source::stat(workspace, path) {
+        Some(id) if id == entry.meta => {
+            if !entry.trusted && vouches(&id, now) {
+                found.vouched.push(path.to_string());
+            }
+        }
+        _ => {
+            let dir = parent_of(path);
+            let name = path.rsplit('/').next().unwrap_or(path);
+            if is_rule_file(name.as_bytes()) {
+                found.subtrees.insert(dir.to_string());
+            }
+            found.relist.insert(dir.to_string());
+            found.stale.insert(path.to_string());
+        }
+    }
+}
