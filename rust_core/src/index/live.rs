@@ -294,7 +294,7 @@ impl Live {
         let Some(watcher) = self.watcher.as_mut() else {
             return Ok(());
         };
-        let mut scan = source::scan(workspace, dir, true);
+        let mut scan = source::scan(workspace, dir, true, None);
         if scan.missing {
             // Gone: forget it (its parent's change re-lists the parent).
             self.table.remove_below(dir);
@@ -367,10 +367,10 @@ fn guard_links(
     }
 }
 
-/// Walks `dir` into `table` and watches every directory it enters. The walk is repeated until
-/// it finds no directory that was not watched before it started, so nothing created between a
-/// listing and its watch is missed. A watch that cannot be added turns the watcher to
-/// re-checking (and the table with it).
+/// Walks `dir` into `table` and watches every directory it enters, before listing it (so
+/// nothing created in it after its listing is missed). The walk is repeated while it finds a
+/// directory that is not watched (none, unless one vanished meanwhile). A watch that cannot be
+/// added turns the watcher to re-checking (and the table with it).
 pub(super) fn scan_subtree(
     workspace: &Workspace,
     table: &mut Table,
@@ -397,7 +397,11 @@ pub(super) fn scan_subtree(
     // Directories that could not be watched because they are gone (or are not directories).
     let mut gone: BTreeSet<String> = BTreeSet::new();
     for _ in 0..MAX_SCAN_ROUNDS {
-        let scan = source::scan(workspace, dir, false);
+        let adder = watcher.adder();
+        let scan = source::scan(workspace, dir, false, adder.as_ref());
+        if let Some(adder) = adder {
+            watcher.register(adder);
+        }
         if scan.missing {
             // Gone again: the change that removed it is queued for its parent.
             return Ok(());

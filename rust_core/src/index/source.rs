@@ -18,6 +18,7 @@ use crate::boundary::{self, FileIdentity, OpenFileError};
 use crate::ignore_rules::RULE_FILES;
 
 use super::table::{DirMeta, now_ns, vouches};
+use super::watch::Adder;
 use crate::walker::{
     FileVisitor, StartDir, WalkMode, WalkSkip, WalkedFile, count_refusal, walk_files_with,
 };
@@ -43,12 +44,15 @@ pub(crate) struct Scan {
 }
 
 /// Collects one walker thread's part of a [`Scan`].
-struct Collector {
+struct Collector<'a> {
     shallow: bool,
     scan: Scan,
+    /// Watches each directory before it is listed.
+    adder: Option<&'a Adder>,
+    workspace: &'a Workspace,
 }
 
-impl Collector {
+impl Collector<'_> {
     fn name(&mut self, relative: &[u8]) -> Option<String> {
         match std::str::from_utf8(relative) {
             Ok(name) => Some(name.to_string()),
@@ -60,7 +64,7 @@ impl Collector {
     }
 }
 
-impl FileVisitor for Collector {
+impl FileVisitor for Collector<'_> {
     fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
         if let Some(path) = self.name(file.relative_bytes) {
             // A file that vanished since it was listed keeps no metadata (and so no document):
@@ -91,13 +95,19 @@ impl FileVisitor for Collector {
             }
             return false;
         }
+        if let Some(adder) = self.adder
+            && let Ok(dir) = std::str::from_utf8(relative)
+        {
+            adder.watch(&absolute(self.workspace, dir), dir);
+        }
         true
     }
 }
 
 /// Walks `dir` (relative to the root, "" for the root) with the cold engine's rules: the whole
-/// subtree, or only its direct entries when `shallow`.
-pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
+/// subtree, or only its direct entries when `shallow`. `adder` watches every directory below
+/// `dir` the walk enters, before listing it.
+pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool, adder: Option<&Adder>) -> Scan {
     let fd = match boundary::open_beneath(
         workspace.root_dir().fd(),
         dir.as_bytes(),
@@ -126,6 +136,8 @@ pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
     let outcome = walk_files_with(workspace, start, deadline, mode, || Collector {
         shallow,
         scan: Scan::default(),
+        adder,
+        workspace,
     });
     let mut scan = Scan::default();
     let mut reported = SkipCounts::default();

@@ -129,6 +129,23 @@ impl Watcher {
         }
     }
 
+    /// A handle that watches directories from the walk's threads, each before it is listed (see
+    /// [`Adder`]); `None` when re-checking.
+    pub(crate) fn adder(&self) -> Option<Adder> {
+        self.notify.as_ref().map(Notify::adder)
+    }
+
+    /// Takes the watches `adder` added; a watch it could not add turns to re-checking.
+    pub(crate) fn register(&mut self, adder: Adder) {
+        let failed = adder.failed.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(notify) = &mut self.notify {
+            notify.register(adder.added.into_inner().unwrap_or_else(|e| e.into_inner()));
+        }
+        if let Some(reason) = failed {
+            self.give_up(reason);
+        }
+    }
+
     /// Watches the inode of the file `path` (at `absolute`); false when it is not watched (no
     /// notification, or past the budget of file watches).
     pub(crate) fn watch_file(&mut self, absolute: &Path, path: &str) -> bool {
@@ -150,6 +167,56 @@ impl Watcher {
             Some(notify) => notify.drain(),
             None => Drained::Changes(Vec::new()),
         }
+    }
+}
+
+/// Adds the watches of directories as a walk enters them (before listing them), from the
+/// walk's threads: one walk then both lists and watches the tree, and nothing created in a
+/// directory after its watch is missed. The watches are registered with the watcher when the
+/// walk is done, before anything drains its queue.
+pub(crate) struct Adder {
+    #[cfg(target_os = "linux")]
+    watches: inotify::Watches,
+    added: std::sync::Mutex<Vec<(String, WatchId)>>,
+    count: std::sync::atomic::AtomicUsize,
+    max: Option<usize>,
+    failed: std::sync::Mutex<Option<String>>,
+}
+
+#[cfg(target_os = "linux")]
+type WatchId = inotify::WatchDescriptor;
+#[cfg(not(target_os = "linux"))]
+type WatchId = ();
+
+impl Adder {
+    /// Watches directory `dir` (at `absolute`); a failure other than the directory being gone
+    /// is kept for [`Watcher::register`].
+    pub(crate) fn watch(&self, absolute: &Path, dir: &str) {
+        use std::sync::atomic::Ordering;
+        fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+            m.lock().unwrap_or_else(|e| e.into_inner())
+        }
+        if self
+            .max
+            .is_some_and(|max| self.count.fetch_add(1, Ordering::Relaxed) >= max)
+        {
+            lock(&self.failed).get_or_insert(format!("cannot watch {dir:?}: watch limit reached"));
+            return;
+        }
+        #[cfg(target_os = "linux")]
+        match self.watches.clone().add(absolute, linux::DIR_MASK) {
+            Ok(wd) => lock(&self.added).push((dir.to_string(), wd)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) => {}
+            Err(e) => {
+                lock(&self.failed).get_or_insert(format!("cannot watch {dir:?}: {e}"));
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (absolute, lock(&self.added));
     }
 }
 
@@ -181,6 +248,20 @@ mod linux {
         Dir(String),
         Files(Vec<String>),
     }
+
+    /// What a directory's watch reports.
+    pub(crate) const DIR_MASK: WatchMask = WatchMask::CREATE
+        .union(WatchMask::DELETE)
+        .union(WatchMask::MODIFY)
+        .union(WatchMask::ATTRIB)
+        .union(WatchMask::CLOSE_WRITE)
+        .union(WatchMask::MOVED_FROM)
+        .union(WatchMask::MOVED_TO)
+        .union(WatchMask::DELETE_SELF)
+        .union(WatchMask::MOVE_SELF)
+        .union(WatchMask::ONLYDIR)
+        .union(WatchMask::DONT_FOLLOW)
+        .union(WatchMask::EXCL_UNLINK);
 
     pub(crate) struct Notify {
         inotify: Inotify,
@@ -226,26 +307,36 @@ mod linux {
             {
                 return Err(std::io::Error::other("watch limit reached"));
             }
-            let mask = WatchMask::CREATE
-                | WatchMask::DELETE
-                | WatchMask::MODIFY
-                | WatchMask::ATTRIB
-                | WatchMask::CLOSE_WRITE
-                | WatchMask::MOVED_FROM
-                | WatchMask::MOVED_TO
-                | WatchMask::DELETE_SELF
-                | WatchMask::MOVE_SELF
-                | WatchMask::ONLYDIR
-                | WatchMask::DONT_FOLLOW
-                | WatchMask::EXCL_UNLINK;
-            let wd = self.inotify.watches().add(absolute, mask)?;
+            let wd = self.inotify.watches().add(absolute, DIR_MASK)?;
+            self.insert_dir(dir.to_string(), wd);
+            Ok(())
+        }
+
+        fn insert_dir(&mut self, dir: String, wd: WatchDescriptor) {
             // The same directory under another name (it was moved): the new name wins.
-            if let Some(Watched::Dir(old)) = self.by_wd.insert(wd.clone(), Watched::Dir(dir.into()))
+            if let Some(Watched::Dir(old)) =
+                self.by_wd.insert(wd.clone(), Watched::Dir(dir.clone()))
+                && old != dir
             {
                 self.by_dir.remove(&old);
             }
-            self.by_dir.insert(dir.to_string(), wd);
-            Ok(())
+            self.by_dir.insert(dir, wd);
+        }
+
+        pub(crate) fn adder(&self) -> Adder {
+            Adder {
+                watches: self.inotify.watches(),
+                added: std::sync::Mutex::new(Vec::new()),
+                count: std::sync::atomic::AtomicUsize::new(self.by_dir.len()),
+                max: self.limits.max_watches,
+                failed: std::sync::Mutex::new(None),
+            }
+        }
+
+        pub(crate) fn register(&mut self, added: Vec<(String, WatchDescriptor)>) {
+            for (dir, wd) in added {
+                self.insert_dir(dir, wd);
+            }
         }
 
         pub(crate) fn watch_file(&mut self, absolute: &Path, path: &str) -> std::io::Result<()> {
@@ -397,6 +488,12 @@ impl Notify {
         ))
     }
     fn watches(&self) -> usize {
+        match *self {}
+    }
+    fn adder(&self) -> Adder {
+        match *self {}
+    }
+    fn register(&mut self, _added: Vec<(String, WatchId)>) {
         match *self {}
     }
     fn file_watches(&self) -> usize {
