@@ -6,7 +6,8 @@ JSON line: ``{"op": "wait"}`` (waits for the index, then as "status"), ``{"op": 
 ``{"op": "grep" | "glob", "kwargs": {...}}`` (the answer without its timing, or the error),
 ``{"op": "write", "path": P, "text": T}`` (an edit made by this process), ``{"op": "maps"}``
 (the index files this process maps: device and inode from /proc/self/maps), ``{"op": "memory"}``
-(RssAnon and RssFile in KiB), ``{"op": "exit"}``.
+(RssAnon, RssFile, RssShmem and VmRSS in KiB, before the workspace was made and now),
+``{"op": "exit"}``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def memory() -> dict[str, int]:
 
 def main() -> None:
     root = sys.argv[1]
+    before = memory()
     ws = Workspace(root, index=True)
     for line in sys.stdin:
         command = json.loads(line)
@@ -74,7 +76,7 @@ def main() -> None:
         elif op == "maps":
             reply = maps()
         elif op == "memory":
-            reply = memory()
+            reply = {"before": before, "now": memory()}
         elif op == "exit":
             ws.close()
             print(json.dumps("bye"), flush=True)

@@ -282,6 +282,60 @@ def test_a_restart_after_edits_made_while_nothing_ran_answers_as_cold(
         child.close()
 
 
+# ==== Memory: the index is mapped, not heap ====
+
+
+def make_big_tree(root: Path, megabytes: int) -> Path:
+    """Source-like files of varied words, `megabytes` MB in about 20 KB files."""
+    import random
+
+    rng = random.Random(megabytes)
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz_") for _ in range(rng.randint(3, 12)))
+        for _ in range(20_000)
+    ]
+    for i in range(megabytes * 50):
+        d = root / f"m{i % 40}" / f"s{i % 7}"
+        d.mkdir(parents=True, exist_ok=True)
+        lines = []
+        size = 0
+        while size < 20_000:
+            line = "    " + " ".join(rng.choice(vocabulary) for _ in range(rng.randint(2, 9)))
+            lines.append(line + ";")
+            size += len(line) + 2
+        (d / f"f{i}.c").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def test_heap_growth_is_within_five_percent_of_the_indexed_bytes(tmp_path: Path, cache: Path) -> None:
+    # Issue 17: with the index ready, a process's anonymous memory (its heap: RssAnon, read
+    # from /proc in the child itself) grows by at most 5% of the indexed bytes; the index file
+    # is mapped (RssFile, the page cache's, shared). Both the process that built it and one that
+    # loaded it, after queries.
+    root = make_big_tree(tmp_path / "tree", 200)
+    children = [Child(root, cache)]
+    try:
+        built = children[0].ask("wait", timeout=300)
+        children.append(Child(root, cache))
+        loaded = children[1].ask("wait", timeout=300)
+        assert built["loaded"] is False and loaded["loaded"] is True
+        indexed = built["bytes"]
+        assert indexed > 190 * 10**6
+        for child in children:
+            for pattern in ("alpha", "[a-z]+_[a-z]+;", "zzz_absent"):
+                assert child.ask("grep", kwargs={"pattern": pattern, "limit": 5})
+            memory = child.ask("memory")
+            growth = (memory["now"]["RssAnon"] - memory["before"]["RssAnon"]) * 1024
+            assert growth <= indexed * 0.05, (growth / indexed, memory)
+            assert memory["now"]["RssShmem"] == 0
+        # The index file (random words make it large: most of the bytes here) is on neither
+        # process's heap.
+        assert built["index_bytes"] > indexed * 0.10
+    finally:
+        for child in children:
+            child.close()
+
+
 # ==== The loader: a file in the cache is trusted only when it is whole and this tree's ====
 
 
