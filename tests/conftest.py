@@ -46,6 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_CACHE_HOME"] = cache
     config.add_cleanup(lambda: shutil.rmtree(cache, ignore_errors=True))
 
+
 #: The secret that the rich tree hides in `.env` and `certs/server.pem`; it must never appear in
 #: any glob or grep result.
 SECRET = "sk-ripsight-0123456789"

@@ -43,7 +43,9 @@ pytestmark = [
 #: This run has no watcher (CI's second run of this file): the table is re-checked instead.
 PORTABLE = os.environ.get("RIPSIGHT_PORTABLE") == "1"
 MODE = "recheck" if PORTABLE else "watch"
-needs_inotify = pytest.mark.skipif(PORTABLE, reason="about inotify, which RIPSIGHT_PORTABLE=1 turns off")
+needs_inotify = pytest.mark.skipif(
+    PORTABLE, reason="about inotify, which RIPSIGHT_PORTABLE=1 turns off"
+)
 
 
 def settle() -> None:
@@ -52,6 +54,7 @@ def settle() -> None:
     files lets its fresh files age first. With a watcher, events vouch for them at once."""
     if PORTABLE:
         time.sleep(1.1)
+
 
 WORDS = ["alpha", "Beta", "gamma", "PM_RESUME", "cassini", "Copyright", "fooBar", "x_y", "été"]
 DIRS = ["", "src", "src/core", "src/core/deep", "docs", "build", "node_modules/pkg", "lib"]
@@ -891,10 +894,23 @@ def test_mcp_serves_with_the_index_unless_told_not_to(tmp_path: Path) -> None:
     add_mcp_parser(parser.add_subparsers())
     on = parser.parse_args(["mcp", "--root", str(tmp_path)])
     off = parser.parse_args(["mcp", "--root", str(tmp_path), "--no-index"])
+    memory = parser.parse_args(["mcp", "--root", str(tmp_path), "--no-persist"])
     assert on.no_index is False and off.no_index is True
+    assert on.no_persist is False and memory.no_persist is True
     registry = registry_from_args(on, index=not on.no_index)
     assert registry.workspace is not None
     assert registry.workspace.index_status()["state"] in ("building", "ready")
+    assert registry.workspace.wait_index(30)
+    on_disk = registry.workspace.index_status()["index_path"]
+    assert on_disk is not None and os.path.exists(on_disk)
+    registry.workspace.close()
+    registry = registry_from_args(memory, index=True)
+    assert registry.workspace is not None and registry.workspace.wait_index(30)
+    status = registry.workspace.index_status()
+    assert status["index_path"] is None and status["loaded"] is False
+    assert status["warm_calls"] == 0
+    assert registry.workspace.grep("x").total_files == 0
+    assert registry.workspace.index_status()["warm_calls"] == 1
     registry.workspace.close()
     registry = registry_from_args(off, index=not off.no_index)
     assert registry.workspace is not None

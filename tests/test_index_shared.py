@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _children import Lines, stop
 from ripsight import Workspace
 from ripsight.workspace import to_dict
-
-from _children import Lines, stop
 
 pytestmark = [
     pytest.mark.skipif(
@@ -307,7 +306,9 @@ def make_big_tree(root: Path, megabytes: int) -> Path:
     return root
 
 
-def test_heap_growth_is_within_five_percent_of_the_indexed_bytes(tmp_path: Path, cache: Path) -> None:
+def test_heap_growth_is_within_five_percent_of_the_indexed_bytes(
+    tmp_path: Path, cache: Path
+) -> None:
     # Issue 17: with the index ready, a process's anonymous memory (its heap: RssAnon, read
     # from /proc in the child itself) grows by at most 5% of the indexed bytes; the index file
     # is mapped (RssFile, the page cache's, shared). Both the process that built it and one that
@@ -390,7 +391,8 @@ def test_a_damaged_or_foreign_index_file_is_never_trusted(tmp_path: Path, how: s
                 assert time.monotonic() < deadline
                 ws.grep("cassini")
                 time.sleep(0.05)
-            assert ws.grep("cassini").total_files == cold(root, "grep", {"pattern": "cassini"})[
-                "total_files"
-            ]
+            assert (
+                ws.grep("cassini").total_files
+                == cold(root, "grep", {"pattern": "cassini"})["total_files"]
+            )
         assert Path(ws.index_status()["index_path"]).read_bytes()[:8] == b"RSIDX007"
