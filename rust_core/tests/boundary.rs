@@ -251,6 +251,16 @@ fn fifos_and_sockets_are_refused_without_blocking() {
     )
     .expect("grep");
     assert_eq!((out.total_matches, out.skipped.special), (1, 2));
+    let listed = glob(
+        &ws,
+        &GlobOptions {
+            pattern: "*".into(),
+            ..GlobOptions::default()
+        },
+    )
+    .expect("glob");
+    assert_eq!(listed.paths, ["a.txt"]);
+    assert_eq!(listed.skipped.special, 2);
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
