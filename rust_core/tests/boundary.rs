@@ -7,7 +7,7 @@ use std::ffi::OsStr;
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
-use common::{mkfifo, output_within, symlink, tree, write, ws};
+use common::{mkfifo, output_within, rendered, search, symlink, tree, write, ws};
 use ripsight_core::boundary::{
     PORTABLE_ENV, force_component_wise_opens, opens_component_wise, portable_mode,
 };
@@ -101,8 +101,22 @@ fn explicit_paths_follow_in_root_links_only(ws: &Workspace) {
     // Walks list no link, and count each.
     let all = listed(ws, "**/*", None);
     assert_eq!(all, ["src/deep/mod.rs", "src/lib.rs", "top.txt"]);
-    // An explicit directory path through a link is walked under its real path.
+    // An explicit directory path through a link is walked under its real path, by glob and by
+    // grep (with a filter); a file through a link is searched under its real path.
     assert_eq!(listed(ws, "*.rs", Some("src_link")), ["src/lib.rs"]);
+    let found = search(ws, "lib|deep", |o| {
+        o.path = Some("src_link".into());
+        o.glob = vec!["*.rs".into()];
+    });
+    assert_eq!(
+        rendered(&found),
+        [
+            "src/deep/mod.rs:1:mod deep;",
+            "src/lib.rs:1:pub fn lib() {}"
+        ]
+    );
+    let found = search(ws, "lib", |o| o.path = Some("abs_link.rs".into()));
+    assert_eq!(rendered(&found), ["src/lib.rs:1:pub fn lib() {}"]);
     let error = glob(
         ws,
         &GlobOptions {
