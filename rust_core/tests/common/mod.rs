@@ -171,3 +171,20 @@ pub fn output_within(command: &mut std::process::Command, seconds: u64) -> std::
     }
     child.wait_with_output().expect("child output")
 }
+
+/// Runs `f` on a thread of its own and returns its answer, failing the test after `seconds`: a
+/// call that could block forever (an open of a FIFO, say) is waited for with a bound.
+pub fn within<T: Send + 'static>(seconds: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    use std::sync::mpsc::RecvTimeoutError;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(seconds)) {
+        Ok(value) => value,
+        Err(RecvTimeoutError::Timeout) => panic!("still running after {seconds} s"),
+        Err(RecvTimeoutError::Disconnected) => {
+            std::panic::resume_unwind(worker.join().expect_err("the worker panicked"))
+        }
+    }
+}
