@@ -284,7 +284,7 @@ fn encodings() {
 }
 
 #[test]
-fn empty_binary_directory_and_special_files() {
+fn empty_binary_and_directory_paths() {
     let dir = tempfile::tempdir().expect("tempdir");
     write(dir.path(), "empty.txt", "");
     write(
