@@ -246,14 +246,19 @@ fn default_deny_rules_hold_for_any_pattern_and_custom_rules_replace_them() {
 
 #[test]
 fn sort_by_mtime_newest_first_ties_by_path() {
-    let dir = files(&["old.txt", "new.txt", "mid_b.txt", "mid_a.txt"]);
+    // Ten files share one time, so the page bound cuts between ties whatever order the walk
+    // meets them in.
+    let ties: Vec<String> = (0..10).map(|i| format!("tie_{i}.txt")).collect();
+    let mut names_: Vec<&str> = vec!["old.txt", "new.txt"];
+    names_.extend(ties.iter().map(String::as_str));
+    let dir = files(&names_);
     let base = SystemTime::now() - Duration::from_secs(3600);
-    for (name, age) in [
-        ("old.txt", 300),
-        ("new.txt", 0),
-        ("mid_a.txt", 100),
-        ("mid_b.txt", 100),
-    ] {
+    for name in &names_ {
+        let age = match *name {
+            "old.txt" => 300,
+            "new.txt" => 0,
+            _ => 100,
+        };
         let file = std::fs::File::options()
             .write(true)
             .open(dir.path().join(name))
@@ -269,14 +274,20 @@ fn sort_by_mtime_newest_first_ties_by_path() {
             o.limit = limit;
         })
     };
-    let out = by(SortOrder::Modified, 0, None);
-    assert_eq!(out.paths, ["new.txt", "mid_a.txt", "mid_b.txt", "old.txt"]);
-    let out = by(SortOrder::Path, 0, None);
-    assert_eq!(out.paths, ["mid_a.txt", "mid_b.txt", "new.txt", "old.txt"]);
-    // A page of the newest-first order.
-    let page = by(SortOrder::Modified, 1, Some(2));
-    assert_eq!(page.paths, ["mid_a.txt", "mid_b.txt"]);
-    assert_eq!((page.total, page.withheld), (4, 1));
+    let mut newest_first = vec!["new.txt"];
+    newest_first.extend(ties.iter().map(String::as_str));
+    newest_first.push("old.txt");
+    assert_eq!(names(&by(SortOrder::Modified, 0, None)), newest_first);
+    let mut by_path = newest_first.clone();
+    by_path.sort_unstable();
+    assert_eq!(names(&by(SortOrder::Path, 0, None)), by_path);
+    // Pages of the newest-first order.
+    for (offset, limit) in [(0, 3), (1, 2), (4, 5), (10, 5)] {
+        let page = by(SortOrder::Modified, offset, Some(limit));
+        let end = (offset + limit).min(newest_first.len());
+        assert_eq!(names(&page), newest_first[offset..end], "offset {offset}");
+        assert_eq!((page.total, page.withheld), (12, 12 - end as u64));
+    }
 }
 
 #[test]
