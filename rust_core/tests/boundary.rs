@@ -357,7 +357,7 @@ fn an_unreadable_directory_on_the_way_is_an_error() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tree(&[("locked/inner.txt", "x\n")]);
     let locked = dir.path().join("locked");
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0)).expect("chmod");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     // Root (and CAP_DAC_OVERRIDE) reads any directory: nothing to check then.
     let privileged = std::fs::read_dir(&locked).is_ok();
     let result = try_read(&ws(dir.path()), "locked/inner.txt");
