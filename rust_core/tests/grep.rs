@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::rich::{SECRET, long_line, rich_tree};
 use common::{rendered, search, tree, try_search, write, ws, ws_with};
 use ripsight_core::error::{CoreError, PatternIssue};
-use ripsight_core::grep::{GrepOptions, GrepOutput, OutputMode, grep};
+use ripsight_core::grep::{GrepOptions, GrepOutput, MAX_CONTEXT, OutputMode, grep};
 use ripsight_core::workspace::Workspace;
 
 /// True when `err` is an invalid pattern for the reason `want`.
@@ -431,6 +431,25 @@ fn an_expired_time_budget_is_marked_incomplete() {
     let complete = search(&ws(dir.path()), "needle", |o| o.limit = Some(10));
     assert!(!complete.incomplete);
     assert_eq!(complete.total_matches, 300);
+}
+
+#[test]
+fn context_beyond_its_maximum_is_an_invalid_argument() {
+    let dir = tree(&[("a.txt", "x\nneedle\ny\n")]);
+    let ws = ws(dir.path());
+    let most = search(&ws, "needle", |o| o.set_context(MAX_CONTEXT));
+    assert_eq!(
+        rendered(&most),
+        ["a.txt-1-x", "a.txt:2:needle", "a.txt-3-y"]
+    );
+    let sides: [fn(&mut GrepOptions); 2] = [
+        |o| o.before_context = MAX_CONTEXT + 1,
+        |o| o.after_context = MAX_CONTEXT + 1,
+    ];
+    for side in sides {
+        let err = try_search(&ws, "needle", side).expect_err("too much context");
+        assert_eq!(err.kind(), "invalid_argument", "{err}");
+    }
 }
 
 #[test]
