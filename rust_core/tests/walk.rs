@@ -249,11 +249,11 @@ fn sort_by_mtime_newest_first_ties_by_path() {
     // Ten files share one time, so the page bound cuts between ties whatever order the walk
     // meets them in.
     let ties: Vec<String> = (0..10).map(|i| format!("tie_{i}.txt")).collect();
-    let mut names_: Vec<&str> = vec!["old.txt", "new.txt"];
-    names_.extend(ties.iter().map(String::as_str));
-    let dir = files(&names_);
+    let mut created: Vec<&str> = vec!["old.txt", "new.txt"];
+    created.extend(ties.iter().map(String::as_str));
+    let dir = files(&created);
     let base = SystemTime::now() - Duration::from_secs(3600);
-    for name in &names_ {
+    for name in &created {
         let age = match *name {
             "old.txt" => 300,
             "new.txt" => 0,
@@ -292,8 +292,8 @@ fn sort_by_mtime_newest_first_ties_by_path() {
 
 #[test]
 fn paging_states_exact_total_and_withheld() {
-    let names_: Vec<String> = (0..25).map(|i| format!("f{i:02}.txt")).collect();
-    let refs: Vec<&str> = names_.iter().map(String::as_str).collect();
+    let created: Vec<String> = (0..25).map(|i| format!("f{i:02}.txt")).collect();
+    let refs: Vec<&str> = created.iter().map(String::as_str).collect();
     let dir = files(&refs);
     let ws = ws(dir.path());
     let page = |offset, limit| {
@@ -344,10 +344,10 @@ fn empty_result_counts_files_in_scope_and_hints_anywhere() {
 
 #[test]
 fn the_anywhere_hint_is_given_below_its_threshold_for_slash_free_patterns() {
-    let mut names_: Vec<String> = (0..30).map(|i| format!("pkg/m{i}.rs")).collect();
+    let mut created: Vec<String> = (0..30).map(|i| format!("pkg/m{i}.rs")).collect();
     let below = ANYWHERE_HINT_BELOW as usize - 1;
-    names_.extend((0..below).map(|i| format!("top{i}.rs")));
-    let refs: Vec<&str> = names_.iter().map(String::as_str).collect();
+    created.extend((0..below).map(|i| format!("top{i}.rs")));
+    let refs: Vec<&str> = created.iter().map(String::as_str).collect();
     let dir = files(&refs);
     let ws = ws(dir.path());
     let out = glob_all(&ws, "*.rs", |_| {});
@@ -421,8 +421,8 @@ fn literal_leading_directory_prunes_the_walk() {
 
 #[test]
 fn expired_time_budget_returns_partial_marked_incomplete() {
-    let names_: Vec<String> = (0..300).map(|i| format!("d{}/f{i}.txt", i % 10)).collect();
-    let refs: Vec<&str> = names_.iter().map(String::as_str).collect();
+    let created: Vec<String> = (0..300).map(|i| format!("d{}/f{i}.txt", i % 10)).collect();
+    let refs: Vec<&str> = created.iter().map(String::as_str).collect();
     let dir = files(&refs);
     let expired = ws_with(dir.path(), |o| o.time_budget = Duration::from_nanos(1));
     let out = glob_all(&expired, "**/*", |_| {});
@@ -435,12 +435,12 @@ fn expired_time_budget_returns_partial_marked_incomplete() {
 
 #[test]
 fn results_are_identical_across_runs_and_thread_counts() {
-    let names_: Vec<String> = (0..1500)
+    let created: Vec<String> = (0..1500)
         .map(|i| format!("d{:02}/e{}/f{i:04}.txt", i % 30, i % 10))
         .collect();
-    let refs: Vec<&str> = names_.iter().map(String::as_str).collect();
+    let refs: Vec<&str> = created.iter().map(String::as_str).collect();
     let dir = files(&refs);
-    let mut sorted = names_.clone();
+    let mut sorted = created.clone();
     sorted.sort_unstable();
     for threads in [0, 1, 4] {
         let ws = ws_with(dir.path(), |o| o.threads = threads);
