@@ -6,6 +6,18 @@ Fixtures (all trees live under pytest's tmp dirs and are deleted by pytest):
   use it). ``files`` maps relative paths to ``str`` (written as UTF-8) or ``bytes``; returns the
   root ``Path``. ``git=True`` runs ``git init`` there first (a bare ``.git/`` directory when git
   is not installed).
+The rich tree, the many-files tree and their facts serve the suites built on them before the
+engine's behaviour moved to cargo tests (rust_core/tests/common/rich.rs builds the same tree);
+they stay so that such suites still run against this checkout.
+
+- ``rich_tree`` / ``rich_tree_no_git``: the same rich tree (see :func:`build_rich_tree`) inside a
+  git repository and outside one; their ``.parent`` also holds ``outside/`` (a target of
+  symlinks leaving the root) and ``repo-old/`` (a sibling sharing the root's name as a prefix).
+- ``many_files_tree``: 3,000 small files in nested directories (session-scoped, read-only), for
+  time-budget tests.
+- ``rich_facts``: what tests assert about the rich tree (``secret``, ``listed_in_git``,
+  ``gitignored``), so test modules never import this file (a second ``conftest`` elsewhere on
+  ``sys.path`` could shadow it).
 - ``rg``: the path of the ripgrep binary from PyPI ``ripgrep<15`` (skips the test when absent).
 
 Trees are deterministic: the same call always writes the same bytes.
@@ -20,10 +32,51 @@ import sys
 import sysconfig
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 Content = str | bytes
+
+#: The secret that the rich tree hides in `.env` and `certs/server.pem`; it must never appear in
+#: any glob or grep result.
+SECRET = "sk-ripsight-0123456789"
+
+#: Relative paths of the rich tree's files that glob lists with the default options inside git
+#: (walks never follow symlinks: `links/` holds four links, counted, none listed).
+RICH_LISTED_IN_GIT = frozenset(
+    {
+        ".github/workflows/ci.yml",
+        ".gitignore",
+        ".ignore",
+        ".ripsightignore",
+        "README.md",
+        "data/early.bin",
+        "data/late.bin",
+        "generated/api.py",
+        "generated/keep.py",
+        "src/app.py",
+        "src/lib/core.rs",
+        "src/lib/mod.rs",
+        "src/sub/.gitignore",
+        "src/sub/keep.tmp",
+        "src/util.py",
+        "src/web/index.ts",
+        "text/crlf.txt",
+        "text/latin1.txt",
+        "text/long.txt",
+        "text/utf16.txt",
+    }
+)
+
+#: The files that `.gitignore` files hide: listed only outside git.
+RICH_GITIGNORED = frozenset(
+    {
+        "app.log",
+        "generated/junk.py",
+        "src/sub/scratch.tmp",
+    }
+)
 
 
 def write_files(root: Path, files: Mapping[str, Content]) -> Path:
@@ -51,6 +104,77 @@ def git_init(root: Path) -> None:
         (root / ".git").mkdir(exist_ok=True)
 
 
+def long_line_text() -> str:
+    """A 100,000-character line whose only match (`LATE_NEEDLE`) starts at character 90,000."""
+    return "é" * 45_000 + "x" * 44_999 + " LATE_NEEDLE " + "y" * (100_000 - 90_012) + "\n"
+
+
+def rich_files() -> dict[str, Content]:
+    """The rich tree's regular files (see :func:`build_rich_tree` for the rest)."""
+    late_binary = b"needle in a late binary\n" * 20_000 + b"\x00tail\n"
+    utf16 = "\ufeffhello\nutf16 needle here\n".encode("utf-16-le")
+    return {
+        # Ignore files. Inside git: *.log and generated/* hidden, generated/keep.py re-included by
+        # the .gitignore's own negation, generated/api.py by .ripsightignore; scratch/ hidden by
+        # .ignore everywhere; *.tmp hidden below src/sub except keep.tmp.
+        ".gitignore": "*.log\n/generated/*\n!/generated/keep.py\n",
+        ".ignore": "scratch/\n",
+        ".ripsightignore": "!/generated/api.py\n",
+        "src/sub/.gitignore": "*.tmp\n!keep.tmp\n",
+        # Sources.
+        "README.md": "# Demo\nA needle in the readme.\n",
+        "src/app.py": (
+            "import util\n\n\ndef main():\n    # TODO: needle\n    return util.helper()\n"
+        ),
+        "src/util.py": "def helper():\n    return 42  # needle\n",
+        "src/lib/core.rs": "pub fn core() -> u32 {\n    42\n}\n",
+        "src/lib/mod.rs": "pub mod core;\n// needle\n",
+        "src/web/index.ts": "export const needle = 1;\n",
+        "src/sub/keep.tmp": "kept tmp needle\n",
+        "src/sub/scratch.tmp": "ignored tmp needle\n",
+        "app.log": "log needle\n",
+        "generated/keep.py": "KEEP = 'needle'\n",
+        "generated/api.py": "API = 'needle'\n",
+        "generated/junk.py": "JUNK = 'needle'\n",
+        "scratch/notes.txt": "scratch needle\n",
+        "node_modules/pkg/index.js": "module.exports = 'needle';\n",
+        ".github/workflows/ci.yml": "name: ci\non: push\njobs: {}\n",
+        # Secrets (denied by default).
+        ".env": f"API_KEY={SECRET}\n",
+        "certs/server.pem": f"-----BEGIN PRIVATE KEY-----\n{SECRET}\n",
+        # Encodings and shapes.
+        "data/early.bin": b"\x00\x01\x02needle\n",
+        "data/late.bin": late_binary,
+        "text/utf16.txt": utf16,
+        "text/latin1.txt": b"caf\xe9 needle \xff\n",
+        "text/crlf.txt": b"first line\r\nneedle here;\r\nlast\r\n",
+        "text/long.txt": long_line_text(),
+    }
+
+
+def build_rich_tree(parent: Path, git: bool) -> Path:
+    """Builds ``parent/repo`` (returned), ``parent/outside`` and ``parent/repo-old``.
+
+    Besides :func:`rich_files`: ``.git/`` (when `git`), ``links/src_link -> ../src`` (a
+    symlinked directory inside the root), ``links/outside -> ../../outside`` and
+    ``links/outside_file.txt`` (symlinks leaving the root), ``links/loop -> ..`` (a loop).
+    """
+    root = parent / "repo"
+    root.mkdir(parents=True)
+    if git:
+        git_init(root)
+    write_files(root, rich_files())
+    write_files(parent / "outside", {"secret.txt": "needle outside the root\n"})
+    write_files(parent / "repo-old", {"x.txt": "needle in a sibling\n"})
+    links = root / "links"
+    links.mkdir()
+    os.symlink("../src", links / "src_link")
+    os.symlink("../../outside", links / "outside")
+    os.symlink("../../outside/secret.txt", links / "outside_file.txt")
+    os.symlink("..", links / "loop")
+    return root
+
+
 @pytest.fixture(scope="session")
 def make_tree(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """Factory: ``make_tree({"a.py": "x"}, git=True) -> Path`` of a fresh root."""
@@ -64,6 +188,38 @@ def make_tree(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
         return write_files(root, files)
 
     return make
+
+
+@pytest.fixture
+def rich_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The rich tree inside a git repository (see :func:`build_rich_tree`)."""
+    return build_rich_tree(tmp_path_factory.mktemp("rich"), git=True)
+
+
+@pytest.fixture
+def rich_tree_no_git(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The rich tree with no git repository around it."""
+    return build_rich_tree(tmp_path_factory.mktemp("rich_nogit"), git=False)
+
+
+@pytest.fixture(scope="session")
+def rich_facts() -> SimpleNamespace:
+    """Facts about the rich tree: ``secret`` (never in any result), ``listed_in_git`` (what
+    ``glob("**/*")`` lists inside git) and ``gitignored`` (listed in addition outside git)."""
+    return SimpleNamespace(
+        secret=SECRET, listed_in_git=RICH_LISTED_IN_GIT, gitignored=RICH_GITIGNORED
+    )
+
+
+@pytest.fixture(scope="session")
+def many_files_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """3,000 small files in 30 x 10 nested directories; every file holds `needle` once."""
+    root = tmp_path_factory.mktemp("many")
+    for i in range(3000):
+        path = root / f"d{i % 30:02d}" / f"e{i % 10}" / f"f{i:04d}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"line one\nneedle {i}\n")
+    return root
 
 
 def ripgrep_path() -> str | None:
