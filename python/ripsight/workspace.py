@@ -381,10 +381,11 @@ class Workspace:
 
     def index_status(self) -> dict[str, Any]:
         """The index's state: ``{"state": "off" | "building" | "ready" | "fallback" | "closed",
-        "files", "bytes", "index_bytes" (size of the mapped index file), "index_path", ...}`` (the fields of
-        ``IndexStatus``; only ``state`` without an index). "fallback" means the table cannot
-        be kept fresh here (no file watcher, watch limit): every call is answered without the
-        index."""
+        "mode": "watch" | "recheck", "files", "bytes", "index_bytes" (size of the mapped index
+        file), "index_path", ...}`` (the fields of ``IndexStatus``; only ``state`` without an
+        index). "recheck" means no file watcher keeps the table fresh here (another platform,
+        ``RIPSIGHT_PORTABLE=1``, a watch limit): every call re-checks the tree first. "fallback"
+        means the table could not be kept at all: every call is answered without the index."""
         status = self._engine.index_status()
         return {"state": "off"} if status is None else status.to_dict()
 

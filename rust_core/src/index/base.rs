@@ -308,6 +308,7 @@ mod tests {
                     generation: 0,
                     trusted: i % 2 == 0,
                     guarded: false,
+                    rechecked: false,
                 },
             );
         }

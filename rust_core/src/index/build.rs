@@ -91,6 +91,7 @@ pub(super) fn build(shared: &Shared) {
             match write_current(shared, &writer, &base, &lists) {
                 Some(Ok((data, id))) => {
                     let mut live = lock(&shared.live);
+                    keep_named_documents(&mut live.table, &data);
                     live.data = Arc::new(data);
                     live.data_id = id;
                 }
@@ -101,6 +102,8 @@ pub(super) fn build(shared: &Shared) {
         }
         std::thread::sleep(WAIT_FOR_BUILDER);
     };
+    // The build's scratch goes back to the system before anyone is told the index is ready.
+    memory::release_free_memory();
     let mut live = lock(&shared.live);
     if live.state != IndexState::Building {
         return;
@@ -111,8 +114,6 @@ pub(super) fn build(shared: &Shared) {
     live.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     shared.ready.notify_all();
-    drop(live);
-    memory::release_free_memory();
 }
 
 /// Files searched directly that are not changes (see `REINDEX_AFTER_CHANGED_FILES`): those
@@ -120,6 +121,14 @@ pub(super) fn build(shared: &Shared) {
 /// was too recent to vouch for a document, are changes: a merge reads them again.
 fn unindexable(live: &Live) -> usize {
     live.data.undocumented().min(live.table.unindexed.len())
+}
+
+/// Drops every document the new base does not name for the same file. None should be left
+/// (a file's document and its record come from the same read, under the same generation), but
+/// a file keeping a document its base does not name would never be searched: this is cheap
+/// (one lookup per file, once per file written) and makes that impossible.
+fn keep_named_documents(table: &mut Table, data: &Data) {
+    table.set_docs(|path, entry| entry.doc.filter(|&d| data.path(d) == Some(path)));
 }
 
 /// Hands the table and its watcher (and the base, if there is one yet) to the live state; the
@@ -393,6 +402,7 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
         table.set_docs(|_, _| None);
     }
     give_documents(table, &files, &generations, &status, shift);
+    keep_named_documents(table, &data);
     live.data = Arc::new(data);
     live.data_id = id;
     live.merges += 1;

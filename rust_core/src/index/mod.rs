@@ -1,15 +1,24 @@
 //! The warm workspace (SPEC §2.8): a live table of the walk and an n-gram index of contents,
 //! built in the background, kept fresh by a file watcher drained at the start of every call.
 //!
+//! The index is one file per tree (`store`: the user's cache directory by default), written by
+//! one process under a lock and memory-mapped by every process on the tree (`format`, `memory`,
+//! `base`): its pages are the page cache's, not any process's heap. Each process keeps its own
+//! table and watcher; the files changed since the file was written (its overlay) are searched
+//! directly until a background merge writes a new file with their lists appended, which every
+//! process then takes over (`build`).
+//!
 //! How a call is answered:
 //! 1. The watcher's queue is read without blocking and every change is applied to the table
 //!    (a changed file loses its index document and is searched directly from then on; a new or
 //!    removed directory, or an edited ignore file, re-walks that part of the tree). A queue
 //!    overflow re-walks the whole tree and keeps only documents whose file metadata did not
-//!    change. A watch that cannot be added stops the table from answering.
-//! 2. If the table cannot answer for the requested directory (still building, a watch failed,
-//!    a directory the root walk never entered (ignored, or an explicit path whose real path is
-//!    outside the table), a single file, a tree with non-UTF-8 names), the cold engine answers.
+//!    change. Where no watcher exists, or once a watch cannot be added, the table is re-checked
+//!    against the tree instead (`recheck`). Files with several hard links are watched by inode
+//!    (or re-checked, past the watch budget).
+//! 2. If the table cannot answer for the requested directory (still building, a directory the
+//!    root walk never entered (ignored, or an explicit path whose real path is outside the
+//!    table), a single file, a tree with non-UTF-8 names), the cold engine answers.
 //! 3. Otherwise the regex is planned into a trigram query ([`plan`]), the index gives the files
 //!    that can match, and exactly those (plus every file the index does not describe) are
 //!    searched by the cold engine's per-file search ([`crate::grep`]); the others are counted as
@@ -17,16 +26,19 @@
 //!    contents lack a trigram every match needs. Skip counts come from the table.
 //!
 //! Answers are therefore the cold engine's, which the tests check on generated trees and the
-//! Linux tree (`tests/test_index.py`).
+//! Linux tree (`tests/test_index.py`), and across processes (`tests/test_index_shared.py`).
 //!
-//! The parts, bottom up: `postings` (the n-gram index) and `plan` (regex to trigram query);
-//! `watch` (inotify), `source` (the walker and the opens), `table` (the live table); `live`
-//! (the state calls share, and the watcher's changes applied to it), `persist` (the on-disk
-//! copy), `build` (the first build and the re-index); `query` (grep from the index) and `list`
-//! (glob from the table); this module, the [`WarmIndex`] that calls them.
+//! The parts, bottom up: `postings` (the n-gram index: built in memory, written, read in place)
+//! and `plan` (regex to trigram query); `format` (the file's checksummed container), `memory`
+//! (the map: the one `unsafe` call); `watch` (inotify), `source` (the walker and the opens),
+//! `table` (the live table), `recheck` (the table against the tree, without a watcher); `base`
+//! (an index file read in place), `store` (where it lives, the lock, atomic replacement);
+//! `live` (the state calls share, and the changes applied to it), `build` (the first build,
+//! merges, rebuilds, adoption); `query` (grep from the index) and `list` (glob from the table);
+//! this module, the [`WarmIndex`] that calls them.
 //!
 //! Threads: one builds the table and the index (the build itself uses the workspace's thread
-//! count), one re-indexes in the background after many changes; a grep with many candidates
+//! count), one merges, rebuilds or adopts in the background; a grep with many candidates
 //! searches them on scoped threads. `close()` (or dropping the index) stops and joins them and
 //! closes the watcher.
 

@@ -184,6 +184,16 @@ pub(crate) fn stat(workspace: &Workspace, relative: &str) -> Option<FileIdentity
     boundary::stat_child(workspace.root_dir().fd(), path.as_bytes()).ok()
 }
 
+/// Opens directory `relative` beneath the root, refusing every symlink (for `stat`s by name).
+pub(crate) fn open_dir(workspace: &Workspace, relative: &str) -> Option<OwnedFd> {
+    boundary::open_beneath(
+        workspace.root_dir().fd(),
+        relative.as_bytes(),
+        OFlags::DIRECTORY,
+    )
+    .ok()
+}
+
 /// `all - reported`, field by field.
 fn difference(all: &SkipCounts, reported: &SkipCounts) -> SkipCounts {
     SkipCounts {
@@ -244,12 +254,7 @@ impl Opener {
         };
         if self.fd.is_none() || self.dir != dir {
             self.dir = dir.to_string();
-            self.fd = boundary::open_beneath(
-                workspace.root_dir().fd(),
-                dir.as_bytes(),
-                OFlags::DIRECTORY,
-            )
-            .ok();
+            self.fd = open_dir(workspace, dir);
         }
         let opened = match &self.fd {
             Some(fd) => boundary::open_child_file(fd.as_fd(), name.as_bytes()),

@@ -29,6 +29,9 @@ pub(crate) struct FileEntry {
     /// A file with several hard links whose changes through any name are seen: its inode is
     /// watched, or its identity is re-checked at every call (see [`indexable`]).
     pub(crate) guarded: bool,
+    /// Its changes are seen only by re-checking its identity (no event reports them): its
+    /// document needs an identity old enough to vouch for it (see [`indexable`]).
+    pub(crate) rechecked: bool,
 }
 
 /// A directory of the table, as it was when it was last listed.
@@ -48,11 +51,12 @@ const TRUST_MARGIN_NS: i64 = 1_000_000_000;
 /// Whether the index may describe a file's contents. A file with several hard links may change
 /// under another name, which a directory's watch reports for that name only (or not at all,
 /// outside the tree): it is indexable only when guarded (its inode watched, or its identity
-/// re-checked at every call). Where the table is re-checked rather than watched (`vouched`), a
-/// file's identity must also be old enough to vouch for it: a change in the same tick as the
-/// last one would show in no identity, and no event reports it.
+/// re-checked at every call). A file whose changes are seen only by re-checking (every file,
+/// where the table is re-checked rather than watched: `vouched`) must also have an identity old
+/// enough to vouch for it: a change in the same tick as the last one would show in no
+/// identity, and no event reports it.
 fn indexable(entry: &FileEntry, vouched: bool) -> bool {
-    (entry.meta.nlink <= 1 || entry.guarded) && (!vouched || entry.trusted)
+    (entry.meta.nlink <= 1 || entry.guarded) && (entry.trusted || !(vouched || entry.rechecked))
 }
 
 /// Whether an identity known to be current at `now` (nanoseconds since the epoch) vouches
@@ -143,6 +147,7 @@ impl Table {
                 generation: old.generation,
                 trusted: old.trusted,
                 guarded: old.guarded || self.vouched,
+                rechecked: old.rechecked || self.vouched,
             },
             None => FileEntry {
                 trusted: vouches(&meta, now_ns()),
@@ -150,6 +155,7 @@ impl Table {
                 doc: None,
                 generation: self.bump(),
                 guarded: self.vouched,
+                rechecked: self.vouched,
             },
         };
         entry.doc = kept
@@ -170,20 +176,28 @@ impl Table {
     pub(crate) fn guard(&mut self, path: &str, rechecked: bool) {
         if let Some(entry) = self.files.get_mut(path) {
             entry.guarded = true;
+            entry.rechecked |= rechecked;
             if rechecked {
                 self.linked.insert(path.to_string());
+                if !entry.trusted && entry.doc.take().is_some() {
+                    self.unindexed.insert(path.to_string());
+                }
             }
         }
     }
 
-    /// A file's identity, unchanged, is old enough now to vouch for its contents. Its generation
-    /// moves on: a read that started before now may have seen contents changed in the tick
-    /// the identity could not tell apart, so it gives the file no document.
+    /// A file's identity, unchanged, is old enough now to vouch for its contents. A file
+    /// without a document moves its generation on: a read that started before now may have
+    /// seen contents changed in the tick the identity could not tell apart, so it gives the
+    /// file no document. (One with a document keeps it, and its generation: the document was
+    /// given under a watch, or when its identity already vouched for it.)
     pub(crate) fn vouch(&mut self, path: &str) {
         let generation = self.bump();
         if let Some(entry) = self.files.get_mut(path) {
             entry.trusted = true;
-            entry.generation = generation;
+            if entry.doc.is_none() {
+                entry.generation = generation;
+            }
         }
     }
 
@@ -195,6 +209,7 @@ impl Table {
         self.vouched = true;
         for entry in self.files.values_mut() {
             entry.guarded = true;
+            entry.rechecked = true;
         }
         self.set_docs(|_, entry| entry.doc);
     }
@@ -365,6 +380,53 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn linked(ctime_ns: i64) -> FileIdentity {
+        FileIdentity {
+            nlink: 2,
+            ctime_ns,
+            size: 3,
+            ..FileIdentity::default()
+        }
+    }
+
+    #[test]
+    fn a_rechecked_file_takes_a_document_only_once_its_identity_vouches() {
+        let mut table = Table::default();
+        let recent = now_ns();
+        table.put_file("a".into(), linked(recent), None);
+        table.put_file("b".into(), linked(recent), None);
+        table.guard("a", true); // past the watch budget: re-checked
+        table.guard("b", false); // its inode watched
+        let (ga, gb) = (table.files["a"].generation, table.files["b"].generation);
+        table.set_doc("a", ga, Some(0));
+        table.set_doc("b", gb, Some(1));
+        assert_eq!(
+            table.files["a"].doc, None,
+            "a same-tick change would go unseen"
+        );
+        assert_eq!(
+            table.files["b"].doc,
+            Some(1),
+            "the inode's watch reports every change"
+        );
+        // Vouched later: a read that started before gives it nothing; a later one may.
+        table.vouch("a");
+        assert_ne!(table.files["a"].generation, ga);
+        table.set_doc("a", ga, Some(0));
+        assert_eq!(table.files["a"].doc, None);
+        let ga = table.files["a"].generation;
+        table.set_doc("a", ga, Some(0));
+        assert_eq!(table.files["a"].doc, Some(0));
+        // Vouching a file that has its document keeps the document and the generation (the
+        // written file names the document for that generation).
+        table.vouch("a");
+        assert_eq!(
+            (table.files["a"].doc, table.files["a"].generation),
+            (Some(0), ga)
+        );
+        assert!(table.unindexed.contains("a") == table.files["a"].doc.is_none());
+    }
 
     #[test]
     fn modification_times_round_trip() {
