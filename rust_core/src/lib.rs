@@ -50,6 +50,7 @@ mod keyblock;
 pub mod limits;
 pub mod media;
 pub mod open;
+pub mod outline;
 mod pattern;
 pub mod raw;
 pub mod read;
