@@ -27,6 +27,8 @@ use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
 use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
+use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput, NameMatch};
+use crate::outline::{self, OutlineOptions, OutlineOutput, Outliner, SymbolKind, worker};
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
@@ -167,6 +169,9 @@ pub struct Engine {
     workspace: Arc<Workspace>,
     /// The warm index (SPEC §2.8), when asked for.
     index: Option<Arc<WarmIndex>>,
+    /// The outline workers and cache of the worker command given (shared by every engine of
+    /// the process that gives the same command).
+    outliner: Arc<Outliner>,
 }
 
 #[pymethods]
@@ -176,7 +181,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the Workspace's keyword arguments"
     )]
-    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None))]
+    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None, outline_worker = None))]
     fn new(
         py: Python<'_>,
         root: String,
@@ -187,6 +192,7 @@ impl Engine {
         respect_ignore_files: bool,
         index: bool,
         index_dir: Option<std::path::PathBuf>,
+        outline_worker: Option<Vec<OsString>>,
     ) -> PyResult<Self> {
         if !(time_budget.is_finite() && time_budget > 0.0) {
             return Err(invalid_argument(
@@ -209,6 +215,7 @@ impl Engine {
         Ok(Engine {
             workspace: Arc::new(workspace),
             index,
+            outliner: Outliner::shared(outline_worker.unwrap_or_default()),
         })
     }
 
@@ -415,6 +422,130 @@ impl Engine {
         run_detached(py, &cancel, move || read::read_file(&workspace, &options))
     }
 
+    // -- outlines and definitions (crate::outline) ---------------------------------------------
+
+    #[pyo3(signature = (path, /, *, offset, limit, max_depth = None, cancel = None))]
+    fn outline(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        offset: usize,
+        limit: Option<usize>,
+        max_depth: Option<u64>,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<OutlineOutput> {
+        let cancel = call_token(cancel);
+        let options = OutlineOptions {
+            path,
+            offset,
+            limit,
+            max_depth,
+            cancel: cancel.clone(),
+        };
+        let workspace = Arc::clone(&self.workspace);
+        let outliner = Arc::clone(&self.outliner);
+        run_detached(py, &cancel, move || {
+            outline::outline(&workspace, &outliner, &options)
+        })
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the definitions tool's keyword arguments"
+    )]
+    #[pyo3(signature = (name, /, *, matching, path, glob, kinds, limit, offset, cancel = None))]
+    fn definitions(
+        &self,
+        py: Python<'_>,
+        name: String,
+        matching: &str,
+        path: Option<OsString>,
+        glob: Option<Vec<String>>,
+        kinds: Vec<String>,
+        limit: Option<usize>,
+        offset: usize,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<DefinitionsOutput> {
+        let cancel = call_token(cancel);
+        let Some(matching) = NameMatch::from_name(matching) else {
+            return Err(invalid_argument(
+                py,
+                format!(
+                    "matching must be one of {}, not {matching:?}.",
+                    NameMatch::NAMES.join(", ")
+                ),
+            ));
+        };
+        let kinds = kinds
+            .iter()
+            .map(|kind| {
+                SymbolKind::from_name(kind).ok_or_else(|| {
+                    invalid_argument(
+                        py,
+                        format!(
+                            "kind must be one of {}, not {kind:?}.",
+                            SymbolKind::NAMES.join(", ")
+                        ),
+                    )
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let options = DefinitionsOptions {
+            name,
+            matching,
+            path,
+            glob: glob.unwrap_or_default(),
+            kinds,
+            limit,
+            offset,
+            cancel: cancel.clone(),
+        };
+        let workspace = Arc::clone(&self.workspace);
+        let index = self.index.clone();
+        let outliner = Arc::clone(&self.outliner);
+        run_detached(py, &cancel, move || {
+            // The engine's own grep picks the candidates: the warm index's when there is one.
+            let search = |grep_options: &GrepOptions| match &index {
+                Some(index) => index.grep(grep_options),
+                None => grep::grep(&workspace, grep_options),
+            };
+            definitions::definitions(&workspace, &outliner, &options, &search)
+        })
+    }
+
+    /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an
+    /// outline worker of this engine's pool and says how it ended ("answered", or the refusal
+    /// a parse would get: "crashed", "deadline"...). The tests use it to prove that a worker
+    /// that crashes, loops or runs out of memory costs its caller one answer.
+    fn _outline_fault(&self, py: Python<'_>, fault: &str) -> PyResult<String> {
+        let operation = match fault {
+            "abort" => worker::FAULT_ABORT,
+            "spin" => worker::FAULT_SPIN,
+            "sleep" => worker::FAULT_SLEEP,
+            "memory" => worker::FAULT_MEMORY,
+            "exit" => worker::FAULT_EXIT,
+            other => {
+                return Err(invalid_argument(
+                    py,
+                    format!("no fault {other:?}: abort, spin, sleep, memory or exit."),
+                ));
+            }
+        };
+        let outliner = Arc::clone(&self.outliner);
+        run_detached(py, &CancelToken::new(), move || {
+            Ok(match outliner.fault(operation) {
+                Ok(_) => "answered".to_string(),
+                Err(failure) => failure.refusal.name().to_string(),
+            })
+        })
+    }
+
+    /// Outline worker processes this engine's pool has started.
+    #[getter]
+    fn outline_workers_started(&self) -> u64 {
+        self.outliner.workers_started()
+    }
+
     // -- images and notebooks (crate::media) ---------------------------------------------------
 
     #[expect(
@@ -535,6 +666,17 @@ impl Engine {
     }
 }
 
+/// The outline worker's main (`python -I ripsight/_outline_worker.py` calls it): limits this
+/// process, then answers parse requests on standard input until it closes. Returns the exit
+/// status.
+#[pyfunction]
+fn serve_outline_worker(py: Python<'_>) -> i32 {
+    match py.detach(worker::serve_stdio) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
 /// Middle truncation; returns `(text, cut_chars, total_chars)`.
 #[pyfunction]
 #[pyo3(signature = (text, /, max_chars = None, head_ratio = None))]
@@ -605,5 +747,20 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     records::add_classes(m)?;
     errors::add_classes(m)?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
+    m.add_function(wrap_pyfunction!(serve_outline_worker, m)?)?;
+    m.add(
+        "SYMBOL_KINDS",
+        SymbolKind::NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+    )?;
+    m.add(
+        "OUTLINE_LANGUAGES",
+        outline::Language::NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>(),
+    )?;
     Ok(())
 }

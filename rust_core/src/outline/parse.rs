@@ -353,3 +353,247 @@ fn clean_name(bytes: &[u8], language: Language) -> String {
         None => name,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outline(language: Language, source: &str) -> Vec<String> {
+        let parsed = parse(language, source.as_bytes(), Duration::from_secs(10)).expect("parses");
+        parsed
+            .entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}{} {}",
+                    "  ".repeat(e.depth as usize),
+                    e.kind.name(),
+                    e.name
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_query_compiles_with_known_kinds() {
+        assert_eq!(check_queries(), Ok(()));
+    }
+
+    #[test]
+    fn each_language_names_its_definitions() {
+        let cases: &[(Language, &str, &[&str])] = &[
+            (
+                Language::JavaScript,
+                "class W { #p() {} m() {} }\nfunction f() {}\nconst g = () => 1;\nx.y = function () {};\nconst o = { k() {}, 'q'() {} };\n",
+                &[
+                    "class W",
+                    "  method p",
+                    "  method m",
+                    "function f",
+                    "function g",
+                    "function y",
+                    "method k",
+                    "method q",
+                ],
+            ),
+            (
+                Language::TypeScript,
+                "interface I { a(): void }\ntype T = string;\nenum E { A }\nnamespace N { export function f() {} }\nabstract class B { abstract r(): void }\n",
+                &[
+                    "interface I",
+                    "  method a",
+                    "type T",
+                    "enum E",
+                    "module N",
+                    "  function f",
+                    "class B",
+                    "  method r",
+                ],
+            ),
+            (
+                Language::Tsx,
+                "const App = () => <div/>;\n",
+                &["function App"],
+            ),
+            (
+                Language::Rust,
+                "mod m { fn f() {} }\nstruct S;\nenum E {}\ntrait T { fn t(&self); }\nimpl<X> S<X> { fn new() {} }\nmacro_rules! mac { () => {} }\ntype A = u8;\nunion U { a: u8 }\n",
+                &[
+                    "module m",
+                    "  function f",
+                    "struct S",
+                    "enum E",
+                    "trait T",
+                    "  method t",
+                    "impl S",
+                    "  method new",
+                    "macro mac",
+                    "type A",
+                    "union U",
+                ],
+            ),
+            (
+                Language::Go,
+                "package p\nfunc F() {}\nfunc (r *R) M() {}\ntype S struct{}\ntype I interface{}\ntype N int\n",
+                &[
+                    "function F",
+                    "method M",
+                    "struct S",
+                    "interface I",
+                    "type N",
+                ],
+            ),
+            (
+                Language::C,
+                "#define MAX(a, b) a\nstruct s { int x; };\nstatic int *\nf(void) { return 0; }\ntypedef int t;\nSYSCALL_DEFINE1(open, int, x)\n{\n}\n",
+                &[
+                    "macro MAX",
+                    "struct s",
+                    "function f",
+                    "type t",
+                    "function SYSCALL_DEFINE1",
+                ],
+            ),
+            (
+                Language::Cpp,
+                "namespace n { class C { void m() {} }; }\nint n::C::k() { return 0; }\n",
+                &["module n", "  class C", "    method m", "function k"],
+            ),
+            (
+                Language::Java,
+                "class A { A() {} void m() {} @interface N { String value(); } enum E { X } }\n",
+                &[
+                    "class A",
+                    "  method A",
+                    "  method m",
+                    "  interface N",
+                    "    method value",
+                    "  enum E",
+                ],
+            ),
+            (
+                Language::CSharp,
+                "namespace N { class C { void M() { int L() => 1; } } struct S {} }\n",
+                &[
+                    "module N",
+                    "  class C",
+                    "    method M",
+                    "      function L",
+                    "  struct S",
+                ],
+            ),
+            (
+                Language::Ruby,
+                "module M\n  class C\n    def m; end\n    def self.s; end\n  end\nend\n",
+                &["module M", "  class C", "    method m", "    method s"],
+            ),
+            (
+                Language::Php,
+                "<?php\nnamespace A;\nclass C { function m() {} }\ntrait T {}\nfunction f() {}\n",
+                &["module A", "class C", "  method m", "trait T", "function f"],
+            ),
+            (
+                Language::Bash,
+                "f() { :; }\nfunction g { :; }\n",
+                &["function f", "function g"],
+            ),
+            (
+                Language::Markdown,
+                "# A\n\ntext\n\n## B\n\nSetext\n------\n",
+                &["heading A", "  heading B", "    heading Setext"],
+            ),
+            (
+                Language::Kotlin,
+                "interface I {\n    fun a()\n}\n\nobject O {\n    fun b() {}\n}\n\nfun c() = 1\n",
+                &[
+                    "interface I",
+                    "  method a",
+                    "class O",
+                    "  method b",
+                    "function c",
+                ],
+            ),
+            (
+                Language::Swift,
+                "protocol P { func p() }\nstruct S { func m() {} }\nextension S { func e() {} }\nfunc f() {}\n",
+                &[
+                    "trait P",
+                    "  method p",
+                    "struct S",
+                    "  method m",
+                    "impl S",
+                    "  method e",
+                    "function f",
+                ],
+            ),
+        ];
+        for (language, source, expected) in cases {
+            assert_eq!(&outline(*language, source), expected, "{}", language.name());
+        }
+    }
+
+    #[test]
+    fn a_definition_spans_from_its_name_to_its_last_line() {
+        let parsed = parse(
+            Language::Python,
+            b"@decorator\ndef f(\n    a,\n):\n    return a\n",
+            Duration::from_secs(10),
+        )
+        .expect("parses");
+        let f = &parsed.entries[0];
+        assert_eq!((f.line, f.end_line), (2, 5));
+    }
+
+    /// Inputs built to make a parser work: each comes back within its time cap (an outline or
+    /// `Timeout`), whatever the grammar.
+    #[test]
+    fn hostile_inputs_are_bounded_by_the_time_cap() {
+        let parens = "(".repeat(50_000);
+        let nested = format!("x = {}1{}\n", "[".repeat(20_000), "]".repeat(20_000));
+        let braces = format!(
+            "function f() {}{}\n",
+            "{".repeat(30_000),
+            "}".repeat(30_000)
+        );
+        let mut invalid = b"def f():\n    return '".to_vec();
+        invalid.extend((0..20_000u32).map(|i| (i % 64 + 0x80) as u8));
+        invalid.extend_from_slice(b"'\nclass After:\n    pass\n");
+        let inputs: Vec<Vec<u8>> = vec![
+            parens.into_bytes(),
+            nested.into_bytes(),
+            braces.into_bytes(),
+            invalid,
+        ];
+        let cap = Duration::from_millis(300);
+        for name in Language::NAMES {
+            let Some(language) = Language::from_name(name) else {
+                continue;
+            };
+            for input in &inputs {
+                let started = Instant::now();
+                let result = parse(language, input, cap);
+                assert!(
+                    matches!(result, Ok(_) | Err(ParseFailure::Timeout)),
+                    "{name}: {result:?}"
+                );
+                // The cap plus one progress check's worth of work (debug builds are slow).
+                assert!(
+                    started.elapsed() < cap * 10,
+                    "{name}: {:?}",
+                    started.elapsed()
+                );
+            }
+        }
+        let parsed = parse(Language::Python, &inputs[3], Duration::from_secs(10)).expect("parses");
+        assert!(parsed.entries.iter().any(|e| e.name == "After"));
+    }
+
+    #[test]
+    fn a_time_cap_of_zero_stops_the_parse() {
+        let source = "def f():\n    pass\n".repeat(5_000);
+        assert_eq!(
+            parse(Language::Python, source.as_bytes(), Duration::ZERO),
+            Err(ParseFailure::Timeout)
+        );
+    }
+}

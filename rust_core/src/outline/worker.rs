@@ -220,3 +220,49 @@ mod limits {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_worker_says_it_is_ready_then_answers_each_request() {
+        let mut input = Vec::new();
+        for source in ["def f():\n    pass\n", "class C:\n    pass\n"] {
+            let frame = request(
+                PARSE,
+                Language::Python,
+                Duration::from_secs(5),
+                source.as_bytes(),
+            );
+            write_frame(&mut input, &frame).expect("frame");
+        }
+        let mut output = Vec::new();
+        let mut requests = 0;
+        serve(&mut input.as_slice(), &mut output, || requests += 1).expect("serves");
+        assert_eq!(requests, 2);
+        let mut answers = output.as_slice();
+        let ready = read_frame(&mut answers, 1 << 20)
+            .expect("read")
+            .expect("frame");
+        assert!(ready.starts_with(READY));
+        let names: Vec<String> = std::iter::from_fn(|| read_frame(&mut answers, 1 << 20).ok()?)
+            .map(|frame| match serde_json::from_slice::<Answer>(&frame) {
+                Ok(Answer::Parsed(parsed)) => parsed.entries[0].name.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(names, ["f", "C"]);
+    }
+
+    #[test]
+    fn a_malformed_request_ends_the_worker() {
+        let mut input = Vec::new();
+        write_frame(&mut input, b"?").expect("frame");
+        let mut output = Vec::new();
+        assert!(serve(&mut input.as_slice(), &mut output, || {}).is_err());
+        let mut oversized = Vec::new();
+        oversized.extend_from_slice(&(MAX_REQUEST_BYTES + 1).to_be_bytes());
+        assert!(serve(&mut oversized.as_slice(), &mut Vec::new(), || {}).is_err());
+    }
+}
