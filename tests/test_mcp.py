@@ -116,7 +116,11 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
     listed = run_session(_server(None, cwd=tree), body, tmp_path / "err.log")
     tools = {tool["name"]: tool for tool in listed["tools"]}
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
-    assert sorted(tools) == ["glob", "grep", "read_file", "read_result"] == sorted(definitions)
+    assert (
+        sorted(tools)
+        == ["find_definitions", "glob", "grep", "outline", "read_file", "read_result"]
+        == sorted(definitions)
+    )
     for name, tool in tools.items():
         definition = definitions[name]
         assert tool["description"] == definition["description"]
