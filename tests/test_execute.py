@@ -60,14 +60,18 @@ AVAILABLE = "Available tools: find_definitions, glob, grep, outline, read_file, 
         ),
         (
             "edit_file",
-            "There is no tool named edit_file. These tools are read-only: they can find, "
-            f"search and read files but cannot change files or run commands. {AVAILABLE}",
+            (
+                "There is no tool named edit_file. These tools are read-only: they can find, "
+                f"search and read files but cannot change files or run commands. {AVAILABLE}"
+            ),
         ),
         ("weather", f"There is no tool named weather. {AVAILABLE}"),
         (
             "",
-            "The tool call has no tool name, so nothing was run. "
-            f"{AVAILABLE[:-1]}. Call one of them by name.",
+            (
+                "The tool call has no tool name, so nothing was run. "
+                f"{AVAILABLE[:-1]}. Call one of them by name."
+            ),
         ),
     ],
 )

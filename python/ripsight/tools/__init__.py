@@ -14,14 +14,6 @@ from __future__ import annotations
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..types import ToolSpec
 from ._common import ENGINE_RESULT_KEY, MAX_OFFSET
-from .glob import (
-    GLOB_DESCRIPTION,
-    GLOB_SCHEMA,
-    format_glob,
-    glob_description,
-    glob_schema,
-    glob_tool,
-)
 from .definitions import (
     FIND_DEFINITIONS_DESCRIPTION,
     FIND_DEFINITIONS_SCHEMA,
@@ -29,6 +21,14 @@ from .definitions import (
     find_definitions_schema,
     find_definitions_tool,
     format_definitions,
+)
+from .glob import (
+    GLOB_DESCRIPTION,
+    GLOB_SCHEMA,
+    format_glob,
+    glob_description,
+    glob_schema,
+    glob_tool,
 )
 from .grep import (
     GREP_DESCRIPTION,

@@ -113,9 +113,7 @@ def _quoted(name: str) -> str:
     return f'"{name[:200]}…"' if len(name) > 200 else f'"{name}"'
 
 
-def format_definitions(
-    result: Any, path: str | None = None, kinds: list[str] | None = None
-) -> str:
+def format_definitions(result: Any, path: str | None = None, kinds: list[str] | None = None) -> str:
     """The text a model sees for a `Workspace.definitions` result."""
     what = f"{_MATCH_WORDS.get(result.matching, 'named')} {_quoted(result.name)}"
     if kinds:
@@ -143,8 +141,9 @@ def format_definitions(
     else:
         head = f"{plural(total, 'definition')} {what}{where} ({candidates})"
         if shown == 0:
-            lines.append(f"{head}, but offset={result.offset} is past the end; use an offset "
-                         f"below {total}.")
+            lines.append(
+                f"{head}, but offset={result.offset} is past the end; use an offset below {total}."
+            )
         else:
             if shown < total:
                 first = thousands(result.offset + 1)

@@ -137,9 +137,9 @@ def refusal_text(result: Any) -> str:
         )
     if refused == "minified":
         return (
-            f"{path} has no outline: {result.detail}, so it looks minified or generated "
-            f"(outlines skip files with lines over {thousands(OUTLINE_MAX_LINE_BYTES)} bytes). "
-            "Search it with grep instead."
+            f"{path} has no outline: it looks minified or generated ({result.detail}; outlines "
+            f"skip files with lines over {thousands(OUTLINE_MAX_LINE_BYTES)} bytes). Search it "
+            "with grep instead."
         )
     if refused in ("busy", "unavailable"):
         return (
@@ -201,9 +201,7 @@ def compact_outline(result: Any, budget: int) -> str | None:
     def render(chosen: list[Any], left_out: int) -> str:
         tail = f"; {thousands(left_out)} nested or later ones not shown):" if left_out else "):"
         rows = [head + tail]
-        rows += [
-            f"{thousands(s.line):>6}  {'  ' * int(s.depth)}{s.kind} {s.name}" for s in chosen
-        ]
+        rows += [f"{thousands(s.line):>6}  {'  ' * int(s.depth)}{s.kind} {s.name}" for s in chosen]
         return "\n".join(rows)
 
     everything = result.total

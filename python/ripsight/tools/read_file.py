@@ -13,7 +13,6 @@ from ..session import ReadRecord, ReadState
 from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
 from ..workspace import Workspace
 from . import media
-from .outline import compact_outline
 from ._common import (
     ENGINE_RESULT_KEY,
     MAX_OFFSET,
@@ -27,6 +26,7 @@ from ._common import (
     unquote_paths,
     workspace_of,
 )
+from .outline import compact_outline
 from .read_pdf import is_pdf_name, is_pdf_type, pages_property, pdf_description, run_read_pdf
 
 #: The share of the result budget a page that stops before the end gives the file's outline.

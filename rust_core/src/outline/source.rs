@@ -98,9 +98,7 @@ pub fn prepare(opened: &mut OpenedFile) -> Result<Prepared, CoreError> {
         return Ok(refused(
             Some(language),
             Refusal::Minified,
-            format!(
-                "line {line} is {length} bytes long (over {MAX_LINE_BYTES}): minified or generated"
-            ),
+            format!("line {line} is {length} bytes long, over the {MAX_LINE_BYTES}-byte cap"),
         ));
     }
     Ok(Prepared::Ready(Source {
