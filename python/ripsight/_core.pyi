@@ -800,6 +800,8 @@ class Engine:
         cancel: CancelToken | None = None,
     ) -> DefinitionsResult:
         """The definitions whose name matches, in the files grep finds the name in."""
+    def clear_outline_cache(self) -> None:
+        """Forgets the cached outlines (of every engine with the same worker command)."""
     def _outline_fault(self, fault: str) -> str:
         """Test hook: a fault request to an outline worker, and how it ended."""
 

@@ -540,6 +540,13 @@ impl Engine {
         })
     }
 
+    /// Forgets the cached outlines of this engine's worker command (benchmarks measure
+    /// uncached calls with it).
+    fn clear_outline_cache(&self, py: Python<'_>) {
+        let outliner = Arc::clone(&self.outliner);
+        py.detach(move || outliner.clear_cache());
+    }
+
     /// Outline worker processes this engine's pool has started.
     #[getter]
     fn outline_workers_started(&self) -> u64 {

@@ -90,6 +90,11 @@ impl OutlineCache {
         self.entries.get(key)
     }
 
+    /// Forgets every outline.
+    pub fn clear(&self) {
+        self.entries.clear();
+    }
+
     /// Keeps `outcome` for `key` when the file has settled (see the module's note); returns
     /// whether it was kept.
     pub fn put(&self, key: Key, outcome: Outcome) -> bool {

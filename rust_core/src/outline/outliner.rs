@@ -64,6 +64,11 @@ impl Outliner {
         made
     }
 
+    /// Forgets every cached outline (the next call parses again).
+    pub fn clear_cache(&self) {
+        self.cache.clear();
+    }
+
     /// Worker processes started so far.
     pub fn workers_started(&self) -> u64 {
         self.pool.started()

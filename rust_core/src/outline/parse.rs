@@ -96,23 +96,21 @@ struct Tags {
     name: Option<u32>,
 }
 
-/// The compiled query of `language`, made once per process.
+/// The compiled query of `language`, made once per process, when the language is first met
+/// (compiling a query takes milliseconds; a worker pays only for the languages it parses).
 fn tags(language: Language) -> Result<&'static Tags, ParseFailure> {
-    static TAGS: OnceLock<Vec<Result<Tags, String>>> = OnceLock::new();
-    let all = TAGS.get_or_init(|| {
-        Language::NAMES
-            .iter()
-            .filter_map(|name| Language::from_name(name))
-            .map(compile)
-            .collect()
-    });
-    match all.get(usize::from(language.code())) {
-        Some(Ok(tags)) => Ok(tags),
-        Some(Err(error)) => Err(ParseFailure::Grammar(error.clone())),
-        None => Err(ParseFailure::Grammar(format!(
+    const LANGUAGES: usize = Language::NAMES.len();
+    static TAGS: [OnceLock<Result<Tags, String>>; LANGUAGES] =
+        [const { OnceLock::new() }; LANGUAGES];
+    let Some(slot) = TAGS.get(usize::from(language.code())) else {
+        return Err(ParseFailure::Grammar(format!(
             "no query for {}",
             language.name()
-        ))),
+        )));
+    };
+    match slot.get_or_init(|| compile(language)) {
+        Ok(tags) => Ok(tags),
+        Err(error) => Err(ParseFailure::Grammar(error.clone())),
     }
 }
 
