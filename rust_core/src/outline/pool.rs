@@ -115,30 +115,28 @@ impl Pool {
         answer_time: Duration,
     ) -> Result<Vec<u8>, Stopped> {
         let idle = self.take_slot(deadline)?;
+        // Gives the slot back however the exchange ends (a panic included).
+        let slot = Slot(self);
         let result = self.exchange_in_slot(idle, request, answer_time);
         let mut state = lock(&self.state);
-        state.running -= 1;
-        if let Ok((_, Some(worker))) = &result {
-            let _ = worker;
-        }
-        let answer = match result {
+        let (answer, surplus) = match result {
             Ok((answer, worker)) => {
-                if let Some(worker) = worker {
-                    if state.idle.len() < self.options.max_idle {
-                        state.idle.push(worker);
-                    } else {
-                        drop(state);
-                        worker.close();
-                        self.freed.notify_one();
-                        return Ok(answer);
-                    }
-                }
-                Ok(answer)
+                // A worker that answered waits for the next request, unless enough do.
+                let surplus = if state.idle.len() < self.options.max_idle {
+                    state.idle.push(worker);
+                    None
+                } else {
+                    Some(worker)
+                };
+                (Ok(answer), surplus)
             }
-            Err(stopped) => Err(stopped),
+            Err(stopped) => (Err(stopped), None),
         };
         drop(state);
-        self.freed.notify_one();
+        drop(slot);
+        if let Some(worker) = surplus {
+            worker.close();
+        }
         answer
     }
 
@@ -160,13 +158,14 @@ impl Pool {
         Ok(state.idle.pop())
     }
 
-    /// One exchange in a held slot: the worker handed back when it may serve again.
+    /// One exchange in a held slot, with the worker that answered (a worker that did not is
+    /// killed and reaped here).
     fn exchange_in_slot(
         &self,
         idle: Option<Worker>,
         request: &[u8],
         answer_time: Duration,
-    ) -> Result<(Vec<u8>, Option<Worker>), Stopped> {
+    ) -> Result<(Vec<u8>, Worker), Stopped> {
         let mut worker = match idle {
             Some(worker) => worker,
             None => {
@@ -175,9 +174,19 @@ impl Pool {
             }
         };
         match worker.exchange(request, Instant::now() + answer_time) {
-            Ok(answer) => Ok((answer, Some(worker))),
+            Ok(answer) => Ok((answer, worker)),
             Err(stopped) => Err(worker.stop(stopped)),
         }
+    }
+}
+
+/// A held place among the workers at work; dropping it frees the place.
+struct Slot<'pool>(&'pool Pool);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.state).running -= 1;
+        self.0.freed.notify_one();
     }
 }
 
