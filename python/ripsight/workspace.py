@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from . import _core
+import ripsight._core as _engine
+
 from .errors import InvalidArgumentError
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
 from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
@@ -32,20 +33,20 @@ __all__ = [
     "to_dict",
 ]
 
-DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
-DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
+DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_engine.DEFAULT_EXCLUDE_DIRS)
+DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_engine.DEFAULT_DENY_GLOBS)
 
-CancelToken = _core.CancelToken
-GlobResult = _core.GlobResult
-GrepResult = _core.GrepResult
-ReadResult = _core.ReadResult
-FileIdentity = _core.FileIdentity
-ImageResult = _core.ImageResult
-NotebookResult = _core.NotebookResult
-NotebookImages = _core.NotebookImages
-FileBytes = _core.FileBytes
-OutlineResult = _core.OutlineResult
-DefinitionsResult = _core.DefinitionsResult
+CancelToken = _engine.CancelToken
+GlobResult = _engine.GlobResult
+GrepResult = _engine.GrepResult
+ReadResult = _engine.ReadResult
+FileIdentity = _engine.FileIdentity
+ImageResult = _engine.ImageResult
+NotebookResult = _engine.NotebookResult
+NotebookImages = _engine.NotebookImages
+FileBytes = _engine.FileBytes
+OutlineResult = _engine.OutlineResult
+DefinitionsResult = _engine.DefinitionsResult
 
 #: The command that starts an outline worker: this interpreter, isolated from the user's
 #: environment (-I), running the worker script beside this module. tree-sitter runs there,
@@ -56,9 +57,9 @@ OUTLINE_WORKER: tuple[str, ...] = (
     str(Path(__file__).with_name("_outline_worker.py")),
 )
 #: The kinds of definitions an outline names, in the engine's order.
-SYMBOL_KINDS: tuple[str, ...] = tuple(_core.SYMBOL_KINDS)
+SYMBOL_KINDS: tuple[str, ...] = tuple(_engine.SYMBOL_KINDS)
 #: The languages with a parser.
-OUTLINE_LANGUAGES: tuple[str, ...] = tuple(_core.OUTLINE_LANGUAGES)
+OUTLINE_LANGUAGES: tuple[str, ...] = tuple(_engine.OUTLINE_LANGUAGES)
 
 
 #: The largest integer the engine takes (its counts and offsets are 64-bit).
@@ -156,7 +157,7 @@ class Workspace:
         index_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         _check_int("threads", threads, 0)
-        self._engine = _core.Engine(
+        self._engine = _engine.Engine(
             os.fspath(root),
             exclude_dirs=[str(d) for d in exclude_dirs],
             deny=[str(g) for g in deny],
@@ -496,27 +497,27 @@ class Workspace:
 
 #: The engine's result classes; their fields and schemas are declared once, in the engine.
 RESULT_CLASSES = (
-    _core.GlobResult,
-    _core.GrepResult,
-    _core.GrepLine,
-    _core.FileCount,
-    _core.ReadResult,
-    _core.ReadLine,
-    _core.SkipCounts,
-    _core.FileIdentity,
-    _core.IndexStatus,
-    _core.ImageResult,
-    _core.NotebookResult,
-    _core.NotebookCell,
-    _core.CellOutput,
-    _core.NotebookImage,
-    _core.NotebookImages,
-    _core.FileBytes,
-    _core.OutlineResult,
-    _core.OutlineSymbol,
-    _core.DefinitionsResult,
-    _core.Definition,
-    _core.UnparsedFile,
+    _engine.GlobResult,
+    _engine.GrepResult,
+    _engine.GrepLine,
+    _engine.FileCount,
+    _engine.ReadResult,
+    _engine.ReadLine,
+    _engine.SkipCounts,
+    _engine.FileIdentity,
+    _engine.IndexStatus,
+    _engine.ImageResult,
+    _engine.NotebookResult,
+    _engine.NotebookCell,
+    _engine.CellOutput,
+    _engine.NotebookImage,
+    _engine.NotebookImages,
+    _engine.FileBytes,
+    _engine.OutlineResult,
+    _engine.OutlineSymbol,
+    _engine.DefinitionsResult,
+    _engine.Definition,
+    _engine.UnparsedFile,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

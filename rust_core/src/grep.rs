@@ -66,6 +66,9 @@ use sink::{FileSink, StoredLine, Window};
 
 /// Default number of matches returned.
 pub const DEFAULT_GREP_LIMIT: usize = 50;
+/// The most lines of context shown on either side of a match (the warm index's longest
+/// indexed line is sized so that a match with this much context fits one searcher buffer).
+pub const MAX_CONTEXT: usize = 20;
 /// Each shown line is cut to this many characters (a window around the match when it lies further).
 pub const DEFAULT_MAX_LINE_CHARS: usize = 120;
 /// Files larger than this (256 MiB) are not searched; they are counted as `too_large`.
@@ -575,6 +578,16 @@ pub(crate) fn prepare(
     workspace: &Workspace,
     options: &GrepOptions,
 ) -> Result<(Arc<RegexMatcher>, Option<FileFilter>), CoreError> {
+    for (name, lines) in [
+        ("before_context", options.before_context),
+        ("after_context", options.after_context),
+    ] {
+        if lines > MAX_CONTEXT {
+            return Err(CoreError::InvalidArgument {
+                message: format!("{name} is {lines} lines; at most {MAX_CONTEXT} are shown."),
+            });
+        }
+    }
     let key = RegexKey {
         pattern: options.pattern.clone(),
         literal: options.literal,
