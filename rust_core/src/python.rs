@@ -8,6 +8,7 @@
 
 mod call_thread;
 mod errors;
+mod outline_bindings;
 mod records;
 
 use std::ffi::OsString;
@@ -27,8 +28,8 @@ use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
 use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
-use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput, NameMatch};
-use crate::outline::{self, OutlineOptions, OutlineOutput, Outliner, SymbolKind, worker};
+use crate::outline::definitions::DefinitionsOutput;
+use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
@@ -434,19 +435,14 @@ impl Engine {
         max_depth: Option<u64>,
         cancel: Option<&CancelToken>,
     ) -> PyResult<OutlineOutput> {
-        let cancel = call_token(cancel);
         let options = OutlineOptions {
             path,
             offset,
             limit,
             max_depth,
-            cancel: cancel.clone(),
+            cancel: call_token(cancel),
         };
-        let workspace = Arc::clone(&self.workspace);
-        let outliner = Arc::clone(&self.outliner);
-        run_detached(py, &cancel, move || {
-            outline::outline(&workspace, &outliner, &options)
-        })
+        outline_bindings::outline(py, &self.workspace, &self.outliner, options)
     }
 
     #[expect(
@@ -466,51 +462,17 @@ impl Engine {
         offset: usize,
         cancel: Option<&CancelToken>,
     ) -> PyResult<DefinitionsOutput> {
-        let cancel = call_token(cancel);
-        let Some(matching) = NameMatch::from_name(matching) else {
-            return Err(invalid_argument(
-                py,
-                format!(
-                    "matching must be one of {}, not {matching:?}.",
-                    NameMatch::NAMES.join(", ")
-                ),
-            ));
-        };
-        let kinds = kinds
-            .iter()
-            .map(|kind| {
-                SymbolKind::from_name(kind).ok_or_else(|| {
-                    invalid_argument(
-                        py,
-                        format!(
-                            "kind must be one of {}, not {kind:?}.",
-                            SymbolKind::NAMES.join(", ")
-                        ),
-                    )
-                })
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        let options = DefinitionsOptions {
+        let arguments = outline_bindings::DefinitionsArguments {
             name,
-            matching,
+            matching: matching.to_string(),
             path,
-            glob: glob.unwrap_or_default(),
+            glob,
             kinds,
             limit,
             offset,
-            cancel: cancel.clone(),
         };
-        let workspace = Arc::clone(&self.workspace);
-        let index = self.index.clone();
-        let outliner = Arc::clone(&self.outliner);
-        run_detached(py, &cancel, move || {
-            // The engine's own grep picks the candidates: the warm index's when there is one.
-            let search = |grep_options: &GrepOptions| match &index {
-                Some(index) => index.grep(grep_options),
-                None => grep::grep(&workspace, grep_options),
-            };
-            definitions::definitions(&workspace, &outliner, &options, &search)
-        })
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::definitions(py, sources, arguments, call_token(cancel))
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an
@@ -518,26 +480,7 @@ impl Engine {
     /// a parse would get: "crashed", "deadline"...). The tests use it to prove that a worker
     /// that crashes, loops or runs out of memory costs its caller one answer.
     fn _outline_fault(&self, py: Python<'_>, fault: &str) -> PyResult<String> {
-        let operation = match fault {
-            "abort" => worker::FAULT_ABORT,
-            "spin" => worker::FAULT_SPIN,
-            "sleep" => worker::FAULT_SLEEP,
-            "memory" => worker::FAULT_MEMORY,
-            "exit" => worker::FAULT_EXIT,
-            other => {
-                return Err(invalid_argument(
-                    py,
-                    format!("no fault {other:?}: abort, spin, sleep, memory or exit."),
-                ));
-            }
-        };
-        let outliner = Arc::clone(&self.outliner);
-        run_detached(py, &CancelToken::new(), move || {
-            Ok(match outliner.fault(operation) {
-                Ok(_) => "answered".to_string(),
-                Err(failure) => failure.refusal.name().to_string(),
-            })
-        })
+        outline_bindings::fault(py, &self.outliner, fault)
     }
 
     /// Forgets the cached outlines of this engine's worker command (benchmarks measure
@@ -673,17 +616,6 @@ impl Engine {
     }
 }
 
-/// The outline worker's main (`python -I ripsight/_outline_worker.py` calls it): limits this
-/// process, then answers parse requests on standard input until it closes. Returns the exit
-/// status.
-#[pyfunction]
-fn serve_outline_worker(py: Python<'_>) -> i32 {
-    match py.detach(worker::serve_stdio) {
-        Ok(()) => 0,
-        Err(_) => 1,
-    }
-}
-
 /// Middle truncation; returns `(text, cut_chars, total_chars)`.
 #[pyfunction]
 #[pyo3(signature = (text, /, max_chars = None, head_ratio = None))]
@@ -754,20 +686,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     records::add_classes(m)?;
     errors::add_classes(m)?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
-    m.add_function(wrap_pyfunction!(serve_outline_worker, m)?)?;
-    m.add(
-        "SYMBOL_KINDS",
-        SymbolKind::NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>(),
-    )?;
-    m.add(
-        "OUTLINE_LANGUAGES",
-        outline::Language::NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>(),
-    )?;
+    outline_bindings::add_to_module(m)?;
     Ok(())
 }
