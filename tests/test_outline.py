@@ -351,17 +351,41 @@ def test_the_memory_fault_is_stopped_by_the_workers_limit(tmp_path: Path) -> Non
         assert (after - before) * 1024 < 64 << 20
 
 
-def test_the_worker_runs_in_another_process_with_its_limits(tmp_path: Path) -> None:
-    """The parse happens in a child: this process never loads a parse's memory, and the child
-    runs the worker script beside the package."""
+def worker_children() -> list[int]:
+    """The pids of this process's children that run the outline worker (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == os.getpid() and b"_outline_worker.py" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_parse_runs_in_a_child_process_under_its_limits(tmp_path: Path) -> None:
+    """The outline comes from a child of this process running the worker script, whose
+    address space and core dumps are limited (read back from /proc)."""
     from ripsight.workspace import OUTLINE_WORKER
 
     assert OUTLINE_WORKER[1] == "-I" and OUTLINE_WORKER[2].endswith("_outline_worker.py")
-    assert os.path.exists(OUTLINE_WORKER[2])
     write(tmp_path, "a.py", PY_SOURCE)
     with Workspace(tmp_path) as ws:
-        ws.outline("a.py")
-        assert ws._engine.outline_workers_started >= 0
+        assert ws.outline("a.py").total == 5
+        children = worker_children()
+        assert children, "no outline worker among this process's children"
+        limits = Path(f"/proc/{children[0]}/limits").read_text()
+        address_space = next(line for line in limits.splitlines() if "address space" in line)
+        memory = int(LIMITS["outline_worker_memory_bytes"])
+        assert address_space.split()[3:5] == [str(memory), str(memory)]
+        core = next(line for line in limits.splitlines() if "core file size" in line)
+        assert core.split()[4:6] == ["0", "0"]
 
 
 def test_an_engine_without_a_worker_command_answers_unavailable(tmp_path: Path) -> None:
