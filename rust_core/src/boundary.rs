@@ -419,7 +419,7 @@ impl RootDir {
 
     /// `absolute` (a path outside the root's namespace as the caller wrote it) relative to the
     /// root, with `.`/`..` folded by name; `None` when it is not below the root.
-    fn strip_root(&self, absolute: &Path) -> Option<Vec<u8>> {
+    pub(crate) fn strip_root(&self, absolute: &Path) -> Option<Vec<u8>> {
         let normalized = normalize_lexically(absolute);
         for root in [&self.path, &self.given] {
             if let Ok(rest) = normalized.strip_prefix(root) {

@@ -26,6 +26,14 @@
 //! with the matches found so far, marked incomplete. A cancelled [`GrepOptions::cancel`] ends it
 //! the same way and makes it fail with `CoreError::Cancelled`.
 //!
+//! Options as ripgrep's long options: `invert_match` (`-v`: the lines that do not match are the
+//! matches), `max_count` (`-m`: matches per file; the after-context of the last one is still
+//! shown, and matches inside it appear as context lines), `types` / `types_not` (`-t` / `-T`,
+//! after the `glob` filter as rg's overrides come first), `max_depth` (`--max-depth`),
+//! `include_ignored` (`--no-ignore`: ignore files do not apply; the skip set and deny rules
+//! still do), and `OutputMode::FilesWithoutMatch` (`--files-without-match`: the files searched
+//! without a match are the entries).
+//!
 //! Skipped and counted: binary files (a NUL byte anywhere, detected while reading; a UTF-16 file
 //! with a BOM is transcoded first and is text), files over [`MAX_FILE_BYTES`] (`too_large`),
 //! files with a line over [`MAX_LINE_BYTES`] (`line_too_long`), files that fail to open or read
@@ -37,6 +45,7 @@ mod output;
 mod page;
 mod sink;
 
+pub use crate::pattern::file_type_definitions;
 pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
 
 use std::collections::BTreeMap;
@@ -55,8 +64,11 @@ use crate::budget::{CancelToken, Deadline};
 use crate::error::CoreError;
 use crate::keyblock;
 use crate::open::{Target, open_target};
-use crate::pattern::FileFilter;
-use crate::walker::{FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, walk_files};
+use crate::pattern::{FileFilter, FileSelect, file_types};
+use crate::skip::{IgnoreRule, MAX_HIDING_RULES};
+use crate::walker::{
+    FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkOptions, WalkedFile, walk_files,
+};
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 use input::{Input, WHOLE_FILE_BYTES, open_again, read_head};
@@ -90,6 +102,20 @@ pub struct GrepOptions {
     /// `!` excludes, also the directories it matches; see `FileFilter`). Empty: every file.
     /// It only narrows: ignored and denied files stay out.
     pub glob: Vec<String>,
+    /// Only files of these types (ripgrep's built-in types, `rg -t`; `all`: any type). A file
+    /// the `glob` filter names is searched whatever its type, as in rg.
+    pub types: Vec<String>,
+    /// Not files of these types (`rg -T`; applied after `types`).
+    pub types_not: Vec<String>,
+    /// Matching lines (matches, in multiline mode) searched for per file at most (`rg -m`).
+    pub max_count: Option<u64>,
+    /// The lines that do not match are the matches (`rg -v`).
+    pub invert_match: bool,
+    /// Levels below `path` searched at most (`rg --max-depth`; 1: its own files).
+    pub max_depth: Option<usize>,
+    /// Search what ignore files hide too (`rg --no-ignore`); the skip set and deny rules still
+    /// apply.
+    pub include_ignored: bool,
     /// Treat the pattern as a literal string.
     pub literal: bool,
     /// Match case-insensitively.
@@ -126,6 +152,12 @@ impl Default for GrepOptions {
             pattern: String::new(),
             path: None,
             glob: Vec::new(),
+            types: Vec::new(),
+            types_not: Vec::new(),
+            max_count: None,
+            invert_match: false,
+            max_depth: None,
+            include_ignored: false,
             literal: false,
             case_insensitive: false,
             before_context: 0,
@@ -145,13 +177,15 @@ impl Default for GrepOptions {
 /// Everything the threads share read-only.
 pub(crate) struct Plan<'a> {
     options: &'a GrepOptions,
-    filter: Option<&'a FileFilter>,
+    select: &'a FileSelect,
     deadline: &'a Deadline,
     /// Entries that can reach the page (`offset + limit`), `None` for all: matching lines in
     /// content mode, files in the file modes.
     keep: Option<u64>,
     /// Content mode.
     content: bool,
+    /// The files searched without a match are the entries (`files_without_match`).
+    without_match: bool,
     /// Content mode with a page close to the start: the text of matching lines is stored during
     /// the search. Otherwise only counts are kept and the page's lines are fetched afterwards.
     text_in_pass: bool,
@@ -204,17 +238,28 @@ impl<'a> GrepWorker<'a> {
         builder
             .line_terminator(LineTerminator::crlf())
             .multi_line(options.multiline)
+            .invert_match(options.invert_match)
             .binary_detection(BinaryDetection::quit(0))
             .bom_sniffing(true)
             .heap_limit(Some(MAX_LINE_BYTES))
             .line_number(false);
+        // The searcher stops after `max_count` matches itself where its count is the sink's
+        // (one line per match); in multiline mode, where it counts the regex's matches, and
+        // for files holding keys, the sink counts and stops (see `FileSink::max_count`).
+        if !options.multiline {
+            builder.max_matches(options.max_count);
+        }
         let counting = builder.build();
         builder
             .line_number(true)
             .before_context(options.before_context)
             .after_context(options.after_context);
         let showing = builder.build();
-        builder.before_context(0).after_context(0).passthru(true);
+        builder
+            .before_context(0)
+            .after_context(0)
+            .passthru(true)
+            .max_matches(None);
         let keyed = builder.build();
         GrepWorker {
             plan,
@@ -293,12 +338,16 @@ impl<'a> GrepWorker<'a> {
         else {
             return;
         };
-        self.files_searched += 1;
         if count == 0 {
+            self.searched_without_match(relative);
             return;
         }
+        self.files_searched += 1;
         self.total_matches += count;
         self.total_files += 1;
+        if self.plan.without_match {
+            return;
+        }
         // Counted only where the file has matches of its own: a count that a match inside a
         // key could change would tell the key's bytes, one search at a time.
         self.key_blocks += key_blocks;
@@ -315,6 +364,21 @@ impl<'a> GrepWorker<'a> {
                 entries,
                 first_index: 0,
                 lines,
+            });
+        }
+    }
+
+    /// Counts `relative` as searched without a match: in `files_without_match` mode, one of
+    /// the entries (also for a file the warm index proves match-free without reading it).
+    pub(crate) fn searched_without_match(&mut self, relative: &[u8]) {
+        self.files_searched += 1;
+        if self.plan.without_match && self.may_reach_page(relative) {
+            self.keep_hit(FileHit {
+                path: OsString::from_vec(relative.to_vec()),
+                count: 0,
+                entries: 1,
+                first_index: 0,
+                lines: Vec::new(),
             });
         }
     }
@@ -361,7 +425,8 @@ impl<'a> GrepWorker<'a> {
                 (options.before_context as u64, options.after_context as u64),
                 options.max_line_chars,
                 options.multiline,
-            );
+            )
+            .with_max_count(options.max_count);
             if keyed { sink.withholding_keys() } else { sink }
         };
         let (result, mut sink) = if options.multiline {
@@ -509,8 +574,10 @@ impl Searchers {
 
 impl FileVisitor for GrepWorker<'_> {
     fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool {
-        if let Some(filter) = self.plan.filter
-            && !filter.admits(file.relative_bytes, file.name_bytes)
+        if !self
+            .plan
+            .select
+            .admits(file.relative_bytes, file.name_bytes)
         {
             return true;
         }
@@ -535,46 +602,76 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
     let (target, _) = open_target(workspace, options.path.as_deref().unwrap_or_default())?;
-    let (matcher, filter) = prepare(workspace, options)?;
-    let plan = Plan::new(options, filter.as_ref(), &deadline);
+    let prepared = prepare(workspace, options)?;
+    let plan = Plan::new(options, &prepared.select, &deadline);
+    let walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
+    let matcher = &prepared.matcher;
 
-    let (workers, skipped, walk_incomplete) = match target {
+    let (workers, walked) = match target {
         Target::Dir(start) => {
+            let path_ignored_by = path_ignored_by(workspace, walk, &start.relative, true);
             let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
-            let outcome = walk_files(workspace, start, deadline.clone(), sequential_max, || {
-                GrepWorker::new(&plan, &matcher)
-            });
-            (outcome.visitors, outcome.skipped, outcome.incomplete)
+            let outcome = walk_files(
+                workspace,
+                start,
+                walk,
+                deadline.clone(),
+                sequential_max,
+                || GrepWorker::new(&plan, matcher),
+            );
+            let walked = Walked {
+                skipped: outcome.skipped,
+                hidden_by: outcome.hidden_by.top(MAX_HIDING_RULES),
+                path_ignored_by,
+                unread_searched: 0,
+                incomplete: outcome.incomplete,
+            };
+            (outcome.visitors, walked)
         }
         Target::File(opened) => {
-            let mut worker = GrepWorker::new(&plan, &matcher);
+            let mut worker = GrepWorker::new(&plan, matcher);
             let mut skipped = SkipCounts::default();
             let real = &opened.real;
             let name = real.rsplit(|b| *b == b'/').next().unwrap_or_default();
-            if filter.as_ref().is_none_or(|f| f.admits(real, name)) {
+            let path_ignored_by = path_ignored_by(workspace, walk, real, false);
+            if plan.select.admits(real, name) {
                 worker.search(opened.file, real, &mut skipped);
             }
-            (vec![worker], skipped, false)
+            let walked = Walked {
+                skipped,
+                path_ignored_by,
+                ..Walked::default()
+            };
+            (vec![worker], walked)
         }
     };
 
-    finish(
-        workspace,
-        &plan,
-        &matcher,
-        workers,
-        skipped,
-        0,
-        walk_incomplete,
-        started,
-    )
+    finish(workspace, &plan, matcher, workers, walked, started)
 }
 
-/// The compiled pattern (through the workspace's cache) and `glob` filter of a search.
-pub(crate) fn prepare(
+/// The rule hiding the searched path `real` from a walk of the root, when ignore files apply
+/// to this search (see `GrepOutput::path_ignored_by`).
+pub(crate) fn path_ignored_by(
     workspace: &Workspace,
-    options: &GrepOptions,
-) -> Result<(Arc<RegexMatcher>, Option<FileFilter>), CoreError> {
+    walk: WalkOptions,
+    real: &[u8],
+    is_dir: bool,
+) -> Option<IgnoreRule> {
+    if !walk.respect_ignore || real.is_empty() {
+        return None;
+    }
+    workspace.hiding(real, is_dir).map(|rule| rule.stated(1))
+}
+
+/// What a search compiles once: the regex (through the workspace's cache) and which files it
+/// looks at (`glob`, `types`, `types_not`).
+pub(crate) struct Prepared {
+    pub(crate) matcher: Arc<RegexMatcher>,
+    pub(crate) select: FileSelect,
+}
+
+/// Compiles the pattern and the file selection of a search.
+pub(crate) fn prepare(workspace: &Workspace, options: &GrepOptions) -> Result<Prepared, CoreError> {
     let key = RegexKey {
         pattern: options.pattern.clone(),
         literal: options.literal,
@@ -582,21 +679,25 @@ pub(crate) fn prepare(
         multiline: options.multiline,
     };
     let matcher = workspace.cached_regex(key, || build_matcher(options))?;
-    let filter = (!options.glob.is_empty())
+    let globs = (!options.glob.is_empty())
         .then(|| {
             FileFilter::new(&options.glob, |body, glob| {
                 workspace.cached_glob(body, glob)
             })
         })
         .transpose()?;
-    Ok((matcher, filter))
+    let types = file_types(&options.types, &options.types_not)?;
+    Ok(Prepared {
+        matcher,
+        select: FileSelect { globs, types },
+    })
 }
 
 impl<'a> Plan<'a> {
     /// What the workers of one search share; they stop when `deadline` passes.
     pub(crate) fn new(
         options: &'a GrepOptions,
-        filter: Option<&'a FileFilter>,
+        select: &'a FileSelect,
         deadline: &'a Deadline,
     ) -> Plan<'a> {
         let content = options.output_mode == OutputMode::Content;
@@ -605,38 +706,49 @@ impl<'a> Plan<'a> {
             .map(|l| (l as u64).saturating_add(options.offset as u64));
         Plan {
             options,
-            filter,
+            select,
             deadline,
             keep,
             content,
+            without_match: options.output_mode == OutputMode::FilesWithoutMatch,
             text_in_pass: content && keep.is_none_or(|k| k <= TEXT_IN_PASS_MAX_ENTRIES),
         }
     }
 }
 
+/// What a search's walk (or the index standing in for it) adds to its result beside the
+/// workers' findings.
+#[derive(Default)]
+pub(crate) struct Walked {
+    /// What the walk passed over, by reason.
+    pub(crate) skipped: SkipCounts,
+    /// The rules that hid the most entries.
+    pub(crate) hidden_by: Vec<IgnoreRule>,
+    /// The rule hiding the searched path itself.
+    pub(crate) path_ignored_by: Option<IgnoreRule>,
+    /// Files known to be searched without a match that no worker read (for callers that can
+    /// prove them match-free; never in `files_without_match` mode, whose entries they are).
+    pub(crate) unread_searched: u64,
+    /// The time budget ran out during the walk.
+    pub(crate) incomplete: bool,
+}
+
 /// Merges the workers of one search into its result, fetching the page's lines when the search
-/// kept counts only. `unread_searched` counts files known to be searched without a match that
-/// no worker read (for callers that can prove them match-free).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the parts of one search, handed over by its two callers"
-)]
+/// kept counts only.
 pub(crate) fn finish(
     workspace: &Workspace,
     plan: &Plan<'_>,
     matcher: &RegexMatcher,
     workers: Vec<GrepWorker<'_>>,
-    skipped: SkipCounts,
-    unread_searched: u64,
-    walk_incomplete: bool,
+    walked: Walked,
     started: Instant,
 ) -> Result<GrepOutput, CoreError> {
     let options = plan.options;
     let deadline = plan.deadline;
     let content = plan.content;
-    let mut incomplete = walk_incomplete;
+    let mut incomplete = walked.incomplete;
 
-    let (mut files_searched, mut total_matches, mut total_files) = (unread_searched, 0, 0);
+    let (mut files_searched, mut total_matches, mut total_files) = (walked.unread_searched, 0, 0);
     let (mut withheld_key_blocks, mut withheld_key_lines) = (0, 0);
     let mut hits = Vec::new();
     for worker in workers {
@@ -685,7 +797,13 @@ pub(crate) fn finish(
         let shown = files.len() as u64;
         (Vec::new(), files, shown)
     };
-    let entries = if content { total_matches } else { total_files };
+    let entries = if content {
+        total_matches
+    } else if plan.without_match {
+        files_searched - total_files
+    } else {
+        total_files
+    };
     let shown_end = range.first.saturating_add(shown);
     let withheld = entries.saturating_sub(shown_end);
     Ok(GrepOutput {
@@ -699,7 +817,9 @@ pub(crate) fn finish(
         withheld,
         next_offset: (withheld > 0 && shown > 0).then_some(shown_end),
         files_searched,
-        skipped,
+        skipped: walked.skipped,
+        hidden_by: walked.hidden_by,
+        path_ignored_by: walked.path_ignored_by,
         withheld_key_blocks,
         withheld_key_lines,
         incomplete,

@@ -30,6 +30,7 @@
 //! searches them on scoped threads. `close()` (or dropping the index) stops and joins them and
 //! closes the watcher.
 
+mod accounting;
 mod build;
 mod list;
 mod live;
