@@ -513,8 +513,9 @@ impl RootDir {
                     }
                 }
                 Err(rustix::io::Errno::INVAL) => {
-                    // Not a link: a real component. Open it when more follow.
-                    if !queue.is_empty() {
+                    // Not a link: a real component. Open it when more follow (`a/.` is `a`:
+                    // whether it must be a directory is the opener's to say).
+                    if queue.iter().any(|p| !matches!(p.as_slice(), b"" | b".")) {
                         match open_child_dir(at, &part) {
                             Ok(fd) => current = Some(fd),
                             Err(e)

@@ -602,7 +602,10 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
     let (target, _) = open_target(workspace, options.path.as_deref().unwrap_or_default())?;
-    let prepared = prepare(workspace, options)?;
+    let mut prepared = prepare(workspace, options)?;
+    if let Target::Dir(start) = &target {
+        prepared.select.start = start.relative.len();
+    }
     let plan = Plan::new(options, &prepared.select, &deadline);
     let walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
     let matcher = &prepared.matcher;
@@ -629,14 +632,13 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             (outcome.visitors, walked)
         }
         Target::File(opened) => {
+            // A file the caller names is searched whatever the glob and types say, as rg
+            // searches a path it is given.
             let mut worker = GrepWorker::new(&plan, matcher);
             let mut skipped = SkipCounts::default();
             let real = &opened.real;
-            let name = real.rsplit(|b| *b == b'/').next().unwrap_or_default();
             let path_ignored_by = path_ignored_by(workspace, walk, real, false);
-            if plan.select.admits(real, name) {
-                worker.search(opened.file, real, &mut skipped);
-            }
+            worker.search(opened.file, real, &mut skipped);
             let walked = Walked {
                 skipped,
                 path_ignored_by,
@@ -689,7 +691,11 @@ pub(crate) fn prepare(workspace: &Workspace, options: &GrepOptions) -> Result<Pr
     let types = file_types(&options.types, &options.types_not)?;
     Ok(Prepared {
         matcher,
-        select: FileSelect { globs, types },
+        select: FileSelect {
+            globs,
+            types,
+            start: 0,
+        },
     })
 }
 

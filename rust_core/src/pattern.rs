@@ -235,26 +235,29 @@ impl FileFilter {
             .find(|r| r.matches(relative, name, is_dir))
     }
 
-    /// Whether the file at `relative` (relative to the root) named `name` is searched.
+    /// Whether the file at `relative` (relative to the walk's base) named `name` is listed.
     pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
-        self.decides(relative, name).unwrap_or(true)
+        self.decides(relative, name, 0).unwrap_or(true)
     }
 
     /// What the globs say of the file at `relative` named `name`, as rg's overrides: searched
     /// (`Some(true)`: the last glob matching it is not negated), left out (`Some(false)`: the
     /// last is negated, a negated glob matches a directory on the way, or globs that are not
     /// negated exist and none matches), or nothing (`None`: only negated globs, none
-    /// matching), when the file types decide.
-    pub(crate) fn decides(&self, relative: &[u8], name: &[u8]) -> Option<bool> {
+    /// matching), when the file types decide. The directories on the way are those a walk
+    /// meets: below its start, whose path is the first `start` bytes of `relative` (rg never
+    /// matches the path it is given against its globs).
+    pub(crate) fn decides(&self, relative: &[u8], name: &[u8], start: usize) -> Option<bool> {
         if self.any_negated {
             // Each directory on the way, as rg's walk would meet it.
             let mut end = 0;
             while let Some(i) = relative[end..].iter().position(|b| *b == b'/') {
                 let dir = &relative[..end + i];
                 let dir_name = &relative[end..end + i];
-                if self
-                    .last_match(dir, dir_name, true)
-                    .is_some_and(|r| r.negated)
+                if dir.len() > start
+                    && self
+                        .last_match(dir, dir_name, true)
+                        .is_some_and(|r| r.negated)
                 {
                     return Some(false);
                 }
@@ -276,6 +279,9 @@ impl FileFilter {
 pub(crate) struct FileSelect {
     pub(crate) globs: Option<FileFilter>,
     pub(crate) types: Option<Types>,
+    /// Bytes of the searched directory's path relative to the root (0 for the root): the
+    /// directories a negated glob can exclude lie below it.
+    pub(crate) start: usize,
 }
 
 impl FileSelect {
@@ -284,9 +290,14 @@ impl FileSelect {
         self.globs.is_none() && self.types.is_none()
     }
 
-    /// Whether the file at `relative` (relative to the root) named `name` is searched.
+    /// Whether the file at `relative` (relative to the root) named `name`, met by a walk of
+    /// the searched directory, is searched.
     pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
-        if let Some(decided) = self.globs.as_ref().and_then(|g| g.decides(relative, name)) {
+        let decided = self
+            .globs
+            .as_ref()
+            .and_then(|g| g.decides(relative, name, self.start));
+        if let Some(decided) = decided {
             return decided;
         }
         type_admits(self.types.as_ref(), name)

@@ -32,6 +32,7 @@
 
 mod accounting;
 mod build;
+mod excludes;
 mod list;
 mod live;
 mod persist;

@@ -35,7 +35,7 @@ pub(super) fn grep(
         Ok((target, _)) => target,
         Err(error) => return Some(Err(error)),
     };
-    let prepared = match grep::prepare(workspace, options) {
+    let mut prepared = match grep::prepare(workspace, options) {
         Ok(prepared) => prepared,
         Err(error) => return Some(Err(error)),
     };
@@ -52,6 +52,7 @@ pub(super) fn grep(
     if !live.table.answers_for(&scope) {
         return None;
     }
+    prepared.select.start = scope.len();
     let (skipped, hidden_by) = walk_accounting(&live.table, &scope, options.max_depth)?;
     let select = &prepared.select;
     // An inverted search matches the lines without the pattern's trigrams: the index cannot
