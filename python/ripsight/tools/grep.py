@@ -317,7 +317,7 @@ def format_grep(
         filters = ["path", "glob", *(["type"] if types or types_not else [])]
         filters += ["max_depth"] if max_depth is not None else []
         text = _nothing_found(result, pattern, scope, searched, invert, filters)
-        if not case_insensitive and any(c.isalpha() for c in result.pattern):
+        if not (case_insensitive or invert) and any(c.isalpha() for c in result.pattern):
             text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
         lines.append(text)
     elif mode == "content":
