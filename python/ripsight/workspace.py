@@ -238,7 +238,8 @@ class Workspace:
         lies further in. `context` lines are shown before and after each match (rg -C);
         `before_context` and `after_context` (rg -B, -A) override one side. `glob` is one
         file glob or a list, as rg's repeated -g: the last that matches decides, a leading `!`
-        excludes (directories too), a leading `/` anchors at the root.
+        excludes (directories too), a leading `/` anchors at the root. A file given as `path`
+        is searched whatever `glob` and `type` say, as rg searches a path it is given.
 
         As rg's long options: `type` / `type_not` (-t / -T: ripgrep's file types, e.g. ``"py"``;
         a file `glob` names is searched whatever its type), `max_count` (-m: matches per file),

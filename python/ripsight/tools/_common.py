@@ -199,9 +199,10 @@ def unquote_paths(args: dict[str, Any]) -> None:
 
 def check_paths(args: dict[str, Any]) -> None:
     """Refuses NULs in a path or pattern (after `unquote_paths`: an escape can make one)."""
-    for key in ("path", "glob", "pattern"):
+    for key in ("path", "glob", "pattern", "type", "type_not"):
         value = args.get(key)
-        if isinstance(value, str) and "\x00" in value:
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "\x00" in v for v in values):
             raise InvalidArgumentError(
                 f"{key} contains a NUL character (\\0), which no file name or pattern can "
                 f"hold; remove it and call the tool again."
