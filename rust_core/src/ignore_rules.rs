@@ -53,8 +53,9 @@ const GITIGNORE: &str = ".gitignore";
 const GIT: &str = ".git";
 /// A jj repository's root: its `.gitignore` files apply as in a git repository.
 const JJ: &str = ".jj";
-/// A git repository's own excludes, below its `.git` directory.
-const GIT_EXCLUDE: &str = ".git/info/exclude";
+/// A git repository's own excludes, below its `.git` directory (the warm index watches the
+/// directories on the way to it: they lie in the skip set).
+pub(crate) const GIT_EXCLUDE: &str = ".git/info/exclude";
 
 /// Every entry name whose presence or contents changes the ignore rules of its directory and
 /// of everything below it: what a walk notes in each listing ([`Found::note`]), what is probed

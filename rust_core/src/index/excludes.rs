@@ -4,20 +4,26 @@
 //! directory when its excludes change (a worktree's are its main repository's, which lie in
 //! the root's `.git` and re-walk the root).
 
+use crate::ignore_rules::GIT_EXCLUDE;
 use crate::walker::WalkSkip;
 
-/// The name of a git directory.
-const GIT: &str = ".git";
+/// The git directory (`.git`) and its directory holding the excludes (`info`), from the path
+/// the walker reads them at.
+fn git_and_info() -> (&'static str, &'static str) {
+    let (dir, _) = GIT_EXCLUDE.rsplit_once('/').unwrap_or((GIT_EXCLUDE, ""));
+    dir.split_once('/').unwrap_or((dir, ""))
+}
 
 /// The directories to watch for the repositories a scan met: `X/.git` and `X/.git/info` for
 /// every git directory `X/.git` it passed over.
 pub(super) fn git_dirs(skips: &[(String, WalkSkip)]) -> Vec<String> {
+    let (git, info) = git_and_info();
     let mut dirs = Vec::new();
     for (path, reason) in skips {
         let name = path.rsplit('/').next().unwrap_or(path);
-        if name == GIT && reason == &WalkSkip::Ignored {
+        if name == git && reason == &WalkSkip::Ignored {
             dirs.push(path.clone());
-            dirs.push(format!("{path}/info"));
+            dirs.push(format!("{path}/{info}"));
         }
     }
     dirs
@@ -27,21 +33,19 @@ pub(super) fn git_dirs(skips: &[(String, WalkSkip)]) -> Vec<String> {
 /// directory `dir`, to its entry `name`, `None` for `dir` itself) touches its excludes: `info`
 /// made or removed in `X/.git`, anything in or of `X/.git/info`.
 pub(super) fn repository_of(dir: &str, name: Option<&str>) -> Option<String> {
-    let parent = |git: &str| {
-        git.strip_suffix(GIT)
-            .map(|x| x.trim_end_matches('/').to_string())
+    let (git, info) = git_and_info();
+    // `X/.git` (or `.git`) -> `X` (or ""), `None` for another directory.
+    let repository = |path: &str| {
+        let (parent, last) = path.rsplit_once('/').unwrap_or(("", path));
+        (last == git).then(|| parent.to_string())
     };
-    if let Some(git) = dir
-        .strip_suffix("/info")
-        .or((dir == ".git/info").then_some(GIT))
-        && (git == GIT || git.ends_with("/.git"))
+    if let Some((parent, last)) = dir.rsplit_once('/')
+        && last == info
+        && let Some(found) = repository(parent)
     {
-        return parent(git);
+        return Some(found);
     }
-    if (dir == GIT || dir.ends_with("/.git")) && name == Some("info") {
-        return parent(dir);
-    }
-    None
+    (name == Some(info)).then(|| repository(dir)).flatten()
 }
 
 #[cfg(test)]
