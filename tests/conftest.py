@@ -6,6 +6,10 @@ Fixtures (all trees live under pytest's tmp dirs and are deleted by pytest):
   use it). ``files`` maps relative paths to ``str`` (written as UTF-8) or ``bytes``; returns the
   root ``Path``. ``git=True`` runs ``git init`` there first (a bare ``.git/`` directory when git
   is not installed).
+The rich tree, the many-files tree and their facts serve the suites built on them before the
+engine's behaviour moved to cargo tests (rust_core/tests/common/rich.rs builds the same tree);
+they stay so that such suites still run against this checkout.
+
 - ``rich_tree`` / ``rich_tree_no_git``: the same rich tree (see :func:`build_rich_tree`) inside a
   git repository and outside one; their ``.parent`` also holds ``outside/`` (a target of
   symlinks leaving the root) and ``repo-old/`` (a sibling sharing the root's name as a prefix).

@@ -29,6 +29,7 @@ from ripsight import (
     errors,
 )
 from ripsight.errors import model_text
+from ripsight.limits import MAX_CONTEXT
 
 BUILTIN = {
     PathNotFoundError: FileNotFoundError,
@@ -157,6 +158,20 @@ def test_invalid_arguments_are_value_errors(repo: Path, kwargs: dict, phrase: st
         Workspace(repo).read_file("src/main.py", **kwargs)
     assert isinstance(info.value, InvalidArgumentError)
     assert phrase in str(info.value)
+
+
+@pytest.mark.parametrize("index", [False, True])
+@pytest.mark.parametrize("side", ["context", "before_context", "after_context"])
+def test_context_beyond_its_maximum_is_refused_by_the_engine(
+    repo: Path, side: str, index: bool
+) -> None:
+    ws = Workspace(repo, index=index)
+    if index:
+        assert ws.wait_index(timeout=30)
+    assert ws.grep("print", **{side: MAX_CONTEXT}).total_matches == 1
+    with pytest.raises(InvalidArgumentError) as info:
+        ws.grep("print", **{side: MAX_CONTEXT + 1})
+    assert f"at most {MAX_CONTEXT} are shown" in str(info.value)
 
 
 def test_bad_deny_glob_is_a_pattern_error(repo: Path) -> None:

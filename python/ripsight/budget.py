@@ -15,7 +15,7 @@ import bisect
 import itertools
 from typing import Any
 
-from . import _core
+from ._core import truncate_middle as _engine_truncate_middle
 from .limits import ToolLimits
 from .session import ReferenceStore, StoredResult
 from .types import ImagePart, ToolResult
@@ -39,7 +39,7 @@ def with_budget(
 
 
 def _truncate_middle(text: str, max_chars: int, head_ratio: float) -> tuple[str, int, int]:
-    return _core.truncate_middle(text, max_chars, head_ratio)
+    return _engine_truncate_middle(text, max_chars, head_ratio)
 
 
 def bound(

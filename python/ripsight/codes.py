@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from . import _core, pdf
+import ripsight._core as _engine
+
+from . import pdf
 from .errors import (
     CancelledError,
     DeniedError,
@@ -56,7 +58,7 @@ OUTCOMES: tuple[Outcome, ...] = ("success", "empty", "partial", "failure")
 #: exception class it defines.
 ENGINE_CODES: tuple[str, ...] = tuple(
     value.kind
-    for value in vars(_core).values()
+    for value in vars(_engine).values()
     if isinstance(value, type) and issubclass(value, RipsightError) and value is not RipsightError
 )
 NOT_FOUND = PathNotFoundError.kind

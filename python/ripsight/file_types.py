@@ -15,13 +15,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 
-from . import _core
+import ripsight._core as _engine
 
 __all__ = ["FILE_TYPES", "unknown_types"]
 
 #: Every file type by name, with the globs its files' names match.
 FILE_TYPES: Mapping[str, tuple[str, ...]] = {
-    name: tuple(globs) for name, globs in sorted(_core.FILE_TYPES.items())
+    name: tuple(globs) for name, globs in sorted(_engine.FILE_TYPES.items())
 }
 
 #: The name that selects every type (``rg -t all``).

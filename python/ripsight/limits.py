@@ -19,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from . import _core
+from ._core import LIMITS as _ENGINE_LIMITS
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 #: Every default and bound of the tools' parameters, by name, from the engine.
-LIMITS: dict[str, int | float] = dict(_core.LIMITS)
+LIMITS: dict[str, int | float] = dict(_ENGINE_LIMITS)
 #: The smallest line cap grep and read_file accept (the engine enforces it too).
 MIN_LINE_CHARS = int(LIMITS["min_line_chars"])
 #: The smallest result budget: room for a head, a tail and the truncation note.

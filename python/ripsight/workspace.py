@@ -14,7 +14,8 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from . import _core
+import ripsight._core as _engine
+
 from .errors import InvalidArgumentError
 from .file_types import unknown_types
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
@@ -22,18 +23,18 @@ from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too
 
 __all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
 
-DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_core.DEFAULT_EXCLUDE_DIRS)
-DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_core.DEFAULT_DENY_GLOBS)
+DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_engine.DEFAULT_EXCLUDE_DIRS)
+DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_engine.DEFAULT_DENY_GLOBS)
 
-CancelToken = _core.CancelToken
-GlobResult = _core.GlobResult
-GrepResult = _core.GrepResult
-ReadResult = _core.ReadResult
-FileIdentity = _core.FileIdentity
-ImageResult = _core.ImageResult
-NotebookResult = _core.NotebookResult
-NotebookImages = _core.NotebookImages
-FileBytes = _core.FileBytes
+CancelToken = _engine.CancelToken
+GlobResult = _engine.GlobResult
+GrepResult = _engine.GrepResult
+ReadResult = _engine.ReadResult
+FileIdentity = _engine.FileIdentity
+ImageResult = _engine.ImageResult
+NotebookResult = _engine.NotebookResult
+NotebookImages = _engine.NotebookImages
+FileBytes = _engine.FileBytes
 
 
 #: The largest integer the engine takes (its counts and offsets are 64-bit).
@@ -147,7 +148,7 @@ class Workspace:
         index_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         _check_int("threads", threads, 0)
-        self._engine = _core.Engine(
+        self._engine = _engine.Engine(
             os.fspath(root),
             exclude_dirs=[str(d) for d in exclude_dirs],
             deny=[str(g) for g in deny],
@@ -472,23 +473,23 @@ class Workspace:
 
 #: The engine's result classes; their fields and schemas are declared once, in the engine.
 RESULT_CLASSES = (
-    _core.GlobResult,
-    _core.GrepResult,
-    _core.GrepLine,
-    _core.FileCount,
-    _core.ReadResult,
-    _core.ReadLine,
-    _core.SkipCounts,
-    _core.IgnoreRule,
-    _core.FileIdentity,
-    _core.IndexStatus,
-    _core.ImageResult,
-    _core.NotebookResult,
-    _core.NotebookCell,
-    _core.CellOutput,
-    _core.NotebookImage,
-    _core.NotebookImages,
-    _core.FileBytes,
+    _engine.GlobResult,
+    _engine.GrepResult,
+    _engine.GrepLine,
+    _engine.FileCount,
+    _engine.ReadResult,
+    _engine.ReadLine,
+    _engine.SkipCounts,
+    _engine.IgnoreRule,
+    _engine.FileIdentity,
+    _engine.IndexStatus,
+    _engine.ImageResult,
+    _engine.NotebookResult,
+    _engine.NotebookCell,
+    _engine.CellOutput,
+    _engine.NotebookImage,
+    _engine.NotebookImages,
+    _engine.FileBytes,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

@@ -72,6 +72,9 @@ use page::{PageRange, content_page, content_windows, files_page};
 
 /// Default number of matches returned.
 pub const DEFAULT_GREP_LIMIT: usize = 50;
+/// The most lines of context shown on either side of a match (the warm index's longest
+/// indexed line is sized so that a match with this much context fits one searcher buffer).
+pub const MAX_CONTEXT: usize = 20;
 /// Each shown line is cut to this many characters (a window around the match when it lies further).
 pub const DEFAULT_MAX_LINE_CHARS: usize = 120;
 /// Files larger than this (256 MiB) are not searched; they are counted as `too_large`.
@@ -272,6 +275,16 @@ pub(crate) struct Prepared {
 
 /// Compiles the pattern and the file selection of a search.
 pub(crate) fn prepare(workspace: &Workspace, options: &GrepOptions) -> Result<Prepared, CoreError> {
+    for (name, lines) in [
+        ("before_context", options.before_context),
+        ("after_context", options.after_context),
+    ] {
+        if lines > MAX_CONTEXT {
+            return Err(CoreError::InvalidArgument {
+                message: format!("{name} is {lines} lines; at most {MAX_CONTEXT} are shown."),
+            });
+        }
+    }
     let key = RegexKey {
         pattern: options.pattern.clone(),
         literal: options.literal,

@@ -23,8 +23,6 @@ pub const MAX_READ_LIMIT: usize = 2000;
 pub const MAX_NOTEBOOK_LIMIT: usize = 200;
 /// The largest `offset` a call may give (a page past any real total).
 pub const MAX_OFFSET: u64 = 1_000_000_000_000;
-/// The most lines of context grep shows around a match.
-pub const MAX_CONTEXT: usize = 20;
 /// The largest `max_depth` a grep or glob call may give (deeper than any real tree).
 pub const MAX_DEPTH: usize = 1_000;
 /// The smallest budget of one result's text: room for a head, a tail and the truncation note.
@@ -74,7 +72,7 @@ pub const LIMITS: &[(&str, Limit)] = &[
         "grep_line_chars",
         Limit::Count(grep::DEFAULT_MAX_LINE_CHARS as u64),
     ),
-    ("grep_max_context", Limit::Count(MAX_CONTEXT as u64)),
+    ("grep_max_context", Limit::Count(grep::MAX_CONTEXT as u64)),
     ("max_depth", Limit::Count(MAX_DEPTH as u64)),
     (
         "hiding_rules",

@@ -1,50 +1,36 @@
-//! Integration tests of `grep` on temporary trees.
+//! Integration tests of `grep` on temporary trees: order, totals, options, modes, encodings,
+//! binary and long lines, ignore and deny rules, bounds and determinism. Paging:
+//! tests/grep_pages.rs; links, FIFOs and paths that leave the root: tests/boundary.rs.
 
 mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
-use common::search;
-use ripsight_core::error::PatternIssue;
-use ripsight_core::grep::{GrepOptions, GrepOutput, OutputMode, grep};
-use ripsight_core::workspace::{Workspace, WorkspaceOptions};
+use common::rich::{SECRET, long_line, rich_tree};
+use common::{rendered, search, tree, try_search, write, ws, ws_with};
+use ripsight_core::error::{CoreError, PatternIssue};
+use ripsight_core::grep::{GrepOptions, GrepOutput, MAX_CONTEXT, OutputMode, grep};
+use ripsight_core::workspace::Workspace;
 
-fn write(root: &Path, relative: &str, content: &[u8]) {
-    let path = root.join(relative);
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    std::fs::write(path, content).expect("write");
+/// True when `err` is an invalid pattern for the reason `want`.
+fn is_issue(err: &CoreError, want: PatternIssue) -> bool {
+    matches!(err, CoreError::InvalidPattern { issue, .. } if *issue == want)
 }
 
-fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for (name, content) in files {
-        write(dir.path(), name, content);
-    }
-    dir
-}
-
-fn ws(root: &Path) -> Workspace {
-    Workspace::new(root, WorkspaceOptions::default()).expect("workspace")
-}
-
-/// `path:line:text` for matches, `path-line-text` for context lines.
-fn rendered(out: &GrepOutput) -> Vec<String> {
+/// The paths of content-mode lines, in order.
+fn paths(out: &GrepOutput) -> Vec<String> {
     out.lines
         .iter()
-        .map(|l| {
-            let sep = if l.is_match { ':' } else { '-' };
-            format!("{}{sep}{}{sep}{}", l.path.to_string_lossy(), l.line, l.text)
-        })
+        .map(|l| l.path.to_string_lossy().into_owned())
         .collect()
 }
 
 #[test]
 fn content_is_ordered_by_path_then_line_with_exact_totals() {
     let dir = tree(&[
-        ("b.rs", b"fn b() {}\nlet x = 1;\nfn c() {}\n"),
-        ("a/z.rs", b"// fn in a comment\n"),
-        ("a.txt", b"nothing here\n"),
+        ("b.rs", "fn b() {}\nlet x = 1;\nfn c() {}\n"),
+        ("a/z.rs", "// fn in a comment\n"),
+        ("a.txt", "nothing here\n"),
     ]);
     let out = search(&ws(dir.path()), "fn ", |_| {});
     assert_eq!(
@@ -63,77 +49,82 @@ fn content_is_ordered_by_path_then_line_with_exact_totals() {
 }
 
 #[test]
-fn literal_case_insensitive_and_invalid_regex() {
-    let dir = tree(&[("a.txt", b"call foo(1)\nFOO(2)\nfoo\n")]);
+fn literal_case_insensitive_anchors_and_invalid_patterns() {
+    let dir = tree(&[("a.txt", "call foo(1)\nFOO(2)\nfoo\nA.B.C\nAxBxC\n")]);
     let ws = ws(dir.path());
     assert_eq!(search(&ws, "foo(", |o| o.literal = true).total_matches, 1);
+    assert_eq!(search(&ws, "A.B.C", |o| o.literal = true).total_matches, 1);
+    assert_eq!(search(&ws, "A.B.C", |_| {}).total_matches, 2);
     assert_eq!(
         search(&ws, "foo", |o| o.case_insensitive = true).total_matches,
         3
     );
+    assert_eq!(search(&ws, "foo", |_| {}).total_matches, 2);
     assert_eq!(search(&ws, r"fo+\(\d\)", |_| {}).total_matches, 1);
-    let err = grep(
-        &ws,
-        &GrepOptions {
-            pattern: "foo(".into(),
-            ..GrepOptions::default()
-        },
-    )
-    .expect_err("invalid regex");
+    // `^` and `$` anchor at each line.
+    assert_eq!(rendered(&search(&ws, "^foo", |_| {})), ["a.txt:3:foo"]);
+    assert_eq!(search(&ws, r"\)$", |_| {}).total_matches, 2);
+    // The empty pattern matches every line.
+    assert_eq!(search(&ws, "", |_| {}).total_matches, 5);
+    let err = try_search(&ws, "foo(", |_| {}).expect_err("invalid regex");
     assert_eq!(err.kind(), "invalid_pattern");
-    let is = |err: &ripsight_core::error::CoreError, want| matches!(err, ripsight_core::error::CoreError::InvalidPattern { issue, .. } if *issue == want);
-    assert!(is(&err, PatternIssue::Regex), "{err:?}");
-    let err = grep(
-        &ws,
-        &GrepOptions {
-            pattern: r"foo\nbar".into(),
-            ..GrepOptions::default()
-        },
-    )
-    .expect_err("newline without multiline");
-    assert!(is(&err, PatternIssue::LineBreak), "{err:?}");
+    assert!(is_issue(&err, PatternIssue::Regex), "{err:?}");
+    let err = try_search(&ws, r"foo\nbar", |_| {}).expect_err("newline without multiline");
+    assert!(is_issue(&err, PatternIssue::LineBreak), "{err:?}");
     // The engine states facts; advice (literal=true, multiline=true) is the Python layer's.
     assert!(!err.to_string().contains("multiline=true"), "{err}");
+    let err = try_search(&ws, "x", |o| o.glob = vec!["[oops".into()]).expect_err("bad filter");
+    assert!(is_issue(&err, PatternIssue::Glob), "{err:?}");
 }
 
 #[test]
 fn glob_filter_follows_rg_g_and_only_narrows() {
     let dir = tree(&[
-        ("src/a.py", b"hit\n"),
-        ("src/deep/b.py", b"hit\n"),
-        ("src/c.rs", b"hit\n"),
-        ("gen/d.py", b"hit\n"),
-        (".env", b"hit\n"),
+        ("src/a.py", "hit\n"),
+        ("src/deep/b.py", "hit\n"),
+        ("src/c.rs", "hit\n"),
+        ("src/d.md", "hit\n"),
+        ("gen/d.py", "hit\n"),
+        ("app.log", "hit\n"),
+        ("node_modules/m/e.py", "hit\n"),
+        (".env", "hit\n"),
+        ("certs/k.pem", "hit\n"),
     ]);
     std::fs::create_dir(dir.path().join(".git")).expect("git dir");
-    write(dir.path(), ".gitignore", b"gen/\n");
+    write(dir.path(), ".gitignore", b"gen/\n*.log\n");
     let ws = ws(dir.path());
-    let files = |glob: &str| {
-        let out = search(&ws, "hit", |o| o.glob = vec![glob.into()]);
-        out.lines.into_iter().map(|l| l.path).collect::<Vec<_>>()
-    };
+    let files = |glob: &str| paths(&search(&ws, "hit", |o| o.glob = vec![glob.into()]));
     assert_eq!(files("*.py"), ["src/a.py", "src/deep/b.py"]);
     assert_eq!(files("src/*.py"), ["src/a.py"]);
     assert_eq!(files("src/**/*.py"), ["src/a.py", "src/deep/b.py"]);
-    assert_eq!(files("!*.py"), ["src/c.rs"]);
-    // Neither the ignored gen/ nor the denied .env come back through the filter.
-    assert!(files("gen/*.py").is_empty());
-    assert!(files(".env").is_empty());
+    assert_eq!(files("*.{rs,md}"), ["src/c.rs", "src/d.md"]);
+    assert_eq!(files("!*.py"), ["src/c.rs", "src/d.md"]);
+    // Neither ignored, skip-set nor denied files come back through the filter.
+    for glob in [
+        "gen/*.py",
+        "*.log",
+        "node_modules/**",
+        ".env",
+        "*.pem",
+        "certs/*",
+    ] {
+        assert!(files(glob).is_empty(), "{glob}");
+    }
 }
 
 #[test]
 fn several_globs_follow_rg_g_order_negation_and_anchoring() {
     // Each expectation is what `rg -l hit -g ...` lists on this tree (checked with rg 14).
     let dir = tree(&[
-        ("src/a/f.rs", b"hit\n"),
-        ("src/b.rs", b"hit\n"),
-        ("d.bar/f", b"hit\n"),
-        ("x/asdf/g", b"hit\n"),
-        ("asdf/h", b"hit\n"),
-        ("foo/i", b"hit\n"),
-        ("top.bar", b"hit\n"),
-        ("foo.txt", b"hit\n"),
-        ("x/foo", b"hit\n"),
+        ("src/a/f.rs", "hit\n"),
+        ("src/b.rs", "hit\n"),
+        ("d.bar/f", "hit\n"),
+        ("x/asdf/g", "hit\n"),
+        ("asdf/h", "hit\n"),
+        ("foo/i", "hit\n"),
+        ("top.bar", "hit\n"),
+        ("foo.txt", "hit\n"),
+        ("x/foo", "hit\n"),
     ]);
     let ws = ws(dir.path());
     let files = |globs: &[&str]| {
@@ -172,137 +163,33 @@ fn several_globs_follow_rg_g_order_negation_and_anchoring() {
 
 #[test]
 fn context_lines_merge_and_appear_once() {
-    let body = (1..=12).map(|i| format!("line {i}\n")).collect::<String>();
-    let dir = tree(&[("f.txt", body.as_bytes())]);
-    let out = search(&ws(dir.path()), "line (4|6)$", |o| o.set_context(2));
+    let body = (1..=20).map(|i| format!("line {i}\n")).collect::<String>();
+    let dir = tree(&[("f.txt", body.as_str())]);
+    let out = search(&ws(dir.path()), "line (5|7|15)$", |o| o.set_context(2));
     assert_eq!(
         rendered(&out),
         [
-            "f.txt-2-line 2",
             "f.txt-3-line 3",
-            "f.txt:4:line 4",
-            "f.txt-5-line 5",
-            "f.txt:6:line 6",
-            "f.txt-7-line 7",
+            "f.txt-4-line 4",
+            "f.txt:5:line 5",
+            "f.txt-6-line 6",
+            "f.txt:7:line 7",
             "f.txt-8-line 8",
+            "f.txt-9-line 9",
+            "f.txt-13-line 13",
+            "f.txt-14-line 14",
+            "f.txt:15:line 15",
+            "f.txt-16-line 16",
+            "f.txt-17-line 17",
         ]
     );
-    assert_eq!(out.total_matches, 2);
-}
-
-#[test]
-fn paging_in_content_mode_counts_matching_lines() {
-    let dir = tree(&[
-        ("a.txt", b"m1\nx\nm2\n"),
-        ("b.txt", b"m3\nm4\n"),
-        ("c.txt", b"x\nm5\n"),
-    ]);
-    let ws = ws(dir.path());
-    let page = |offset, limit| {
-        grep(
-            &ws,
-            &GrepOptions {
-                pattern: "m".into(),
-                offset,
-                limit: Some(limit),
-                before_context: 1,
-                after_context: 1,
-                ..GrepOptions::default()
-            },
-        )
-        .expect("grep")
-    };
-    let out = page(1, 2);
-    let matches: Vec<_> = out
-        .lines
-        .iter()
-        .filter(|l| l.is_match)
-        .map(|l| l.text.clone())
-        .collect();
-    assert_eq!(matches, ["m2", "m3"]);
-    // a.txt line 2 is context of m2; b.txt line 2 (m4) is a withheld match, not shown as context.
-    assert_eq!(rendered(&out), ["a.txt-2-x", "a.txt:3:m2", "b.txt:1:m3"]);
-    assert_eq!(
-        (out.total_matches, out.total_files, out.withheld, out.offset),
-        (5, 3, 2, 1)
-    );
-}
-
-#[test]
-fn text_bound_gives_the_same_page_as_an_unbounded_search() {
-    // Many files with many matches, searched by several threads: the page of a bounded search
-    // must equal the same slice of the complete result.
-    let dir = tempfile::tempdir().expect("tempdir");
-    for i in 0..120 {
-        let body: String = (0..(i % 7 + 1))
-            .map(|j| format!("hit {i} {j}\nmiss\n"))
-            .collect();
-        write(
-            dir.path(),
-            &format!("d{}/f{i:03}.txt", i % 5),
-            body.as_bytes(),
-        );
-    }
-    for threads in [1, 2, 4] {
-        let ws = Workspace::new(
-            dir.path(),
-            WorkspaceOptions {
-                threads,
-                ..WorkspaceOptions::default()
-            },
-        )
-        .expect("workspace");
-        let all = rendered(&search(&ws, "hit", |_| {}));
-        for (offset, limit) in [(0, 5), (3, 10), (100, 40), (300, 50)] {
-            let out = search(&ws, "hit", |o| {
-                o.offset = offset;
-                o.limit = Some(limit);
-            });
-            let end = (offset + limit).min(all.len());
-            let expected = if offset < all.len() {
-                &all[offset..end]
-            } else {
-                &[][..]
-            };
-            assert_eq!(
-                rendered(&out),
-                expected,
-                "threads {threads} offset {offset}"
-            );
-            assert_eq!(out.total_matches as usize, all.len());
-        }
-        // The file modes page over files with the same bound.
-        let counts = |offset, limit| {
-            let out = search(&ws, "hit", |o| {
-                o.output_mode = OutputMode::Count;
-                o.offset = offset;
-                o.limit = limit;
-            });
-            (out.files, out.total_files, out.withheld)
-        };
-        let (every, total_files, _) = counts(0, None);
-        assert_eq!(total_files, 120);
-        for (offset, limit) in [(0, 7), (50, 25), (115, 10), (200, 5)] {
-            let (page, total, withheld) = counts(offset, Some(limit));
-            let end = (offset + limit).min(every.len());
-            let expected = if offset < every.len() {
-                &every[offset..end]
-            } else {
-                &[][..]
-            };
-            assert_eq!(page, expected, "threads {threads} offset {offset}");
-            assert_eq!(total, 120);
-            assert_eq!(
-                withheld as usize,
-                every.len().saturating_sub(offset + limit)
-            );
-        }
-    }
+    assert_eq!(out.total_matches, 3);
 }
 
 #[test]
 fn output_modes_files_and_counts() {
-    let dir = tree(&[("a.txt", b"x\nx\n"), ("b.txt", b"y\n"), ("c.txt", b"x\n")]);
+    let dir = tree(&[("a.txt", "x\nx\n"), ("b.txt", "y\n"), ("c.txt", "x\n")]);
+    write(dir.path(), "d.txt", "x\n");
     let ws = ws(dir.path());
     let files = search(&ws, "x", |o| o.output_mode = OutputMode::FilesWithMatches);
     assert!(files.lines.is_empty());
@@ -311,7 +198,7 @@ fn output_modes_files_and_counts() {
         .iter()
         .map(|f| (f.path.to_str().expect("UTF-8"), f.count))
         .collect();
-    assert_eq!(listed, [("a.txt", 2), ("c.txt", 1)]);
+    assert_eq!(listed, [("a.txt", 2), ("c.txt", 1), ("d.txt", 1)]);
     let counts = search(&ws, "x", |o| {
         o.output_mode = OutputMode::Count;
         o.limit = Some(1);
@@ -319,29 +206,37 @@ fn output_modes_files_and_counts() {
     assert_eq!(counts.files.len(), 1);
     assert_eq!(
         (counts.total_files, counts.total_matches, counts.withheld),
-        (2, 3, 1)
+        (3, 4, 2)
     );
+    let paged = search(&ws, "x", |o| {
+        o.output_mode = OutputMode::FilesWithMatches;
+        o.offset = 1;
+        o.limit = Some(1);
+    });
+    assert_eq!(paged.files.len(), 1);
+    assert_eq!(paged.files[0].path, "c.txt");
+    assert_eq!((paged.withheld, paged.offset), (1, 1));
 }
 
 #[test]
 fn multiline_matches_span_lines() {
-    let dir = tree(&[("a.rs", b"fn main() {\n    body();\n}\nfn other() {}\n")]);
-    let out = search(&ws(dir.path()), r"fn main\(\) \{\n\s+body", |o| {
-        o.multiline = true
-    });
+    let dir = tree(&[("a.rs", "fn main() {\n    body();\n}\nfn other() {}\n")]);
+    let ws = ws(dir.path());
+    let out = search(&ws, r"fn main\(\) \{\n\s+body", |o| o.multiline = true);
     assert_eq!(rendered(&out), ["a.rs:1:fn main() {", "a.rs:2:    body();"]);
     assert_eq!(out.total_matches, 2);
+    // Every line a match touches counts; `(?s)` lets `.` cross line breaks.
+    let spanning = search(&ws, r"(?s)fn main.*?\}", |o| o.multiline = true);
+    assert_eq!(spanning.total_matches, 3);
+    assert_eq!(search(&ws, "fn", |o| o.multiline = true).total_matches, 2);
 }
 
 #[test]
 fn binary_files_are_skipped_entirely_and_counted() {
     let mut late = b"needle early\n".repeat(20_000);
     late.extend_from_slice(b"\0tail\n");
-    let dir = tree(&[
-        ("early.bin", b"\0needle\n"),
-        ("late.bin", &late),
-        ("text.txt", b"needle\n"),
-    ]);
+    let dir = tree(&[("early.bin", "\0needle\n"), ("text.txt", "needle\n")]);
+    write(dir.path(), "late.bin", late);
     for multiline in [false, true] {
         let out = search(&ws(dir.path()), "needle", |o| o.multiline = multiline);
         assert_eq!(
@@ -360,11 +255,9 @@ fn utf16_invalid_utf8_and_crlf_are_searched_as_text() {
     for unit in "first\nsecond needle\n".encode_utf16() {
         utf16.extend_from_slice(&unit.to_le_bytes());
     }
-    let dir = tree(&[
-        ("u16.txt", &utf16),
-        ("bad.txt", b"caf\xe9 needle \xff\xfe\n"),
-        ("crlf.txt", b"one\r\nneedle;\r\n"),
-    ]);
+    let dir = tree(&[("crlf.txt", "one\r\nneedle;\r\n")]);
+    write(dir.path(), "u16.txt", utf16);
+    write(dir.path(), "bad.txt", b"caf\xe9 needle \xff\xfe\n");
     let out = search(&ws(dir.path()), "needle", |_| {});
     assert_eq!(
         rendered(&out),
@@ -379,61 +272,120 @@ fn utf16_invalid_utf8_and_crlf_are_searched_as_text() {
 }
 
 #[test]
-fn long_line_with_late_match_shows_a_window() {
-    let mut line = "a".repeat(100_000);
-    line.insert_str(90_000, "NEEDLE");
-    line.push('\n');
-    let dir = tree(&[("long.txt", line.as_bytes())]);
-    let out = search(&ws(dir.path()), "NEEDLE", |_| {});
-    let shown = &out.lines[0];
-    assert!(shown.cut);
-    assert!(shown.text.contains("NEEDLE"));
-    assert!(shown.text.starts_with('…') && shown.text.ends_with('…'));
-    assert!(shown.text.chars().count() <= 120);
+fn long_lines_show_a_window_around_a_late_match_and_the_head_around_an_early_one() {
+    // The match starts at character 90,000, after 45,000 two-byte characters.
+    let dir = tree(&[
+        ("long.txt", long_line().as_str()),
+        ("wide.txt", &format!("needle {}\n", "é".repeat(500))),
+    ]);
+    let ws = ws(dir.path());
+    let out = search(&ws, "LATE_NEEDLE", |_| {});
+    let [late] = &out.lines[..] else {
+        panic!("one line: {:?}", rendered(&out))
+    };
+    assert_eq!((late.path.to_str(), late.line), (Some("long.txt"), 1));
+    assert!(late.cut);
+    assert!(late.text.contains("LATE_NEEDLE"));
+    assert!(late.text.starts_with('…') && late.text.ends_with('…'));
+    assert!(late.text.chars().count() <= 120);
+    let out = search(&ws, "needle", |o| o.glob = vec!["wide.txt".into()]);
+    let early = &out.lines[0];
+    assert!(early.cut);
+    assert!(early.text.starts_with("needle é") && early.text.ends_with('…'));
+    assert_eq!(early.text.chars().count(), 120);
 }
 
 #[test]
 fn secrets_never_reach_grep() {
     let dir = tree(&[
-        (".env", b"API_KEY=hunter2\n"),
-        ("keys/server.pem", b"hunter2\n"),
-        ("app.py", b"print('hello')\n"),
+        (".env", "API_KEY=hunter2\n"),
+        ("keys/server.pem", "hunter2\n"),
+        ("app.py", "print('hello')\n"),
     ]);
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(dir.path().join(".env"), dir.path().join("notes.txt"))
-        .expect("link");
+    common::symlink(dir.path(), "notes.txt", ".env");
     let ws = ws(dir.path());
-    let out = search(&ws, "hunter2", |_| {});
+    let searches: [fn(&mut GrepOptions); 5] = [
+        |_| {},
+        |o| o.literal = true,
+        |o| o.output_mode = OutputMode::Count,
+        |o| o.glob = vec!["*".into()],
+        |o| o.path = Some("keys".into()),
+    ];
+    for tweak in searches {
+        let out = search(&ws, "hunter2", tweak);
+        assert_eq!((out.total_matches, out.files.len()), (0, 0));
+    }
+    // Both files denied; the link is counted, not followed.
+    let out = search(&ws, "API_KEY", |_| {});
     assert_eq!(out.total_matches, 0);
-    assert!(out.skipped.denied >= 2);
-    let err = grep(
-        &ws,
-        &GrepOptions {
-            pattern: "hunter2".into(),
-            path: Some(".env".into()),
-            ..GrepOptions::default()
-        },
-    )
-    .expect_err("denied");
-    assert_eq!(err.kind(), "denied");
+    assert_eq!((out.skipped.denied, out.skipped.symlink), (2, 1));
+    // Named explicitly, a denied file is refused, and so is a link to one.
+    for path in [".env", "keys/server.pem", "notes.txt"] {
+        let err = try_search(&ws, "hunter2", |o| o.path = Some(path.into())).expect_err(path);
+        assert_eq!(err.kind(), "denied", "{path}");
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
 }
 
 #[test]
-fn single_file_path_and_path_errors() {
-    let dir = tree(&[("src/a.rs", b"needle\n"), ("src/b.rs", b"needle\n")]);
+fn the_rules_compose_on_the_rich_tree() {
+    let parent = tempfile::tempdir().expect("tempdir");
+    let root = rich_tree(parent.path(), true);
+    let files = |ws: &Workspace| {
+        let mut found = paths(&search(ws, "needle", |_| {}));
+        found.dedup();
+        found
+    };
+    let in_git = [
+        "README.md",
+        "generated/api.py",
+        "generated/keep.py",
+        "src/app.py",
+        "src/lib/mod.rs",
+        "src/sub/keep.tmp",
+        "src/util.py",
+        "src/web/index.ts",
+        "text/crlf.txt",
+        "text/latin1.txt",
+        "text/utf16.txt",
+    ];
+    let out = search(&ws(&root), "needle", |_| {});
+    assert_eq!(files(&ws(&root)), in_git);
+    // early.bin and late.bin (whose first 20,000 lines match before its NUL).
+    assert_eq!(out.skipped.binary, 2);
+    assert_eq!((out.skipped.symlink, out.skipped.outside_root), (4, 0));
+    assert_eq!(out.skipped.denied, 2);
+    assert!(!out.lines.iter().any(|l| l.text.contains(SECRET)));
+    // With ignore files off: everything but the skip set and the denied files.
+    let all = files(&ws_with(&root, |o| o.respect_ignore_files = false));
+    for path in ["app.log", "generated/junk.py", "scratch/notes.txt"] {
+        assert!(all.iter().any(|p| p == path), "{path}");
+    }
+    assert!(!all.iter().any(|p| p.starts_with("node_modules/")));
+    // Outside git the .gitignore files hide nothing; .ignore still hides scratch/.
+    let parent = tempfile::tempdir().expect("tempdir");
+    let root = rich_tree(parent.path(), false);
+    let mut expected: Vec<&str> = in_git.to_vec();
+    expected.extend(["app.log", "generated/junk.py", "src/sub/scratch.tmp"]);
+    expected.sort_unstable();
+    assert_eq!(files(&ws(&root)), expected);
+}
+
+#[test]
+fn a_path_may_be_a_directory_or_a_file_and_path_errors_are_typed() {
+    let dir = tree(&[
+        ("src/a.rs", "needle\n"),
+        ("src/b.rs", "needle\n"),
+        ("src/deep/c.rs", "needle\n"),
+        ("top.rs", "needle\n"),
+    ]);
     let ws = ws(dir.path());
     let out = search(&ws, "needle", |o| o.path = Some("src/a.rs".into()));
     assert_eq!(rendered(&out), ["src/a.rs:1:needle"]);
+    let out = search(&ws, "needle", |o| o.path = Some("src".into()));
+    assert_eq!(paths(&out), ["src/a.rs", "src/b.rs", "src/deep/c.rs"]);
     for (path, kind) in [("missing.rs", "not_found"), ("../x", "outside_root")] {
-        let err = grep(
-            &ws,
-            &GrepOptions {
-                pattern: "needle".into(),
-                path: Some(path.into()),
-                ..GrepOptions::default()
-            },
-        )
-        .expect_err("bad path");
+        let err = try_search(&ws, "needle", |o| o.path = Some(path.into())).expect_err(path);
         assert_eq!(err.kind(), kind);
     }
 }
@@ -445,42 +397,64 @@ fn output_is_identical_across_runs() {
         write(
             dir.path(),
             &format!("p{}/q{}/f{i}.txt", i % 7, i % 3),
-            format!("a\nneedle {i}\nb\nneedle again\n").as_bytes(),
+            format!("a\nneedle {i}\nb\nneedle again\n"),
         );
     }
     let ws = ws(dir.path());
     let first = rendered(&search(&ws, "needle", |o| o.set_context(1)));
+    assert_eq!(first.len(), 200 * 4);
+    let page = |o: &mut GrepOptions| {
+        o.offset = 234;
+        o.limit = Some(20);
+    };
+    let paged = rendered(&search(&ws, "needle", page));
+    assert_eq!(paged.len(), 20);
     for _ in 0..10 {
         assert_eq!(
             rendered(&search(&ws, "needle", |o| o.set_context(1))),
             first
         );
+        assert_eq!(rendered(&search(&ws, "needle", page)), paged);
     }
-    assert_eq!(first.len(), 200 * 4);
 }
 
 #[test]
-fn expired_time_budget_is_marked_incomplete() {
+fn an_expired_time_budget_is_marked_incomplete() {
     let dir = tempfile::tempdir().expect("tempdir");
     for i in 0..300 {
-        write(dir.path(), &format!("d{}/f{i}.txt", i % 10), b"needle\n");
+        write(dir.path(), &format!("d{}/f{i}.txt", i % 10), "needle\n");
     }
-    let ws = Workspace::new(
-        dir.path(),
-        WorkspaceOptions {
-            time_budget: Duration::from_nanos(1),
-            ..WorkspaceOptions::default()
-        },
-    )
-    .expect("workspace");
-    let out = search(&ws, "needle", |_| {});
+    let expired = ws_with(dir.path(), |o| o.time_budget = Duration::from_nanos(1));
+    let out = search(&expired, "needle", |_| {});
     assert!(out.incomplete);
     assert!(out.total_matches < 300);
+    let complete = search(&ws(dir.path()), "needle", |o| o.limit = Some(10));
+    assert!(!complete.incomplete);
+    assert_eq!(complete.total_matches, 300);
+}
+
+#[test]
+fn context_beyond_its_maximum_is_an_invalid_argument() {
+    let dir = tree(&[("a.txt", "x\nneedle\ny\n")]);
+    let ws = ws(dir.path());
+    let most = search(&ws, "needle", |o| o.set_context(MAX_CONTEXT));
+    assert_eq!(
+        rendered(&most),
+        ["a.txt-1-x", "a.txt:2:needle", "a.txt-3-y"]
+    );
+    let sides: [fn(&mut GrepOptions); 2] = [
+        |o| o.before_context = MAX_CONTEXT + 1,
+        |o| o.after_context = MAX_CONTEXT + 1,
+    ];
+    for side in sides {
+        let err = try_search(&ws, "needle", side).expect_err("too much context");
+        assert_eq!(err.kind(), "invalid_argument", "{err}");
+    }
 }
 
 #[test]
 fn files_over_the_size_limit_are_counted_too_large() {
-    let dir = tree(&[("small.txt", b"needle\n")]);
+    let dir = tree(&[("small.txt", "needle\n")]);
     // A sparse file: large on paper, nothing written.
     let big = std::fs::File::create(dir.path().join("big.log")).expect("create");
     big.set_len(ripsight_core::grep::MAX_FILE_BYTES + 1)
@@ -490,37 +464,12 @@ fn files_over_the_size_limit_are_counted_too_large() {
     assert_eq!(out.skipped.too_large, 1);
 }
 
-#[cfg(unix)]
-#[test]
-fn fifo_is_never_opened() {
-    let dir = tree(&[("a.txt", b"needle\n")]);
-    let status = std::process::Command::new("mkfifo")
-        .arg(dir.path().join("pipe"))
-        .status()
-        .expect("mkfifo");
-    assert!(status.success());
-    let ws = ws(dir.path());
-    let out = search(&ws, "needle", |_| {});
-    assert_eq!(out.total_matches, 1);
-    assert_eq!(out.skipped.special, 1);
-    let err = grep(
-        &ws,
-        &GrepOptions {
-            pattern: "needle".into(),
-            path: Some("pipe".into()),
-            ..GrepOptions::default()
-        },
-    )
-    .expect_err("special");
-    assert_eq!(err.kind(), "special_file");
-}
-
 #[test]
 fn one_workspace_reusing_compiled_patterns_answers_as_fresh_workspaces_do() {
     let dir = tree(&[
-        ("a.txt", b"Foo bar\nfoo.bar\nFOO\nfoo\nbar\n"),
-        ("b.py", b"x = foo(1)\ny = Foo\n"),
-        ("c.md", b"start\nfoo\nbar end\n"),
+        ("a.txt", "Foo bar\nfoo.bar\nFOO\nfoo\nbar\n"),
+        ("b.py", "x = foo(1)\ny = Foo\n"),
+        ("c.md", "start\nfoo\nbar end\n"),
     ]);
     let cases: Vec<(&str, bool, bool, bool, Option<&str>)> = vec![
         ("foo", false, false, false, None),
@@ -621,118 +570,9 @@ fn files_around_the_whole_read_boundary_are_searched_to_the_end() {
     }
 }
 
-/// The page `offset .. offset + limit` of matches, with their context lines, as the complete
-/// result (`all`, searched with the same context) shows them: context lines within `context`
-/// lines of a selected match of the same file, never a withheld match.
-fn page_of(all: &GrepOutput, offset: usize, limit: usize, context: u64) -> Vec<String> {
-    let mut index = 0usize;
-    let mut selected: Vec<(&std::ffi::OsStr, u64)> = Vec::new();
-    for line in &all.lines {
-        if line.is_match {
-            if index >= offset && index < offset + limit {
-                selected.push((&line.path, line.line));
-            }
-            index += 1;
-        }
-    }
-    let near = |path: &std::ffi::OsStr, n: u64| {
-        selected
-            .iter()
-            .any(|(p, m)| *p == path && m.saturating_sub(context) <= n && n <= m + context)
-    };
-    let mut index = 0usize;
-    let mut out = Vec::new();
-    for line in &all.lines {
-        let show = if line.is_match {
-            index += 1;
-            index > offset && index <= offset + limit
-        } else {
-            near(&line.path, line.line)
-        };
-        if show {
-            let sep = if line.is_match { ':' } else { '-' };
-            out.push(format!(
-                "{}{sep}{}{sep}{}",
-                line.path.to_string_lossy(),
-                line.line,
-                line.text
-            ));
-        }
-    }
-    out
-}
-
-#[test]
-fn pages_far_past_the_start_fetch_their_lines_after_the_search() {
-    // More matches than a page keeps text for during the search: pages beyond
-    // TEXT_IN_PASS_MAX_ENTRIES keep counts only and search their files again.
-    let far = ripsight_core::grep::TEXT_IN_PASS_MAX_ENTRIES as usize;
-    let dir = tempfile::tempdir().expect("tempdir");
-    for i in 0..40 {
-        // Matches next to each other and apart: a withheld match inside the context of the
-        // page's last match, with context lines after it, must be handled as in the search.
-        let body: String = (0..(far / 10 + i))
-            .map(|j| match j % 3 {
-                0 => format!("hit {i} {j}\nmiss {j}\n"),
-                1 => format!("hit {i} {j}\nhit {i} {j} again\nmiss {j}\nmiss\n"),
-                _ => format!("hit {i} {j}\nmiss\nmiss\nmiss\nmiss {j}\n"),
-            })
-            .collect();
-        write(
-            dir.path(),
-            &format!("d{}/f{i:02}.txt", i % 3),
-            body.as_bytes(),
-        );
-    }
-    for threads in [1, 2] {
-        let ws = Workspace::new(
-            dir.path(),
-            WorkspaceOptions {
-                threads,
-                ..WorkspaceOptions::default()
-            },
-        )
-        .expect("workspace");
-        for context in [0u64, 1, 2] {
-            let all = search(&ws, "hit", |o| o.set_context(context as usize));
-            let total = all.total_matches as usize;
-            assert!(total > 3 * far);
-            let mut pages = vec![
-                (far - 50, 50),
-                (far - 20, 50),
-                (far + 7, 13),
-                (2 * far + 333, 500),
-                (total - 5, 50),
-                (total + 10, 5),
-            ];
-            // Every page end position within a few files' worth of lines.
-            pages.extend((0..40).map(|k| (far + 100 + 7 * k, 1 + k % 4)));
-            for (offset, limit) in pages {
-                let out = search(&ws, "hit", |o| {
-                    o.set_context(context as usize);
-                    o.offset = offset;
-                    o.limit = Some(limit);
-                });
-                assert_eq!(
-                    rendered(&out),
-                    page_of(&all, offset, limit, context),
-                    "threads {threads} context {context} offset {offset}"
-                );
-                assert_eq!(out.total_matches as usize, total);
-                assert_eq!(
-                    out.withheld as usize,
-                    total.saturating_sub(offset + limit),
-                    "offset {offset}"
-                );
-                assert!(!out.incomplete);
-            }
-        }
-    }
-}
-
 #[test]
 fn a_line_longer_than_the_searcher_holds_is_counted_not_buffered() {
-    let dir = tree(&[("small.txt", b"needle\n")]);
+    let dir = tree(&[("small.txt", "needle\n")]);
     let long = vec![b'x'; ripsight_core::grep::MAX_LINE_BYTES + 1024];
     write(dir.path(), "one-line.min.js", &long);
     let out = search(&ws(dir.path()), "needle", |_| {});
@@ -748,7 +588,7 @@ fn a_line_longer_than_the_searcher_holds_is_counted_not_buffered() {
 fn a_cancelled_token_stops_the_call() {
     use ripsight_core::glob::{GlobOptions, glob};
     use ripsight_core::read::{ReadOptions, read_file};
-    let dir = tree(&[("a.txt", b"needle\n")]);
+    let dir = tree(&[("a.txt", "needle\n")]);
     let ws = ws(dir.path());
     let cancel = ripsight_core::budget::CancelToken::new();
     cancel.cancel();
@@ -795,14 +635,7 @@ fn the_budget_is_checked_inside_one_large_file() {
     let mut body = String::from("needle\n");
     body.push_str(&line.repeat(64 * 1024 * 1024 / line.len()));
     write(dir.path(), "big.txt", body.as_bytes());
-    let ws = Workspace::new(
-        dir.path(),
-        WorkspaceOptions {
-            time_budget: Duration::from_millis(5),
-            ..WorkspaceOptions::default()
-        },
-    )
-    .expect("workspace");
+    let ws = ws_with(dir.path(), |o| o.time_budget = Duration::from_millis(5));
     // No literal to skip ahead with: every byte goes through the regex engine.
     let out = search(&ws, r"needle|[a-j]{5}[k-z]", |o| {
         o.path = Some("big.txt".into())

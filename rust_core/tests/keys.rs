@@ -4,10 +4,8 @@
 
 mod common;
 
-use common::{search, write, ws};
+use common::{read, search, write, ws};
 use ripsight_core::grep::{GrepOutput, OutputMode, TEXT_IN_PASS_MAX_ENTRIES};
-use ripsight_core::read::{ReadOptions, ReadOutput, read_file};
-use ripsight_core::workspace::Workspace;
 
 /// A key whose body lines all hold `MII` and `KEYBODY`, so a search for either shows whether
 /// any of its lines leaked.
@@ -20,16 +18,6 @@ fn key(label: &str, eol: &str) -> String {
     ]
     .join(eol)
         + eol
-}
-
-fn read(ws: &Workspace, path: &str, offset: u64, limit: usize) -> ReadOutput {
-    let options = ReadOptions {
-        path: path.into(),
-        offset,
-        limit,
-        ..ReadOptions::default()
-    };
-    read_file(ws, &options).expect("read")
 }
 
 fn shown(out: &GrepOutput) -> Vec<String> {

@@ -5,8 +5,7 @@
 
 use std::io::Read;
 
-use crate::grep::{BOMS, MAX_FILE_BYTES, MAX_LINE_BYTES};
-use crate::limits::MAX_CONTEXT;
+use crate::grep::{BOMS, MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
 use super::encoding::{Postings, Tag, put_bare_entry, put_entry, rewrite_bare};
 use super::grams::{case_bits, follow_bits, trigram};
