@@ -32,7 +32,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -91,26 +91,50 @@ impl RuleLine {
     }
 }
 
-/// How many entries each rule hid.
+/// How many entries each rule hid. A walk meets one rule as one `Arc` (its matcher's), so
+/// entries are counted by the `Arc`'s address, in a short list looked up from the rule last
+/// counted (hidden entries come in runs: a directory's `*.o` files); the same rule met as
+/// several `Arc`s (the warm index's table holds the rules of several walks) is added up by its
+/// text in [`RuleTally::top`].
 #[derive(Debug, Default)]
-pub(crate) struct RuleTally(HashMap<Arc<RuleLine>, u64>);
+pub(crate) struct RuleTally {
+    counts: Vec<(Arc<RuleLine>, u64)>,
+    last: usize,
+}
 
 impl RuleTally {
     /// Counts one entry hidden by `rule`.
     pub(crate) fn add(&mut self, rule: &Arc<RuleLine>) {
-        *self.0.entry(Arc::clone(rule)).or_default() += 1;
+        let same = |(counted, _): &(Arc<RuleLine>, u64)| Arc::ptr_eq(counted, rule);
+        if !self.counts.get(self.last).is_some_and(same) {
+            self.last = match self.counts.iter().position(same) {
+                Some(at) => at,
+                None => {
+                    self.counts.push((Arc::clone(rule), 0));
+                    self.counts.len() - 1
+                }
+            };
+        }
+        self.counts[self.last].1 += 1;
     }
 
     /// Adds another tally into this one.
     pub(crate) fn merge(&mut self, other: RuleTally) {
-        for (rule, count) in other.0 {
-            *self.0.entry(rule).or_default() += count;
+        for (rule, count) in other.counts {
+            match self.counts.iter_mut().find(|(c, _)| Arc::ptr_eq(c, &rule)) {
+                Some((_, total)) => *total += count,
+                None => self.counts.push((rule, count)),
+            }
         }
     }
 
     /// The `n` rules that hid the most, most first (ties by file, then line).
     pub(crate) fn top(&self, n: usize) -> Vec<IgnoreRule> {
-        let mut rules: Vec<(&Arc<RuleLine>, u64)> = self.0.iter().map(|(r, c)| (r, *c)).collect();
+        let mut by_rule: HashMap<&RuleLine, u64> = HashMap::new();
+        for (rule, count) in &self.counts {
+            *by_rule.entry(rule).or_default() += count;
+        }
+        let mut rules: Vec<(&RuleLine, u64)> = by_rule.into_iter().collect();
         rules.sort_unstable_by(|a, b| (b.1, &a.0.file, a.0.line).cmp(&(a.1, &b.0.file, b.0.line)));
         rules
             .into_iter()
@@ -121,11 +145,13 @@ impl RuleTally {
 }
 
 /// One ignore file's matcher. Each glob's `from` holds its line number (this module builds a
-/// matcher from one file, whose path `file` keeps), so a match names its rule.
+/// matcher from one file, whose path `file` keeps), so a match names its rule; the rule is made
+/// once, by the first entry it hides (`rules`, one slot per line).
 #[derive(Debug)]
 struct Matcher {
     globs: Gitignore,
     file: Arc<str>,
+    rules: Box<[OnceLock<Arc<RuleLine>>]>,
 }
 
 /// The ignore rules of one directory, linked to its parent's.
@@ -184,7 +210,9 @@ impl Found {
 fn matcher(root: &Path, file: String, bytes: &[u8]) -> Option<Matcher> {
     let mut builder = GitignoreBuilder::new(root);
     let mut any = false;
+    let mut lines = 0;
     for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        lines = i + 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let Ok(line) = std::str::from_utf8(line) else {
             continue;
@@ -203,21 +231,28 @@ fn matcher(root: &Path, file: String, bytes: &[u8]) -> Option<Matcher> {
     (any && !globs.is_empty()).then(|| Matcher {
         globs,
         file: file.into(),
+        rules: (0..lines).map(|_| OnceLock::new()).collect(),
     })
 }
 
 /// The rule of `glob`, a glob of `matcher`.
 fn rule_of(matcher: &Matcher, glob: &ignore::gitignore::Glob) -> Arc<RuleLine> {
-    let line = glob
+    let line: usize = glob
         .from()
         .and_then(|p| p.to_str())
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
-    Arc::new(RuleLine {
-        file: Arc::clone(&matcher.file),
-        line,
-        rule: glob.original().into(),
-    })
+    let make = || {
+        Arc::new(RuleLine {
+            file: Arc::clone(&matcher.file),
+            line: line as u64,
+            rule: glob.original().into(),
+        })
+    };
+    match line.checked_sub(1).and_then(|i| matcher.rules.get(i)) {
+        Some(slot) => Arc::clone(slot.get_or_init(make)),
+        None => make(),
+    }
 }
 
 /// `name` in the directory `dir` (relative to the root), as results name an ignore file.
