@@ -419,7 +419,10 @@ where
         });
     }
     let incomplete = shared.incomplete.load(Ordering::Relaxed);
-    if !incomplete && !shared.quit.load(Ordering::Relaxed) {
+    // Only a whole walk tells how large the directory is (not one cut by depth, nor one that
+    // entered what ignore files hide).
+    let whole = options == WalkOptions::full(workspace);
+    if whole && !incomplete && !shared.quit.load(Ordering::Relaxed) {
         workspace.record_walk_size(&size_key, shared.entries.load(Ordering::Relaxed));
     }
     let mut visitors = Vec::with_capacity(finished.len());
