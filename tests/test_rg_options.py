@@ -311,11 +311,28 @@ TALLY: Counter[str] = Counter()
 def _report() -> Iterator[None]:
     yield
     if TALLY:
+        options = ", ".join(
+            f"{key.removeprefix('option ')} {count}"
+            for key, count in sorted(TALLY.items())
+            if key.startswith("option ")
+        )
         sys.stdout.write(
             f"\nrg options differential: {TALLY['cases']} cases run, {TALLY['equal']} equal "
             f"({TALLY['grep']} grep, {TALLY['glob']} glob; each compared cold with rg and warm "
-            "with cold)\n"
+            f"with cold); cases per option set: {options}\n"
         )
+
+
+def _count_options(tool: str, q: dict[str, Any]) -> None:
+    """Counts the options a case set (for the summary: which options the run exercised)."""
+    for key, value in q.items():
+        if key == "output_mode":
+            TALLY[f"option {tool} {value}"] += 1
+        elif key == "pattern" and tool == "glob":
+            TALLY["option glob pattern list"] += len(value) > 1
+            TALLY["option glob ! pattern"] += any(p.startswith("!") for p in value)
+        elif value not in (None, False, 0) and key != "pattern":
+            TALLY[f"option {tool} {key}"] += 1
 
 
 def check_tree(rg: str, root: Path, greps: list[dict], globs: list[dict]) -> None:
@@ -325,10 +342,12 @@ def check_tree(rg: str, root: Path, greps: list[dict], globs: list[dict]) -> Non
         for q in greps:
             found = list(grep_differences(rg, root, q, warm))
             TALLY.update(cases=1, grep=1, equal=not found)
+            _count_options("grep", q)
             problems += [f"grep {q}: {p}" for p in found]
         for q in globs:
             found = list(glob_differences(rg, root, q, warm))
             TALLY.update(cases=1, glob=1, equal=not found)
+            _count_options("glob", q)
             problems += [f"glob {q}: {p}" for p in found]
         assert warm.index_status()["warm_calls"] > 0
     assert not problems, "\n".join(problems)
