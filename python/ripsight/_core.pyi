@@ -12,6 +12,7 @@ from typing import Any, ClassVar, final
 __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
+    "FILE_TYPES",
     "LIMITS",
     "CancelToken",
     "CancelledError",
@@ -25,6 +26,7 @@ __all__ = [
     "GlobResult",
     "GrepLine",
     "GrepResult",
+    "IgnoreRule",
     "ImageResult",
     "IndexStatus",
     "InvalidArgumentError",
@@ -51,6 +53,8 @@ DEFAULT_EXCLUDE_DIRS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
 #: Every default and bound of the tools' parameters, by name (SPEC section 5).
 LIMITS: dict[str, int | float]
+#: ripgrep's built-in file types (grep's and glob's ``type``): name -> the globs of its files.
+FILE_TYPES: dict[str, list[str]]
 
 # ==== Results ====
 
@@ -62,6 +66,9 @@ class SkipCounts:
     SCHEMA: ClassVar[dict[str, Any]]
     @property
     def ignored(self) -> int: ...
+    @property
+    def ignored_by_rules(self) -> int:
+        """Files and directories hidden by ignore files (a directory counted once)."""
     @property
     def binary(self) -> int: ...
     @property
@@ -81,6 +88,22 @@ class SkipCounts:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class IgnoreRule:
+    """One rule of an ignore file, and how many files and directories it hid."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def hidden(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class GlobResult:
     """What a glob found."""
 
@@ -88,6 +111,8 @@ class GlobResult:
     SCHEMA: ClassVar[dict[str, Any]]
     @property
     def pattern(self) -> str: ...
+    @property
+    def more_patterns(self) -> list[str]: ...
     @property
     def paths(self) -> list[str]: ...
     @property
@@ -108,6 +133,10 @@ class GlobResult:
     def searched(self) -> str: ...
     @property
     def skipped(self) -> SkipCounts: ...
+    @property
+    def hidden_by(self) -> list[IgnoreRule]: ...
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None: ...
     @property
     def incomplete(self) -> bool: ...
     @property
@@ -154,7 +183,7 @@ class GrepResult:
     def pattern(self) -> str: ...
     @property
     def output_mode(self) -> str:
-        """ "content", "files_with_matches" or "count"."""
+        """ "content", "files_with_matches", "count" or "files_without_match"."""
     @property
     def lines(self) -> list[GrepLine]: ...
     @property
@@ -176,6 +205,10 @@ class GrepResult:
     def files_searched(self) -> int: ...
     @property
     def skipped(self) -> SkipCounts: ...
+    @property
+    def hidden_by(self) -> list[IgnoreRule]: ...
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None: ...
     @property
     def withheld_key_blocks(self) -> int: ...
     @property
@@ -553,6 +586,10 @@ class Engine:
         offset: int,
         sort: str,
         cancel: CancelToken | None = None,
+        more_patterns: list[str] | None = None,
+        types: list[str] | None = None,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GlobResult: ...
     def grep(
         self,
@@ -572,6 +609,12 @@ class Engine:
         cancel: CancelToken | None = None,
         before_context: int | None = None,
         after_context: int | None = None,
+        types: list[str] | None = None,
+        types_not: list[str] | None = None,
+        max_count: int | None = None,
+        invert_match: bool = False,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GrepResult:
         """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
         ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
