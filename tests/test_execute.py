@@ -111,8 +111,9 @@ def test_invalid_arguments_are_all_reported(reg, fake):
         '- "limit" must be an integer, got the string "5" (write it without quotes: 5).\n'
         '- "context" must be at least 0, got -2.\n'
         'Note: ignored unknown argument "file_path" (did you mean "path"?). grep accepts: '
-        "pattern, path, glob, literal, case_insensitive, context, before_context, after_context, multiline, output_mode, "
-        "limit, offset.\n"
+        "pattern, path, glob, type, type_not, literal, case_insensitive, context, before_context, "
+        "after_context, multiline, max_count, invert_match, max_depth, include_ignored, "
+        "output_mode, limit, offset.\n"
         "Fix the arguments and call grep again."
     )
     assert result.meta["ignored_arguments"] == ["file_path"]
@@ -135,15 +136,24 @@ def test_ignored_argument_is_named_in_a_successful_result(reg, fake):
     result = run(reg, "glob", '{"pattern": "*.py", "recursive": true}')
     assert not result.is_error
     assert result.content.splitlines()[0] == (
-        'Note: ignored unknown argument "recursive". glob accepts: pattern, path, limit, offset, '
-        "sort."
+        'Note: ignored unknown argument "recursive". glob accepts: pattern, path, type, '
+        "max_depth, include_ignored, limit, offset, sort."
     )
     assert result.meta["ignored_arguments"] == ["recursive"]
     assert fake.calls == [
         (
             "glob",
             ("*.py",),
-            {"path": None, "limit": 200, "offset": 0, "sort": "path", "cancel": None},
+            {
+                "path": None,
+                "limit": 200,
+                "offset": 0,
+                "sort": "path",
+                "cancel": None,
+                "type": None,
+                "max_depth": None,
+                "include_ignored": False,
+            },
         )
     ]
 

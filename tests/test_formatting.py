@@ -402,6 +402,12 @@ def test_handlers_pass_arguments_through(tmp_path):
             "offset": 1,
             "max_line_chars": 120,
             "cancel": None,
+            "type": None,
+            "type_not": None,
+            "max_count": None,
+            "invert_match": False,
+            "max_depth": None,
+            "include_ignored": False,
         },
     )
     result = reg.execute(ToolCall("c2", "read_file", '{"path": "a.py"}'))

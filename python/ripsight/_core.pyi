@@ -12,6 +12,7 @@ from typing import Any, ClassVar, final
 __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
+    "FILE_TYPES",
     "LIMITS",
     "OUTLINE_LANGUAGES",
     "SYMBOL_KINDS",
@@ -29,6 +30,7 @@ __all__ = [
     "GlobResult",
     "GrepLine",
     "GrepResult",
+    "IgnoreRule",
     "ImageResult",
     "IndexStatus",
     "InvalidArgumentError",
@@ -63,6 +65,8 @@ LIMITS: dict[str, int | float]
 SYMBOL_KINDS: list[str]
 #: The languages with a parser (python, javascript, ...).
 OUTLINE_LANGUAGES: list[str]
+#: ripgrep's built-in file types (grep's and glob's ``type``): name -> the globs of its files.
+FILE_TYPES: dict[str, list[str]]
 
 # ==== Results ====
 
@@ -74,6 +78,9 @@ class SkipCounts:
     SCHEMA: ClassVar[dict[str, Any]]
     @property
     def ignored(self) -> int: ...
+    @property
+    def ignored_by_rules(self) -> int:
+        """Files and directories hidden by ignore files (a directory counted once)."""
     @property
     def binary(self) -> int: ...
     @property
@@ -93,6 +100,22 @@ class SkipCounts:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class IgnoreRule:
+    """One rule of an ignore file, and how many files and directories it hid."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def hidden(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class GlobResult:
     """What a glob found."""
 
@@ -100,6 +123,8 @@ class GlobResult:
     SCHEMA: ClassVar[dict[str, Any]]
     @property
     def pattern(self) -> str: ...
+    @property
+    def more_patterns(self) -> list[str]: ...
     @property
     def paths(self) -> list[str]: ...
     @property
@@ -120,6 +145,10 @@ class GlobResult:
     def searched(self) -> str: ...
     @property
     def skipped(self) -> SkipCounts: ...
+    @property
+    def hidden_by(self) -> list[IgnoreRule]: ...
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None: ...
     @property
     def incomplete(self) -> bool: ...
     @property
@@ -166,7 +195,7 @@ class GrepResult:
     def pattern(self) -> str: ...
     @property
     def output_mode(self) -> str:
-        """ "content", "files_with_matches" or "count"."""
+        """ "content", "files_with_matches", "count" or "files_without_match"."""
     @property
     def lines(self) -> list[GrepLine]: ...
     @property
@@ -188,6 +217,10 @@ class GrepResult:
     def files_searched(self) -> int: ...
     @property
     def skipped(self) -> SkipCounts: ...
+    @property
+    def hidden_by(self) -> list[IgnoreRule]: ...
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None: ...
     @property
     def withheld_key_blocks(self) -> int: ...
     @property
@@ -695,6 +728,10 @@ class Engine:
         offset: int,
         sort: str,
         cancel: CancelToken | None = None,
+        more_patterns: list[str] | None = None,
+        types: list[str] | None = None,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GlobResult: ...
     def grep(
         self,
@@ -714,6 +751,12 @@ class Engine:
         cancel: CancelToken | None = None,
         before_context: int | None = None,
         after_context: int | None = None,
+        types: list[str] | None = None,
+        types_not: list[str] | None = None,
+        max_count: int | None = None,
+        invert_match: bool = False,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GrepResult:
         """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
         ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""

@@ -468,10 +468,13 @@ class ToolCommand:
     Attributes:
         tool: the tool the command calls.
         positionals: properties taken as positional arguments, in order (an optional one may be
-            left out); every other property is an option ``--name-with-dashes``.
-        short: a one-letter alias of an option, like grep's and rg's.
+            left out; one taking a list takes one value there); every other property is an
+            option ``--name-with-dashes``.
+        short: another name of an option, rg's: a one-letter flag (``-t``) or rg's long name
+            where it differs (``--no-ignore`` for ``--include-ignored``).
         shortcuts: flags that set an option to one value (``-l`` for
-            ``--output-mode files_with_matches``), exclusive with it.
+            ``--output-mode files_with_matches``), exclusive with it; a flag without a short
+            form has "" there.
         limit_flags: the `ToolLimits` flags of this tool.
     """
 
@@ -495,6 +498,7 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
         epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
         "(one line on stderr)",
         positionals=("pattern", "path"),
+        short={"type": "-t", "max_depth": "-d", "include_ignored": "--no-ignore"},
         limit_flags=("--glob-limit",),
     ),
     "grep": ToolCommand(
@@ -510,12 +514,21 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
             "literal": "-F",
             "case_insensitive": "-i",
             "context": "-C",
+            "before_context": "-B",
+            "after_context": "-A",
             "multiline": "-U",
+            "type": "-t",
+            "type_not": "-T",
+            "max_count": "-m",
+            "invert_match": "-v",
+            "max_depth": "-d",
+            "include_ignored": "--no-ignore",
         },
         shortcuts={
             "output_mode": (
                 ("-l", "--files-with-matches", "files_with_matches"),
                 ("-c", "--count", "count"),
+                ("", "--files-without-match", "files_without_match"),
             )
         },
         limit_flags=("--grep-limit", "--grep-line-chars"),
@@ -565,11 +578,12 @@ def _schema_help(prop: Mapping[str, Any]) -> str:
 
 def _add_option(
     parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup,
+    dest: str,
     names: list[str],
     prop: Mapping[str, Any],
 ) -> None:
     kind = prop.get("type")
-    options: dict[str, Any] = {"help": _schema_help(prop)}
+    options: dict[str, Any] = {"dest": dest, "help": _schema_help(prop)}
     if isinstance(kind, list):  # ["string", "array"]: one value or several, as repeated flags
         kind = "array" if "array" in kind else next((k for k in kind if k != "null"), "string")
     if kind == "boolean":
@@ -600,11 +614,12 @@ def add_schema_arguments(
     required = set(spec.parameters.get("required", ()))
     for name in command.positionals:
         prop = properties[name]
+        kind = prop.get("type")
         parser.add_argument(
             name,
             nargs=None if name in required else "?",
             metavar=name.upper(),
-            type=_SCHEMA_TYPES.get(prop.get("type"), str),
+            type=_SCHEMA_TYPES.get(kind, str) if isinstance(kind, str) else str,
             help=_schema_help(prop),
         )
     for name, prop in properties.items():
@@ -616,11 +631,10 @@ def add_schema_arguments(
         target: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup = parser
         if shortcuts:
             target = parser.add_mutually_exclusive_group()
-        _add_option(target, names, prop)
+        _add_option(target, name, names, prop)
         for short, long, value in shortcuts:
             target.add_argument(
-                short,
-                long,
+                *(flag_name for flag_name in (short, long) if flag_name),
                 dest=name,
                 action="store_const",
                 const=value,

@@ -23,9 +23,11 @@ from ._core import LIMITS as _ENGINE_LIMITS
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "HIDING_RULES",
     "LIMITS",
     "MAX_CONCURRENT_CALLS",
     "MAX_CONTEXT",
+    "MAX_DEPTH",
     "MAX_OFFSET",
     "MCP_TIME_BUDGET",
     "MIN_LINE_CHARS",
@@ -44,6 +46,10 @@ MIN_RESULT_CHARS = int(LIMITS["min_result_chars"])
 MAX_OFFSET = int(LIMITS["max_offset"])
 #: The most context lines grep shows around a match.
 MAX_CONTEXT = int(LIMITS["grep_max_context"])
+#: The largest `max_depth` grep and glob take.
+MAX_DEPTH = int(LIMITS["max_depth"])
+#: The ignore rules a result names at most (those that hid the most).
+HIDING_RULES = int(LIMITS["hiding_rules"])
 #: Seconds one walk or search may take before it answers with what it found, marked incomplete:
 #: the library's and the CLI's default (`Workspace(time_budget=...)`).
 TIME_BUDGET = float(LIMITS["time_budget_seconds"])

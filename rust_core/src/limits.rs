@@ -23,6 +23,8 @@ pub const MAX_READ_LIMIT: usize = 2000;
 pub const MAX_NOTEBOOK_LIMIT: usize = 200;
 /// The largest `offset` a call may give (a page past any real total).
 pub const MAX_OFFSET: u64 = 1_000_000_000_000;
+/// The largest `max_depth` a grep or glob call may give (deeper than any real tree).
+pub const MAX_DEPTH: usize = 1_000;
 /// The smallest budget of one result's text: room for a head, a tail and the truncation note.
 pub const MIN_RESULT_CHARS: usize = 200;
 /// The time budget of a walk or search in an MCP server, beside the library's
@@ -79,6 +81,11 @@ pub const LIMITS: &[(&str, Limit)] = &[
         Limit::Count(grep::DEFAULT_MAX_LINE_CHARS as u64),
     ),
     ("grep_max_context", Limit::Count(grep::MAX_CONTEXT as u64)),
+    ("max_depth", Limit::Count(MAX_DEPTH as u64)),
+    (
+        "hiding_rules",
+        Limit::Count(crate::skip::MAX_HIDING_RULES as u64),
+    ),
     ("read_limit", Limit::Count(read::DEFAULT_READ_LIMIT as u64)),
     ("read_max_limit", Limit::Count(MAX_READ_LIMIT as u64)),
     (

@@ -287,7 +287,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the glob tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort, cancel = None))]
+    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort, cancel = None, more_patterns = None, types = None, max_depth = None, include_ignored = false))]
     fn glob(
         &self,
         py: Python<'_>,
@@ -297,6 +297,10 @@ impl Engine {
         offset: usize,
         sort: &str,
         cancel: Option<&CancelToken>,
+        more_patterns: Option<Vec<String>>,
+        types: Option<Vec<String>>,
+        max_depth: Option<usize>,
+        include_ignored: bool,
     ) -> PyResult<GlobOutput> {
         let cancel = call_token(cancel);
         let sort = match sort {
@@ -311,7 +315,11 @@ impl Engine {
         };
         let options = GlobOptions {
             pattern,
+            more_patterns: more_patterns.unwrap_or_default(),
             path,
+            types: types.unwrap_or_default(),
+            max_depth,
+            include_ignored,
             limit,
             offset,
             sort,
@@ -329,7 +337,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the grep tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None, before_context = None, after_context = None))]
+    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None, before_context = None, after_context = None, types = None, types_not = None, max_count = None, invert_match = false, max_depth = None, include_ignored = false))]
     fn grep(
         &self,
         py: Python<'_>,
@@ -347,6 +355,12 @@ impl Engine {
         cancel: Option<&CancelToken>,
         before_context: Option<usize>,
         after_context: Option<usize>,
+        types: Option<Vec<String>>,
+        types_not: Option<Vec<String>>,
+        max_count: Option<u64>,
+        invert_match: bool,
+        max_depth: Option<usize>,
+        include_ignored: bool,
     ) -> PyResult<GrepOutput> {
         let cancel = call_token(cancel);
         let max_line_chars = max_line_chars.unwrap_or(grep::DEFAULT_MAX_LINE_CHARS);
@@ -364,6 +378,12 @@ impl Engine {
             pattern,
             path,
             glob: glob.unwrap_or_default(),
+            types: types.unwrap_or_default(),
+            types_not: types_not.unwrap_or_default(),
+            max_count,
+            invert_match,
+            max_depth,
+            include_ignored,
             literal,
             case_insensitive,
             // As rg: -A and -B override their side of -C.
@@ -681,6 +701,12 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         }
     }
     m.add("LIMITS", limits)?;
+    // ripgrep's built-in file types (`grep`'s and `glob`'s `type`), name -> globs.
+    let types = PyDict::new(m.py());
+    for (name, globs) in grep::file_type_definitions() {
+        types.set_item(name, globs)?;
+    }
+    m.add("FILE_TYPES", types)?;
     m.add_class::<Engine>()?;
     m.add_class::<CancelToken>()?;
     records::add_classes(m)?;

@@ -30,7 +30,9 @@
 //! searches them on scoped threads. `close()` (or dropping the index) stops and joins them and
 //! closes the watcher.
 
+mod accounting;
 mod build;
+mod excludes;
 mod list;
 mod live;
 mod persist;

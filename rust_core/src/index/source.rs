@@ -147,6 +147,9 @@ pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
 fn difference(all: &SkipCounts, reported: &SkipCounts) -> SkipCounts {
     SkipCounts {
         ignored: all.ignored.saturating_sub(reported.ignored),
+        ignored_by_rules: all
+            .ignored_by_rules
+            .saturating_sub(reported.ignored_by_rules),
         binary: all.binary.saturating_sub(reported.binary),
         denied: all.denied.saturating_sub(reported.denied),
         unreadable: all.unreadable.saturating_sub(reported.unreadable),

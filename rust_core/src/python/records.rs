@@ -19,7 +19,7 @@ use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol,
 use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
 use crate::record::{Bytes, Field, Record, Shape};
-use crate::skip::SkipCounts;
+use crate::skip::{IgnoreRule, SkipCounts};
 
 /// The string enums of the results reach Python as their names.
 macro_rules! choice_to_python {
@@ -227,6 +227,7 @@ macro_rules! record_methods {
 }
 
 record_methods!(SkipCounts {});
+record_methods!(IgnoreRule {});
 record_methods!(GlobOutput {});
 record_methods!(FileCount {});
 record_methods!(ReadLine {});
@@ -279,6 +280,7 @@ record_methods!(GrepOutput {
 /// Adds every result class to the module.
 pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SkipCounts>()?;
+    m.add_class::<IgnoreRule>()?;
     m.add_class::<GlobOutput>()?;
     m.add_class::<GrepLine>()?;
     m.add_class::<FileCount>()?;
