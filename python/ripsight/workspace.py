@@ -383,16 +383,12 @@ class Workspace:
         _check_int("offset", offset, 0)
         _check_int("limit", limit, 1, allow_none=True)
         _check_text("name", name)
-        globs = _globs_arg(glob)
-        for one in globs or ():
-            _check_text("glob", one)
-        kinds = [kind] if isinstance(kind, str) else list(kind or ())
         return self._engine.definitions(
             name,
             matching=match,
             path=_path_arg(path),
-            glob=globs,
-            kinds=kinds,
+            glob=_strings_arg("glob", glob),
+            kinds=_strings_arg("kind", kind) or [],
             limit=limit,
             offset=offset,
             cancel=cancel,
