@@ -116,7 +116,11 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
     listed = run_session(_server(None, cwd=tree), body, tmp_path / "err.log")
     tools = {tool["name"]: tool for tool in listed["tools"]}
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
-    assert sorted(tools) == ["glob", "grep", "read_file", "read_result"] == sorted(definitions)
+    assert (
+        sorted(tools)
+        == ["find_definitions", "glob", "grep", "outline", "read_file", "read_result"]
+        == sorted(definitions)
+    )
     for name, tool in tools.items():
         definition = definitions[name]
         assert tool["description"] == definition["description"]
@@ -248,7 +252,7 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
 
     params = _server(tree, "--no-structured-content")
     listed, results = run_session(params, body, tmp_path / "err.log")
-    assert [t.get("outputSchema") for t in listed["tools"]] == [None, None, None, None]
+    assert [t.get("outputSchema") for t in listed["tools"]] == [None] * 6
     definitions = default_registry(tree).definitions("mcp")
     assert [t["inputSchema"] for t in listed["tools"]] == [d["inputSchema"] for d in definitions]
     for (name, args), result in zip(calls, results):
@@ -822,13 +826,17 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
             listed = _read_response(lines, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
+                "find_definitions",
                 "glob",
                 "grep",
+                "outline",
                 "read_file",
                 "read_result",
             ]
             # read_result answers in text only: a page of a stored result has no typed form.
             assert [("outputSchema" in t) for t in listed["result"]["tools"]] == [
+                True,
+                True,
                 True,
                 True,
                 True,

@@ -14,9 +14,13 @@ __all__ = [
     "DEFAULT_EXCLUDE_DIRS",
     "FILE_TYPES",
     "LIMITS",
+    "OUTLINE_LANGUAGES",
+    "SYMBOL_KINDS",
     "CancelToken",
     "CancelledError",
     "CellOutput",
+    "Definition",
+    "DefinitionsResult",
     "DeniedError",
     "Engine",
     "EngineError",
@@ -36,6 +40,8 @@ __all__ = [
     "NotebookImage",
     "NotebookImages",
     "NotebookResult",
+    "OutlineResult",
+    "OutlineSymbol",
     "OutsideRootError",
     "PathNotFoundError",
     "PatternError",
@@ -44,8 +50,10 @@ __all__ = [
     "RipsightError",
     "SkipCounts",
     "SpecialFileError",
+    "UnparsedFile",
     "UnreadableError",
     "__version__",
+    "serve_outline_worker",
     "truncate_middle",
 ]
 __version__: str
@@ -53,6 +61,10 @@ DEFAULT_EXCLUDE_DIRS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
 #: Every default and bound of the tools' parameters, by name (SPEC section 5).
 LIMITS: dict[str, int | float]
+#: The kinds of definitions an outline names (class, function, method, ...).
+SYMBOL_KINDS: list[str]
+#: The languages with a parser (python, javascript, ...).
+OUTLINE_LANGUAGES: list[str]
 #: ripgrep's built-in file types (grep's and glob's ``type``): name -> the globs of its files.
 FILE_TYPES: dict[str, list[str]]
 
@@ -500,6 +512,132 @@ class NotebookImages:
 
 # ---- end of images and notebooks ----
 
+@final
+class OutlineSymbol:
+    """One definition of an outline."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class OutlineResult:
+    """What `Engine.outline` returns: one page of a file's definitions, or why it has none."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def language(self) -> str | None: ...
+    @property
+    def size_bytes(self) -> int: ...
+    @property
+    def symbols(self) -> list[OutlineSymbol]: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def withheld(self) -> int: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def refused(self) -> str | None: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def has_errors(self) -> bool: ...
+    @property
+    def cached(self) -> bool: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class Definition:
+    """One definition `Engine.definitions` found; str() is ``path:line kind name``."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def container(self) -> str | None: ...
+    @property
+    def language(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class UnparsedFile:
+    """A candidate file of `Engine.definitions` that has no outline, and why."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def refused(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class DefinitionsResult:
+    """What `Engine.definitions` returns: one page of the definitions whose name matches."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def name(self) -> str: ...
+    @property
+    def matching(self) -> str: ...
+    @property
+    def prefilter(self) -> str: ...
+    @property
+    def definitions(self) -> list[Definition]: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def withheld(self) -> int: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def files_searched(self) -> int: ...
+    @property
+    def candidate_files(self) -> int: ...
+    @property
+    def files_parsed(self) -> int: ...
+    @property
+    def files_cached(self) -> int: ...
+    @property
+    def unparsed(self) -> list[UnparsedFile]: ...
+    @property
+    def unparsed_total(self) -> int: ...
+    @property
+    def incomplete(self) -> bool: ...
+    @property
+    def skipped(self) -> SkipCounts: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
 class RipsightError(Exception):
     """Base class of every ripsight error."""
 
@@ -568,7 +706,11 @@ class Engine:
         respect_ignore_files: bool,
         index: bool = False,
         index_dir: str | None = None,
+        outline_worker: list[str] | None = None,
     ) -> Engine: ...
+    @property
+    def outline_workers_started(self) -> int:
+        """Outline worker processes this engine's pool has started."""
     @property
     def root(self) -> str: ...
     @property
@@ -676,6 +818,38 @@ class Engine:
         self, path: str, /, *, max_bytes: int, cancel: CancelToken | None = None
     ) -> FileBytes:
         """The whole file when it holds at most `max_bytes` bytes, else `too_large` (unread)."""
+    def outline(
+        self,
+        path: str,
+        /,
+        *,
+        offset: int,
+        limit: int | None,
+        max_depth: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> OutlineResult:
+        """One page of a file's definitions, parsed in an outline worker process."""
+    def definitions(
+        self,
+        name: str,
+        /,
+        *,
+        matching: str,
+        path: str | None,
+        glob: list[str] | None,
+        kinds: list[str],
+        limit: int | None,
+        offset: int,
+        cancel: CancelToken | None = None,
+    ) -> DefinitionsResult:
+        """The definitions whose name matches, in the files grep finds the name in."""
+    def clear_outline_cache(self) -> None:
+        """Forgets the cached outlines (of every engine with the same worker command)."""
+    def _outline_fault(self, fault: str) -> str:
+        """Test hook: a fault request to an outline worker, and how it ended."""
+
+def serve_outline_worker() -> int:
+    """The outline worker process's main loop (standard input to standard output)."""
 
 def truncate_middle(
     text: str, /, max_chars: int | None = None, head_ratio: float | None = None

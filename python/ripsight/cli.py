@@ -420,6 +420,8 @@ def _run_tool(args: argparse.Namespace, tool: str) -> int:
         return EXIT_NO_MATCH
     if tool == "grep" and engine_result is not None and engine_result.total_matches == 0:
         return EXIT_NO_MATCH
+    if tool == "find_definitions" and engine_result is not None and engine_result.total == 0:
+        return EXIT_NO_MATCH
     return EXIT_OK
 
 
@@ -541,6 +543,26 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
         "root (one line on stderr)",
         positionals=("path",),
         limit_flags=("--read-limit", "--read-line-chars"),
+    ),
+    "outline": ToolCommand(
+        tool="outline",
+        help="list a file's definitions",
+        description="List one file's definitions (classes, functions, methods... Markdown "
+        "headings) in source order with their line ranges, and print what a model would see "
+        "(the outline tool).",
+        epilog="exit status: 0 outline shown (also: a file without one, said in the text), 2 "
+        "usage or input error such as a missing file (one line on stderr)",
+        positionals=("path",),
+    ),
+    "defs": ToolCommand(
+        tool="find_definitions",
+        help="find where a name is defined",
+        description="Find the definitions of a name across the tree (path:line kind name) and "
+        "print what a model would see (the find_definitions tool).",
+        epilog="exit status: 0 definitions found, 1 none, 2 usage or input error (one line on "
+        "stderr)",
+        positionals=("name", "path"),
+        short={"glob": "-g", "kind": "-k"},
     ),
 }
 
@@ -670,6 +692,26 @@ def add_read_parser(
 
 def cmd_read(args: argparse.Namespace) -> int:
     return _run_tool(args, "read_file")
+
+
+def add_outline_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    return add_tool_parser(sub, "outline")
+
+
+def cmd_outline(args: argparse.Namespace) -> int:
+    return _run_tool(args, "outline")
+
+
+def add_defs_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    return add_tool_parser(sub, "defs")
+
+
+def cmd_defs(args: argparse.Namespace) -> int:
+    return _run_tool(args, "find_definitions")
 
 
 # -- mcp -------------------------------------------------------------------------------------------
@@ -818,6 +860,8 @@ SUBCOMMANDS: dict[
     "glob": (add_glob_parser, cmd_glob),
     "grep": (add_grep_parser, cmd_grep),
     "read": (add_read_parser, cmd_read),
+    "outline": (add_outline_parser, cmd_outline),
+    "defs": (add_defs_parser, cmd_defs),
     "mcp": (add_mcp_parser, cmd_mcp),
     "bench": (add_bench_parser, cmd_bench),
 }

@@ -11,7 +11,9 @@ raises a :mod:`ripsight.errors` class (a bad regex is a ``PatternError``, also a
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import ripsight._core as _engine
@@ -21,7 +23,16 @@ from .file_types import unknown_types
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
 from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
 
-__all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
+__all__ = [
+    "DEFAULT_DENY_GLOBS",
+    "DEFAULT_EXCLUDE_DIRS",
+    "OUTLINE_LANGUAGES",
+    "OUTLINE_WORKER",
+    "SYMBOL_KINDS",
+    "CancelToken",
+    "Workspace",
+    "to_dict",
+]
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_engine.DEFAULT_EXCLUDE_DIRS)
 DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_engine.DEFAULT_DENY_GLOBS)
@@ -35,6 +46,21 @@ ImageResult = _engine.ImageResult
 NotebookResult = _engine.NotebookResult
 NotebookImages = _engine.NotebookImages
 FileBytes = _engine.FileBytes
+OutlineResult = _engine.OutlineResult
+DefinitionsResult = _engine.DefinitionsResult
+
+#: The command that starts an outline worker: this interpreter, isolated from the user's
+#: environment (-I), running the worker script beside this module. tree-sitter runs there,
+#: never in this process.
+OUTLINE_WORKER: tuple[str, ...] = (
+    sys.executable,
+    "-I",
+    str(Path(__file__).with_name("_outline_worker.py")),
+)
+#: The kinds of definitions an outline names, in the engine's order.
+SYMBOL_KINDS: tuple[str, ...] = tuple(_engine.SYMBOL_KINDS)
+#: The languages with a parser.
+OUTLINE_LANGUAGES: tuple[str, ...] = tuple(_engine.OUTLINE_LANGUAGES)
 
 
 #: The largest integer the engine takes (its counts and offsets are 64-bit).
@@ -157,6 +183,7 @@ class Workspace:
             respect_ignore_files=bool(respect_ignore_files),
             index=bool(index),
             index_dir=None if index_dir is None else os.fspath(index_dir),
+            outline_worker=list(OUTLINE_WORKER),
         )
 
     @property
@@ -310,6 +337,60 @@ class Workspace:
             offset=offset,
             limit=limit,
             max_line_chars=max_line_chars,
+            cancel=cancel,
+        )
+
+    # ==== Outlines and definitions (the engine's crate::outline) ====
+
+    def outline(
+        self,
+        path: str | os.PathLike[str],
+        offset: int = 0,
+        limit: int | None = DEFAULT_LIMITS.outline_limit,
+        max_depth: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> OutlineResult:
+        """The definitions of one file in source order (kind, name, line range, nesting), a
+        page of `limit` (default 200; None: all) from `offset`, with the exact total; those
+        nested deeper than `max_depth` left out. A file without a parser, binary, over 1 MiB or
+        minified comes back with `refused` set and no symbols; so does one whose parse was
+        stopped (its time cap, a crash of the parser's process). tree-sitter runs in a child
+        process; outlines are cached by file identity. Raises what `read_file` raises."""
+        _check_int("offset", offset, 0)
+        _check_int("limit", limit, 1, allow_none=True)
+        _check_int("max_depth", max_depth, 0, allow_none=True)
+        return self._engine.outline(
+            os.fspath(path), offset=offset, limit=limit, max_depth=max_depth, cancel=cancel
+        )
+
+    def definitions(
+        self,
+        name: str,
+        match: Literal["exact", "prefix", "regex"] = "exact",
+        path: str | os.PathLike[str] | None = None,
+        glob: str | Sequence[str] | None = None,
+        kind: str | Sequence[str] | None = None,
+        limit: int | None = DEFAULT_LIMITS.definitions_limit,
+        offset: int = 0,
+        cancel: CancelToken | None = None,
+    ) -> DefinitionsResult:
+        """Where `name` is defined: the definitions whose name is `name` (`match="prefix"`:
+        starts with it; `"regex"`: a Rust regex matches it), by path then line, a page of
+        `limit` (default 50; None: all) with the exact total. `path` and `glob` narrow the
+        files as grep's do; `kind` keeps only those kinds (one or a list of `SYMBOL_KINDS`).
+        The candidate files are those grep finds the name in (the warm index's grep when the
+        workspace has one); only they are parsed."""
+        _check_int("offset", offset, 0)
+        _check_int("limit", limit, 1, allow_none=True)
+        _check_text("name", name)
+        return self._engine.definitions(
+            name,
+            matching=match,
+            path=_path_arg(path),
+            glob=_strings_arg("glob", glob),
+            kinds=_strings_arg("kind", kind) or [],
+            limit=limit,
+            offset=offset,
             cancel=cancel,
         )
 
@@ -490,6 +571,11 @@ RESULT_CLASSES = (
     _engine.NotebookImage,
     _engine.NotebookImages,
     _engine.FileBytes,
+    _engine.OutlineResult,
+    _engine.OutlineSymbol,
+    _engine.DefinitionsResult,
+    _engine.Definition,
+    _engine.UnparsedFile,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

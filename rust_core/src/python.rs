@@ -8,6 +8,7 @@
 
 mod call_thread;
 mod errors;
+mod outline_bindings;
 mod records;
 
 use std::ffi::OsString;
@@ -27,6 +28,8 @@ use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
 use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
+use crate::outline::definitions::DefinitionsOutput;
+use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
@@ -167,6 +170,9 @@ pub struct Engine {
     workspace: Arc<Workspace>,
     /// The warm index (SPEC §2.8), when asked for.
     index: Option<Arc<WarmIndex>>,
+    /// The outline workers and cache of the worker command given (shared by every engine of
+    /// the process that gives the same command).
+    outliner: Arc<Outliner>,
 }
 
 #[pymethods]
@@ -176,7 +182,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the Workspace's keyword arguments"
     )]
-    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None))]
+    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None, outline_worker = None))]
     fn new(
         py: Python<'_>,
         root: String,
@@ -187,6 +193,7 @@ impl Engine {
         respect_ignore_files: bool,
         index: bool,
         index_dir: Option<std::path::PathBuf>,
+        outline_worker: Option<Vec<OsString>>,
     ) -> PyResult<Self> {
         if !(time_budget.is_finite() && time_budget > 0.0) {
             return Err(invalid_argument(
@@ -209,6 +216,7 @@ impl Engine {
         Ok(Engine {
             workspace: Arc::new(workspace),
             index,
+            outliner: Outliner::shared(outline_worker.unwrap_or_default()),
         })
     }
 
@@ -435,6 +443,79 @@ impl Engine {
         run_detached(py, &cancel, move || read::read_file(&workspace, &options))
     }
 
+    // -- outlines and definitions (crate::outline) ---------------------------------------------
+
+    #[pyo3(signature = (path, /, *, offset, limit, max_depth = None, cancel = None))]
+    fn outline(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        offset: usize,
+        limit: Option<usize>,
+        max_depth: Option<u64>,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<OutlineOutput> {
+        let options = OutlineOptions {
+            path,
+            offset,
+            limit,
+            max_depth,
+            cancel: call_token(cancel),
+        };
+        outline_bindings::outline(py, &self.workspace, &self.outliner, options)
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the definitions tool's keyword arguments"
+    )]
+    #[pyo3(signature = (name, /, *, matching, path, glob, kinds, limit, offset, cancel = None))]
+    fn definitions(
+        &self,
+        py: Python<'_>,
+        name: String,
+        matching: &str,
+        path: Option<OsString>,
+        glob: Option<Vec<String>>,
+        kinds: Vec<String>,
+        limit: Option<usize>,
+        offset: usize,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<DefinitionsOutput> {
+        let arguments = outline_bindings::DefinitionsArguments {
+            name,
+            matching: matching.to_string(),
+            path,
+            glob,
+            kinds,
+            limit,
+            offset,
+        };
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::definitions(py, sources, arguments, call_token(cancel))
+    }
+
+    /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an
+    /// outline worker of this engine's pool and says how it ended ("answered", or the refusal
+    /// a parse would get: "crashed", "deadline"...). The tests use it to prove that a worker
+    /// that crashes, loops or runs out of memory costs its caller one answer.
+    fn _outline_fault(&self, py: Python<'_>, fault: &str) -> PyResult<String> {
+        outline_bindings::fault(py, &self.outliner, fault)
+    }
+
+    /// Forgets the cached outlines of this engine's worker command (benchmarks measure
+    /// uncached calls with it).
+    fn clear_outline_cache(&self, py: Python<'_>) {
+        let outliner = Arc::clone(&self.outliner);
+        py.detach(move || outliner.clear_cache());
+    }
+
+    /// Outline worker processes this engine's pool has started.
+    #[getter]
+    fn outline_workers_started(&self) -> u64 {
+        self.outliner.workers_started()
+    }
+
     // -- images and notebooks (crate::media) ---------------------------------------------------
 
     #[expect(
@@ -631,5 +712,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     records::add_classes(m)?;
     errors::add_classes(m)?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
+    outline_bindings::add_to_module(m)?;
     Ok(())
 }

@@ -14,6 +14,8 @@ use crate::media::image::ImageOutput;
 use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
+use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
+use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol, SymbolKind};
 use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
 use crate::record::{Bytes, Field, Record, Shape};
@@ -41,7 +43,11 @@ choice_to_python!(
     IndexState,
     Refusal,
     CellKind,
-    OutputKind
+    OutputKind,
+    SymbolKind,
+    OutlineRefusal,
+    Language,
+    NameMatch
 );
 
 /// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
@@ -235,6 +241,21 @@ record_methods!(NotebookCell {});
 record_methods!(NotebookOutput {});
 record_methods!(NotebookImages {});
 record_methods!(FileBytes {});
+record_methods!(Symbol {});
+record_methods!(OutlineOutput {});
+record_methods!(Definition {
+    fn __str__(&self) -> String {
+        format!(
+            "{}:{} {} {}",
+            self.path.to_string_lossy(),
+            self.line,
+            self.kind.name(),
+            self.name
+        )
+    }
+});
+record_methods!(UnparsedFile {});
+record_methods!(DefinitionsOutput {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -275,5 +296,10 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NotebookOutput>()?;
     m.add_class::<NotebookImages>()?;
     m.add_class::<FileBytes>()?;
+    m.add_class::<Symbol>()?;
+    m.add_class::<OutlineOutput>()?;
+    m.add_class::<Definition>()?;
+    m.add_class::<UnparsedFile>()?;
+    m.add_class::<DefinitionsOutput>()?;
     Ok(())
 }
