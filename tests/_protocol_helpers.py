@@ -173,9 +173,17 @@ class PyWorkspace(FakeWorkspace):
                 )
         return sorted(out)
 
-    def glob(self, pattern: str, path=None, limit=200, offset=0, sort="path", cancel=None):
+    @staticmethod
+    def _neutral(options: dict[str, Any]) -> None:
+        """The stand-in knows no file types, depths or ignore files: those options stay unset."""
+        assert not any(options.values()), f"the stand-in engine cannot honour {options}"
+
+    def glob(
+        self, pattern: str, path=None, limit=200, offset=0, sort="path", cancel=None, **options
+    ):
         import fnmatch
 
+        self._neutral(options)
         self._record("glob", pattern, path=path, limit=limit, offset=offset, sort=sort)
         regex = fnmatch.translate(pattern.replace("**/", "\x00")).replace("\x00", "(?:.*/)?")
         import re
@@ -208,9 +216,12 @@ class PyWorkspace(FakeWorkspace):
         offset=0,
         max_line_chars=120,
         cancel=None,
+        **options,
     ):
         import fnmatch
         import re
+
+        self._neutral(options)
 
         before = context if before_context is None else before_context
         after = context if after_context is None else after_context

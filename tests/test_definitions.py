@@ -74,8 +74,8 @@ def test_strict_definitions_match_the_sdk_param_types(tmp_path: Path) -> None:
 def test_nulls_are_absent(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1  # TODO\n")
     reg = default_registry(tmp_path)
-    schema = reg.definitions("openai", strict=True)[1]["function"]["parameters"]
-    assert reg.definitions("openai", strict=True)[1]["function"]["name"] == "grep"
+    strict = {tool["function"]["name"]: tool for tool in reg.definitions("openai", strict=True)}
+    schema = strict["grep"]["function"]["parameters"]
     # What a strict-mode model sends: every property, null for the ones it does not set.
     arguments = {name: None for name in schema["properties"]}
     arguments["pattern"] = "TODO"

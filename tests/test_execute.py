@@ -38,75 +38,39 @@ def run(reg: Registry, name: str, arguments: str = "{}", call_id: str = "call_1"
     return result
 
 
+#: What every unknown-tool answer ends with: the built-in tools, in name order.
+AVAILABLE = "Available tools: find_definitions, glob, grep, outline, read_file, read_result."
+
+
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        (
-            "Read",
-            (
-                "There is no tool named Read. Did you mean read_file? Available tools: glob, "
-                "grep, read_file, read_result."
-            ),
-        ),
-        (
-            "grep_search",
-            (
-                "There is no tool named grep_search. Did you mean grep? Available tools: "
-                "glob, grep, read_file, read_result."
-            ),
-        ),
+        ("Read", f"There is no tool named Read. Did you mean read_file? {AVAILABLE}"),
+        ("grep_search", f"There is no tool named grep_search. Did you mean grep? {AVAILABLE}"),
         (
             "search_file_content",
-            (
-                "There is no tool named search_file_content. Did you mean grep? "
-                "Available tools: glob, grep, read_file, read_result."
-            ),
+            f"There is no tool named search_file_content. Did you mean grep? {AVAILABLE}",
         ),
-        (
-            "list_files",
-            (
-                "There is no tool named list_files. Did you mean glob? Available tools: "
-                "glob, grep, read_file, read_result."
-            ),
-        ),
-        (
-            "find",
-            (
-                "There is no tool named find. Did you mean glob? Available tools: glob, grep, "
-                "read_file, read_result."
-            ),
-        ),
-        (
-            "GLOB",
-            (
-                "There is no tool named GLOB. Did you mean glob? Available tools: glob, grep, "
-                "read_file, read_result."
-            ),
-        ),
+        ("list_files", f"There is no tool named list_files. Did you mean glob? {AVAILABLE}"),
+        ("find", f"There is no tool named find. Did you mean glob? {AVAILABLE}"),
+        ("GLOB", f"There is no tool named GLOB. Did you mean glob? {AVAILABLE}"),
         (
             "functions.grep",
-            (
-                "There is no tool named functions.grep. Did you mean grep? Available "
-                "tools: glob, grep, read_file, read_result."
-            ),
+            f"There is no tool named functions.grep. Did you mean grep? {AVAILABLE}",
         ),
         (
             "edit_file",
             (
-                "There is no tool named edit_file. These tools are read-only: they can "
-                "find, search and read files but cannot change files or run commands. "
-                "Available tools: glob, grep, read_file, read_result."
+                "There is no tool named edit_file. These tools are read-only: they can find, "
+                f"search and read files but cannot change files or run commands. {AVAILABLE}"
             ),
         ),
-        (
-            "weather",
-            "There is no tool named weather. Available tools: glob, grep, read_file, read_result.",
-        ),
+        ("weather", f"There is no tool named weather. {AVAILABLE}"),
         (
             "",
             (
-                "The tool call has no tool name, so nothing was run. Available tools: glob, grep, "
-                "read_file, read_result. Call one of them by name."
+                "The tool call has no tool name, so nothing was run. "
+                f"{AVAILABLE[:-1]}. Call one of them by name."
             ),
         ),
     ],
@@ -147,8 +111,9 @@ def test_invalid_arguments_are_all_reported(reg, fake):
         '- "limit" must be an integer, got the string "5" (write it without quotes: 5).\n'
         '- "context" must be at least 0, got -2.\n'
         'Note: ignored unknown argument "file_path" (did you mean "path"?). grep accepts: '
-        "pattern, path, glob, literal, case_insensitive, context, before_context, after_context, multiline, output_mode, "
-        "limit, offset.\n"
+        "pattern, path, glob, type, type_not, literal, case_insensitive, context, before_context, "
+        "after_context, multiline, max_count, invert_match, max_depth, include_ignored, "
+        "output_mode, limit, offset.\n"
         "Fix the arguments and call grep again."
     )
     assert result.meta["ignored_arguments"] == ["file_path"]
@@ -171,15 +136,24 @@ def test_ignored_argument_is_named_in_a_successful_result(reg, fake):
     result = run(reg, "glob", '{"pattern": "*.py", "recursive": true}')
     assert not result.is_error
     assert result.content.splitlines()[0] == (
-        'Note: ignored unknown argument "recursive". glob accepts: pattern, path, limit, offset, '
-        "sort."
+        'Note: ignored unknown argument "recursive". glob accepts: pattern, path, type, '
+        "max_depth, include_ignored, limit, offset, sort."
     )
     assert result.meta["ignored_arguments"] == ["recursive"]
     assert fake.calls == [
         (
             "glob",
             ("*.py",),
-            {"path": None, "limit": 200, "offset": 0, "sort": "path", "cancel": None},
+            {
+                "path": None,
+                "limit": 200,
+                "offset": 0,
+                "sort": "path",
+                "cancel": None,
+                "type": None,
+                "max_depth": None,
+                "include_ignored": False,
+            },
         )
     ]
 

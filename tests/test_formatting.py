@@ -402,6 +402,12 @@ def test_handlers_pass_arguments_through(tmp_path):
             "offset": 1,
             "max_line_chars": 120,
             "cancel": None,
+            "type": None,
+            "type_not": None,
+            "max_count": None,
+            "invert_match": False,
+            "max_depth": None,
+            "include_ignored": False,
         },
     )
     result = reg.execute(ToolCall("c2", "read_file", '{"path": "a.py"}'))
@@ -479,7 +485,10 @@ def test_real_read_text(repo):
     reg = default_registry(repo)
     assert content(reg, "read_file", '{"path": "src/app.py", "limit": 2}') == (
         "src/app.py: lines 1-2 of 5.\n     1\timport os\n     2\t\n"
-        "More lines follow: call read_file with offset=3 to read on."
+        "More lines follow: call read_file with offset=3 to read on.\n"
+        # A page that stops before the end shows the file's outline.
+        "Outline (1 definition; line, kind, name; call outline for line ranges):\n"
+        "     4  function main"
     )
     assert content(reg, "read_file", '{"path": "crlf.txt"}') == (
         "crlf.txt: lines 1-2 of 2.\nLine endings: CRLF.\n     1\ta\n     2\tb"

@@ -123,8 +123,8 @@ def test_the_package_has_no_import_cycles() -> None:
 #: the registry, the public package, and the front ends on top. The providers sit below the
 #: registry, which renders its definitions through them.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("ripsight.errors", "ripsight.names", "ripsight.limits"),
-    ("ripsight.pdf", "ripsight._pdf_worker"),
+    ("ripsight.errors", "ripsight.names", "ripsight.limits", "ripsight.file_types"),
+    ("ripsight.pdf", "ripsight._pdf_worker", "ripsight._outline_worker"),
     ("ripsight.codes", "ripsight.workspace", "ripsight.session"),
     ("ripsight.validation", "ripsight.oplog", "ripsight.types"),
     (

@@ -116,7 +116,11 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
     listed = run_session(_server(None, cwd=tree), body, tmp_path / "err.log")
     tools = {tool["name"]: tool for tool in listed["tools"]}
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
-    assert sorted(tools) == ["glob", "grep", "read_file", "read_result"] == sorted(definitions)
+    assert (
+        sorted(tools)
+        == ["find_definitions", "glob", "grep", "outline", "read_file", "read_result"]
+        == sorted(definitions)
+    )
     for name, tool in tools.items():
         definition = definitions[name]
         assert tool["description"] == definition["description"]
@@ -248,7 +252,7 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
 
     params = _server(tree, "--no-structured-content")
     listed, results = run_session(params, body, tmp_path / "err.log")
-    assert [t.get("outputSchema") for t in listed["tools"]] == [None, None, None, None]
+    assert [t.get("outputSchema") for t in listed["tools"]] == [None] * 6
     definitions = default_registry(tree).definitions("mcp")
     assert [t["inputSchema"] for t in listed["tools"]] == [d["inputSchema"] for d in definitions]
     for (name, args), result in zip(calls, results):
@@ -532,9 +536,10 @@ def test_the_structured_budget_follows_max_result_chars(tree: Path, tmp_path: Pa
     async def body(session: ClientSession) -> list[Any]:
         return [await session.call_tool(name, args) for name, args in calls]
 
-    glob, read = run_session(_server(tree, "--max-result-chars", "400"), body, tmp_path / "err.log")
+    # 500: room for a glob result's fixed fields (counts, the ignore accounting) and a few paths.
+    glob, read = run_session(_server(tree, "--max-result-chars", "500"), body, tmp_path / "err.log")
     for result in (glob, read):
-        assert len(json.dumps(result["structuredContent"], ensure_ascii=False)) <= 400
+        assert len(json.dumps(result["structuredContent"], ensure_ascii=False)) <= 500
     full_glob = to_dict(Workspace(tree).glob("**/*"))
     paths = glob["structuredContent"]["paths"]
     assert 0 < len(paths) < len(full_glob["paths"]) and paths == full_glob["paths"][: len(paths)]
@@ -821,13 +826,17 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
             listed = _read_response(lines, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
+                "find_definitions",
                 "glob",
                 "grep",
+                "outline",
                 "read_file",
                 "read_result",
             ]
             # read_result answers in text only: a page of a stored result has no typed form.
             assert [("outputSchema" in t) for t in listed["result"]["tools"]] == [
+                True,
+                True,
                 True,
                 True,
                 True,

@@ -27,7 +27,14 @@ def registry() -> Registry:
 
 def test_default_registry_has_the_builtin_tools(tmp_path):
     reg = default_registry(tmp_path)
-    assert reg.names == ["glob", "grep", "read_file", "read_result"]
+    assert reg.names == [
+        "find_definitions",
+        "glob",
+        "grep",
+        "outline",
+        "read_file",
+        "read_result",
+    ]
     assert reg.workspace is not None and reg.workspace.root == str(tmp_path.resolve())
 
 
@@ -36,7 +43,14 @@ def test_openai_chat_definitions_match_sdk_types(registry):
     from openai.types.shared_params import FunctionDefinition
 
     tools = registry.definitions("openai")
-    assert [t["function"]["name"] for t in tools] == ["glob", "grep", "read_file", "read_result"]
+    assert [t["function"]["name"] for t in tools] == [
+        "find_definitions",
+        "glob",
+        "grep",
+        "outline",
+        "read_file",
+        "read_result",
+    ]
     for tool in tools:
         assert_typed_dict(ChatCompletionToolParam, tool)
         assert_typed_dict(FunctionDefinition, tool["function"])

@@ -24,6 +24,8 @@ def test_defaults_are_filled_in():
         "case_insensitive": False,
         "context": 0,
         "multiline": False,
+        "invert_match": False,
+        "include_ignored": False,
         "output_mode": "content",
         "limit": 50,
         "offset": 0,
@@ -67,8 +69,8 @@ def test_enum_with_suggestion():
     checked = check_arguments(GREP_SCHEMA, {"pattern": "x", "output_mode": "files"})
     assert checked.errors == [
         (
-            '"output_mode" must be one of "content", "files_with_matches", "count"; got "files" '
-            '(did you mean "files_with_matches"?).'
+            '"output_mode" must be one of "content", "files_with_matches", "count", '
+            '"files_without_match"; got "files" (did you mean "files_with_matches"?).'
         )
     ]
 
@@ -127,16 +129,19 @@ def test_every_error_is_collected():
         '"pattern" must be a string, got the integer 5.',
         '"limit" must be an integer, got the string "5" (write it without quotes: 5).',
         '"context" must be at least 0, got -1.',
-        '"output_mode" must be one of "content", "files_with_matches", "count"; got "lines".',
+        (
+            '"output_mode" must be one of "content", "files_with_matches", "count", '
+            '"files_without_match"; got "lines".'
+        ),
         '"multiline" must be a boolean (true or false), got the integer 1.',
     ]
 
 
 def test_array_for_string():
-    checked = check_arguments(GLOB_SCHEMA, {"pattern": ["*.py", "*.rs"]})
+    checked = check_arguments(READ_FILE_SCHEMA, {"path": ["a.py", "b.py"]})
     assert checked.errors == [
         (
-            '"pattern" must be a string, got an array (pass one string; call the tool again for '
+            '"path" must be a string, got an array (pass one string; call the tool again for '
             "another value)."
         )
     ]

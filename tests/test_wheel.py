@@ -148,6 +148,18 @@ def test_version_and_grep_run_without_rust(
     assert "hunter2" not in done.stdout
 
 
+def test_outlines_parse_in_the_installed_worker(installed: dict[str, Any], tmp_path: Path) -> None:
+    # The worker process runs the installed _outline_worker.py, which loads the installed
+    # extension beside it: `ripsight outline` and `ripsight defs` work from the wheel alone.
+    (tmp_path / "app.py").write_text("class App:\n    def run(self):\n        pass\n")
+    done = _run(installed, "outline", "app.py", "--root", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == ["1-3  class App", "2-3    method run"]
+    done = _run(installed, "defs", "run", "--root", str(tmp_path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1] == "app.py:2 method run (in App)"
+
+
 def test_a_pdf_reads_after_a_plain_install(installed: dict[str, Any], tmp_path: Path) -> None:
     # pypdfium2 is a dependency: the wheel's install brings the parser, binary-only.
     (tmp_path / "doc.pdf").write_bytes(text_pdf(["Installed parser"]))
@@ -197,8 +209,10 @@ def test_mcp_round_trip_against_the_installed_server(
 
     listed, called = wire(asyncio.run(asyncio.wait_for(main(), 120)))
     assert [tool["name"] for tool in listed["tools"]] == [
+        "find_definitions",
         "glob",
         "grep",
+        "outline",
         "read_file",
         "read_result",
     ]

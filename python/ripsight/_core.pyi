@@ -12,10 +12,15 @@ from typing import Any, ClassVar, final
 __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
+    "FILE_TYPES",
     "LIMITS",
+    "OUTLINE_LANGUAGES",
+    "SYMBOL_KINDS",
     "CancelToken",
     "CancelledError",
     "CellOutput",
+    "Definition",
+    "DefinitionsResult",
     "DeniedError",
     "Engine",
     "EngineError",
@@ -25,6 +30,7 @@ __all__ = [
     "GlobResult",
     "GrepLine",
     "GrepResult",
+    "IgnoreRule",
     "ImageResult",
     "IndexStatus",
     "InvalidArgumentError",
@@ -34,6 +40,8 @@ __all__ = [
     "NotebookImage",
     "NotebookImages",
     "NotebookResult",
+    "OutlineResult",
+    "OutlineSymbol",
     "OutsideRootError",
     "PathNotFoundError",
     "PatternError",
@@ -42,8 +50,10 @@ __all__ = [
     "RipsightError",
     "SkipCounts",
     "SpecialFileError",
+    "UnparsedFile",
     "UnreadableError",
     "__version__",
+    "serve_outline_worker",
     "truncate_middle",
 ]
 __version__: str
@@ -51,6 +61,12 @@ DEFAULT_EXCLUDE_DIRS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
 #: Every default and bound of the tools' parameters, by name (SPEC section 5).
 LIMITS: dict[str, int | float]
+#: The kinds of definitions an outline names (class, function, method, ...).
+SYMBOL_KINDS: list[str]
+#: The languages with a parser (python, javascript, ...).
+OUTLINE_LANGUAGES: list[str]
+#: ripgrep's built-in file types (grep's and glob's ``type``): name -> the globs of its files.
+FILE_TYPES: dict[str, list[str]]
 
 # ==== Results ====
 
@@ -62,6 +78,9 @@ class SkipCounts:
     SCHEMA: ClassVar[dict[str, Any]]
     @property
     def ignored(self) -> int: ...
+    @property
+    def ignored_by_rules(self) -> int:
+        """Files and directories hidden by ignore files (a directory counted once)."""
     @property
     def binary(self) -> int: ...
     @property
@@ -81,6 +100,22 @@ class SkipCounts:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class IgnoreRule:
+    """One rule of an ignore file, and how many files and directories it hid."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def hidden(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class GlobResult:
     """What a glob found."""
 
@@ -88,6 +123,8 @@ class GlobResult:
     SCHEMA: ClassVar[dict[str, Any]]
     @property
     def pattern(self) -> str: ...
+    @property
+    def more_patterns(self) -> list[str]: ...
     @property
     def paths(self) -> list[str]: ...
     @property
@@ -108,6 +145,10 @@ class GlobResult:
     def searched(self) -> str: ...
     @property
     def skipped(self) -> SkipCounts: ...
+    @property
+    def hidden_by(self) -> list[IgnoreRule]: ...
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None: ...
     @property
     def incomplete(self) -> bool: ...
     @property
@@ -154,7 +195,7 @@ class GrepResult:
     def pattern(self) -> str: ...
     @property
     def output_mode(self) -> str:
-        """ "content", "files_with_matches" or "count"."""
+        """ "content", "files_with_matches", "count" or "files_without_match"."""
     @property
     def lines(self) -> list[GrepLine]: ...
     @property
@@ -176,6 +217,10 @@ class GrepResult:
     def files_searched(self) -> int: ...
     @property
     def skipped(self) -> SkipCounts: ...
+    @property
+    def hidden_by(self) -> list[IgnoreRule]: ...
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None: ...
     @property
     def withheld_key_blocks(self) -> int: ...
     @property
@@ -482,6 +527,132 @@ class NotebookImages:
 
 # ---- end of images and notebooks ----
 
+@final
+class OutlineSymbol:
+    """One definition of an outline."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class OutlineResult:
+    """What `Engine.outline` returns: one page of a file's definitions, or why it has none."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def language(self) -> str | None: ...
+    @property
+    def size_bytes(self) -> int: ...
+    @property
+    def symbols(self) -> list[OutlineSymbol]: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def withheld(self) -> int: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def refused(self) -> str | None: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def has_errors(self) -> bool: ...
+    @property
+    def cached(self) -> bool: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class Definition:
+    """One definition `Engine.definitions` found; str() is ``path:line kind name``."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def container(self) -> str | None: ...
+    @property
+    def language(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class UnparsedFile:
+    """A candidate file of `Engine.definitions` that has no outline, and why."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def refused(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class DefinitionsResult:
+    """What `Engine.definitions` returns: one page of the definitions whose name matches."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def name(self) -> str: ...
+    @property
+    def matching(self) -> str: ...
+    @property
+    def prefilter(self) -> str: ...
+    @property
+    def definitions(self) -> list[Definition]: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def withheld(self) -> int: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def files_searched(self) -> int: ...
+    @property
+    def candidate_files(self) -> int: ...
+    @property
+    def files_parsed(self) -> int: ...
+    @property
+    def files_cached(self) -> int: ...
+    @property
+    def unparsed(self) -> list[UnparsedFile]: ...
+    @property
+    def unparsed_total(self) -> int: ...
+    @property
+    def incomplete(self) -> bool: ...
+    @property
+    def skipped(self) -> SkipCounts: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
 class RipsightError(Exception):
     """Base class of every ripsight error."""
 
@@ -551,7 +722,11 @@ class Engine:
         index: bool = False,
         index_dir: str | None = None,
         persist: bool = True,
+        outline_worker: list[str] | None = None,
     ) -> Engine: ...
+    @property
+    def outline_workers_started(self) -> int:
+        """Outline worker processes this engine's pool has started."""
     @property
     def root(self) -> str: ...
     @property
@@ -569,6 +744,10 @@ class Engine:
         offset: int,
         sort: str,
         cancel: CancelToken | None = None,
+        more_patterns: list[str] | None = None,
+        types: list[str] | None = None,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GlobResult: ...
     def grep(
         self,
@@ -588,6 +767,12 @@ class Engine:
         cancel: CancelToken | None = None,
         before_context: int | None = None,
         after_context: int | None = None,
+        types: list[str] | None = None,
+        types_not: list[str] | None = None,
+        max_count: int | None = None,
+        invert_match: bool = False,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GrepResult:
         """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
         ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
@@ -649,6 +834,38 @@ class Engine:
         self, path: str, /, *, max_bytes: int, cancel: CancelToken | None = None
     ) -> FileBytes:
         """The whole file when it holds at most `max_bytes` bytes, else `too_large` (unread)."""
+    def outline(
+        self,
+        path: str,
+        /,
+        *,
+        offset: int,
+        limit: int | None,
+        max_depth: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> OutlineResult:
+        """One page of a file's definitions, parsed in an outline worker process."""
+    def definitions(
+        self,
+        name: str,
+        /,
+        *,
+        matching: str,
+        path: str | None,
+        glob: list[str] | None,
+        kinds: list[str],
+        limit: int | None,
+        offset: int,
+        cancel: CancelToken | None = None,
+    ) -> DefinitionsResult:
+        """The definitions whose name matches, in the files grep finds the name in."""
+    def clear_outline_cache(self) -> None:
+        """Forgets the cached outlines (of every engine with the same worker command)."""
+    def _outline_fault(self, fault: str) -> str:
+        """Test hook: a fault request to an outline worker, and how it ended."""
+
+def serve_outline_worker() -> int:
+    """The outline worker process's main loop (standard input to standard output)."""
 
 def truncate_middle(
     text: str, /, max_chars: int | None = None, head_ratio: float | None = None

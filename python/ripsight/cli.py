@@ -423,6 +423,8 @@ def _run_tool(args: argparse.Namespace, tool: str) -> int:
         return EXIT_NO_MATCH
     if tool == "grep" and engine_result is not None and engine_result.total_matches == 0:
         return EXIT_NO_MATCH
+    if tool == "find_definitions" and engine_result is not None and engine_result.total == 0:
+        return EXIT_NO_MATCH
     return EXIT_OK
 
 
@@ -469,10 +471,13 @@ class ToolCommand:
     Attributes:
         tool: the tool the command calls.
         positionals: properties taken as positional arguments, in order (an optional one may be
-            left out); every other property is an option ``--name-with-dashes``.
-        short: a one-letter alias of an option, like grep's and rg's.
+            left out; one taking a list takes one value there); every other property is an
+            option ``--name-with-dashes``.
+        short: another name of an option, rg's: a one-letter flag (``-t``) or rg's long name
+            where it differs (``--no-ignore`` for ``--include-ignored``).
         shortcuts: flags that set an option to one value (``-l`` for
-            ``--output-mode files_with_matches``), exclusive with it.
+            ``--output-mode files_with_matches``), exclusive with it; a flag without a short
+            form has "" there.
         limit_flags: the `ToolLimits` flags of this tool.
     """
 
@@ -496,6 +501,7 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
         epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
         "(one line on stderr)",
         positionals=("pattern", "path"),
+        short={"type": "-t", "max_depth": "-d", "include_ignored": "--no-ignore"},
         limit_flags=("--glob-limit",),
     ),
     "grep": ToolCommand(
@@ -511,12 +517,21 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
             "literal": "-F",
             "case_insensitive": "-i",
             "context": "-C",
+            "before_context": "-B",
+            "after_context": "-A",
             "multiline": "-U",
+            "type": "-t",
+            "type_not": "-T",
+            "max_count": "-m",
+            "invert_match": "-v",
+            "max_depth": "-d",
+            "include_ignored": "--no-ignore",
         },
         shortcuts={
             "output_mode": (
                 ("-l", "--files-with-matches", "files_with_matches"),
                 ("-c", "--count", "count"),
+                ("", "--files-without-match", "files_without_match"),
             )
         },
         limit_flags=("--grep-limit", "--grep-line-chars"),
@@ -532,6 +547,26 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
         positionals=("path",),
         limit_flags=("--read-limit", "--read-line-chars"),
     ),
+    "outline": ToolCommand(
+        tool="outline",
+        help="list a file's definitions",
+        description="List one file's definitions (classes, functions, methods... Markdown "
+        "headings) in source order with their line ranges, and print what a model would see "
+        "(the outline tool).",
+        epilog="exit status: 0 outline shown (also: a file without one, said in the text), 2 "
+        "usage or input error such as a missing file (one line on stderr)",
+        positionals=("path",),
+    ),
+    "defs": ToolCommand(
+        tool="find_definitions",
+        help="find where a name is defined",
+        description="Find the definitions of a name across the tree (path:line kind name) and "
+        "print what a model would see (the find_definitions tool).",
+        epilog="exit status: 0 definitions found, 1 none, 2 usage or input error (one line on "
+        "stderr)",
+        positionals=("name", "path"),
+        short={"glob": "-g", "kind": "-k"},
+    ),
 }
 
 #: The Python type an option's text is parsed to, by JSON Schema type. Only the type: ranges
@@ -546,11 +581,12 @@ def _schema_help(prop: Mapping[str, Any]) -> str:
 
 def _add_option(
     parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup,
+    dest: str,
     names: list[str],
     prop: Mapping[str, Any],
 ) -> None:
     kind = prop.get("type")
-    options: dict[str, Any] = {"help": _schema_help(prop)}
+    options: dict[str, Any] = {"dest": dest, "help": _schema_help(prop)}
     if isinstance(kind, list):  # ["string", "array"]: one value or several, as repeated flags
         kind = "array" if "array" in kind else next((k for k in kind if k != "null"), "string")
     if kind == "boolean":
@@ -581,11 +617,12 @@ def add_schema_arguments(
     required = set(spec.parameters.get("required", ()))
     for name in command.positionals:
         prop = properties[name]
+        kind = prop.get("type")
         parser.add_argument(
             name,
             nargs=None if name in required else "?",
             metavar=name.upper(),
-            type=_SCHEMA_TYPES.get(prop.get("type"), str),
+            type=_SCHEMA_TYPES.get(kind, str) if isinstance(kind, str) else str,
             help=_schema_help(prop),
         )
     for name, prop in properties.items():
@@ -597,11 +634,10 @@ def add_schema_arguments(
         target: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup = parser
         if shortcuts:
             target = parser.add_mutually_exclusive_group()
-        _add_option(target, names, prop)
+        _add_option(target, name, names, prop)
         for short, long, value in shortcuts:
             target.add_argument(
-                short,
-                long,
+                *(flag_name for flag_name in (short, long) if flag_name),
                 dest=name,
                 action="store_const",
                 const=value,
@@ -659,6 +695,26 @@ def add_read_parser(
 
 def cmd_read(args: argparse.Namespace) -> int:
     return _run_tool(args, "read_file")
+
+
+def add_outline_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    return add_tool_parser(sub, "outline")
+
+
+def cmd_outline(args: argparse.Namespace) -> int:
+    return _run_tool(args, "outline")
+
+
+def add_defs_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    return add_tool_parser(sub, "defs")
+
+
+def cmd_defs(args: argparse.Namespace) -> int:
+    return _run_tool(args, "find_definitions")
 
 
 # -- mcp -------------------------------------------------------------------------------------------
@@ -818,6 +874,8 @@ SUBCOMMANDS: dict[
     "glob": (add_glob_parser, cmd_glob),
     "grep": (add_grep_parser, cmd_grep),
     "read": (add_read_parser, cmd_read),
+    "outline": (add_outline_parser, cmd_outline),
+    "defs": (add_defs_parser, cmd_defs),
     "mcp": (add_mcp_parser, cmd_mcp),
     "bench": (add_bench_parser, cmd_bench),
 }

@@ -97,6 +97,10 @@ HOOK_FAILED = "hook_failed"
 INTERNAL = "internal"
 # read_file on a PDF (ripsight.pdf): pages without a text layer.
 NO_TEXT = "no_text"
+# outline: a file no outline is made of (no parser, binary, too large, minified), or whose
+# parse was stopped (its time cap, a crash of the parser's process, none free).
+NO_OUTLINE = "no_outline"
+PARSE_FAILED = "parse_failed"
 #: The failures of a PDF read: the ``kind`` of each `ripsight.pdf.PdfError` class.
 PDF_CODES = pdf.PDF_CODES
 
@@ -104,12 +108,20 @@ PDF_CODES = pdf.PDF_CODES
 #: host tool's own (``ToolOutput(is_error=True, code=...)``) is a ``done`` failure beside them.
 CODES: tuple[tuple[Status, Outcome, tuple[str, ...]], ...] = (
     ("done", "success", (OK, UNCHANGED, SAME_AS)),
-    ("done", "empty", (NO_MATCH, EMPTY_FILE, PAST_END, NO_TEXT)),
+    ("done", "empty", (NO_MATCH, EMPTY_FILE, PAST_END, NO_TEXT, NO_OUTLINE)),
     ("done", "partial", (TRUNCATED, TIME_BUDGET, BINARY)),
     (
         "done",
         "failure",
-        (TOOL_ERROR, UNKNOWN_REF, TOO_LARGE, TOO_MANY_PIXELS, UNSUPPORTED_FORMAT, UNDECODABLE),
+        (
+            TOOL_ERROR,
+            UNKNOWN_REF,
+            TOO_LARGE,
+            TOO_MANY_PIXELS,
+            UNSUPPORTED_FORMAT,
+            UNDECODABLE,
+            PARSE_FAILED,
+        ),
     ),
     (
         "contract_error",

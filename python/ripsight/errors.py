@@ -87,6 +87,12 @@ def _advice(error: RipsightError) -> str:
             "for every depth)."
         )
     if isinstance(error, NotADirectoryPathError) and path is not None:
+        named = path.rstrip()
+        while named.endswith(("/", "/.")):
+            named = named.removesuffix("/").removesuffix("/.")
+        if named and named != path.rstrip():
+            # `a.txt/`: a trailing slash names a directory, as open(2) reads it.
+            return f' A trailing "/" names a directory; to read the file, pass path="{named}".'
         return " Pass a directory as path, or read the file with read_file."
     reason = getattr(error, "reason", None)
     if reason == "path_too_long":

@@ -23,9 +23,11 @@ from ._core import LIMITS as _ENGINE_LIMITS
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "HIDING_RULES",
     "LIMITS",
     "MAX_CONCURRENT_CALLS",
     "MAX_CONTEXT",
+    "MAX_DEPTH",
     "MAX_OFFSET",
     "MCP_TIME_BUDGET",
     "MIN_LINE_CHARS",
@@ -44,6 +46,10 @@ MIN_RESULT_CHARS = int(LIMITS["min_result_chars"])
 MAX_OFFSET = int(LIMITS["max_offset"])
 #: The most context lines grep shows around a match.
 MAX_CONTEXT = int(LIMITS["grep_max_context"])
+#: The largest `max_depth` grep and glob take.
+MAX_DEPTH = int(LIMITS["max_depth"])
+#: The ignore rules a result names at most (those that hid the most).
+HIDING_RULES = int(LIMITS["hiding_rules"])
 #: Seconds one walk or search may take before it answers with what it found, marked incomplete:
 #: the library's and the CLI's default (`Workspace(time_budget=...)`).
 TIME_BUDGET = float(LIMITS["time_budget_seconds"])
@@ -60,6 +66,8 @@ _MAXIMA = (
     ("grep_max_limit", "grep_limit", int(LIMITS["grep_max_limit"])),
     ("read_max_limit", "read_limit", int(LIMITS["read_max_limit"])),
     ("notebook_max_limit", "notebook_limit", int(LIMITS["notebook_max_limit"])),
+    ("outline_max_limit", "outline_limit", int(LIMITS["outline_max_limit"])),
+    ("definitions_max_limit", "definitions_limit", int(LIMITS["definitions_max_limit"])),
 )
 
 
@@ -70,8 +78,8 @@ def _check_int(name: str, value: Any, minimum: int) -> None:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
 
 
-#: The image and notebook bounds (each a whole number from 1).
-_MEDIA_FIELDS = (
+#: The image, notebook and outline bounds (each a whole number from 1).
+_WHOLE_FIELDS = (
     "image_max_edge",
     "image_max_pixels",
     "image_max_bytes",
@@ -80,6 +88,8 @@ _MEDIA_FIELDS = (
     "notebook_limit",
     "notebook_output_chars",
     "notebook_max_bytes",
+    "outline_limit",
+    "definitions_limit",
 )
 
 
@@ -116,6 +126,10 @@ class ToolLimits:
             2000).
         notebook_max_bytes: notebooks larger than this are refused unread (default 64,000,000
             bytes).
+        outline_limit: definitions one outline call returns (default 200; a call may ask for
+            up to outline_max_limit, None: 1000 or the default when larger).
+        definitions_limit: definitions one find_definitions call returns (default 50; a call
+            may ask for up to definitions_max_limit, None: 500 or the default when larger).
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -139,6 +153,10 @@ class ToolLimits:
     notebook_output_chars: int = int(LIMITS["notebook_output_chars"])
     notebook_max_bytes: int = int(LIMITS["notebook_max_bytes"])
     notebook_max_limit: int | None = None
+    outline_limit: int = int(LIMITS["outline_limit"])
+    outline_max_limit: int | None = None
+    definitions_limit: int = int(LIMITS["definitions_limit"])
+    definitions_max_limit: int | None = None
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)
@@ -147,7 +165,7 @@ class ToolLimits:
         _check_int("grep_line_chars", self.grep_line_chars, MIN_LINE_CHARS)
         _check_int("read_line_chars", self.read_line_chars, MIN_LINE_CHARS)
         _check_int("max_result_chars", self.max_result_chars, MIN_RESULT_CHARS)
-        for name in _MEDIA_FIELDS:
+        for name in _WHOLE_FIELDS:
             _check_int(name, getattr(self, name), 1)
         ratio = self.head_ratio
         if isinstance(ratio, bool) or not isinstance(ratio, (int, float)):

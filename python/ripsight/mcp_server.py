@@ -80,6 +80,8 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
         "glob": copy.deepcopy(_core.GlobResult.SCHEMA),
         "grep": copy.deepcopy(_core.GrepResult.SCHEMA),
         "read_file": copy.deepcopy(_core.ReadResult.SCHEMA),
+        "outline": copy.deepcopy(_core.OutlineResult.SCHEMA),
+        "find_definitions": copy.deepcopy(_core.DefinitionsResult.SCHEMA),
     }
     grep_text = schemas["grep"]["properties"]["lines"]["items"]["properties"]["text"]
     grep_text["description"] = (
@@ -93,7 +95,7 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
     # The server holds the structured copy to the text's budget (`bound_structured`): say where
     # the entries it leaves out are counted.
     kept_out = " (also those left out to keep this structured copy within the result budget)"
-    for tool in ("glob", "grep"):
+    for tool in ("glob", "grep", "outline", "find_definitions"):
         withheld = schemas[tool]["properties"]["withheld"]
         withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
     next_offset = schemas["read_file"]["properties"]["next_offset"]
@@ -144,7 +146,8 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     page[key] = entries[:keep]
     if keep >= len(entries):
         return page
-    if key in ("paths", "files"):  # glob; grep's files_with_matches and count modes
+    if key in ("paths", "files", "symbols", "definitions"):
+        # glob; grep's files_with_matches and count modes; outline; find_definitions
         page["withheld"] = data["withheld"] + len(entries) - keep
         page["next_offset"] = data["offset"] + keep
     elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
@@ -166,14 +169,15 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
     """The structured copy of a result (`ripsight.to_dict` of the engine's result) held to the
     text's budget: its JSON is at most `budget` characters.
 
-    A longer page keeps its first entries (paths, files, matching lines with their context, or
-    read lines) and counts the rest in ``withheld`` (read_file: ``next_offset`` reads on from the
+    A longer page keeps its first entries (paths, files, symbols, definitions, matching lines
+    with their context, or read lines) and counts the rest in ``withheld`` (read_file: ``next_offset`` reads on from the
     first line left out), so paging from the structured copy alone finds everything. A page
     that cannot fit even with no entries has its echoed ``pattern`` cut.
     """
     if _json_chars(data) <= budget:
         return data
-    key = next((k for k in ("paths", "files", "lines", "cells", "pages") if data.get(k)), None)
+    keys = ("paths", "files", "symbols", "definitions", "lines", "cells", "pages")
+    key = next((k for k in keys if data.get(k)), None)
     if key is None:
         page = dict(data)
     else:

@@ -209,7 +209,7 @@ class Registry:
         ``cancelled``.
 
         >>> reg.execute(ToolCall("c1", "Read", "{}")).content
-        'There is no tool named Read. Did you mean read_file? Available tools: glob, grep, read_file, read_result.'
+        'There is no tool named Read. Did you mean read_file? Available tools: find_definitions, ...'
         """
         parsed = read_call(call)
         call_id, name = (parsed.id, parsed.name) if parsed else ToolCall.peek(call)
@@ -342,11 +342,12 @@ def default_registry(
     after: AfterHook | None = None,
     **workspace_options: Any,
 ) -> Registry:
-    """A registry with `glob`, `grep`, `read_file` and `read_result` bound to one workspace.
+    """A registry with `find_definitions`, `glob`, `grep`, `outline`, `read_file` and
+    `read_result` bound to one workspace.
 
         >>> reg = default_registry("/path/to/repo", deny=[".env", "*.pem"])
         >>> reg.names
-        ['glob', 'grep', 'read_file', 'read_result']
+        ['find_definitions', 'glob', 'grep', 'outline', 'read_file', 'read_result']
         >>> small = default_registry("/path/to/repo", limits=ToolLimits(grep_limit=20))
 
     `limits` (default: SPEC section 5) drives everything: the definitions the model reads

@@ -124,6 +124,8 @@ def checked_arguments(
         meta["argument_notes"] = notes
     record.update(input=arguments)
     checked = check_arguments(spec.parameters, arguments)
+    if spec.check is not None:
+        checked.errors.extend(spec.check(checked.values))
     note = ""
     if checked.ignored:
         meta["ignored_arguments"] = [i.name for i in checked.ignored]

@@ -142,6 +142,9 @@ class ToolSpec:
         prepare: turns the checked arguments, in place, into the ones the handler uses (the
             built-in tools turn a quoted ``path``, as results show odd names, back into the
             name). It runs before the host's policy and hooks, so they see what the tool will use.
+        check: further checks of the arguments, beyond what the schema states (grep's file
+            type names): it gets the checked arguments and returns each problem as a sentence,
+            reported with the schema's problems and the call not run.
     """
 
     name: str
@@ -153,6 +156,7 @@ class ToolSpec:
     title: str | None = None
     effect: Effect | None = None
     prepare: Callable[[dict[str, Any]], None] | None = None
+    check: Callable[[dict[str, Any]], list[str]] | None = None
 
     def __post_init__(self) -> None:
         effect = self.effect

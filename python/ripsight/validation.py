@@ -72,13 +72,27 @@ ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
         "file_glob",
         "files",
         "filter",
-        "type",
         "include_pattern",
         "glob_filter",
+        "exclude",
+        "exclude_pattern",
+        "-g",
+    ),
+    "type": ("file_type", "filetype", "types", "lang", "language", "-t", "t"),
+    "type_not": ("exclude_type", "not_type", "type_exclude", "-T", "T"),
+    "max_count": ("max_matches_per_file", "max_per_file", "matches_per_file", "-m", "m"),
+    "invert_match": ("invert", "inverted", "negate", "-v", "v", "not_matching"),
+    "max_depth": ("depth", "maxdepth", "max_level", "levels", "-d"),
+    "include_ignored": (
+        "no_ignore",
+        "noignore",
+        "ignored",
+        "include_gitignored",
+        "respect_gitignore",
+        "-u",
     ),
     "limit": (
         "max_results",
-        "max_count",
         "head_limit",
         "max_lines",
         "num_lines",
@@ -108,11 +122,9 @@ ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
         "C",
         "lines_of_context",
         "around",
-        "before",
-        "after",
-        "-A",
-        "-B",
     ),
+    "before_context": ("before", "-B", "B", "lines_before", "context_before"),
+    "after_context": ("after", "-A", "A", "lines_after", "context_after"),
     "literal": ("fixed_strings", "fixed_string", "-F", "F", "is_regex", "regex_mode", "plain"),
     "output_mode": ("mode", "output", "format"),
     "multiline": ("multi_line", "-U", "U", "dotall"),
@@ -269,6 +281,10 @@ def _type_hint(value: Any, expected: str) -> str:
     return ""
 
 
+def _plural_items(count: int) -> str:
+    return f"{count} item" if count == 1 else f"{count} items"
+
+
 def _check_value(name: str, value: Any, schema: Mapping[str, Any], errors: list[str]) -> Any:
     """Checks one value against its property schema; returns it (integers normalised)."""
     expected = schema.get("type")
@@ -310,6 +326,9 @@ def _check_value(name: str, value: Any, schema: Mapping[str, Any], errors: list[
             errors.append(
                 f'"{name}" must be at most {max_length} characters long, got {len(value)}.'
             )
+    min_items = schema.get("minItems")
+    if isinstance(value, (list, tuple)) and min_items is not None and len(value) < min_items:
+        errors.append(f'"{name}" must hold at least {_plural_items(min_items)}.')
     if isinstance(value, (list, tuple)) and isinstance(schema.get("items"), Mapping):
         value = [
             _check_value(f"{name}[{i}]", item, schema["items"], errors)

@@ -11,16 +11,28 @@ raises a :mod:`ripsight.errors` class (a bad regex is a ``PatternError``, also a
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import ripsight._core as _engine
 
 from .errors import InvalidArgumentError
+from .file_types import unknown_types
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
 from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
 
-__all__ = ["DEFAULT_DENY_GLOBS", "DEFAULT_EXCLUDE_DIRS", "CancelToken", "Workspace", "to_dict"]
+__all__ = [
+    "DEFAULT_DENY_GLOBS",
+    "DEFAULT_EXCLUDE_DIRS",
+    "OUTLINE_LANGUAGES",
+    "OUTLINE_WORKER",
+    "SYMBOL_KINDS",
+    "CancelToken",
+    "Workspace",
+    "to_dict",
+]
 
 DEFAULT_EXCLUDE_DIRS: tuple[str, ...] = tuple(_engine.DEFAULT_EXCLUDE_DIRS)
 DEFAULT_DENY_GLOBS: tuple[str, ...] = tuple(_engine.DEFAULT_DENY_GLOBS)
@@ -34,6 +46,21 @@ ImageResult = _engine.ImageResult
 NotebookResult = _engine.NotebookResult
 NotebookImages = _engine.NotebookImages
 FileBytes = _engine.FileBytes
+OutlineResult = _engine.OutlineResult
+DefinitionsResult = _engine.DefinitionsResult
+
+#: The command that starts an outline worker: this interpreter, isolated from the user's
+#: environment (-I), running the worker script beside this module. tree-sitter runs there,
+#: never in this process.
+OUTLINE_WORKER: tuple[str, ...] = (
+    sys.executable,
+    "-I",
+    str(Path(__file__).with_name("_outline_worker.py")),
+)
+#: The kinds of definitions an outline names, in the engine's order.
+SYMBOL_KINDS: tuple[str, ...] = tuple(_engine.SYMBOL_KINDS)
+#: The languages with a parser.
+OUTLINE_LANGUAGES: tuple[str, ...] = tuple(_engine.OUTLINE_LANGUAGES)
 
 
 #: The largest integer the engine takes (its counts and offsets are 64-bit).
@@ -72,15 +99,31 @@ def _check_text(name: str, value: Any) -> None:
         ) from None
 
 
-def _globs_arg(glob: str | Sequence[str] | None) -> list[str] | None:
-    """grep's `glob`: one pattern or several (rg -g, repeated)."""
-    if glob is None:
+def _strings_arg(name: str, value: str | Sequence[str] | None) -> list[str] | None:
+    """An argument that takes one string or several (rg's repeated -g, -t): a list, each
+    checked as text."""
+    if value is None:
         return None
-    if isinstance(glob, str):
-        return [glob]
-    if not all(isinstance(g, str) for g in glob):
-        raise InvalidArgumentError(f"glob must be a string or a list of strings, got {glob!r}")
-    return list(glob)
+    if isinstance(value, str):
+        values = [value]
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        values = list(value)
+    else:
+        raise InvalidArgumentError(
+            f"{name} must be a string or a list of strings, got {type(value).__name__} {value!r}"
+        )
+    for one in values:
+        _check_text(name, one)
+    return values
+
+
+def _types_arg(name: str, value: str | Sequence[str] | None) -> list[str] | None:
+    """`type` / `type_not`: ripgrep's file type names, each one the engine knows."""
+    names = _strings_arg(name, value)
+    problems = unknown_types(names or ())
+    if problems:
+        raise InvalidArgumentError(f"{name}: " + "; ".join(problems))
+    return names
 
 
 def _path_arg(path: str | os.PathLike[str] | None) -> str | None:
@@ -147,6 +190,7 @@ class Workspace:
             index=bool(index),
             index_dir=None if index_dir is None else os.fspath(index_dir),
             persist=bool(persist),
+            outline_worker=list(OUTLINE_WORKER),
         )
 
     @property
@@ -156,23 +200,44 @@ class Workspace:
 
     def glob(
         self,
-        pattern: str,
+        pattern: str | Sequence[str],
         path: str | os.PathLike[str] | None = None,
         limit: int | None = DEFAULT_LIMITS.glob_limit,
         offset: int = 0,
         sort: Literal["path", "mtime"] = "path",
         cancel: CancelToken | None = None,
+        *,
+        type: str | Sequence[str] | None = None,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GlobResult:
         """Files under `path` matching `pattern` (``**/*.py``, ``src/*.{c,h}``), one page.
 
-        ``limit=None`` returns every match (default 200 per page). The result states the exact
-        total and what was withheld.
+        `pattern` may be a list, applied in order as rg's repeated -g: the last that matches a
+        file decides, a leading ``!`` excludes (also below a directory it matches). `type`
+        keeps files of ripgrep's file types (``"py"``, ``["rust", "toml"]``), `max_depth`
+        lists at most that many levels below `path` (rg --max-depth: 1 is its own files),
+        `include_ignored` lists what ignore files hide too (rg --no-ignore; the skip set and
+        deny rules still apply). ``limit=None`` returns every match (default 200 per page).
+        The result states the exact total, what was withheld, and what ignore rules hid.
         """
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
-        _check_text("pattern", pattern)
+        _check_int("max_depth", max_depth, 0, allow_none=True)
+        patterns = _strings_arg("pattern", pattern)
+        if not patterns:
+            raise InvalidArgumentError("pattern must name at least one glob")
         return self._engine.glob(
-            pattern, path=_path_arg(path), limit=limit, offset=offset, sort=sort, cancel=cancel
+            patterns[0],
+            path=_path_arg(path),
+            limit=limit,
+            offset=offset,
+            sort=sort,
+            cancel=cancel,
+            more_patterns=patterns[1:],
+            types=_types_arg("type", type),
+            max_depth=max_depth,
+            include_ignored=bool(include_ignored),
         )
 
     def grep(
@@ -184,13 +249,22 @@ class Workspace:
         case_insensitive: bool = False,
         context: int = 0,
         multiline: bool = False,
-        output_mode: Literal["content", "files_with_matches", "count"] = "content",
+        output_mode: Literal[
+            "content", "files_with_matches", "count", "files_without_match"
+        ] = "content",
         limit: int | None = DEFAULT_LIMITS.grep_limit,
         offset: int = 0,
         max_line_chars: int = DEFAULT_LIMITS.grep_line_chars,
         cancel: CancelToken | None = None,
         before_context: int | None = None,
         after_context: int | None = None,
+        *,
+        type: str | Sequence[str] | None = None,
+        type_not: str | Sequence[str] | None = None,
+        max_count: int | None = None,
+        invert_match: bool = False,
+        max_depth: int | None = None,
+        include_ignored: bool = False,
     ) -> GrepResult:
         """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
 
@@ -199,7 +273,15 @@ class Workspace:
         lies further in. `context` lines are shown before and after each match (rg -C);
         `before_context` and `after_context` (rg -B, -A) override one side. `glob` is one
         file glob or a list, as rg's repeated -g: the last that matches decides, a leading `!`
-        excludes (directories too), a leading `/` anchors at the root.
+        excludes (directories too), a leading `/` anchors at the root. A file given as `path`
+        is searched whatever `glob` and `type` say, as rg searches a path it is given.
+
+        As rg's long options: `type` / `type_not` (-t / -T: ripgrep's file types, e.g. ``"py"``;
+        a file `glob` names is searched whatever its type), `max_count` (-m: matches per file),
+        `invert_match` (-v: the lines that do not match), `max_depth` (--max-depth: 1 is
+        `path`'s own files), `include_ignored` (--no-ignore: what ignore files hide is searched
+        too; the skip set and deny rules still apply), ``output_mode="files_without_match"``
+        (the files searched without a match).
         """
         _check_int("context", context, 0)
         _check_int("before_context", before_context, 0, allow_none=True)
@@ -207,10 +289,10 @@ class Workspace:
         _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
+        _check_int("max_count", max_count, 1, allow_none=True)
+        _check_int("max_depth", max_depth, 0, allow_none=True)
         _check_text("pattern", pattern)
-        globs = _globs_arg(glob)
-        for one in globs or ():
-            _check_text("glob", one)
+        globs = _strings_arg("glob", glob)
         return self._engine.grep(
             pattern,
             path=_path_arg(path),
@@ -226,6 +308,12 @@ class Workspace:
             cancel=cancel,
             before_context=before_context,
             after_context=after_context,
+            types=_types_arg("type", type),
+            types_not=_types_arg("type_not", type_not),
+            max_count=max_count,
+            invert_match=bool(invert_match),
+            max_depth=max_depth,
+            include_ignored=bool(include_ignored),
         )
 
     def identify(
@@ -256,6 +344,60 @@ class Workspace:
             offset=offset,
             limit=limit,
             max_line_chars=max_line_chars,
+            cancel=cancel,
+        )
+
+    # ==== Outlines and definitions (the engine's crate::outline) ====
+
+    def outline(
+        self,
+        path: str | os.PathLike[str],
+        offset: int = 0,
+        limit: int | None = DEFAULT_LIMITS.outline_limit,
+        max_depth: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> OutlineResult:
+        """The definitions of one file in source order (kind, name, line range, nesting), a
+        page of `limit` (default 200; None: all) from `offset`, with the exact total; those
+        nested deeper than `max_depth` left out. A file without a parser, binary, over 1 MiB or
+        minified comes back with `refused` set and no symbols; so does one whose parse was
+        stopped (its time cap, a crash of the parser's process). tree-sitter runs in a child
+        process; outlines are cached by file identity. Raises what `read_file` raises."""
+        _check_int("offset", offset, 0)
+        _check_int("limit", limit, 1, allow_none=True)
+        _check_int("max_depth", max_depth, 0, allow_none=True)
+        return self._engine.outline(
+            os.fspath(path), offset=offset, limit=limit, max_depth=max_depth, cancel=cancel
+        )
+
+    def definitions(
+        self,
+        name: str,
+        match: Literal["exact", "prefix", "regex"] = "exact",
+        path: str | os.PathLike[str] | None = None,
+        glob: str | Sequence[str] | None = None,
+        kind: str | Sequence[str] | None = None,
+        limit: int | None = DEFAULT_LIMITS.definitions_limit,
+        offset: int = 0,
+        cancel: CancelToken | None = None,
+    ) -> DefinitionsResult:
+        """Where `name` is defined: the definitions whose name is `name` (`match="prefix"`:
+        starts with it; `"regex"`: a Rust regex matches it), by path then line, a page of
+        `limit` (default 50; None: all) with the exact total. `path` and `glob` narrow the
+        files as grep's do; `kind` keeps only those kinds (one or a list of `SYMBOL_KINDS`).
+        The candidate files are those grep finds the name in (the warm index's grep when the
+        workspace has one); only they are parsed."""
+        _check_int("offset", offset, 0)
+        _check_int("limit", limit, 1, allow_none=True)
+        _check_text("name", name)
+        return self._engine.definitions(
+            name,
+            matching=match,
+            path=_path_arg(path),
+            glob=_strings_arg("glob", glob),
+            kinds=_strings_arg("kind", kind) or [],
+            limit=limit,
+            offset=offset,
             cancel=cancel,
         )
 
@@ -427,6 +569,7 @@ RESULT_CLASSES = (
     _engine.ReadResult,
     _engine.ReadLine,
     _engine.SkipCounts,
+    _engine.IgnoreRule,
     _engine.FileIdentity,
     _engine.IndexStatus,
     _engine.ImageResult,
@@ -436,6 +579,11 @@ RESULT_CLASSES = (
     _engine.NotebookImage,
     _engine.NotebookImages,
     _engine.FileBytes,
+    _engine.OutlineResult,
+    _engine.OutlineSymbol,
+    _engine.DefinitionsResult,
+    _engine.Definition,
+    _engine.UnparsedFile,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

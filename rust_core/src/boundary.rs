@@ -419,7 +419,7 @@ impl RootDir {
 
     /// `absolute` (a path outside the root's namespace as the caller wrote it) relative to the
     /// root, with `.`/`..` folded by name; `None` when it is not below the root.
-    fn strip_root(&self, absolute: &Path) -> Option<Vec<u8>> {
+    pub(crate) fn strip_root(&self, absolute: &Path) -> Option<Vec<u8>> {
         let normalized = normalize_lexically(absolute);
         for root in [&self.path, &self.given] {
             if let Ok(rest) = normalized.strip_prefix(root) {
@@ -513,8 +513,9 @@ impl RootDir {
                     }
                 }
                 Err(rustix::io::Errno::INVAL) => {
-                    // Not a link: a real component. Open it when more follow.
-                    if !queue.is_empty() {
+                    // Not a link: a real component. Open it when more follow (`a/.` is `a`:
+                    // whether it must be a directory is the opener's to say).
+                    if queue.iter().any(|p| !matches!(p.as_slice(), b"" | b".")) {
                         match open_child_dir(at, &part) {
                             Ok(fd) => current = Some(fd),
                             Err(e)

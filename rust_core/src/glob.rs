@@ -11,6 +11,12 @@
 //!    is resolved and walked under its real path);
 //! 5. FIFOs, sockets and devices: never opened, counted `special`.
 //!
+//! Options narrow the listing as ripgrep's do for `rg --files`: `max_depth` (`--max-depth`),
+//! `include_ignored` (`--no-ignore`: ignore files do not apply; the skip set and deny rules
+//! still do), `types` (`-t`: file names of these types). Several patterns apply in order, the
+//! last that matches deciding, a leading `!` excluding (what lies below a directory it matches
+//! too).
+//!
 //! When the workspace's time budget runs out the walk stops and the result is marked incomplete.
 
 use std::cmp::{Ordering, Reverse};
@@ -21,12 +27,17 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::time::{Instant, SystemTime};
 
-use globset::GlobSet;
+use ignore::types::Types;
 
 use crate::error::CoreError;
 use crate::open::{Target, display_relative, open_target};
-use crate::pattern::{CompiledGlob, literal_prefix, normalize_pattern};
-use crate::walker::{FileVisitor, GLOB_SEQUENTIAL_MAX_ENTRIES, StartDir, WalkedFile, walk_files};
+use crate::pattern::{
+    CompiledGlob, FileFilter, file_types, literal_prefix, normalize_pattern, type_admits,
+};
+use crate::skip::{IgnoreRule, MAX_HIDING_RULES};
+use crate::walker::{
+    FileVisitor, GLOB_SEQUENTIAL_MAX_ENTRIES, StartDir, WalkOptions, WalkedFile, walk_files,
+};
 use crate::workspace::{CancelToken, SkipCounts, Workspace};
 
 /// Default number of paths a glob returns.
@@ -49,10 +60,21 @@ pub enum SortOrder {
 /// What to list.
 #[derive(Clone, Debug)]
 pub struct GlobOptions {
-    /// The glob, matched against the path relative to `path`.
+    /// The glob, matched against the path relative to `path`; a leading `!` excludes.
     pub pattern: String,
+    /// Further globs after `pattern`, in order: the last that matches a file decides, a leading
+    /// `!` excludes (also below a directory it matches); with only `!` globs, every other file
+    /// is listed.
+    pub more_patterns: Vec<String>,
     /// Directory to search, relative to the root (default: the root).
     pub path: Option<OsString>,
+    /// Only files of these types (ripgrep's built-in types, `rg -t`; `all`: any type).
+    pub types: Vec<String>,
+    /// Levels below `path` listed at most (`rg --max-depth`; 1: its own files).
+    pub max_depth: Option<usize>,
+    /// List what ignore files hide too (`rg --no-ignore`); the skip set and deny rules still
+    /// apply.
+    pub include_ignored: bool,
     /// Paths returned at most; `None` returns every path (default 200).
     pub limit: Option<usize>,
     /// Paths skipped before the first one returned (default 0).
@@ -67,7 +89,11 @@ impl Default for GlobOptions {
     fn default() -> Self {
         GlobOptions {
             pattern: String::new(),
+            more_patterns: Vec::new(),
             path: None,
+            types: Vec::new(),
+            max_depth: None,
+            include_ignored: false,
             limit: Some(DEFAULT_GLOB_LIMIT),
             offset: 0,
             sort: SortOrder::Path,
@@ -83,6 +109,8 @@ crate::record! {
     pub struct GlobOutput {
         /// The glob pattern as given.
         pub pattern: String,
+        /// The further patterns as given.
+        pub more_patterns: Vec<String>,
         /// This page of matching files, relative to the root, /-separated (raw bytes: a
         /// non-UTF-8 name round-trips, as a str with surrogate escapes in Python).
         pub paths: Vec<OsString>,
@@ -108,6 +136,12 @@ crate::record! {
         pub searched: OsString,
         /// What the walk passed over, by reason.
         pub skipped: SkipCounts,
+        /// The ignore rules that hid the most files and directories from the walk, most first
+        /// (at most 3).
+        pub hidden_by: Vec<IgnoreRule>,
+        /// The rule hiding the requested path (or a directory above it) from a walk of the
+        /// root, when one does: it was listed anyway, as rg searches a path it is given.
+        pub path_ignored_by: Option<IgnoreRule>,
         /// True when the time budget ran out: the result and its totals cover only what was
         /// walked.
         pub incomplete: bool,
@@ -118,10 +152,16 @@ crate::record! {
 
 /// The directory to walk for `pattern`: the literal leading directory when walking it alone
 /// lists exactly what a walk of `search` would (a real directory, not a link, not in the skip
-/// set, not denied, not ignored); otherwise `search`.
-fn pruned_start(workspace: &Workspace, search: StartDir, pattern: &str) -> StartDir {
+/// set, not denied, not ignored, within `walk.max_depth`, which then counts from it);
+/// otherwise `search`.
+fn pruned_start(
+    workspace: &Workspace,
+    search: StartDir,
+    pattern: &str,
+    walk: &mut WalkOptions,
+) -> StartDir {
     let prefix = literal_prefix(pattern);
-    if prefix.is_empty() {
+    if prefix.is_empty() || walk.max_depth.is_some_and(|max| max <= prefix.len()) {
         return search;
     }
     let mut relative = search.relative.clone();
@@ -134,7 +174,9 @@ fn pruned_start(workspace: &Workspace, search: StartDir, pattern: &str) -> Start
             relative.push(b'/');
         }
         relative.extend_from_slice(part.as_bytes());
-        if workspace.denied_by(&relative).is_some() || workspace.ignores_dir(&relative) {
+        if workspace.denied_by(&relative).is_some()
+            || (walk.respect_ignore && workspace.ignores_dir(&relative))
+        {
             return search;
         }
         // One component, `O_NOFOLLOW`: a link (or a file) here means "walk `search`".
@@ -145,7 +187,10 @@ fn pruned_start(workspace: &Workspace, search: StartDir, pattern: &str) -> Start
         }
     }
     match fd {
-        Some(fd) => StartDir { fd, relative },
+        Some(fd) => {
+            walk.max_depth = walk.max_depth.map(|max| max - prefix.len());
+            StartDir { fd, relative }
+        }
         None => search,
     }
 }
@@ -204,10 +249,7 @@ impl<T: Ord> Smallest<T> {
 }
 
 struct GlobVisitor<'a> {
-    matcher: &'a GlobSet,
-    anywhere: Option<&'a GlobSet>,
-    /// Length of the searched directory's relative path plus its `/` (0 for the root).
-    search_prefix: usize,
+    setup: &'a GlobSetup,
     sort: SortOrder,
     matched: u64,
     anywhere_matched: u64,
@@ -218,17 +260,15 @@ struct GlobVisitor<'a> {
 impl FileVisitor for GlobVisitor<'_> {
     fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
         self.in_scope += 1;
-        let in_search = Path::new(OsStr::from_bytes(
-            file.relative_bytes
-                .get(self.search_prefix..)
-                .unwrap_or_default(),
-        ));
-        if let Some(anywhere) = self.anywhere
-            && anywhere.is_match(in_search)
-        {
+        let setup = self.setup;
+        let in_search = file
+            .relative_bytes
+            .get(setup.search_prefix..)
+            .unwrap_or_default();
+        if setup.anywhere_admits(in_search, file.name_bytes) {
             self.anywhere_matched += 1;
         }
-        if !self.matcher.is_match(in_search) {
+        if !setup.admits(in_search, file.name_bytes) {
             return true;
         }
         self.matched += 1;
@@ -253,12 +293,14 @@ impl FileVisitor for GlobVisitor<'_> {
     }
 }
 
-/// Lists files under `options.path` whose path relative to it matches `options.pattern`.
+/// Lists files under `options.path` whose path relative to it matches `options.pattern` (and
+/// `more_patterns`, `types`, `max_depth`; see the module docs).
 ///
 /// The pattern uses glob syntax with `*` and `?` confined to one directory level, `**` across;
 /// a literal leading directory prunes the walk. Results are sorted (by path, or newest first),
 /// paged by `offset`/`limit` with exact totals. Errors: `NotFound` / `NotADirectory` /
-/// `OutsideRoot` / `Denied` for a bad `path`, `InvalidPattern` for a bad glob.
+/// `OutsideRoot` / `Denied` for a bad `path`, `InvalidPattern` for a bad glob,
+/// `InvalidArgument` for an unknown file type.
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
@@ -268,12 +310,11 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
     let outcome = walk_files(
         workspace,
         start,
+        setup.walk,
         deadline.clone(),
         GLOB_SEQUENTIAL_MAX_ENTRIES,
         || GlobVisitor {
-            matcher: &setup.matcher,
-            anywhere: setup.anywhere.as_deref(),
-            search_prefix: setup.search_prefix,
+            setup: &setup,
             sort: options.sort,
             matched: 0,
             anywhere_matched: 0,
@@ -300,11 +341,12 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
         .take(options.limit.unwrap_or(usize::MAX))
         .map(|k| k.path)
         .collect();
+    let hidden_by = outcome.hidden_by.top(MAX_HIDING_RULES);
     Ok(setup.output(
         options,
         paths,
         counts,
-        outcome.skipped,
+        (outcome.skipped, hidden_by),
         outcome.incomplete,
         started,
     ))
@@ -312,17 +354,23 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
 
 /// What a glob compiles before it lists anything (shared with the warm index's listing).
 pub(crate) struct GlobSetup {
-    /// The pattern's matcher (against paths relative to the searched directory).
-    pub(crate) matcher: CompiledGlob,
-    /// For a slash-free pattern: `**/pattern`, and its matcher.
+    /// The patterns (against paths relative to the searched directory).
+    filter: FileFilter,
+    /// The file types asked for.
+    types: Option<Types>,
+    /// For one slash-free pattern: `**/pattern`, and its matcher.
     pub(crate) anywhere_pattern: Option<String>,
-    pub(crate) anywhere: Option<CompiledGlob>,
+    anywhere: Option<CompiledGlob>,
     /// Bytes of a listed path before its part relative to the searched directory.
     pub(crate) search_prefix: usize,
     /// The searched directory, relative to the root (real path).
     pub(crate) search: Vec<u8>,
     /// The directory walked: `search`, or the pattern's literal leading directory below it.
     pub(crate) searched: Vec<u8>,
+    /// How `searched` is walked (its `max_depth` counts from `searched`).
+    pub(crate) walk: WalkOptions,
+    /// The rule hiding the searched directory, if one does.
+    path_ignored_by: Option<IgnoreRule>,
 }
 
 /// A glob's counts over the walked directory.
@@ -334,7 +382,7 @@ pub(crate) struct GlobCounts {
 }
 
 impl GlobSetup {
-    /// Opens the searched directory, compiles the pattern and picks the directory to walk.
+    /// Opens the searched directory, compiles the patterns and picks the directory to walk.
     pub(crate) fn new(
         workspace: &Workspace,
         options: &GlobOptions,
@@ -353,9 +401,35 @@ impl GlobSetup {
         } else {
             workspace.root().join(&search_relative)
         };
-        let pattern = normalize_pattern(&options.pattern, &search_abs)?;
-        let matcher = workspace.cached_glob(&pattern, &options.pattern)?;
-        let anywhere_pattern = (!pattern.contains('/')).then(|| format!("**/{pattern}"));
+        let mut patterns = Vec::with_capacity(1 + options.more_patterns.len());
+        for given in std::iter::once(&options.pattern).chain(&options.more_patterns) {
+            let trimmed = given.trim();
+            let (negated, body) = match trimmed.strip_prefix('!') {
+                Some(rest) => (true, rest),
+                None => (false, trimmed),
+            };
+            let normalized = normalize_pattern(body, &search_abs).map_err(|e| match e {
+                // The pattern as the caller wrote it, `!` included.
+                CoreError::InvalidPattern { issue, message, .. } => CoreError::InvalidPattern {
+                    pattern: given.clone(),
+                    issue,
+                    message,
+                },
+                other => other,
+            })?;
+            patterns.push((negated, normalized, given.as_str()));
+        }
+        let filter = FileFilter::paths(&patterns, |p, shown| workspace.cached_glob(p, shown))?;
+        let types = file_types(&options.types, &[])?;
+        // One pattern that lists by its own name: the hint of what `**/` would list, and the
+        // walk pruned to its literal leading directory.
+        let single = match patterns.as_slice() {
+            [(false, pattern, _)] => Some(pattern.as_str()),
+            _ => None,
+        };
+        let anywhere_pattern = single
+            .filter(|p| !p.contains('/'))
+            .map(|p| format!("**/{p}"));
         let anywhere = match &anywhere_pattern {
             Some(p) => Some(workspace.cached_glob(p, p)?),
             None => None,
@@ -366,25 +440,51 @@ impl GlobSetup {
             search.relative.len() + 1
         };
         let search_real = search.relative.clone();
-        let start = pruned_start(workspace, search, &pattern);
+        let mut walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
+        let path_ignored_by = match walk.respect_ignore && !search_real.is_empty() {
+            true => workspace.hiding(&search_real, true).map(|r| r.stated(1)),
+            false => None,
+        };
+        let start = match single {
+            Some(pattern) => pruned_start(workspace, search, pattern, &mut walk),
+            None => search,
+        };
         let setup = GlobSetup {
-            matcher,
+            filter,
+            types,
             anywhere_pattern,
             anywhere,
             search_prefix,
             search: search_real,
             searched: start.relative.clone(),
+            walk,
+            path_ignored_by,
         };
         Ok((setup, start))
     }
 
-    /// The result for one page of `paths`.
+    /// Whether the file at `in_search` (relative to the searched directory) named `name` is
+    /// listed.
+    pub(crate) fn admits(&self, in_search: &[u8], name: &[u8]) -> bool {
+        self.filter.admits(in_search, name) && type_admits(self.types.as_ref(), name)
+    }
+
+    /// Whether the `**/` form of a slash-free pattern lists that file.
+    pub(crate) fn anywhere_admits(&self, in_search: &[u8], name: &[u8]) -> bool {
+        self.anywhere.as_ref().is_some_and(|anywhere| {
+            anywhere.is_match(Path::new(OsStr::from_bytes(in_search)))
+                && type_admits(self.types.as_ref(), name)
+        })
+    }
+
+    /// The result for one page of `paths`; `skipped` holds the skip counts and the rules that
+    /// hid the most.
     pub(crate) fn output(
         &self,
         options: &GlobOptions,
         paths: Vec<OsString>,
         counts: GlobCounts,
-        skipped: SkipCounts,
+        (skipped, hidden_by): (SkipCounts, Vec<IgnoreRule>),
         incomplete: bool,
         started: Instant,
     ) -> GlobOutput {
@@ -399,6 +499,7 @@ impl GlobSetup {
         let withheld = total.saturating_sub(shown_end);
         GlobOutput {
             pattern: options.pattern.clone(),
+            more_patterns: options.more_patterns.clone(),
             next_offset: (withheld > 0 && !paths.is_empty()).then_some(shown_end),
             paths,
             total,
@@ -409,6 +510,8 @@ impl GlobSetup {
             anywhere_total,
             searched: OsString::from_vec(self.searched.clone()),
             skipped,
+            hidden_by,
+            path_ignored_by: self.path_ignored_by.clone(),
             incomplete,
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
         }

@@ -26,6 +26,14 @@
 //! with the matches found so far, marked incomplete. A cancelled [`GrepOptions::cancel`] ends it
 //! the same way and makes it fail with `CoreError::Cancelled`.
 //!
+//! Options as ripgrep's long options: `invert_match` (`-v`: the lines that do not match are the
+//! matches), `max_count` (`-m`: matches per file; the after-context of the last one is still
+//! shown, and matches inside it appear as context lines), `types` / `types_not` (`-t` / `-T`,
+//! after the `glob` filter as rg's overrides come first), `max_depth` (`--max-depth`),
+//! `include_ignored` (`--no-ignore`: ignore files do not apply; the skip set and deny rules
+//! still do), and `OutputMode::FilesWithoutMatch` (`--files-without-match`: the files searched
+//! without a match are the entries).
+//!
 //! Skipped and counted: binary files (a NUL byte anywhere, detected while reading; a UTF-16 file
 //! with a BOM is transcoded first and is text), files over [`MAX_FILE_BYTES`] (`too_large`),
 //! files with a line over [`MAX_LINE_BYTES`] (`line_too_long`), files that fail to open or read
@@ -36,33 +44,31 @@ mod matcher;
 mod output;
 mod page;
 mod sink;
+mod worker;
 
+pub use crate::pattern::file_type_definitions;
 pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
+pub(crate) use worker::GrepWorker;
+use worker::Searched;
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use grep_matcher::LineTerminator;
 use grep_regex::RegexMatcher;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 use crate::budget::{CancelToken, Deadline};
 use crate::error::CoreError;
-use crate::keyblock;
 use crate::open::{Target, open_target};
-use crate::pattern::FileFilter;
-use crate::walker::{FileVisitor, GREP_SEQUENTIAL_MAX_ENTRIES, WalkedFile, walk_files};
+use crate::pattern::{FileFilter, FileSelect, file_types};
+use crate::skip::{IgnoreRule, MAX_HIDING_RULES};
+use crate::walker::{GREP_SEQUENTIAL_MAX_ENTRIES, WalkOptions, walk_files};
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
-use input::{Input, WHOLE_FILE_BYTES, open_again, read_head};
+use input::open_again;
 use matcher::build_matcher;
-use page::{FileHit, PageRange, content_page, content_windows, files_page};
-use sink::{FileSink, StoredLine, Window};
+use page::{PageRange, content_page, content_windows, files_page};
 
 /// Default number of matches returned.
 pub const DEFAULT_GREP_LIMIT: usize = 50;
@@ -90,9 +96,24 @@ pub struct GrepOptions {
     /// File or directory to search, relative to the root (default: the root).
     pub path: Option<OsString>,
     /// File filter like `rg -g`, one glob or several (the last that matches decides; a leading
-    /// `!` excludes, also the directories it matches; see `FileFilter`). Empty: every file.
-    /// It only narrows: ignored and denied files stay out.
+    /// `!` excludes, also the directories it matches below `path`; see `FileFilter`). Empty:
+    /// every file. It only narrows: ignored and denied files stay out. A file given as `path`
+    /// is searched whatever this and the types say, as rg searches a path it is given.
     pub glob: Vec<String>,
+    /// Only files of these types (ripgrep's built-in types, `rg -t`; `all`: any type). A file
+    /// the `glob` filter names is searched whatever its type, as in rg.
+    pub types: Vec<String>,
+    /// Not files of these types (`rg -T`; applied after `types`).
+    pub types_not: Vec<String>,
+    /// Matching lines (matches, in multiline mode) searched for per file at most (`rg -m`).
+    pub max_count: Option<u64>,
+    /// The lines that do not match are the matches (`rg -v`).
+    pub invert_match: bool,
+    /// Levels below `path` searched at most (`rg --max-depth`; 1: its own files).
+    pub max_depth: Option<usize>,
+    /// Search what ignore files hide too (`rg --no-ignore`); the skip set and deny rules still
+    /// apply.
+    pub include_ignored: bool,
     /// Treat the pattern as a literal string.
     pub literal: bool,
     /// Match case-insensitively.
@@ -129,6 +150,12 @@ impl Default for GrepOptions {
             pattern: String::new(),
             path: None,
             glob: Vec::new(),
+            types: Vec::new(),
+            types_not: Vec::new(),
+            max_count: None,
+            invert_match: false,
+            max_depth: None,
+            include_ignored: false,
             literal: false,
             case_insensitive: false,
             before_context: 0,
@@ -148,380 +175,18 @@ impl Default for GrepOptions {
 /// Everything the threads share read-only.
 pub(crate) struct Plan<'a> {
     options: &'a GrepOptions,
-    filter: Option<&'a FileFilter>,
+    select: &'a FileSelect,
     deadline: &'a Deadline,
     /// Entries that can reach the page (`offset + limit`), `None` for all: matching lines in
     /// content mode, files in the file modes.
     keep: Option<u64>,
     /// Content mode.
     content: bool,
+    /// The files searched without a match are the entries (`files_without_match`).
+    without_match: bool,
     /// Content mode with a page close to the start: the text of matching lines is stored during
     /// the search. Otherwise only counts are kept and the page's lines are fetched afterwards.
     text_in_pass: bool,
-}
-
-// ==== Per-thread search ====
-
-/// How one file's search ended.
-enum Searched {
-    /// Searched (to its end, or to the deadline when `sink.stopped`).
-    Done {
-        count: u64,
-        kept: u64,
-        lines: Vec<StoredLine>,
-        /// Private-key blocks met, and their lines (withheld: neither counted nor stored).
-        key_blocks: u64,
-        key_lines: u64,
-    },
-    /// Passed over, counted in the skip counts.
-    Skipped,
-}
-
-/// One thread's searcher state and results.
-pub(crate) struct GrepWorker<'a> {
-    plan: &'a Plan<'a>,
-    matcher: &'a RegexMatcher,
-    searchers: Searchers,
-    /// Whole-file buffer of multiline searches.
-    buffer: Vec<u8>,
-    /// The start of the file being searched (see [`read_head`]).
-    head: Box<[u8]>,
-    /// Files kept for the page, by path.
-    kept: BTreeMap<OsString, FileHit>,
-    /// Page entries the kept files hold.
-    kept_entries: u64,
-    total_matches: u64,
-    total_files: u64,
-    files_searched: u64,
-    /// Key blocks (and their lines) withheld from the files with matches.
-    key_blocks: u64,
-    key_lines: u64,
-    /// The deadline passed (or the call was cancelled) while this thread searched a file.
-    stopped: bool,
-}
-
-impl<'a> GrepWorker<'a> {
-    pub(crate) fn new(plan: &'a Plan<'a>, matcher: &'a RegexMatcher) -> GrepWorker<'a> {
-        let options = plan.options;
-        let mut builder = SearcherBuilder::new();
-        builder
-            .line_terminator(LineTerminator::crlf())
-            .multi_line(options.multiline)
-            .binary_detection(BinaryDetection::quit(0))
-            .bom_sniffing(true)
-            .heap_limit(Some(MAX_LINE_BYTES))
-            .line_number(false);
-        let counting = builder.build();
-        builder
-            .line_number(true)
-            .before_context(options.before_context)
-            .after_context(options.after_context);
-        let showing = builder.build();
-        builder.before_context(0).after_context(0).passthru(true);
-        let keyed = builder.build();
-        GrepWorker {
-            plan,
-            matcher,
-            searchers: Searchers {
-                counting,
-                showing,
-                keyed,
-            },
-            buffer: Vec::new(),
-            head: vec![0; WHOLE_FILE_BYTES + 1].into_boxed_slice(),
-            kept: BTreeMap::new(),
-            kept_entries: 0,
-            total_matches: 0,
-            total_files: 0,
-            files_searched: 0,
-            key_blocks: 0,
-            key_lines: 0,
-            stopped: false,
-        }
-    }
-
-    /// The deadline passed (or the call was cancelled) while this worker searched a file.
-    pub(crate) fn stopped(&self) -> bool {
-        self.stopped
-    }
-
-    /// Whether `relative`'s entries may reach the page (see the module docs).
-    fn may_reach_page(&self, relative: &[u8]) -> bool {
-        match self.plan.keep {
-            None => true,
-            Some(0) => false,
-            Some(keep) => {
-                self.kept_entries < keep
-                    || self
-                        .kept
-                        .last_key_value()
-                        .is_some_and(|(last, _)| relative < last.as_bytes())
-            }
-        }
-    }
-
-    /// Keeps `hit` for the page, then drops the last files in path order while the files before
-    /// them hold `keep` entries.
-    fn keep_hit(&mut self, hit: FileHit) {
-        self.kept_entries += hit.entries;
-        self.kept.insert(hit.path.clone(), hit);
-        let Some(keep) = self.plan.keep else {
-            return;
-        };
-        while let Some((_, last)) = self.kept.last_key_value() {
-            if self.kept_entries - last.entries < keep {
-                break;
-            }
-            self.kept_entries -= last.entries;
-            self.kept.pop_last();
-        }
-    }
-
-    /// Searches one opened file the walk found to be a regular file (or the file the caller
-    /// named, checked by [`grep`]) and adds it to this thread's totals and page.
-    pub(crate) fn search(&mut self, file: File, relative: &[u8], skipped: &mut SkipCounts) {
-        let may_reach_page = self.may_reach_page(relative);
-        let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
-            from: 0,
-            to: self.plan.keep.unwrap_or(u64::MAX),
-            stop_after: false,
-        });
-        let Searched::Done {
-            count,
-            kept,
-            lines,
-            key_blocks,
-            key_lines,
-        } = self.search_file(file, window, self.plan.deadline, skipped)
-        else {
-            return;
-        };
-        self.files_searched += 1;
-        if count == 0 {
-            return;
-        }
-        self.total_matches += count;
-        self.total_files += 1;
-        // Counted only where the file has matches of its own: a count that a match inside a
-        // key could change would tell the key's bytes, one search at a time.
-        self.key_blocks += key_blocks;
-        self.key_lines += key_lines;
-        if may_reach_page {
-            let entries = match (self.plan.content, self.plan.text_in_pass) {
-                (false, _) => 1,
-                (true, true) => kept,
-                (true, false) => count,
-            };
-            self.keep_hit(FileHit {
-                path: OsString::from_vec(relative.to_vec()),
-                count,
-                entries,
-                first_index: 0,
-                lines,
-            });
-        }
-    }
-
-    /// Searches `file`, storing the text of the matching lines in `window` (none: count only).
-    /// Sets `self.stopped` when `deadline` passes mid-file. A file that may hold a private-key
-    /// block (its bytes hold `PRIVATE KEY`, or it is UTF-16 and transcoded) is searched with
-    /// every line passed to the sink, which withholds the blocks' lines (`crate::keyblock`).
-    fn search_file(
-        &mut self,
-        mut file: File,
-        window: Option<Window>,
-        deadline: &Deadline,
-        skipped: &mut SkipCounts,
-    ) -> Searched {
-        let options = self.plan.options;
-        if options.multiline {
-            // The whole file is read into memory: look at its size first.
-            match file.metadata() {
-                Ok(meta) if !meta.is_file() => {
-                    skipped.special += 1;
-                    return Searched::Skipped;
-                }
-                Ok(meta) if meta.len() > MAX_LINE_BYTES as u64 => {
-                    skipped.too_large += 1;
-                    return Searched::Skipped;
-                }
-                Ok(meta) => {
-                    self.buffer.clear();
-                    self.buffer
-                        .reserve(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-                }
-                Err(_) => {
-                    skipped.unreadable += 1;
-                    return Searched::Skipped;
-                }
-            }
-        }
-        let new_sink = |keyed: bool| {
-            let sink = FileSink::new(
-                self.matcher,
-                deadline,
-                window,
-                (options.before_context as u64, options.after_context as u64),
-                options.max_line_chars,
-                options.multiline,
-            );
-            if keyed { sink.withholding_keys() } else { sink }
-        };
-        let (result, mut sink) = if options.multiline {
-            // The whole file is in memory anyway; checking all of it for NUL makes binary
-            // detection as complete as in the streaming mode (the searcher checks 64 KiB).
-            let mut input = Input::new(&file, deadline, 0);
-            let read = (&mut input)
-                .take(MAX_LINE_BYTES as u64 + 1)
-                .read_to_end(&mut self.buffer);
-            if input.stopped {
-                self.stopped = true;
-                return Searched::Skipped;
-            }
-            if read.is_err() {
-                skipped.unreadable += 1;
-                return Searched::Skipped;
-            }
-            if self.buffer.len() > MAX_LINE_BYTES {
-                // It grew since its size was looked at.
-                skipped.too_large += 1;
-                return Searched::Skipped;
-            }
-            let has_bom = BOMS.iter().any(|b| self.buffer.starts_with(b));
-            if !has_bom && memchr::memchr(0, &self.buffer).is_some() {
-                skipped.binary += 1;
-                return Searched::Skipped;
-            }
-            let keyed = may_hold_keys(&self.buffer);
-            let mut sink = new_sink(keyed);
-            let searcher = self.searchers.pick(keyed, window);
-            (
-                searcher.search_slice(self.matcher, &self.buffer, &mut sink),
-                sink,
-            )
-        } else {
-            // Most source files fit in one read: search them as a slice, which saves the
-            // searcher's small BOM-sniffing read per file. The slice path checks the first
-            // 64 KiB for NUL bytes, exactly the whole of such a file.
-            let (mut filled, mut whole) = match read_head(&mut file, &mut self.head) {
-                Ok(read) => read,
-                Err(_) => {
-                    skipped.unreadable += 1;
-                    return Searched::Skipped;
-                }
-            };
-            let mut keyed = may_hold_keys(&self.head[..filled]);
-            loop {
-                let mut sink = new_sink(keyed);
-                let searcher = self.searchers.pick(keyed, window);
-                let mut input = Input::new(&file, deadline, filled as u64);
-                input.watch_keys = !keyed;
-                let head = &self.head[..filled];
-                let result = if whole {
-                    searcher.search_slice(self.matcher, head, &mut sink)
-                } else {
-                    searcher.search_reader(self.matcher, head.chain(&mut input), &mut sink)
-                };
-                if input.saw_key {
-                    // A key marker past the head: search again, withholding the blocks (the
-                    // first search's counts may include their lines).
-                    keyed = true;
-                    let again = file
-                        .seek(SeekFrom::Start(0))
-                        .and_then(|_| read_head(&mut file, &mut self.head));
-                    match again {
-                        Ok(read) => (filled, whole) = read,
-                        Err(_) => {
-                            skipped.unreadable += 1;
-                            return Searched::Skipped;
-                        }
-                    }
-                    continue;
-                }
-                // A binary file is too large first, as if the size had been looked at up front.
-                if input.too_large || (sink.binary && input.proves_too_large()) {
-                    skipped.too_large += 1;
-                    return Searched::Skipped;
-                }
-                if input.stopped {
-                    sink.stopped = true;
-                } else if input.failed {
-                    skipped.unreadable += 1;
-                    return Searched::Skipped;
-                } else if result.is_err() && !input.ended_search() {
-                    // Not the reader's error: the searcher's heap limit, a line over
-                    // MAX_LINE_BYTES.
-                    skipped.line_too_long += 1;
-                    return Searched::Skipped;
-                }
-                break (result, sink);
-            }
-        };
-        if sink.stopped {
-            // The deadline passed: what was found so far counts, the file is not searched.
-            self.stopped = true;
-        } else if result.is_err() {
-            skipped.unreadable += 1;
-            return Searched::Skipped;
-        }
-        if sink.binary {
-            skipped.binary += 1;
-            return Searched::Skipped;
-        }
-        let keys = sink.keys.take().unwrap_or_default();
-        Searched::Done {
-            count: sink.count,
-            kept: sink.kept,
-            lines: sink.lines,
-            key_blocks: keys.blocks,
-            key_lines: keys.lines,
-        }
-    }
-}
-
-/// Whether a file starting with `head` (or held whole in it) may hold a private-key block:
-/// its bytes hold the marker, or it is UTF-16 (transcoded by the searcher, so its bytes do not
-/// show the marker).
-fn may_hold_keys(head: &[u8]) -> bool {
-    head.starts_with(BOMS[1]) || head.starts_with(BOMS[2]) || keyblock::may_hold_key(head)
-}
-
-/// One thread's searchers, one per way a file is searched.
-struct Searchers {
-    /// No line numbers, no context: for files whose text is not needed.
-    counting: Searcher,
-    /// Line numbers and context: for files whose text may be shown.
-    showing: Searcher,
-    /// Every line passed to the sink (passthru), for files that may hold a private-key block.
-    keyed: Searcher,
-}
-
-impl Searchers {
-    /// The searcher for a file: every line in key mode, else with or without line numbers and
-    /// context as the page needs.
-    fn pick(&mut self, keyed: bool, window: Option<Window>) -> &mut Searcher {
-        if keyed {
-            &mut self.keyed
-        } else if window.is_some() {
-            &mut self.showing
-        } else {
-            &mut self.counting
-        }
-    }
-}
-
-impl FileVisitor for GrepWorker<'_> {
-    fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool {
-        if let Some(filter) = self.plan.filter
-            && !filter.admits(file.relative_bytes, file.name_bytes)
-        {
-            return true;
-        }
-        if let Some((opened, _)) = file.open_counted(skipped) {
-            self.search(opened, file.relative_bytes, skipped);
-        }
-        !self.stopped
-    }
 }
 
 /// A page entry's lines are fetched after the search is this much time at least, even when the
@@ -538,46 +203,78 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
     let (target, _) = open_target(workspace, options.path.as_deref().unwrap_or_default())?;
-    let (matcher, filter) = prepare(workspace, options)?;
-    let plan = Plan::new(options, filter.as_ref(), &deadline);
+    let mut prepared = prepare(workspace, options)?;
+    if let Target::Dir(start) = &target {
+        prepared.select.start = start.relative.len();
+    }
+    let plan = Plan::new(options, &prepared.select, &deadline);
+    let walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
+    let matcher = &prepared.matcher;
 
-    let (workers, skipped, walk_incomplete) = match target {
+    let (workers, walked) = match target {
         Target::Dir(start) => {
+            let path_ignored_by = path_ignored_by(workspace, walk, &start.relative, true);
             let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
-            let outcome = walk_files(workspace, start, deadline.clone(), sequential_max, || {
-                GrepWorker::new(&plan, &matcher)
-            });
-            (outcome.visitors, outcome.skipped, outcome.incomplete)
+            let outcome = walk_files(
+                workspace,
+                start,
+                walk,
+                deadline.clone(),
+                sequential_max,
+                || GrepWorker::new(&plan, matcher),
+            );
+            let walked = Walked {
+                skipped: outcome.skipped,
+                hidden_by: outcome.hidden_by.top(MAX_HIDING_RULES),
+                path_ignored_by,
+                unread_searched: 0,
+                incomplete: outcome.incomplete,
+            };
+            (outcome.visitors, walked)
         }
         Target::File(opened) => {
-            let mut worker = GrepWorker::new(&plan, &matcher);
+            // A file the caller names is searched whatever the glob and types say, as rg
+            // searches a path it is given.
+            let mut worker = GrepWorker::new(&plan, matcher);
             let mut skipped = SkipCounts::default();
             let real = &opened.real;
-            let name = real.rsplit(|b| *b == b'/').next().unwrap_or_default();
-            if filter.as_ref().is_none_or(|f| f.admits(real, name)) {
-                worker.search(opened.file, real, &mut skipped);
-            }
-            (vec![worker], skipped, false)
+            let path_ignored_by = path_ignored_by(workspace, walk, real, false);
+            worker.search(opened.file, real, &mut skipped);
+            let walked = Walked {
+                skipped,
+                path_ignored_by,
+                ..Walked::default()
+            };
+            (vec![worker], walked)
         }
     };
 
-    finish(
-        workspace,
-        &plan,
-        &matcher,
-        workers,
-        skipped,
-        0,
-        walk_incomplete,
-        started,
-    )
+    finish(workspace, &plan, matcher, workers, walked, started)
 }
 
-/// The compiled pattern (through the workspace's cache) and `glob` filter of a search.
-pub(crate) fn prepare(
+/// The rule hiding the searched path `real` from a walk of the root, when ignore files apply
+/// to this search (see `GrepOutput::path_ignored_by`).
+pub(crate) fn path_ignored_by(
     workspace: &Workspace,
-    options: &GrepOptions,
-) -> Result<(Arc<RegexMatcher>, Option<FileFilter>), CoreError> {
+    walk: WalkOptions,
+    real: &[u8],
+    is_dir: bool,
+) -> Option<IgnoreRule> {
+    if !walk.respect_ignore || real.is_empty() {
+        return None;
+    }
+    workspace.hiding(real, is_dir).map(|rule| rule.stated(1))
+}
+
+/// What a search compiles once: the regex (through the workspace's cache) and which files it
+/// looks at (`glob`, `types`, `types_not`).
+pub(crate) struct Prepared {
+    pub(crate) matcher: Arc<RegexMatcher>,
+    pub(crate) select: FileSelect,
+}
+
+/// Compiles the pattern and the file selection of a search.
+pub(crate) fn prepare(workspace: &Workspace, options: &GrepOptions) -> Result<Prepared, CoreError> {
     for (name, lines) in [
         ("before_context", options.before_context),
         ("after_context", options.after_context),
@@ -595,21 +292,29 @@ pub(crate) fn prepare(
         multiline: options.multiline,
     };
     let matcher = workspace.cached_regex(key, || build_matcher(options))?;
-    let filter = (!options.glob.is_empty())
+    let globs = (!options.glob.is_empty())
         .then(|| {
             FileFilter::new(&options.glob, |body, glob| {
                 workspace.cached_glob(body, glob)
             })
         })
         .transpose()?;
-    Ok((matcher, filter))
+    let types = file_types(&options.types, &options.types_not)?;
+    Ok(Prepared {
+        matcher,
+        select: FileSelect {
+            globs,
+            types,
+            start: 0,
+        },
+    })
 }
 
 impl<'a> Plan<'a> {
     /// What the workers of one search share; they stop when `deadline` passes.
     pub(crate) fn new(
         options: &'a GrepOptions,
-        filter: Option<&'a FileFilter>,
+        select: &'a FileSelect,
         deadline: &'a Deadline,
     ) -> Plan<'a> {
         let content = options.output_mode == OutputMode::Content;
@@ -618,38 +323,49 @@ impl<'a> Plan<'a> {
             .map(|l| (l as u64).saturating_add(options.offset as u64));
         Plan {
             options,
-            filter,
+            select,
             deadline,
             keep,
             content,
+            without_match: options.output_mode == OutputMode::FilesWithoutMatch,
             text_in_pass: content && keep.is_none_or(|k| k <= TEXT_IN_PASS_MAX_ENTRIES),
         }
     }
 }
 
+/// What a search's walk (or the index standing in for it) adds to its result beside the
+/// workers' findings.
+#[derive(Default)]
+pub(crate) struct Walked {
+    /// What the walk passed over, by reason.
+    pub(crate) skipped: SkipCounts,
+    /// The rules that hid the most entries.
+    pub(crate) hidden_by: Vec<IgnoreRule>,
+    /// The rule hiding the searched path itself.
+    pub(crate) path_ignored_by: Option<IgnoreRule>,
+    /// Files known to be searched without a match that no worker read (for callers that can
+    /// prove them match-free; never in `files_without_match` mode, whose entries they are).
+    pub(crate) unread_searched: u64,
+    /// The time budget ran out during the walk.
+    pub(crate) incomplete: bool,
+}
+
 /// Merges the workers of one search into its result, fetching the page's lines when the search
-/// kept counts only. `unread_searched` counts files known to be searched without a match that
-/// no worker read (for callers that can prove them match-free).
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the parts of one search, handed over by its two callers"
-)]
+/// kept counts only.
 pub(crate) fn finish(
     workspace: &Workspace,
     plan: &Plan<'_>,
     matcher: &RegexMatcher,
     workers: Vec<GrepWorker<'_>>,
-    skipped: SkipCounts,
-    unread_searched: u64,
-    walk_incomplete: bool,
+    walked: Walked,
     started: Instant,
 ) -> Result<GrepOutput, CoreError> {
     let options = plan.options;
     let deadline = plan.deadline;
     let content = plan.content;
-    let mut incomplete = walk_incomplete;
+    let mut incomplete = walked.incomplete;
 
-    let (mut files_searched, mut total_matches, mut total_files) = (unread_searched, 0, 0);
+    let (mut files_searched, mut total_matches, mut total_files) = (walked.unread_searched, 0, 0);
     let (mut withheld_key_blocks, mut withheld_key_lines) = (0, 0);
     let mut hits = Vec::new();
     for worker in workers {
@@ -698,7 +414,13 @@ pub(crate) fn finish(
         let shown = files.len() as u64;
         (Vec::new(), files, shown)
     };
-    let entries = if content { total_matches } else { total_files };
+    let entries = if content {
+        total_matches
+    } else if plan.without_match {
+        files_searched - total_files
+    } else {
+        total_files
+    };
     let shown_end = range.first.saturating_add(shown);
     let withheld = entries.saturating_sub(shown_end);
     Ok(GrepOutput {
@@ -712,7 +434,9 @@ pub(crate) fn finish(
         withheld,
         next_offset: (withheld > 0 && shown > 0).then_some(shown_end),
         files_searched,
-        skipped,
+        skipped: walked.skipped,
+        hidden_by: walked.hidden_by,
+        path_ignored_by: walked.path_ignored_by,
         withheld_key_blocks,
         withheld_key_lines,
         incomplete,

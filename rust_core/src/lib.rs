@@ -23,8 +23,10 @@
 //! 5. [`walker`]: the one parallel walk from directory descriptors;
 //! 6. [`open`]: requested paths opened, and the targets the tools walk or search;
 //! 7. the tools: [`glob`], [`grep`], [`read`], and `suggest` ("did you mean");
-//! 8. [`limits`] (every default and bound by name), then [`index`] (the warm index);
-//! 9. `python`, the PyO3 binding (feature `python`).
+//! 8. [`outline`]: outlines and definitions (tree-sitter in a worker process; a definitions
+//!    search takes its candidates from the grep it is given, so it needs no floor above);
+//! 9. [`limits`] (every default and bound by name), then [`index`] (the warm index);
+//! 10. `python`, the PyO3 binding (feature `python`).
 //!
 //! Beside them, used from any floor: [`error`], [`budget`], [`skip`], [`record`](mod@record), [`truncate`].
 //!
@@ -50,6 +52,7 @@ mod keyblock;
 pub mod limits;
 pub mod media;
 pub mod open;
+pub mod outline;
 mod pattern;
 pub mod raw;
 pub mod read;

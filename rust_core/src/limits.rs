@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::media::{image, notebook};
-use crate::{glob, grep, read, truncate, workspace};
+use crate::{glob, grep, outline, read, truncate, workspace};
 
 /// The smallest `max_line_chars` grep and read_file accept: a shorter cut shows too little of a
 /// line to be worth reading.
@@ -23,6 +23,8 @@ pub const MAX_READ_LIMIT: usize = 2000;
 pub const MAX_NOTEBOOK_LIMIT: usize = 200;
 /// The largest `offset` a call may give (a page past any real total).
 pub const MAX_OFFSET: u64 = 1_000_000_000_000;
+/// The largest `max_depth` a grep or glob call may give (deeper than any real tree).
+pub const MAX_DEPTH: usize = 1_000;
 /// The smallest budget of one result's text: room for a head, a tail and the truncation note.
 pub const MIN_RESULT_CHARS: usize = 200;
 /// The time budget of a walk or search in an MCP server, beside the library's
@@ -49,6 +51,14 @@ pub const PDF_WORKER_CPU_SECONDS: u64 = 3;
 /// (under the 5 s that common MCP clients wait).
 pub const PDF_DEADLINE_MS: u64 = 3_500;
 
+/// The largest `limit` an outline call may ask for by default.
+pub const MAX_OUTLINE_LIMIT: usize = 1000;
+/// The largest `limit` a definitions call may ask for by default.
+pub const MAX_DEFINITIONS_LIMIT: usize = 500;
+/// The share of one result's budget a `read_file` page that stops before the end of a file
+/// gives the file's outline (the lines get the rest).
+pub const READ_OUTLINE_SHARE: f64 = 0.3;
+
 /// One named number of the table.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Limit {
@@ -71,6 +81,11 @@ pub const LIMITS: &[(&str, Limit)] = &[
         Limit::Count(grep::DEFAULT_MAX_LINE_CHARS as u64),
     ),
     ("grep_max_context", Limit::Count(grep::MAX_CONTEXT as u64)),
+    ("max_depth", Limit::Count(MAX_DEPTH as u64)),
+    (
+        "hiding_rules",
+        Limit::Count(crate::skip::MAX_HIDING_RULES as u64),
+    ),
     ("read_limit", Limit::Count(read::DEFAULT_READ_LIMIT as u64)),
     ("read_max_limit", Limit::Count(MAX_READ_LIMIT as u64)),
     (
@@ -133,4 +148,42 @@ pub const LIMITS: &[(&str, Limit)] = &[
         "notebook_max_bytes",
         Limit::Count(notebook::DEFAULT_NOTEBOOK_MAX_BYTES),
     ),
+    // Outlines and definitions (crate::outline).
+    (
+        "outline_limit",
+        Limit::Count(outline::DEFAULT_OUTLINE_LIMIT as u64),
+    ),
+    ("outline_max_limit", Limit::Count(MAX_OUTLINE_LIMIT as u64)),
+    (
+        "definitions_limit",
+        Limit::Count(outline::DEFAULT_DEFINITIONS_LIMIT as u64),
+    ),
+    (
+        "definitions_max_limit",
+        Limit::Count(MAX_DEFINITIONS_LIMIT as u64),
+    ),
+    ("outline_max_bytes", Limit::Count(outline::MAX_SOURCE_BYTES)),
+    (
+        "outline_max_line_bytes",
+        Limit::Count(outline::MAX_LINE_BYTES as u64),
+    ),
+    (
+        "outline_parse_seconds",
+        Limit::Seconds(outline::PARSE_TIME.as_secs_f64()),
+    ),
+    (
+        "outline_deadline_seconds",
+        Limit::Seconds(outline::WORKER_DEADLINE.as_secs_f64()),
+    ),
+    (
+        "outline_worker_memory_bytes",
+        Limit::Count(outline::WORKER_MEMORY_BYTES),
+    ),
+    (
+        "outline_worker_cpu_seconds",
+        Limit::Count(outline::WORKER_CPU_SECONDS),
+    ),
+    ("outline_workers", Limit::Count(outline::MAX_WORKERS as u64)),
+    ("outline_cache_bytes", Limit::Count(outline::CACHE_BYTES)),
+    ("read_outline_share", Limit::Ratio(READ_OUTLINE_SHARE)),
 ];

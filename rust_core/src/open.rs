@@ -136,6 +136,11 @@ impl Workspace {
             attempt += 1;
             let resolved = self.resolve_requested(requested, &shown)?;
             match self.root_dir().open_real(&resolved.real) {
+                // `a.txt/` names a directory: a file there is "not a directory", as open(2)
+                // says, not the file.
+                Ok(Opened::File(..)) if names_a_directory(requested) => {
+                    return Err(CoreError::NotADirectory { path: shown });
+                }
                 Ok(opened) => {
                     return Ok(OpenedPath {
                         relative: String::from_utf8_lossy(&resolved.real).into_owned(),
@@ -239,6 +244,12 @@ pub(crate) fn display_relative(relative: &str) -> String {
     } else {
         relative.to_string()
     }
+}
+
+/// Whether `requested` can only name a directory: it ends with `/` or `/.`.
+fn names_a_directory(requested: &OsStr) -> bool {
+    let bytes = requested.as_bytes();
+    bytes.ends_with(b"/") || bytes.ends_with(b"/.")
 }
 
 /// `requested` without leading and trailing ASCII whitespace.

@@ -1,6 +1,6 @@
 //! Globs as ripsight reads them: compiled with `*` and `?` confined to one directory level,
-//! patterns normalized against the searched directory, their literal leading directories, and
-//! grep's `glob` file filter.
+//! patterns normalized against the searched directory, their literal leading directories,
+//! grep's `glob` file filter, the glob tool's list of patterns, and ripgrep's file types.
 //!
 //! Nothing here touches the file system or keeps state: the workspace caches what
 //! [`compile_glob`] makes.
@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use ignore::types::{Types, TypesBuilder};
 
 use crate::error::{CoreError, PatternIssue};
 
@@ -182,6 +183,37 @@ impl Rule {
 }
 
 impl FileFilter {
+    /// The glob tool's patterns (each already normalized by [`normalize_pattern`], after a
+    /// leading `!` that excludes): matched against paths relative to the searched directory,
+    /// the last that matches deciding, a `!` one also excluding what lies below a directory it
+    /// matches. `compile(pattern, shown)` compiles one (a workspace's cache of
+    /// [`compile_glob`]).
+    pub(crate) fn paths(
+        patterns: &[(bool, String, &str)],
+        compile: impl Fn(&str, &str) -> Result<CompiledGlob, CoreError>,
+    ) -> Result<FileFilter, CoreError> {
+        let rules = patterns
+            .iter()
+            .map(|(negated, pattern, shown)| {
+                Ok(Rule {
+                    matcher: compile(pattern, shown)?,
+                    by_name: false,
+                    negated: *negated,
+                    dirs_only: false,
+                })
+            })
+            .collect::<Result<Vec<_>, CoreError>>()?;
+        Ok(FileFilter::of(rules))
+    }
+
+    fn of(rules: Vec<Rule>) -> FileFilter {
+        FileFilter {
+            any_whitelist: rules.iter().any(|r| !r.negated),
+            any_negated: rules.iter().any(|r| r.negated),
+            rules,
+        }
+    }
+
     /// Reads the `glob` option; `compile(body, glob)` compiles each glob's body (a
     /// workspace's cache of [`compile_glob`]).
     pub(crate) fn new(
@@ -192,11 +224,7 @@ impl FileFilter {
             .iter()
             .map(|g| Rule::new(g, &compile))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(FileFilter {
-            any_whitelist: rules.iter().any(|r| !r.negated),
-            any_negated: rules.iter().any(|r| r.negated),
-            rules,
-        })
+        Ok(FileFilter::of(rules))
     }
 
     /// The last rule matching this entry, if any.
@@ -207,28 +235,126 @@ impl FileFilter {
             .find(|r| r.matches(relative, name, is_dir))
     }
 
-    /// Whether the file at `relative` (relative to the root) named `name` is searched.
+    /// Whether the file at `relative` (relative to the walk's base) named `name` is listed.
     pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
+        self.decides(relative, name, 0).unwrap_or(true)
+    }
+
+    /// What the globs say of the file at `relative` named `name`, as rg's overrides: searched
+    /// (`Some(true)`: the last glob matching it is not negated), left out (`Some(false)`: the
+    /// last is negated, a negated glob matches a directory on the way, or globs that are not
+    /// negated exist and none matches), or nothing (`None`: only negated globs, none
+    /// matching), when the file types decide. The directories on the way are those a walk
+    /// meets: below its start, whose path is the first `start` bytes of `relative` (rg never
+    /// matches the path it is given against its globs).
+    pub(crate) fn decides(&self, relative: &[u8], name: &[u8], start: usize) -> Option<bool> {
         if self.any_negated {
             // Each directory on the way, as rg's walk would meet it.
             let mut end = 0;
             while let Some(i) = relative[end..].iter().position(|b| *b == b'/') {
                 let dir = &relative[..end + i];
                 let dir_name = &relative[end..end + i];
-                if self
-                    .last_match(dir, dir_name, true)
-                    .is_some_and(|r| r.negated)
+                if dir.len() > start
+                    && self
+                        .last_match(dir, dir_name, true)
+                        .is_some_and(|r| r.negated)
                 {
-                    return false;
+                    return Some(false);
                 }
                 end += i + 1;
             }
         }
         match self.last_match(relative, name, false) {
-            Some(rule) => !rule.negated,
-            None => !self.any_whitelist,
+            Some(rule) => Some(!rule.negated),
+            None if self.any_whitelist => Some(false),
+            None => None,
         }
     }
+}
+
+/// Which files a search looks at beside the walk's rules, ripgrep's way: the `glob` filter
+/// first (a file a glob names is searched or left out whatever its type, as with rg's `-g`
+/// overrides), then the file types (`rg -t` / `-T`; they match file names and never prune a
+/// directory).
+pub(crate) struct FileSelect {
+    pub(crate) globs: Option<FileFilter>,
+    pub(crate) types: Option<Types>,
+    /// Bytes of the searched directory's path relative to the root (0 for the root): the
+    /// directories a negated glob can exclude lie below it.
+    pub(crate) start: usize,
+}
+
+impl FileSelect {
+    /// Nothing to select: every file the walk lets through.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.globs.is_none() && self.types.is_none()
+    }
+
+    /// Whether the file at `relative` (relative to the root) named `name`, met by a walk of
+    /// the searched directory, is searched.
+    pub(crate) fn admits(&self, relative: &[u8], name: &[u8]) -> bool {
+        let decided = self
+            .globs
+            .as_ref()
+            .and_then(|g| g.decides(relative, name, self.start));
+        if let Some(decided) = decided {
+            return decided;
+        }
+        type_admits(self.types.as_ref(), name)
+    }
+}
+
+/// Whether file types (if any) let a file named `name` through: the last selection matching
+/// its name decides, and a file no selection matches is left out when any type was selected.
+pub(crate) fn type_admits(types: Option<&Types>, name: &[u8]) -> bool {
+    types.is_none_or(|t| !t.matched(OsStr::from_bytes(name), false).is_ignore())
+}
+
+/// ripgrep's built-in file types (the `ignore` crate's defaults): each name with its globs,
+/// by name.
+pub fn file_type_definitions() -> Vec<(String, Vec<String>)> {
+    let mut builder = TypesBuilder::new();
+    builder.add_defaults();
+    builder
+        .definitions()
+        .into_iter()
+        .map(|d| (d.name().to_string(), d.globs().to_vec()))
+        .collect()
+}
+
+/// The file types `select`ed (`rg -t`) and `negate`d (`rg -T`), the negations after the
+/// selections (a name in both is left out); `None` when both are empty. `all` names every
+/// type. An unknown name is an `InvalidArgument`.
+pub(crate) fn file_types(select: &[String], negate: &[String]) -> Result<Option<Types>, CoreError> {
+    if select.is_empty() && negate.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = TypesBuilder::new();
+    builder.add_defaults();
+    let known: Vec<String> = builder
+        .definitions()
+        .into_iter()
+        .map(|d| d.name().to_string())
+        .collect();
+    for name in select.iter().chain(negate) {
+        if name != "all" && !known.contains(name) {
+            return Err(CoreError::InvalidArgument {
+                message: format!("unknown file type {name:?}."),
+            });
+        }
+    }
+    for name in select {
+        builder.select(name);
+    }
+    for name in negate {
+        builder.negate(name);
+    }
+    builder
+        .build()
+        .map(Some)
+        .map_err(|e| CoreError::InvalidArgument {
+            message: format!("the file types cannot be used: {e}."),
+        })
 }
 
 #[cfg(test)]

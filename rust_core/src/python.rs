@@ -8,6 +8,7 @@
 
 mod call_thread;
 mod errors;
+mod outline_bindings;
 mod records;
 
 use std::ffi::OsString;
@@ -27,6 +28,8 @@ use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
 use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
+use crate::outline::definitions::DefinitionsOutput;
+use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
@@ -167,6 +170,9 @@ pub struct Engine {
     workspace: Arc<Workspace>,
     /// The warm index (SPEC §2.8), when asked for.
     index: Option<Arc<WarmIndex>>,
+    /// The outline workers and cache of the worker command given (shared by every engine of
+    /// the process that gives the same command).
+    outliner: Arc<Outliner>,
 }
 
 #[pymethods]
@@ -176,7 +182,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the Workspace's keyword arguments"
     )]
-    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None, persist = true))]
+    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None, persist = true, outline_worker = None))]
     fn new(
         py: Python<'_>,
         root: String,
@@ -188,6 +194,7 @@ impl Engine {
         index: bool,
         index_dir: Option<std::path::PathBuf>,
         persist: bool,
+        outline_worker: Option<Vec<OsString>>,
     ) -> PyResult<Self> {
         if !(time_budget.is_finite() && time_budget > 0.0) {
             return Err(invalid_argument(
@@ -214,6 +221,7 @@ impl Engine {
         Ok(Engine {
             workspace: Arc::new(workspace),
             index,
+            outliner: Outliner::shared(outline_worker.unwrap_or_default()),
         })
     }
 
@@ -284,7 +292,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the glob tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort, cancel = None))]
+    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort, cancel = None, more_patterns = None, types = None, max_depth = None, include_ignored = false))]
     fn glob(
         &self,
         py: Python<'_>,
@@ -294,6 +302,10 @@ impl Engine {
         offset: usize,
         sort: &str,
         cancel: Option<&CancelToken>,
+        more_patterns: Option<Vec<String>>,
+        types: Option<Vec<String>>,
+        max_depth: Option<usize>,
+        include_ignored: bool,
     ) -> PyResult<GlobOutput> {
         let cancel = call_token(cancel);
         let sort = match sort {
@@ -308,7 +320,11 @@ impl Engine {
         };
         let options = GlobOptions {
             pattern,
+            more_patterns: more_patterns.unwrap_or_default(),
             path,
+            types: types.unwrap_or_default(),
+            max_depth,
+            include_ignored,
             limit,
             offset,
             sort,
@@ -326,7 +342,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the grep tool's keyword arguments"
     )]
-    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None, before_context = None, after_context = None))]
+    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None, before_context = None, after_context = None, types = None, types_not = None, max_count = None, invert_match = false, max_depth = None, include_ignored = false))]
     fn grep(
         &self,
         py: Python<'_>,
@@ -344,6 +360,12 @@ impl Engine {
         cancel: Option<&CancelToken>,
         before_context: Option<usize>,
         after_context: Option<usize>,
+        types: Option<Vec<String>>,
+        types_not: Option<Vec<String>>,
+        max_count: Option<u64>,
+        invert_match: bool,
+        max_depth: Option<usize>,
+        include_ignored: bool,
     ) -> PyResult<GrepOutput> {
         let cancel = call_token(cancel);
         let max_line_chars = max_line_chars.unwrap_or(grep::DEFAULT_MAX_LINE_CHARS);
@@ -361,6 +383,12 @@ impl Engine {
             pattern,
             path,
             glob: glob.unwrap_or_default(),
+            types: types.unwrap_or_default(),
+            types_not: types_not.unwrap_or_default(),
+            max_count,
+            invert_match,
+            max_depth,
+            include_ignored,
             literal,
             case_insensitive,
             // As rg: -A and -B override their side of -C.
@@ -418,6 +446,79 @@ impl Engine {
         };
         let workspace = Arc::clone(&self.workspace);
         run_detached(py, &cancel, move || read::read_file(&workspace, &options))
+    }
+
+    // -- outlines and definitions (crate::outline) ---------------------------------------------
+
+    #[pyo3(signature = (path, /, *, offset, limit, max_depth = None, cancel = None))]
+    fn outline(
+        &self,
+        py: Python<'_>,
+        path: OsString,
+        offset: usize,
+        limit: Option<usize>,
+        max_depth: Option<u64>,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<OutlineOutput> {
+        let options = OutlineOptions {
+            path,
+            offset,
+            limit,
+            max_depth,
+            cancel: call_token(cancel),
+        };
+        outline_bindings::outline(py, &self.workspace, &self.outliner, options)
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the definitions tool's keyword arguments"
+    )]
+    #[pyo3(signature = (name, /, *, matching, path, glob, kinds, limit, offset, cancel = None))]
+    fn definitions(
+        &self,
+        py: Python<'_>,
+        name: String,
+        matching: &str,
+        path: Option<OsString>,
+        glob: Option<Vec<String>>,
+        kinds: Vec<String>,
+        limit: Option<usize>,
+        offset: usize,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<DefinitionsOutput> {
+        let arguments = outline_bindings::DefinitionsArguments {
+            name,
+            matching: matching.to_string(),
+            path,
+            glob,
+            kinds,
+            limit,
+            offset,
+        };
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::definitions(py, sources, arguments, call_token(cancel))
+    }
+
+    /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an
+    /// outline worker of this engine's pool and says how it ended ("answered", or the refusal
+    /// a parse would get: "crashed", "deadline"...). The tests use it to prove that a worker
+    /// that crashes, loops or runs out of memory costs its caller one answer.
+    fn _outline_fault(&self, py: Python<'_>, fault: &str) -> PyResult<String> {
+        outline_bindings::fault(py, &self.outliner, fault)
+    }
+
+    /// Forgets the cached outlines of this engine's worker command (benchmarks measure
+    /// uncached calls with it).
+    fn clear_outline_cache(&self, py: Python<'_>) {
+        let outliner = Arc::clone(&self.outliner);
+        py.detach(move || outliner.clear_cache());
+    }
+
+    /// Outline worker processes this engine's pool has started.
+    #[getter]
+    fn outline_workers_started(&self) -> u64 {
+        self.outliner.workers_started()
     }
 
     // -- images and notebooks (crate::media) ---------------------------------------------------
@@ -605,10 +706,17 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         }
     }
     m.add("LIMITS", limits)?;
+    // ripgrep's built-in file types (`grep`'s and `glob`'s `type`), name -> globs.
+    let types = PyDict::new(m.py());
+    for (name, globs) in grep::file_type_definitions() {
+        types.set_item(name, globs)?;
+    }
+    m.add("FILE_TYPES", types)?;
     m.add_class::<Engine>()?;
     m.add_class::<CancelToken>()?;
     records::add_classes(m)?;
     errors::add_classes(m)?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
+    outline_bindings::add_to_module(m)?;
     Ok(())
 }

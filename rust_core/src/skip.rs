@@ -7,8 +7,11 @@ crate::record! {
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct SkipCounts {
         /// Skip-set directories (such as .git and node_modules) pruned by a walk, each counted
-        /// once; entries hidden by ignore files are not counted.
+        /// once.
         pub ignored: u64,
+        /// Files and directories hidden by ignore files (.gitignore, .ignore, .ripsightignore,
+        /// .git/info/exclude); a hidden directory is counted once, without walking into it.
+        pub ignored_by_rules: u64,
         /// Binary files (a NUL byte), not searched.
         pub binary: u64,
         /// Files or directories covered by a deny rule (secrets policy).
@@ -33,6 +36,7 @@ impl SkipCounts {
     /// Adds another count into this one.
     pub fn add(&mut self, other: &SkipCounts) {
         self.ignored += other.ignored;
+        self.ignored_by_rules += other.ignored_by_rules;
         self.binary += other.binary;
         self.denied += other.denied;
         self.unreadable += other.unreadable;
@@ -43,3 +47,24 @@ impl SkipCounts {
         self.symlink += other.symlink;
     }
 }
+
+crate::record! {
+    "IgnoreRule",
+    /// One rule of an ignore file, and how many files and directories it hid.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct IgnoreRule {
+        /// The ignore file, relative to the root, /-separated (`../` steps for a file in a
+        /// directory above the root).
+        pub file: String,
+        /// The rule's 1-based line number in that file.
+        pub line: u64,
+        /// The rule as written (trailing spaces dropped).
+        pub rule: String,
+        /// Files and directories it hid (a directory counted once); 1 for the requested path
+        /// itself (`path_ignored_by`).
+        pub hidden: u64,
+    }
+}
+
+/// The ignore rules a result names: those that hid the most, most first.
+pub const MAX_HIDING_RULES: usize = 3;

@@ -17,16 +17,21 @@
 //! its matchers do the matching, fed with the bytes of the ignore files read through the
 //! descriptors):
 //!
-//! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false, with ripgrep's
-//!    precedence (see [`crate::ignore_rules`]): `.ripsightignore` > `.ignore` > `.gitignore` >
+//! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false or the walk
+//!    includes ignored entries ([`WalkOptions::respect_ignore`]), with ripgrep's precedence
+//!    (see [`crate::ignore_rules`]): `.ripsightignore` > `.ignore` > `.gitignore` >
 //!    `.git/info/exclude`, deeper over shallower, git files only inside a repository, parents
 //!    above the root included, the global git excludes never. Hidden files are included.
-//!    Entries hidden by ignore files are dropped without being counted.
+//!    Entries hidden by ignore files are counted `ignored_by_rules` (a directory once, not
+//!    entered) and the rule that hid each is tallied ([`WalkOutcome::hidden_by`]);
 //! 2. the skip set of directory names ([`Workspace::is_excluded_dir`]): pruned, counted `ignored`;
 //! 3. deny rules ([`Workspace::is_denied_entry`], case-insensitive): counted `denied`, a denied
 //!    directory is pruned;
 //! 4. symlinks: counted `symlink`, not followed;
 //! 5. FIFOs, sockets and devices: never opened, counted `special`.
+//!
+//! With [`WalkOptions::max_depth`], entries deeper than that below the start are not met (as
+//! `rg --max-depth`: 1 is the start's own entries; a directory at the last level is not entered).
 //!
 //! Work is shared by [`thread_count`] threads through one stack of directories (depth first,
 //! which keeps few descriptors open: a queued directory holds its parent's descriptor only).
@@ -44,7 +49,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::boundary::{self, FileIdentity, Kind, OpenFileError};
-use crate::ignore_rules::{DirRules, Found, dir_rules};
+use crate::ignore_rules::{DirRules, Found, RuleLine, RuleTally, dir_rules};
 use crate::workspace::{Deadline, SkipCounts, Workspace};
 
 /// One file the walk let through.
@@ -117,9 +122,8 @@ pub(crate) trait FileVisitor: Send {
         true
     }
 
-    /// Called for every entry the walk passes over and counts (entries hidden by ignore files
-    /// are not counted, and not reported), with its path relative to the root; the count is
-    /// already in the thread's `SkipCounts`. The default does nothing.
+    /// Called for every entry the walk passes over and counts, with its path relative to the
+    /// root; the count is already in the thread's `SkipCounts`. The default does nothing.
     fn skipped_entry(&mut self, _relative: &[u8], _reason: WalkSkip) {}
 
     /// Called for every directory the rules let through, before it is queued; false leaves it
@@ -131,10 +135,12 @@ pub(crate) trait FileVisitor: Send {
 }
 
 /// Why the walk passed over an entry (each reason is also a field of [`SkipCounts`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum WalkSkip {
     /// A directory of the skip set (`SkipCounts::ignored`).
     Ignored,
+    /// Hidden by this ignore-file rule (`ignored_by_rules`).
+    Hidden(Arc<RuleLine>),
     /// Covered by a deny rule (`denied`).
     Denied,
     /// A symlink, or a directory swapped for one before it was opened (`symlink`).
@@ -146,9 +152,10 @@ pub(crate) enum WalkSkip {
 }
 
 impl WalkSkip {
-    pub(crate) fn count(self, skipped: &mut SkipCounts) {
+    pub(crate) fn count(&self, skipped: &mut SkipCounts) {
         match self {
             WalkSkip::Ignored => skipped.ignored += 1,
+            WalkSkip::Hidden(_) => skipped.ignored_by_rules += 1,
             WalkSkip::Denied => skipped.denied += 1,
             WalkSkip::Symlink => skipped.symlink += 1,
             WalkSkip::Special => skipped.special += 1,
@@ -168,12 +175,42 @@ fn skip<V: FileVisitor>(
     visitor.skipped_entry(relative, reason);
 }
 
-/// What [`walk_files`] leaves: every thread's visitor, the merged skip counts and whether the
-/// time budget ran out.
+/// What [`walk_files`] leaves: every thread's visitor, the merged skip counts, the rules that
+/// hid entries and whether the time budget ran out.
 pub(crate) struct WalkOutcome<V> {
     pub(crate) visitors: Vec<V>,
     pub(crate) skipped: SkipCounts,
+    /// How many entries each ignore-file rule hid.
+    pub(crate) hidden_by: RuleTally,
     pub(crate) incomplete: bool,
+}
+
+/// What one walk lets through, beside the workspace's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WalkOptions {
+    /// Whether ignore files apply (the skip set and deny rules always do).
+    pub(crate) respect_ignore: bool,
+    /// Levels below the start met at most (`rg --max-depth`); `None`: all.
+    pub(crate) max_depth: Option<usize>,
+}
+
+impl WalkOptions {
+    /// A walk of `workspace` (ignore files as its options say, unless `include_ignored`).
+    pub(crate) fn new(
+        workspace: &Workspace,
+        include_ignored: bool,
+        max_depth: Option<usize>,
+    ) -> WalkOptions {
+        WalkOptions {
+            respect_ignore: workspace.options().respect_ignore_files && !include_ignored,
+            max_depth,
+        }
+    }
+
+    /// Every entry the workspace's rules let through.
+    pub(crate) fn full(workspace: &Workspace) -> WalkOptions {
+        WalkOptions::new(workspace, false, None)
+    }
 }
 
 /// Worker threads of a walk: the workspace option, or one per core.
@@ -232,6 +269,8 @@ struct Work {
     relative: Vec<u8>,
     /// The rules of the parent directory (this directory adds its own when it is listed).
     rules: Arc<DirRules>,
+    /// Levels below the start (0 for the start).
+    depth: usize,
 }
 
 struct Queue {
@@ -243,6 +282,7 @@ struct Queue {
 /// What every thread of one walk shares.
 struct Shared<'w> {
     workspace: &'w Workspace,
+    options: WalkOptions,
     deadline: Deadline,
     queue: Mutex<Queue>,
     ready: Condvar,
@@ -253,12 +293,14 @@ struct Shared<'w> {
 }
 
 /// Walks `start` (an opened directory inside the root), calling the visitors made by `make`
-/// for every file that passes the rules in the module docs. Stops when `deadline` expires or a
-/// visitor asks to. Trees whose last walk saw at most `sequential_max` entries are walked by
-/// one thread, others in parallel (see [`WalkMode::Auto`]); both give the same files and counts.
+/// for every file that passes the rules in the module docs and `options`. Stops when
+/// `deadline` expires or a visitor asks to. Trees whose last walk saw at most `sequential_max`
+/// entries are walked by one thread, others in parallel (see [`WalkMode::Auto`]); both give the
+/// same files and counts.
 pub(crate) fn walk_files<V, F>(
     workspace: &Workspace,
     start: StartDir,
+    options: WalkOptions,
     deadline: Deadline,
     sequential_max: u64,
     make: F,
@@ -268,13 +310,29 @@ where
     F: FnMut() -> V,
 {
     let mode = WalkMode::Auto { sequential_max };
-    walk_files_with(workspace, start, deadline, mode, make)
+    walk(workspace, start, options, deadline, mode, make)
 }
 
-/// [`walk_files`] with the mode chosen by the caller.
+/// A walk of everything the workspace's rules let through, in the mode chosen by the caller.
 pub(crate) fn walk_files_with<V, F>(
     workspace: &Workspace,
     start: StartDir,
+    deadline: Deadline,
+    mode: WalkMode,
+    make: F,
+) -> WalkOutcome<V>
+where
+    V: FileVisitor,
+    F: FnMut() -> V,
+{
+    let options = WalkOptions::full(workspace);
+    walk(workspace, start, options, deadline, mode, make)
+}
+
+fn walk<V, F>(
+    workspace: &Workspace,
+    start: StartDir,
+    options: WalkOptions,
     deadline: Deadline,
     mode: WalkMode,
     mut make: F,
@@ -296,34 +354,45 @@ where
         WalkMode::Parallel => false,
     };
     let mut skipped = SkipCounts::default();
-    let rules = match workspace.rules_down_to(&start.relative) {
+    let rules = if options.respect_ignore {
+        workspace.rules_down_to(&start.relative)
+    } else {
+        Ok(Arc::new(DirRules::default()))
+    };
+    let rules = match rules {
         Ok(rules) => rules,
         Err(_) => {
             skipped.unreadable += 1;
             return WalkOutcome {
                 visitors: vec![make()],
                 skipped,
+                hidden_by: RuleTally::default(),
                 incomplete: false,
             };
         }
     };
+    // `--max-depth 0`: the start itself, no entry of it.
+    let stack = if options.max_depth == Some(0) {
+        Vec::new()
+    } else {
+        vec![Work {
+            source: Source::Opened(start.fd),
+            relative: start.relative,
+            rules,
+            depth: 0,
+        }]
+    };
     let shared = Shared {
         workspace,
+        options,
         deadline,
-        queue: Mutex::new(Queue {
-            stack: vec![Work {
-                source: Source::Opened(start.fd),
-                relative: start.relative,
-                rules,
-            }],
-            busy: 0,
-        }),
+        queue: Mutex::new(Queue { stack, busy: 0 }),
         ready: Condvar::new(),
         quit: AtomicBool::new(false),
         incomplete: AtomicBool::new(false),
         entries: AtomicU64::new(0),
     };
-    let mut finished: Vec<(V, SkipCounts)> = Vec::new();
+    let mut finished: Vec<(V, Counts)> = Vec::new();
     if sequential {
         let mut visitor = make();
         let counts = run_worker(&shared, &mut visitor);
@@ -350,19 +419,34 @@ where
         });
     }
     let incomplete = shared.incomplete.load(Ordering::Relaxed);
-    if !incomplete && !shared.quit.load(Ordering::Relaxed) {
+    // Only a whole walk tells how large the directory is (not one cut by depth, nor one that
+    // entered what ignore files hide).
+    let whole = options == WalkOptions::full(workspace);
+    if whole && !incomplete && !shared.quit.load(Ordering::Relaxed) {
         workspace.record_walk_size(&size_key, shared.entries.load(Ordering::Relaxed));
     }
     let mut visitors = Vec::with_capacity(finished.len());
+    let mut hidden_by = RuleTally::default();
     for (visitor, counts) in finished {
-        skipped.add(&counts);
+        skipped.add(&counts.skipped);
+        hidden_by.merge(counts.hidden);
         visitors.push(visitor);
     }
     WalkOutcome {
         visitors,
         skipped,
+        hidden_by,
         incomplete,
     }
+}
+
+/// What one thread of a walk counted.
+#[derive(Default)]
+struct Counts {
+    skipped: SkipCounts,
+    hidden: RuleTally,
+    /// Entries (files and directories) let through.
+    entries: u64,
 }
 
 fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
@@ -370,17 +454,16 @@ fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
 }
 
 /// One thread's loop: take a directory, list it, queue its subdirectories, visit its files.
-fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> SkipCounts {
-    let mut skipped = SkipCounts::default();
-    let mut entries = 0u64;
+fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> Counts {
+    let mut counts = Counts::default();
     loop {
         let work = {
             let mut queue = lock(&shared.queue);
             loop {
                 if shared.quit.load(Ordering::Relaxed) {
                     shared.ready.notify_all();
-                    shared.entries.fetch_add(entries, Ordering::Relaxed);
-                    return skipped;
+                    shared.entries.fetch_add(counts.entries, Ordering::Relaxed);
+                    return counts;
                 }
                 if let Some(work) = queue.stack.pop() {
                     queue.busy += 1;
@@ -388,14 +471,14 @@ fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> SkipCount
                 }
                 if queue.busy == 0 {
                     shared.ready.notify_all();
-                    shared.entries.fetch_add(entries, Ordering::Relaxed);
-                    return skipped;
+                    shared.entries.fetch_add(counts.entries, Ordering::Relaxed);
+                    return counts;
                 }
                 queue = shared.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
             }
         };
         let guard = PanicGuard(shared);
-        let children = list_dir(shared, work, visitor, &mut skipped, &mut entries);
+        let children = list_dir(shared, work, visitor, &mut counts);
         std::mem::forget(guard);
         let mut queue = lock(&shared.queue);
         queue.busy -= 1;
@@ -433,9 +516,13 @@ fn list_dir<V: FileVisitor>(
     shared: &Shared<'_>,
     work: Work,
     visitor: &mut V,
-    skipped: &mut SkipCounts,
-    entries: &mut u64,
+    counts: &mut Counts,
 ) -> Vec<Work> {
+    let Counts {
+        skipped,
+        hidden,
+        entries,
+    } = counts;
     if shared.deadline.expired() {
         stop(shared, true);
         return Vec::new();
@@ -477,15 +564,24 @@ fn list_dir<V: FileVisitor>(
         stop(shared, false);
         return Vec::new();
     }
-    let rules = if workspace.options().respect_ignore_files {
+    let rules = if shared.options.respect_ignore {
         let mut found = Found::default();
         for (name, kind) in &names {
             found.note(name, *kind);
         }
-        dir_rules(&work.rules, dir_fd, &work.relative, &found)
+        dir_rules(
+            workspace.root_dir(),
+            &work.rules,
+            dir_fd,
+            &work.relative,
+            &found,
+        )
     } else {
         work.rules
     };
+    // The entries' level below the start; directories at the last level are not entered.
+    let depth = work.depth + 1;
+    let enter = shared.options.max_depth.is_none_or(|max| depth < max);
     let root = workspace.root();
     let mut children = Vec::new();
     let mut relative = work.relative;
@@ -507,7 +603,9 @@ fn list_dir<V: FileVisitor>(
             known => known,
         };
         let is_dir = kind == Kind::Dir;
-        if rules.is_ignored(root, Path::new(OsStr::from_bytes(&relative)), is_dir) {
+        if let Some(rule) = rules.hidden_by(root, Path::new(OsStr::from_bytes(&relative)), is_dir) {
+            hidden.add(&rule);
+            skip(visitor, skipped, &relative, WalkSkip::Hidden(rule));
             continue;
         }
         if is_dir && workspace.is_excluded_dir(&name) {
@@ -521,7 +619,7 @@ fn list_dir<V: FileVisitor>(
         match kind {
             Kind::Dir => {
                 *entries += 1;
-                if !visitor.enter_dir(&relative) {
+                if !enter || !visitor.enter_dir(&relative) {
                     continue;
                 }
                 children.push(Work {
@@ -531,6 +629,7 @@ fn list_dir<V: FileVisitor>(
                     },
                     relative: relative.clone(),
                     rules: Arc::clone(&rules),
+                    depth,
                 });
             }
             Kind::File => {
@@ -579,278 +678,4 @@ fn read_entries(fd: OwnedFd) -> io::Result<(Arc<rustix::fs::Dir>, Vec<(Vec<u8>, 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::workspace::WorkspaceOptions;
-    use std::ffi::OsStr;
-    use std::path::PathBuf;
-
-    struct Collect(Vec<String>);
-
-    impl FileVisitor for Collect {
-        fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
-            self.0.push(file.relative.to_string());
-            true
-        }
-    }
-
-    /// Collects directories with their inode, through `visit_dir`.
-    struct Dirs(Vec<(String, u64)>, Vec<(String, WalkSkip)>);
-
-    impl FileVisitor for Dirs {
-        fn visit_file(&mut self, _file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
-            true
-        }
-
-        fn visit_dir(&mut self, relative: &[u8], dir: BorrowedFd<'_>) -> bool {
-            let ino = rustix::fs::fstat(dir).map_or(0, |st| st.st_ino);
-            self.0
-                .push((String::from_utf8_lossy(relative).into_owned(), ino));
-            true
-        }
-
-        fn skipped_entry(&mut self, relative: &[u8], reason: WalkSkip) {
-            self.1
-                .push((String::from_utf8_lossy(relative).into_owned(), reason));
-        }
-    }
-
-    struct PanicOn(&'static str);
-
-    impl FileVisitor for PanicOn {
-        fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
-            assert!(file.relative != self.0, "visitor panics on {}", self.0);
-            true
-        }
-    }
-
-    #[test]
-    fn a_panicking_visitor_stops_the_parallel_walk_instead_of_hanging_it() {
-        let (_keep, root) = edge_tree();
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let options = WorkspaceOptions {
-                threads: 4,
-                ..WorkspaceOptions::default()
-            };
-            let ws = Workspace::new(&root, options).expect("workspace");
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                walk_files_with(
-                    &ws,
-                    start(&ws, ""),
-                    ws.deadline(),
-                    WalkMode::Parallel,
-                    || PanicOn("src/main.rs"),
-                )
-            }));
-            let _ = done.send(outcome.is_err());
-        });
-        let panicked = finished
-            .recv_timeout(std::time::Duration::from_secs(10))
-            .expect("the walk returned (no hang)");
-        assert!(panicked);
-    }
-
-    #[test]
-    fn visit_dir_sees_every_listed_directory_with_its_descriptor() {
-        use std::os::unix::fs::MetadataExt;
-        let (_keep, root) = edge_tree();
-        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
-        let outcome = walk_files_with(
-            &ws,
-            start(&ws, ""),
-            ws.deadline(),
-            WalkMode::Parallel,
-            || Dirs(Vec::new(), Vec::new()),
-        );
-        let skips: Vec<(String, WalkSkip)> =
-            outcome.visitors.iter().flat_map(|d| d.1.clone()).collect();
-        let counted = outcome.skipped;
-        assert_eq!(
-            skips.len() as u64,
-            counted.ignored
-                + counted.denied
-                + counted.symlink
-                + counted.special
-                + counted.unreadable
-        );
-        for expected in [
-            (".env", WalkSkip::Denied),
-            ("node_modules", WalkSkip::Ignored),
-            ("src/deep/loop", WalkSkip::Symlink),
-            ("pipe", WalkSkip::Special),
-        ] {
-            assert!(
-                skips.contains(&(expected.0.to_string(), expected.1)),
-                "{expected:?}"
-            );
-        }
-        let mut dirs: Vec<(String, u64)> = outcome.visitors.into_iter().flat_map(|d| d.0).collect();
-        dirs.sort();
-        let names: Vec<&str> = dirs.iter().map(|(d, _)| d.as_str()).collect();
-        // Not build/ (gitignored), .git and node_modules (skip set), secrets/ is listed (its
-        // key.pem is denied by name), no link.
-        assert_eq!(
-            names,
-            [
-                "",
-                ".github",
-                ".github/workflows",
-                "secrets",
-                "src",
-                "src/deep"
-            ]
-        );
-        for (dir, ino) in &dirs {
-            let meta = std::fs::metadata(root.join(dir)).expect("stat");
-            assert_eq!(*ino, meta.ino() as u64, "{dir}");
-        }
-    }
-
-    /// The directory `sub` opened as a walk's start, through the root descriptor (in-root links
-    /// resolved, as for a requested path).
-    fn start(ws: &Workspace, sub: &str) -> StartDir {
-        let root = ws.root_dir();
-        let resolved = root.resolve(OsStr::new(sub)).expect("resolves");
-        match root.open_real(&resolved.real).expect("opens") {
-            boundary::Opened::Dir(fd) => StartDir {
-                fd,
-                relative: resolved.real,
-            },
-            boundary::Opened::File(..) => panic!("{sub} is a file"),
-        }
-    }
-
-    fn walk(ws: &Workspace, sub: &str, mode: WalkMode) -> (Vec<String>, SkipCounts, bool) {
-        let outcome = walk_files_with(ws, start(ws, sub), ws.deadline(), mode, || {
-            Collect(Vec::new())
-        });
-        let mut paths: Vec<String> = outcome.visitors.into_iter().flat_map(|c| c.0).collect();
-        paths.sort();
-        (paths, outcome.skipped, outcome.incomplete)
-    }
-
-    fn write(root: &Path, relative: &str, content: &str) {
-        let path = root.join(relative);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, content).expect("write");
-    }
-
-    /// A tree with every rule the walker applies: ignore files, the skip set, deny rules,
-    /// symlinks in and out of the root, loops, broken links and a FIFO.
-    fn edge_tree() -> (tempfile::TempDir, PathBuf) {
-        let parent = tempfile::tempdir().expect("tempdir");
-        let root = parent.path().join("repo");
-        let outside = parent.path().join("outside");
-        write(&outside, "secret.txt", "s\n");
-        std::fs::create_dir_all(root.join(".git")).expect("git");
-        write(&root, ".gitignore", "build/\n*.log\n!keep.log\n");
-        write(&root, "a.txt", "a\n");
-        write(&root, "keep.log", "k\n");
-        write(&root, "drop.log", "d\n");
-        write(&root, "build/out.txt", "o\n");
-        write(&root, ".ripsightignore", "!drop.log\n");
-        write(&root, "other.log", "o\n");
-        write(&root, "src/.ignore", "gen_*\n");
-        write(&root, "src/gen_x.rs", "g\n");
-        write(&root, "src/main.rs", "m\n");
-        write(&root, "src/deep/lib.rs", "l\n");
-        write(&root, "node_modules/pkg/index.js", "n\n");
-        write(&root, ".env", "SECRET=1\n");
-        write(&root, "secrets/key.pem", "k\n");
-        write(&root, ".github/workflows/ci.yml", "c\n");
-        let link = |target: &Path, name: &str| {
-            std::os::unix::fs::symlink(target, root.join(name)).expect("symlink");
-        };
-        link(&root.join("src"), "src_link");
-        link(&root.join("a.txt"), "a_link.txt");
-        link(&outside, "out_dir");
-        link(&outside.join("secret.txt"), "out_file.txt");
-        link(&root, "src/deep/loop");
-        link(parent.path(), "up");
-        link(&root.join(".env"), "notes.txt");
-        link(&root.join("missing"), "broken.txt");
-        let status = std::process::Command::new("mkfifo")
-            .arg(root.join("pipe"))
-            .status();
-        assert!(status.is_ok_and(|s| s.success()), "mkfifo");
-        (parent, root)
-    }
-
-    #[test]
-    fn sequential_and_parallel_walks_agree() {
-        let (_keep, root) = edge_tree();
-        for threads in [1, 2, 4] {
-            let options = WorkspaceOptions {
-                threads,
-                ..WorkspaceOptions::default()
-            };
-            let ws = Workspace::new(&root, options).expect("workspace");
-            let sequential = walk(&ws, "", WalkMode::Sequential);
-            let parallel = walk(&ws, "", WalkMode::Parallel);
-            assert_eq!(sequential, parallel, "threads={threads}");
-            assert!(sequential.0.contains(&"src/deep/lib.rs".to_string()));
-            assert!(!sequential.0.iter().any(|p| p.starts_with("src_link")));
-            assert!(sequential.0.contains(&"drop.log".to_string()));
-            assert!(!sequential.0.contains(&"other.log".to_string()));
-            // .git and node_modules; .env and secrets/key.pem; eight links, none followed
-            // (src_link, a_link.txt, out_dir, out_file.txt, src/deep/loop, up, notes.txt,
-            // broken.txt); the pipe.
-            let skipped = sequential.1;
-            assert_eq!(
-                (skipped.ignored, skipped.denied, skipped.symlink),
-                (2, 2, 8),
-                "{sequential:?}"
-            );
-            assert_eq!(
-                (skipped.special, skipped.unreadable, skipped.outside_root),
-                (1, 0, 0),
-                "{sequential:?}"
-            );
-            assert!(!sequential.0.iter().any(|p| p.contains("secret")));
-            for sub in ["src", "src_link", "src/deep"] {
-                assert_eq!(
-                    walk(&ws, sub, WalkMode::Sequential),
-                    walk(&ws, sub, WalkMode::Parallel),
-                    "{sub}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn auto_mode_remembers_tree_sizes_and_both_modes_agree() {
-        let (_keep, root) = edge_tree();
-        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
-        assert_eq!(ws.walk_size(""), None);
-        let auto = WalkMode::Auto {
-            sequential_max: 1_000,
-        };
-        let first = walk(&ws, "", auto);
-        let seen = ws.walk_size("").expect("size remembered");
-        assert!(seen > 10 && seen <= 1_000, "{seen}");
-        let second = walk(&ws, "", auto);
-        assert_eq!(first, second);
-        assert_eq!(first, walk(&ws, "", WalkMode::Parallel));
-        // Sequential and parallel walks count the same entries.
-        walk(&ws, "", WalkMode::Parallel);
-        let parallel_seen = ws.walk_size("");
-        walk(&ws, "", WalkMode::Sequential);
-        assert_eq!(ws.walk_size(""), parallel_seen);
-    }
-
-    #[test]
-    fn an_expired_budget_stops_both_modes_and_is_not_remembered_as_a_size() {
-        let (_keep, root) = edge_tree();
-        let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
-        for mode in [WalkMode::Sequential, WalkMode::Parallel] {
-            let expired = Deadline::start(std::time::Duration::ZERO);
-            let outcome =
-                walk_files_with(&ws, start(&ws, ""), expired, mode, || Collect(Vec::new()));
-            assert!(outcome.incomplete, "{mode:?}");
-            let found: usize = outcome.visitors.iter().map(|c| c.0.len()).sum();
-            assert_eq!(found, 0, "{mode:?}");
-            assert_eq!(ws.walk_size(""), None, "{mode:?}");
-        }
-    }
-}
+mod tests;

@@ -18,7 +18,7 @@ use grep_regex::RegexMatcher;
 use crate::boundary::RootDir;
 pub use crate::budget::{CancelToken, Deadline};
 use crate::error::{CoreError, PatternIssue};
-use crate::ignore_rules::{DirRules, TreeRules};
+use crate::ignore_rules::{DirRules, RuleLine, TreeRules};
 use crate::pattern::{CompiledGlob, compile_glob};
 pub use crate::skip::SkipCounts;
 
@@ -332,6 +332,12 @@ impl Workspace {
     /// ignore rules.
     pub(crate) fn ignores_dir(&self, relative: &[u8]) -> bool {
         self.inner.rules.ignores_dir(&self.inner.root, relative)
+    }
+
+    /// The ignore rule that keeps a walk of the root from reaching `relative` (`is_dir`:
+    /// whether it is a directory): the rule hiding it or the outermost directory above it.
+    pub(crate) fn hiding(&self, relative: &[u8], is_dir: bool) -> Option<Arc<RuleLine>> {
+        self.inner.rules.hiding(&self.inner.root, relative, is_dir)
     }
 
     /// The options this workspace was opened with.

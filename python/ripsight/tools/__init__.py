@@ -1,7 +1,8 @@
-"""The built-in tools: `glob`, `grep`, `read_file`, and `read_result` for stored results.
+"""The built-in tools: `glob`, `grep`, `read_file`, `outline`, `find_definitions`, and
+`read_result` for stored results.
 
     >>> [spec.name for spec in builtin_tools()]
-    ['glob', 'grep', 'read_file', 'read_result']
+    ['find_definitions', 'glob', 'grep', 'outline', 'read_file', 'read_result']
 
 Each tool is one module holding its model-facing definition (generated from a `ToolLimits`), its
 handler (the Rust engine does every walk, search and read) and the text the model sees.
@@ -13,6 +14,14 @@ from __future__ import annotations
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..types import ToolSpec
 from ._common import ENGINE_RESULT_KEY, MAX_OFFSET
+from .definitions import (
+    FIND_DEFINITIONS_DESCRIPTION,
+    FIND_DEFINITIONS_SCHEMA,
+    find_definitions_description,
+    find_definitions_schema,
+    find_definitions_tool,
+    format_definitions,
+)
 from .glob import (
     GLOB_DESCRIPTION,
     GLOB_SCHEMA,
@@ -29,6 +38,14 @@ from .grep import (
     grep_schema,
     grep_tool,
 )
+from .outline import (
+    OUTLINE_DESCRIPTION,
+    OUTLINE_SCHEMA,
+    format_outline,
+    outline_description,
+    outline_schema,
+    outline_tool,
+)
 from .read_file import (
     READ_FILE_DESCRIPTION,
     READ_FILE_SCHEMA,
@@ -41,17 +58,26 @@ from .read_result import READ_RESULT_SCHEMA, read_result_tool
 
 __all__ = [
     "ENGINE_RESULT_KEY",
+    "FIND_DEFINITIONS_DESCRIPTION",
+    "FIND_DEFINITIONS_SCHEMA",
     "GLOB_DESCRIPTION",
     "GLOB_SCHEMA",
     "GREP_DESCRIPTION",
     "GREP_SCHEMA",
     "MAX_OFFSET",
+    "OUTLINE_DESCRIPTION",
+    "OUTLINE_SCHEMA",
     "READ_FILE_DESCRIPTION",
     "READ_FILE_SCHEMA",
     "READ_RESULT_SCHEMA",
     "builtin_tools",
+    "find_definitions_description",
+    "find_definitions_schema",
+    "find_definitions_tool",
+    "format_definitions",
     "format_glob",
     "format_grep",
+    "format_outline",
     "format_read",
     "glob_description",
     "glob_schema",
@@ -59,6 +85,9 @@ __all__ = [
     "grep_description",
     "grep_schema",
     "grep_tool",
+    "outline_description",
+    "outline_schema",
+    "outline_tool",
     "read_file_description",
     "read_file_schema",
     "read_file_tool",
@@ -68,5 +97,12 @@ __all__ = [
 
 def builtin_tools(limits: ToolLimits = DEFAULT_LIMITS) -> list[ToolSpec]:
     """The built-in read-only tools, in name order, their definitions generated from `limits`:
-    the three file tools and `read_result` (which reads results stored by reference)."""
-    return [glob_tool(limits), grep_tool(limits), read_file_tool(limits), read_result_tool()]
+    the file tools and `read_result` (which reads results stored by reference)."""
+    return [
+        find_definitions_tool(limits),
+        glob_tool(limits),
+        grep_tool(limits),
+        outline_tool(limits),
+        read_file_tool(limits),
+        read_result_tool(),
+    ]

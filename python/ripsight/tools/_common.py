@@ -13,6 +13,8 @@ import orjson
 
 from .. import codes
 from ..errors import InvalidArgumentError
+from ..file_types import unknown_types
+from ..limits import MAX_DEPTH
 from ..limits import MAX_OFFSET as _MAX_OFFSET
 from ..names import quote_path, unquote_path
 from ..types import ToolContext, ToolOutput, ToolResult
@@ -53,6 +55,79 @@ def offset_property(first: int, description: str) -> dict[str, Any]:
         "default": first,
         "description": f"{description} Default: {first}.",
     }
+
+
+def strings_property(description: str) -> dict[str, Any]:
+    """An argument that takes one string or a list of them (rg's repeated -g, -t)."""
+    return {
+        "type": ["string", "array"],
+        "items": {"type": "string", "minLength": 1},
+        "description": description,
+    }
+
+
+def max_depth_property(what: str) -> dict[str, Any]:
+    """`max_depth`, as ripgrep's --max-depth; `what` is the tool's verb ("search", "list")."""
+    return {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_DEPTH,
+        "description": f"{what.capitalize()} at most this many directory levels below path, "
+        "like ripgrep's --max-depth: 1 means only the files directly in path, 2 also those "
+        "one directory down. Default: no limit.",
+    }
+
+
+def include_ignored_property(what: str) -> dict[str, Any]:
+    """`include_ignored`, as ripgrep's --no-ignore; `what` is the tool's verb."""
+    return {
+        "type": "boolean",
+        "default": False,
+        "description": f"Also {what} files that .gitignore, .ignore and .ripsightignore hide, "
+        "like ripgrep's --no-ignore (directories such as .git and node_modules, and files "
+        "denied as secrets, stay out). Default: false.",
+    }
+
+
+def check_types(args: dict[str, Any]) -> list[str]:
+    """grep's and glob's `type` and `type_not`: each name one of ripgrep's file types (the
+    tools' `ToolSpec.check`)."""
+    problems: list[str] = []
+    for key in ("type", "type_not"):
+        value = args.get(key)
+        names = [value] if isinstance(value, str) else value
+        if isinstance(names, list):
+            found = unknown_types(n for n in names if isinstance(n, str))
+            problems.extend(f'"{key}": {problem}.' for problem in found)
+    return problems
+
+
+def rule_text(rule: Any) -> str:
+    """An ignore rule as a model is shown it: `file:line: rule` (`.gitignore:12: build/`)."""
+    return f"{quote_path(rule.file)}:{rule.line}: {rule.rule}"
+
+
+def hidden_note(skipped: Any, hidden_by: Any, verb: str) -> str | None:
+    """What ignore rules hid from a walk, the rules that hid the most and how to include them
+    (`verb`: "search" or "list"); None when they hid nothing."""
+    count = int(getattr(skipped, "ignored_by_rules", 0))
+    if not count:
+        return None
+    rules = ", ".join(f"{rule_text(r)} ({thousands(r.hidden)})" for r in hidden_by or ())
+    most = f", most by {rules}" if rules else ""
+    return (
+        f"Hidden by ignore rules: {plural(count, 'file or directory', 'files and directories')}"
+        f"{most}. Pass include_ignored=true to {verb} them too."
+    )
+
+
+def path_ignored_note(path: str, rule: Any, done: str) -> str:
+    """The note for a `path` that ignore rules hide (`done`: "searched" or "listed")."""
+    return (
+        f"Note: {quote_path(path.rstrip('/') or '.')} is hidden by the ignore rule "
+        f"{rule_text(rule)}, so a search of the whole tree skips it; it was {done} because "
+        "path names it."
+    )
 
 
 def thousands(value: int) -> str:
@@ -105,7 +180,7 @@ def skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | 
     ignored = getattr(skipped, "ignored", 0)
     if nothing_found and ignored:
         # The engine counts pruned skip-set directories here (files hidden by ignore files
-        # are dropped inside the walker, uncounted).
+        # are counted apart: `hidden_note`).
         parts.append(
             f"{plural(ignored, 'directory', 'directories')} skipped by name (such as .git and "
             "node_modules)"
@@ -124,9 +199,10 @@ def unquote_paths(args: dict[str, Any]) -> None:
 
 def check_paths(args: dict[str, Any]) -> None:
     """Refuses NULs in a path or pattern (after `unquote_paths`: an escape can make one)."""
-    for key in ("path", "glob", "pattern"):
+    for key in ("path", "glob", "pattern", "type", "type_not"):
         value = args.get(key)
-        if isinstance(value, str) and "\x00" in value:
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "\x00" in v for v in values):
             raise InvalidArgumentError(
                 f"{key} contains a NUL character (\\0), which no file name or pattern can "
                 f"hold; remove it and call the tool again."

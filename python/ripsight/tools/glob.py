@@ -10,11 +10,17 @@ from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
     answer_search,
+    check_types,
+    hidden_note,
+    include_ignored_property,
     limit_property,
+    max_depth_property,
     offset_property,
+    path_ignored_note,
     plural,
     resolved_maximum,
     skip_note,
+    strings_property,
     thousands,
     unquote_paths,
     where_text,
@@ -42,7 +48,10 @@ Pattern syntax: `**` matches across directories, `*` within one directory level 
 crosses "/"), `?` one character, `{{a,b}}` alternatives, `[abc]` a character class. The pattern \
 is matched against paths relative to `path`.
 Examples: "**/*.py" (Python files at any depth), "*.md" (top level only), \
-"src/**/*.{{ts,tsx}}", "**/test_*.py", ".github/workflows/*.yml".
+"src/**/*.{{ts,tsx}}", "**/test_*.py", ".github/workflows/*.yml". A list applies each pattern \
+in turn, the last that matches deciding, a leading ! excluding: ["**/*.ts", "!**/*.test.ts"]. \
+type="rust" keeps ripgrep's file types, max_depth=1 only the files directly in `path`; \
+include_ignored=true lists what .gitignore and other ignore files hide (counted otherwise).
 
 Returns matching file paths relative to the workspace root, one per line, sorted by path \
 (or newest first with sort="mtime"). At most `limit` paths (default {limits.glob_limit}) per \
@@ -56,17 +65,28 @@ def glob_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "pattern": {
-                "type": "string",
+                **strings_property(
+                    "Glob pattern matched against paths relative to `path`, e.g. "
+                    '"**/*.py", "src/**/*.{ts,tsx}", "*.md". `*` never crosses "/"; use `**/` '
+                    "to match at any depth. Or a list of patterns applied in order, the last "
+                    "that matches deciding, a leading ! excluding (also what lies below a "
+                    'directory it matches), e.g. ["**/*.py", "!**/test_*.py"].'
+                ),
                 "minLength": 1,
-                "description": "Glob pattern matched against paths relative to `path`, e.g. "
-                '"**/*.py", "src/**/*.{ts,tsx}", "*.md". `*` never crosses "/"; use `**/` to '
-                "match at any depth.",
+                "minItems": 1,
             },
             "path": {
                 "type": "string",
                 "description": "Directory to search in, relative to the workspace root. "
                 "Default: the workspace root.",
             },
+            "type": strings_property(
+                "Only list files of this file type, or these types, like ripgrep's -t "
+                '(names as rg --type-list gives them), e.g. "py", "rust", ["ts", "js"], "md". '
+                "Default: all types."
+            ),
+            "max_depth": max_depth_property("list"),
+            "include_ignored": include_ignored_property("list"),
             "limit": limit_property(
                 limits.glob_limit,
                 resolved_maximum(limits.glob_max_limit),
@@ -93,9 +113,9 @@ GLOB_DESCRIPTION = glob_description()
 GLOB_SCHEMA: dict[str, Any] = glob_schema()
 
 
-def format_glob(result: Any, sort: str = "path") -> str:
-    """The text a model sees for a `Workspace.glob` result."""
-    pattern = result.pattern
+def format_glob(result: Any, sort: str = "path", path: str | None = None) -> str:
+    """The text a model sees for a `Workspace.glob` result (`path`: the call's)."""
+    pattern = '", "'.join([result.pattern, *result.more_patterns])
     where = where_text(result.searched)
     shown = len(result.paths)
     total = result.total
@@ -142,6 +162,13 @@ def format_glob(result: Any, sort: str = "path") -> str:
             f"total cover only part of {where}. Narrow the search with a more specific pattern "
             "or path."
         )
+    ignored_path = result.path_ignored_by
+    if ignored_path is not None:
+        lines.append(path_ignored_note(path or result.searched, ignored_path, "listed"))
+    if total == 0 or ignored_path is not None:
+        hidden = hidden_note(result.skipped, result.hidden_by, "list")
+        if hidden:
+            lines.append(hidden)
     note = skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
     if note:
         lines.append(note)
@@ -159,11 +186,15 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
             offset=args["offset"],
             sort=args["sort"],
             cancel=context.cancel,
+            type=args.get("type"),
+            max_depth=args.get("max_depth"),
+            include_ignored=args["include_ignored"],
         )
 
-    return answer_search(
-        context, "glob", args, search, lambda r: (format_glob(r, sort=args["sort"]), r.total)
-    )
+    def describe(result: Any) -> tuple[str, int]:
+        return format_glob(result, sort=args["sort"], path=args.get("path")), result.total
+
+    return answer_search(context, "glob", args, search, describe)
 
 
 def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
@@ -175,4 +206,5 @@ def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         handler=run_glob,
         title="Find files by pattern",
         prepare=unquote_paths,
+        check=check_types,
     )

@@ -11,11 +11,17 @@ from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
     answer_search,
+    check_types,
+    hidden_note,
+    include_ignored_property,
     limit_property,
+    max_depth_property,
     offset_property,
+    path_ignored_note,
     plural,
     resolved_maximum,
     skip_note,
+    strings_property,
     thousands,
     unquote_paths,
 )
@@ -69,17 +75,22 @@ skipped and counted.
 
 Examples: pattern="def parse_args", pattern="TODO|FIXME", pattern="fn \\w+_test", \
 pattern="import (os|sys)". Escape regex characters such as ( [ . * + ? {{ | \\ or pass \
-literal=true to search for the exact text. Narrow with `path` (a directory or file) and `glob` \
+literal=true to search for the exact text. Narrow with `path` (a directory or file), `glob` \
 (file filter like ripgrep's -g: "*.py" matches file names at any depth, "src/**/*.rs" matches \
-paths; a list such as ["*.ts", "!*.test.ts"] applies each in turn, the last match deciding).
+paths; a list such as ["*.ts", "!*.test.ts"] applies each in turn, the last match deciding), \
+`type` (ripgrep's file types: type="py", type=["ts", "js"]; type_not="md" leaves some out) and \
+`max_depth` (max_depth=1: only the files directly in `path`). max_count=1 shows the first \
+match of each file; invert_match=true the lines that do NOT match. Files hidden by .gitignore \
+and other ignore files are skipped and counted; include_ignored=true searches them too.
 
 Output (output_mode="content", the default): `path:line:text` for each matching line and \
 `path-line-text` for context lines (context=2 shows 2 lines around each match; \
 before_context=5 or after_context=10, like ripgrep's -B and -A, set one side), ordered by path \
 then line; "--" separates non-adjacent groups. Lines are cut to {limits.grep_line_chars} characters (around the match). \
-output_mode="files_with_matches" lists the files; "count" gives `path:count`. At most `limit` \
-matches (default {limits.grep_limit}) per call; the result states the exact totals and which \
-`offset` shows the next page."""
+output_mode="files_with_matches" lists the files; "count" gives `path:count`; \
+"files_without_match" lists the files searched that do not match. At most `limit` matches \
+(default {limits.grep_limit}) per call; the result states the exact totals and which `offset` \
+shows the next page."""
 
 
 def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
@@ -99,15 +110,23 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": "File or directory to search, relative to the workspace root. "
                 "Default: the workspace root.",
             },
-            "glob": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "minLength": 1},
-                "description": "Only search files matching this glob, or these globs, like "
-                'ripgrep\'s -g: "*.py" matches file names at any depth, "src/**/*.rs" '
-                "matches paths, a leading / anchors at the workspace root, a leading ! excludes "
-                '(directories too: "!tests/"). In a list the last glob that matches decides, '
-                'e.g. ["*.py", "!test_*.py"]. Default: all files.',
-            },
+            "glob": strings_property(
+                "Only search files matching this glob, or these globs, like ripgrep's -g: "
+                '"*.py" matches file names at any depth, "src/**/*.rs" matches paths, a leading '
+                "/ anchors at the workspace root, a leading ! excludes (directories too: "
+                '"!tests/"). In a list the last glob that matches decides, e.g. ["*.py", '
+                '"!test_*.py"]. Default: all files.'
+            ),
+            "type": strings_property(
+                "Only search files of this file type, or these types, like ripgrep's -t "
+                '(names as rg --type-list gives them), e.g. "py", "rust", ["ts", "js"], "md", '
+                '"json", "yaml", "sh", "cpp", "java", "go". A file that glob names is searched '
+                "whatever its type, as in ripgrep. Default: all types."
+            ),
+            "type_not": strings_property(
+                "Do not search files of this file type, or these types, like ripgrep's -T, "
+                'e.g. "md" or ["json", "lock"]. Default: none left out.'
+            ),
             "literal": {
                 "type": "boolean",
                 "default": False,
@@ -148,13 +167,29 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "description": "Let a match span several lines (write \\n in the pattern for "
                 "a line break). Default: false.",
             },
+            "max_count": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Stop searching a file after this many matching lines (matches, "
+                "with multiline=true), like ripgrep's -m, e.g. 1 for the first match of each "
+                "file. Default: no limit.",
+            },
+            "invert_match": {
+                "type": "boolean",
+                "default": False,
+                "description": "Show the lines that do NOT match the pattern, like ripgrep's "
+                "-v (counted, paged and shown with context as matches are). Default: false.",
+            },
+            "max_depth": max_depth_property("search"),
+            "include_ignored": include_ignored_property("search"),
             "output_mode": {
                 "type": "string",
-                "enum": ["content", "files_with_matches", "count"],
+                "enum": ["content", "files_with_matches", "count", "files_without_match"],
                 "default": "content",
                 "description": '"content": matching lines as path:line:text; '
                 '"files_with_matches": only the paths of files that match; "count": matches '
-                'per file as path:count. Default: "content".',
+                'per file as path:count; "files_without_match": the paths of files searched '
+                'that do not match, like ripgrep\'s --files-without-match. Default: "content".',
             },
             "limit": limit_property(
                 limits.grep_limit,
@@ -175,6 +210,75 @@ GREP_DESCRIPTION = grep_description()
 GREP_SCHEMA: dict[str, Any] = grep_schema()
 
 
+def _listed(value: str | list[str] | None) -> list[str]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def _scope(
+    path: str | None,
+    glob: str | list[str] | None,
+    types: list[str],
+    types_not: list[str],
+    max_depth: int | None,
+) -> str:
+    """Where a search looked, as a clause of its header."""
+    scope = ""
+    if path:
+        scope += f" under {quote_path(path.rstrip('/'))}"
+    globs = _listed(glob)
+    if globs:
+        scope += " in files matching " + ", ".join(f'"{g}"' for g in globs)
+    if types:
+        scope += (" of type " if globs else " in files of type ") + ", ".join(types)
+    if types_not:
+        scope += " excluding type " + ", ".join(types_not)
+    if max_depth is not None:
+        scope += f" at most {plural(max_depth, 'level')} deep"
+    return scope
+
+
+def _nothing_found(
+    result: Any, pattern: str, scope: str, searched: str, invert: bool, filters: list[str]
+) -> str:
+    """The first line of a search that found nothing."""
+    if invert:
+        text = f"No line fails to match {pattern}{scope} ({searched})."
+    else:
+        text = f"No matches for {pattern}{scope} ({searched})."
+    if result.files_searched == 0 and not result.incomplete:
+        if _candidates_skipped(result.skipped):
+            text += " Every file in scope was skipped (see below)."
+        elif result.skipped.ignored_by_rules:
+            text += " Ignore rules hid every file in scope (see below)."
+        else:
+            text += f" No file was searched: check {' and '.join(filters)}."
+    return text
+
+
+def _files_without_match(
+    result: Any, pattern: str, scope: str, searched: str, invert: bool, lines: list[str]
+) -> int:
+    """The lines of a files_without_match page; returns its entries' total."""
+    total = int(result.files_searched - result.total_files)
+    if total == 0:
+        has = "has a line not matching" if invert else "matches"
+        lines.append(f"Every file searched {has} {pattern}{scope} ({searched}).")
+        return total
+    if invert:
+        totals = f"In {plural(total, 'file')} every line matches {pattern}{scope} ({searched})"
+    else:
+        verb = "does" if total == 1 else "do"
+        totals = f"{plural(total, 'file')} {verb} not match {pattern}{scope} ({searched})"
+    lines.append(_page_header(totals, result, len(result.files), total, "files"))
+    lines.extend(quote_path(item.path) for item in result.files)
+    if result.next_offset is not None:
+        lines.append(
+            f"{plural(result.withheld, 'more file')} not shown: call grep again with "
+            f"offset={result.next_offset} for the next page."
+        )
+    return total
+
+
 def format_grep(
     result: Any,
     *,
@@ -184,42 +288,51 @@ def format_grep(
     case_insensitive: bool = False,
     line_chars: int = DEFAULT_LIMITS.grep_line_chars,
     read_line_chars: int = DEFAULT_LIMITS.read_line_chars,
+    type: str | list[str] | None = None,
+    type_not: str | list[str] | None = None,
+    max_depth: int | None = None,
+    max_count: int | None = None,
+    invert_match: bool = False,
 ) -> str:
     """The text a model sees for a `Workspace.grep` result.
 
     `line_chars` is the cap the search applied and `read_line_chars` read_file's, for the note
-    on cut lines.
+    on cut lines; the other arguments are the call's, which the text names.
     """
     pattern = _shown_pattern(result.pattern)
-    scope = ""
-    if path:
-        scope += f" under {quote_path(path.rstrip('/'))}"
-    globs = [glob] if isinstance(glob, str) else list(glob or [])
-    if globs:
-        scope += " in files matching " + ", ".join(f'"{g}"' for g in globs)
+    types, types_not = _listed(type), _listed(type_not)
+    scope = _scope(path, glob, types, types_not, max_depth)
     searched = f"{plural(result.files_searched, 'file')} searched"
+    if max_count is not None:
+        searched += f", at most {plural(max_count, 'match', 'matches')} per file"
+    invert = invert_match
     mode = result.output_mode
     lines: list[str] = []
     matches = result.total_matches
     files = result.total_files
-    nothing = matches == 0
-    if nothing:
-        text = f"No matches for {pattern}{scope} ({searched})."
-        if result.files_searched == 0 and not result.incomplete:
-            if _candidates_skipped(result.skipped):
-                text += " Every file in scope was skipped (see below)."
-            else:
-                text += " No file was searched: check path and glob."
-        if not case_insensitive and any(c.isalpha() for c in result.pattern):
+    entries = matches
+    if mode == "files_without_match":
+        entries = _files_without_match(result, pattern, scope, searched, invert, lines)
+    elif matches == 0:
+        filters = ["path", "glob", *(["type"] if types or types_not else [])]
+        filters += ["max_depth"] if max_depth is not None else []
+        text = _nothing_found(result, pattern, scope, searched, invert, filters)
+        if not (case_insensitive or invert) and any(c.isalpha() for c in result.pattern):
             text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
         lines.append(text)
     elif mode == "content":
         shown = sum(1 for line in result.lines if line.is_match)
-        totals = (
-            f"{plural(matches, 'match', 'matches')} in {plural(files, 'file')} for "
-            f"{pattern}{scope} ({searched})"
-        )
-        lines.append(_page_header(totals, result, shown, matches, "matches"))
+        if invert:
+            totals = (
+                f"{plural(matches, 'line')} not matching {pattern} in "
+                f"{plural(files, 'file')}{scope} ({searched})"
+            )
+        else:
+            totals = (
+                f"{plural(matches, 'match', 'matches')} in {plural(files, 'file')} for "
+                f"{pattern}{scope} ({searched})"
+            )
+        lines.append(_page_header(totals, result, shown, matches, "lines" if invert else "matches"))
         previous: tuple[str, int] | None = None
         cut = 0
         for line in result.lines:
@@ -234,8 +347,13 @@ def format_grep(
             cut += bool(line.cut)
             previous = (line.path, line.line)
         if result.next_offset is not None:
+            more = (
+                plural(result.withheld, "more line")
+                if invert
+                else plural(result.withheld, "more match", "more matches")
+            )
             lines.append(
-                f"{plural(result.withheld, 'more match', 'more matches')} not shown: call grep again with "
+                f"{more} not shown: call grep again with "
                 f"offset={result.next_offset} for the next page, or narrow the search with "
                 "path or glob."
             )
@@ -248,10 +366,16 @@ def format_grep(
     else:
         shown = len(result.files)
         entry = "files" if mode == "files_with_matches" else "counts"
-        totals = (
-            f"{plural(files, 'file')} {'matches' if files == 1 else 'match'} {pattern}{scope} "
-            f"({plural(matches, 'matching line')}, {searched})"
-        )
+        if invert:
+            totals = (
+                f"{plural(files, 'file')} {'has' if files == 1 else 'have'} lines not matching "
+                f"{pattern}{scope} ({plural(matches, 'such line')}, {searched})"
+            )
+        else:
+            totals = (
+                f"{plural(files, 'file')} {'matches' if files == 1 else 'match'} "
+                f"{pattern}{scope} ({plural(matches, 'matching line')}, {searched})"
+            )
         lines.append(_page_header(totals, result, shown, files, entry))
         for item in result.files:
             shown_path = quote_path(item.path)
@@ -263,6 +387,7 @@ def format_grep(
                 f"{plural(result.withheld, 'more file')} not shown: call grep again with "
                 f"offset={result.next_offset} for the next page."
             )
+    nothing = entries == 0
     if result.withheld_key_blocks:
         lines.append(
             f"Withheld: {plural(result.withheld_key_lines, 'line')} of "
@@ -274,6 +399,13 @@ def format_grep(
             f"Incomplete: the time budget ran out after {searched}, so there may be more "
             "matches and the totals are lower bounds. Narrow the search with path or glob."
         )
+    ignored_path = result.path_ignored_by
+    if ignored_path is not None:
+        lines.append(path_ignored_note(path or "", ignored_path, "searched"))
+    if nothing or ignored_path is not None:
+        hidden = hidden_note(result.skipped, result.hidden_by, "search")
+        if hidden:
+            lines.append(hidden)
     note = skip_note(result.skipped, include_binary=True, nothing_found=nothing)
     if note:
         lines.append(note)
@@ -301,6 +433,12 @@ def run_grep(
             offset=args["offset"],
             max_line_chars=limits.grep_line_chars,
             cancel=context.cancel,
+            type=args.get("type"),
+            type_not=args.get("type_not"),
+            max_count=args.get("max_count"),
+            invert_match=args["invert_match"],
+            max_depth=args.get("max_depth"),
+            include_ignored=args["include_ignored"],
         )
 
     def describe(result: Any) -> tuple[str, int]:
@@ -313,7 +451,14 @@ def run_grep(
             case_insensitive=args["case_insensitive"],
             line_chars=limits.grep_line_chars,
             read_line_chars=limits.read_line_chars,
+            type=args.get("type"),
+            type_not=args.get("type_not"),
+            max_depth=args.get("max_depth"),
+            max_count=args.get("max_count"),
+            invert_match=args["invert_match"],
         )
+        if result.output_mode == "files_without_match":
+            return text, result.files_searched - result.total_files
         return text, result.total_matches
 
     return answer_search(context, "grep", args, search, describe)
@@ -328,4 +473,5 @@ def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         handler=functools.partial(run_grep, limits=limits),
         title="Search file contents",
         prepare=unquote_paths,
+        check=check_types,
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import codes
 from ..errors import InvalidArgumentError
-from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
 from ..session import ReadRecord, ReadState
 from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
@@ -26,7 +26,11 @@ from ._common import (
     unquote_paths,
     workspace_of,
 )
+from .outline import compact_outline
 from .read_pdf import is_pdf_name, is_pdf_type, pages_property, pdf_description, run_read_pdf
+
+#: The share of the result budget a page that stops before the end gives the file's outline.
+READ_OUTLINE_SHARE = float(LIMITS["read_outline_share"])
 
 __all__ = [
     "READ_FILE_DESCRIPTION",
@@ -53,7 +57,9 @@ grep to see code in context.
 
 Reads `limit` lines (default {limits.read_limit}) starting at line `offset` (1-based, default \
 1); the header states the range and the file's total line count, and when more follows the \
-result says which `offset` reads on. Lines over {limits.read_line_chars} characters are cut, \
+result says which `offset` reads on, and a page that stops before the end of a source file \
+also shows the file's outline (its classes, functions... with their lines: read on at the one \
+you need). Lines over {limits.read_line_chars} characters are cut, \
 saying how long they were. Binary files are not dumped (the result gives size and type). The \
 header names the encoding and line-ending style when they are not plain UTF-8 with LF. Paths \
 are relative to the workspace root (absolute paths inside it work too); files outside the root \
@@ -306,6 +312,9 @@ def _run_text(
             "its lines with offset and limit instead."
         )
     # ---- end of PDFs ----
+    outline_text: str | None = None
+    if result.kind == "text" and result.next_offset is not None:
+        result, outline_text = _with_outline(context, workspace, result, limits)
     earlier = reads.lookup(result)
     if earlier is not None:
         return _already_shown(path, result.lines[0].number, result.lines[-1].number, earlier)
@@ -329,9 +338,58 @@ def _run_text(
         code = codes.PAST_END
     else:
         code = codes.OK
-    return ToolOutput(
-        format_read(result), meta={ENGINE_RESULT_KEY: result}, on_delivered=delivered, code=code
+    text = format_read(result)
+    meta: dict[str, Any] = {ENGINE_RESULT_KEY: result}
+    if outline_text is not None:
+        text += "\n" + outline_text
+        meta["outline"] = True
+    return ToolOutput(text, meta=meta, on_delivered=delivered, code=code)
+
+
+def _with_outline(
+    context: ToolContext, workspace: Workspace, result: Any, limits: ToolLimits
+) -> tuple[Any, str | None]:
+    """A page that stops before the end of a file, with the file's compact outline: the
+    outline gets at most `READ_OUTLINE_SHARE` of the result budget, and when the page's text
+    and the outline together would overrun the budget, the page is read again shorter (its
+    first lines: a deterministic first section, never cut in the middle). A file without an
+    outline (no parser, too large...) keeps its page as it was."""
+    budget = context.max_result_chars
+    try:
+        outline = workspace.outline(
+            result.path, limit=limits.outline_max_limit, cancel=context.cancel
+        )
+    except Exception:  # noqa: BLE001 - the page stands without an outline
+        return result, None
+    text = compact_outline(outline, int(budget * READ_OUTLINE_SHARE))
+    if text is None:
+        return result, None
+    room = budget - len(text) - 1
+    page = format_read(result)
+    if len(page) <= room:
+        return result, text
+    # The lines that fit: each costs its text, its number and a tab; the header and the "more
+    # lines follow" sentence are kept out of the room first.
+    overhead = len(page) - sum(len(line.text) + 8 for line in result.lines)
+    used, fit = 0, 0
+    for line in result.lines:
+        cost = len(line.text) + 8 + (60 if line.cut_from is not None else 0)
+        if used + cost > room - overhead:
+            break
+        used += cost
+        fit += 1
+    if fit == 0:
+        return result, None
+    shorter = workspace.read_file(
+        result.path,
+        offset=result.offset,
+        limit=fit,
+        max_line_chars=limits.read_line_chars,
+        cancel=context.cancel,
     )
+    if shorter.kind != "text" or not shorter.lines:
+        return result, None
+    return shorter, text
 
 
 def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:

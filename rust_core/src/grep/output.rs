@@ -2,7 +2,7 @@
 
 use std::ffi::OsString;
 
-use crate::skip::SkipCounts;
+use crate::skip::{IgnoreRule, SkipCounts};
 
 crate::choice! {
     /// What grep returns.
@@ -15,6 +15,8 @@ crate::choice! {
         FilesWithMatches = "files_with_matches",
         /// Matching-line count per file.
         Count = "count",
+        /// Paths of files searched without a match.
+        FilesWithoutMatch = "files_without_match",
     }
 }
 
@@ -62,13 +64,15 @@ crate::record! {
         /// content mode: this page's matching lines with their context lines, by path then
         /// line, overlapping context merged (each line appears once).
         pub lines: Vec<GrepLine>,
-        /// files_with_matches and count modes: this page of files with their counts.
+        /// files_with_matches, count and files_without_match modes: this page of files with
+        /// their counts (0 in files_without_match).
         pub files: Vec<FileCount>,
         /// Exact number of matching lines.
         pub total_matches: u64,
         /// Exact number of files with a match.
         pub total_files: u64,
-        /// Entries (matches, or files in the file modes) skipped before this page.
+        /// Entries (matches, or files in the file modes: in files_without_match, the files
+        /// searched without a match, files_searched - total_files) skipped before this page.
         pub offset: u64,
         /// Entries after this page.
         pub withheld: u64,
@@ -78,6 +82,12 @@ crate::record! {
         pub files_searched: u64,
         /// What the search passed over, by reason.
         pub skipped: SkipCounts,
+        /// The ignore rules that hid the most files and directories from the walk, most first
+        /// (at most 3).
+        pub hidden_by: Vec<IgnoreRule>,
+        /// The rule hiding the requested path (or a directory above it) from a walk of the
+        /// root, when one does: it was searched anyway, as rg searches a path it is given.
+        pub path_ignored_by: Option<IgnoreRule>,
         /// Private-key blocks (PEM BEGIN ... PRIVATE KEY through its END line) in the files
         /// with matches: their lines are withheld, neither matched, counted nor shown. Blocks
         /// in files without other matches are not counted (the count would tell the key).

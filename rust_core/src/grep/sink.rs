@@ -62,6 +62,16 @@ pub(super) struct FileSink<'a> {
     pub(super) keys: Option<LineBlocks>,
     /// Key mode: the last context lines that may precede the next stored match.
     before: VecDeque<StoredLine>,
+    /// Matches counted at most (`rg -m`): one per searcher match event (a multiline match
+    /// whose lines touch the next one's is one event, as rg counts them). Past it the sink
+    /// keeps the after-context of the last counted match, showing matching lines there as
+    /// context, and then ends the search; it stops the search itself where the searcher
+    /// cannot (multiline, key mode).
+    max_count: Option<u64>,
+    /// Match events counted.
+    events: u64,
+    /// The last line of the last counted match.
+    last_match_line: u64,
 }
 
 impl<'a> FileSink<'a> {
@@ -89,7 +99,48 @@ impl<'a> FileSink<'a> {
             stopped: false,
             keys: None,
             before: VecDeque::new(),
+            max_count: None,
+            events: 0,
+            last_match_line: 0,
         }
+    }
+
+    /// Counts at most `max_count` matches (see the field).
+    pub(super) fn with_max_count(mut self, max_count: Option<u64>) -> Self {
+        self.max_count = max_count;
+        self
+    }
+
+    /// Whether `max_count` matches were counted.
+    fn limit_reached(&self) -> bool {
+        self.max_count.is_some_and(|max| self.events >= max)
+    }
+
+    /// Past the limit: whether `line` lies beyond the after-context of the last counted match.
+    fn past_last_context(&self, line: u64) -> bool {
+        self.limit_reached() && line > self.last_match_line.saturating_add(self.after_context)
+    }
+
+    /// A match event past the limit: its lines inside the last counted match's after-context
+    /// are kept as context; false (end the search) once a line lies beyond it.
+    fn trailing(&mut self, found: &SinkMatch<'_>) -> bool {
+        let first_line = found.line_number().unwrap_or(0);
+        for (i, bytes) in found.lines().enumerate() {
+            let line = first_line + i as u64;
+            if self.past_last_context(line) {
+                return false;
+            }
+            if self.withheld(bytes) {
+                continue;
+            }
+            if self.window.is_some()
+                && self.kept > 0
+                && line <= self.last_kept_line.saturating_add(self.after_context)
+            {
+                self.store_line(line, bytes, None, false);
+            }
+        }
+        true
     }
 
     /// Key mode: the searcher passes every line, lines of key blocks are withheld.
@@ -159,8 +210,9 @@ impl<'a> FileSink<'a> {
             if self.withheld(bytes) {
                 continue;
             }
+            let line = first_line + i as u64;
+            self.last_match_line = line;
             if self.in_window(self.count) {
-                let line = first_line + i as u64;
                 let start = if i == 0 {
                     let found = self.matcher.find(found.bytes()).ok().flatten();
                     found.map(|m| m.start()).filter(|s| *s < bytes.len())
@@ -195,21 +247,35 @@ impl Sink for FileSink<'_> {
         _searcher: &Searcher,
         found: &SinkMatch<'_>,
     ) -> Result<bool, Self::Error> {
+        if self.limit_reached() {
+            return Ok(self.trailing(found));
+        }
         if self.done(self.count, found.line_number().unwrap_or(0)) {
             return Ok(false);
         }
-        if self.keys.is_some() || self.multiline {
-            return Ok(self.matched_lines(found));
+        let counted_before = self.count;
+        let go_on = if self.keys.is_some() || self.multiline {
+            self.matched_lines(found)
+        } else {
+            let line = found.line_number().unwrap_or(0);
+            if self.in_window(self.count) {
+                let bytes = found.bytes();
+                let start = self.matcher.find(bytes).ok().flatten().map(|m| m.start());
+                self.store_line(line, bytes, start, true);
+                self.kept += 1;
+                self.last_kept_line = line;
+            }
+            self.last_match_line = line;
+            self.count_one()
+        };
+        if self.count > counted_before {
+            self.events += 1;
+            // Nothing follows the last match when no context does.
+            if self.limit_reached() && self.after_context == 0 {
+                return Ok(false);
+            }
         }
-        let line = found.line_number().unwrap_or(0);
-        if self.in_window(self.count) {
-            let bytes = found.bytes();
-            let start = self.matcher.find(bytes).ok().flatten().map(|m| m.start());
-            self.store_line(line, bytes, start, true);
-            self.kept += 1;
-            self.last_kept_line = line;
-        }
-        Ok(self.count_one())
+        Ok(go_on)
     }
 
     fn context(
@@ -218,6 +284,9 @@ impl Sink for FileSink<'_> {
         context: &SinkContext<'_>,
     ) -> Result<bool, Self::Error> {
         let line = context.line_number().unwrap_or(0);
+        if self.past_last_context(line) {
+            return Ok(false);
+        }
         if self.keys.is_some() {
             // Passthru: every line that is not a match arrives here.
             if self.withheld(context.bytes()) || self.window.is_none() {

@@ -1,5 +1,7 @@
 //! Listing from the table: a glob matched against the table's paths below the searched
 //! directory (on several threads for a large table), paged and sorted as the cold glob does.
+//! A listing of what ignore files hide (`include_ignored`) is the cold engine's: the table
+//! holds only what they let through.
 
 use std::ffi::OsString;
 use std::sync::MutexGuard;
@@ -11,6 +13,7 @@ use crate::glob::{GlobCounts, GlobOptions, GlobOutput, GlobSetup, SortOrder};
 use crate::walker::thread_count;
 use crate::workspace::Workspace;
 
+use super::accounting::{walk_accounting, within};
 use super::live::Live;
 use super::table::{FileEntry, below};
 
@@ -27,12 +30,19 @@ pub(super) fn glob(
         Ok((setup, _start)) => setup,
         Err(error) => return Some(Err(error)),
     };
+    if !setup.walk.respect_ignore && workspace.options().respect_ignore_files {
+        return None;
+    }
     let scope = std::str::from_utf8(&setup.search).ok()?;
     let start_rel = std::str::from_utf8(&setup.searched).ok()?.to_string();
     if !live.table.answers_for(scope) || !live.table.answers_for(&start_rel) {
         return None;
     }
-    let entries: Vec<(&String, &FileEntry)> = below(&live.table.files, &start_rel).collect();
+    let max_depth = setup.walk.max_depth;
+    let accounting = walk_accounting(&live.table, &start_rel, max_depth)?;
+    let entries: Vec<(&String, &FileEntry)> = below(&live.table.files, &start_rel)
+        .filter(|(path, _)| within(path, &start_rel, max_depth))
+        .collect();
     let threads = if entries.len() >= PARALLEL_GLOB_FROM_ENTRIES {
         thread_count(workspace).clamp(1, MAX_GLOB_THREADS)
     } else {
@@ -92,13 +102,12 @@ pub(super) fn glob(
             .map(|(_, p)| OsString::from(p))
             .collect();
     }
-    let skipped = live.table.skips_below(&start_rel);
     drop(live);
     if deadline.cancelled() {
         return Some(Err(CoreError::Cancelled));
     }
     Some(Ok(setup.output(
-        options, paths, counts, skipped, incomplete, started,
+        options, paths, counts, accounting, incomplete, started,
     )))
 }
 
@@ -139,13 +148,12 @@ fn match_entries(
             break;
         }
         part.in_scope += 1;
-        let in_search = &path[setup.search_prefix..];
-        if let Some(anywhere) = &setup.anywhere
-            && anywhere.is_match(in_search)
-        {
+        let in_search = &path.as_bytes()[setup.search_prefix..];
+        let name = in_search.rsplit(|b| *b == b'/').next().unwrap_or_default();
+        if setup.anywhere_admits(in_search, name) {
             part.anywhere += 1;
         }
-        if setup.matcher.is_match(in_search) {
+        if setup.admits(in_search, name) {
             part.matched.push(at);
         }
     }

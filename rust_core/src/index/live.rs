@@ -2,8 +2,8 @@
 //! share, and the watcher's changes applied to the table at the start of every call.
 //!
 //! A changed file loses its index document and is searched directly from then on; a new or
-//! removed directory, or a changed ignore file (any of [`crate::ignore_rules::RULE_FILES`]),
-//! re-walks that part of the tree; a queue overflow re-walks the whole tree and keeps only
+//! removed directory, or a changed ignore file (any of [`crate::ignore_rules::RULE_FILES`], or
+//! a repository's `.git/info/exclude`, see `excludes`), re-walks that part of the tree; a queue overflow re-walks the whole tree and keeps only
 //! documents whose file metadata did not change. A watch that cannot be added stops the table
 //! from answering.
 
@@ -16,6 +16,7 @@ use crate::ignore_rules::is_rule_file;
 use crate::workspace::Workspace;
 
 pub(super) use super::base::Data;
+use super::excludes;
 use super::recheck;
 use super::source;
 use super::store::{FileId, Store};
@@ -197,6 +198,12 @@ impl Live {
         let mut relist: BTreeSet<String> = BTreeSet::new();
         let mut stale: BTreeSet<String> = BTreeSet::new();
         for change in changes {
+            // A repository's excludes lie in its `.git`, outside the table.
+            let named = change.name.as_ref().map(|n| n.to_string_lossy());
+            if let Some(repository) = excludes::repository_of(&change.dir, named.as_deref()) {
+                subtrees.insert(repository);
+                continue;
+            }
             let Some(name) = change.name else {
                 subtrees.insert(change.dir);
                 continue;
@@ -414,6 +421,9 @@ pub(super) fn scan_subtree(
             .cloned()
             .collect();
         if unwatched.is_empty() {
+            for git in excludes::git_dirs(&scan.skips) {
+                watch(watcher, &git);
+            }
             if watcher.recheck_reason().is_some() {
                 table.require_vouched();
             }

@@ -42,8 +42,10 @@
 //! searches them on scoped threads. `close()` (or dropping the index) stops and joins them and
 //! closes the watcher.
 
+mod accounting;
 mod base;
 mod build;
+mod excludes;
 mod format;
 mod list;
 mod live;

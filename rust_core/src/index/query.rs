@@ -9,11 +9,12 @@ use std::time::Instant;
 
 use crate::budget::Deadline;
 use crate::error::CoreError;
-use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, Plan};
+use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, OutputMode, Plan};
 use crate::open::{Target, open_target};
-use crate::walker::thread_count;
+use crate::walker::{WalkOptions, thread_count};
 use crate::workspace::{SkipCounts, Workspace};
 
+use super::accounting::{walk_accounting, within};
 use super::live::Live;
 use super::plan::{self, Query};
 use super::postings::{Gram, Postings, intersect, union};
@@ -34,30 +35,49 @@ pub(super) fn grep(
         Ok((target, _)) => target,
         Err(error) => return Some(Err(error)),
     };
-    let (matcher, filter) = match grep::prepare(workspace, options) {
+    let mut prepared = match grep::prepare(workspace, options) {
         Ok(prepared) => prepared,
         Err(error) => return Some(Err(error)),
     };
-    // A single file is searched cold (one open either way).
+    let walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
+    // A single file is searched cold (one open either way), and so is what ignore files hide
+    // (the table holds only what they let through).
     let Target::Dir(start) = target else {
         return None;
     };
+    if !walk.respect_ignore && workspace.options().respect_ignore_files {
+        return None;
+    }
     let scope = String::from_utf8(start.relative).ok()?;
     if !live.table.answers_for(&scope) {
         return None;
     }
-    let query = plan::plan(&options.pattern, options.literal, options.case_insensitive);
-    let data = Arc::clone(&live.data);
-    let docs = evaluate(&query, &data.postings, !options.multiline);
-    if data.postings.damaged() {
+    prepared.select.start = scope.len();
+    let (skipped, hidden_by) = walk_accounting(&live.table, &scope, options.max_depth)?;
+    let select = &prepared.select;
+    // An inverted search matches the lines without the pattern's trigrams: the index cannot
+    // narrow it.
+    let docs = match options.invert_match {
+        true => None,
+        false => {
+            let query = plan::plan(&options.pattern, options.literal, options.case_insensitive);
+            evaluate(&query, &live.data.postings, !options.multiline)
+        }
+    };
+    if live.data.postings.damaged() {
         // A block of the lists failed its check: nothing they said is trusted (the next call
         // starts a rebuild).
         return None;
     }
+    let data = Arc::clone(&live.data);
+    let without_match = options.output_mode == OutputMode::FilesWithoutMatch;
     let mut candidates: Vec<String> = Vec::new();
+    // Files the index proves match-free: counted as searched, or (files_without_match) the
+    // entries themselves.
     let mut unread = 0u64;
-    match (&docs, &filter) {
-        (Some(docs), None) => {
+    let mut unread_paths: Vec<String> = Vec::new();
+    match &docs {
+        Some(docs) if select.is_empty() && options.max_depth.is_none() && !without_match => {
             // Only the index's candidates and the files it does not describe.
             let mut in_scope = 0u64;
             for &doc in docs {
@@ -104,11 +124,12 @@ pub(super) fn grep(
         }
         _ => {
             for (path, entry) in below(&live.table.files, &scope) {
-                if let Some(filter) = &filter {
-                    let name = path.rsplit('/').next().unwrap_or(path);
-                    if !filter.admits(path.as_bytes(), name.as_bytes()) {
-                        continue;
-                    }
+                if !within(path, &scope, options.max_depth) {
+                    continue;
+                }
+                let name = path.rsplit('/').next().unwrap_or(path);
+                if !select.admits(path.as_bytes(), name.as_bytes()) {
+                    continue;
                 }
                 let passed_over_anyway =
                     options.multiline && entry.meta.size > grep::MAX_LINE_BYTES as u64;
@@ -116,25 +137,42 @@ pub(super) fn grep(
                     (Some(doc), Some(docs))
                         if docs.binary_search(&doc).is_err() && !passed_over_anyway =>
                     {
-                        unread += 1;
+                        if without_match {
+                            unread_paths.push(path.clone());
+                        } else {
+                            unread += 1;
+                        }
                     }
                     _ => candidates.push(path.clone()),
                 }
             }
         }
     }
-    let skipped = live.table.skips_below(&scope);
     drop(live);
     candidates.sort_unstable();
-    let plan = Plan::new(options, filter.as_ref(), &deadline);
-    let (workers, more_skipped, incomplete) =
-        search_files(workspace, &plan, &matcher, &deadline, &candidates);
+    let path_ignored_by = grep::path_ignored_by(workspace, walk, scope.as_bytes(), true);
+    let plan = Plan::new(options, select, &deadline);
+    let matcher = &prepared.matcher;
+    let (mut workers, more_skipped, incomplete) =
+        search_files(workspace, &plan, matcher, &deadline, &candidates);
+    if let Some(worker) = workers.first_mut() {
+        for path in &unread_paths {
+            worker.searched_without_match(path.as_bytes());
+        }
+    }
     let mut skipped = skipped;
     skipped.add(&more_skipped);
+    let walked = grep::Walked {
+        skipped,
+        hidden_by,
+        path_ignored_by,
+        unread_searched: unread,
+        incomplete,
+    };
     // The cold engine's page assembly: bounded text, far pages fetched again, and
     // `Cancelled` when the token was cancelled.
     Some(grep::finish(
-        workspace, &plan, &matcher, workers, skipped, unread, incomplete, started,
+        workspace, &plan, matcher, workers, walked, started,
     ))
 }
 

@@ -198,6 +198,9 @@ pub(crate) fn open_dir(workspace: &Workspace, relative: &str) -> Option<OwnedFd>
 fn difference(all: &SkipCounts, reported: &SkipCounts) -> SkipCounts {
     SkipCounts {
         ignored: all.ignored.saturating_sub(reported.ignored),
+        ignored_by_rules: all
+            .ignored_by_rules
+            .saturating_sub(reported.ignored_by_rules),
         binary: all.binary.saturating_sub(reported.binary),
         denied: all.denied.saturating_sub(reported.denied),
         unreadable: all.unreadable.saturating_sub(reported.unreadable),

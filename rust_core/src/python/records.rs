@@ -14,10 +14,12 @@ use crate::media::image::ImageOutput;
 use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
+use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
+use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol, SymbolKind};
 use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
 use crate::record::{Bytes, Field, Record, Shape};
-use crate::skip::SkipCounts;
+use crate::skip::{IgnoreRule, SkipCounts};
 
 /// The string enums of the results reach Python as their names.
 macro_rules! choice_to_python {
@@ -42,7 +44,11 @@ choice_to_python!(
     IndexMode,
     Refusal,
     CellKind,
-    OutputKind
+    OutputKind,
+    SymbolKind,
+    OutlineRefusal,
+    Language,
+    NameMatch
 );
 
 /// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
@@ -222,6 +228,7 @@ macro_rules! record_methods {
 }
 
 record_methods!(SkipCounts {});
+record_methods!(IgnoreRule {});
 record_methods!(GlobOutput {});
 record_methods!(FileCount {});
 record_methods!(ReadLine {});
@@ -235,6 +242,21 @@ record_methods!(NotebookCell {});
 record_methods!(NotebookOutput {});
 record_methods!(NotebookImages {});
 record_methods!(FileBytes {});
+record_methods!(Symbol {});
+record_methods!(OutlineOutput {});
+record_methods!(Definition {
+    fn __str__(&self) -> String {
+        format!(
+            "{}:{} {} {}",
+            self.path.to_string_lossy(),
+            self.line,
+            self.kind.name(),
+            self.name
+        )
+    }
+});
+record_methods!(UnparsedFile {});
+record_methods!(DefinitionsOutput {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -259,6 +281,7 @@ record_methods!(GrepOutput {
 /// Adds every result class to the module.
 pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SkipCounts>()?;
+    m.add_class::<IgnoreRule>()?;
     m.add_class::<GlobOutput>()?;
     m.add_class::<GrepLine>()?;
     m.add_class::<FileCount>()?;
@@ -274,5 +297,10 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NotebookOutput>()?;
     m.add_class::<NotebookImages>()?;
     m.add_class::<FileBytes>()?;
+    m.add_class::<Symbol>()?;
+    m.add_class::<OutlineOutput>()?;
+    m.add_class::<Definition>()?;
+    m.add_class::<UnparsedFile>()?;
+    m.add_class::<DefinitionsOutput>()?;
     Ok(())
 }

@@ -1,0 +1,417 @@
+//! One thread's search: the files it is handed, searched one at a time with the searcher the
+//! file needs, and the matches it keeps for the page (see the module docs of `grep`).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+use grep_matcher::LineTerminator;
+use grep_regex::RegexMatcher;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+
+use crate::budget::Deadline;
+use crate::keyblock;
+use crate::walker::{FileVisitor, WalkedFile};
+use crate::workspace::SkipCounts;
+
+use super::input::{Input, WHOLE_FILE_BYTES, read_head};
+use super::page::FileHit;
+use super::sink::{FileSink, StoredLine, Window};
+use super::{BOMS, MAX_LINE_BYTES, Plan};
+
+/// How one file's search ended.
+pub(super) enum Searched {
+    /// Searched (to its end, or to the deadline when `sink.stopped`).
+    Done {
+        count: u64,
+        kept: u64,
+        lines: Vec<StoredLine>,
+        /// Private-key blocks met, and their lines (withheld: neither counted nor stored).
+        key_blocks: u64,
+        key_lines: u64,
+    },
+    /// Passed over, counted in the skip counts.
+    Skipped,
+}
+
+/// One thread's searcher state and results.
+pub(crate) struct GrepWorker<'a> {
+    plan: &'a Plan<'a>,
+    matcher: &'a RegexMatcher,
+    searchers: Searchers,
+    /// Whole-file buffer of multiline searches.
+    buffer: Vec<u8>,
+    /// The start of the file being searched (see [`read_head`]).
+    head: Box<[u8]>,
+    /// Files kept for the page, by path.
+    pub(super) kept: BTreeMap<OsString, FileHit>,
+    /// Page entries the kept files hold.
+    kept_entries: u64,
+    pub(super) total_matches: u64,
+    pub(super) total_files: u64,
+    pub(super) files_searched: u64,
+    /// Key blocks (and their lines) withheld from the files with matches.
+    pub(super) key_blocks: u64,
+    pub(super) key_lines: u64,
+    /// The deadline passed (or the call was cancelled) while this thread searched a file.
+    pub(super) stopped: bool,
+}
+
+impl<'a> GrepWorker<'a> {
+    pub(crate) fn new(plan: &'a Plan<'a>, matcher: &'a RegexMatcher) -> GrepWorker<'a> {
+        let options = plan.options;
+        let mut builder = SearcherBuilder::new();
+        builder
+            .line_terminator(LineTerminator::crlf())
+            .multi_line(options.multiline)
+            .invert_match(options.invert_match)
+            .binary_detection(BinaryDetection::quit(0))
+            .bom_sniffing(true)
+            .heap_limit(Some(MAX_LINE_BYTES))
+            .line_number(false);
+        // The searcher stops after `max_count` matches itself where its count is the sink's
+        // (one line per match); in multiline mode, where it counts the regex's matches, and
+        // for files holding keys, the sink counts and stops (see `FileSink::max_count`).
+        if !options.multiline {
+            builder.max_matches(options.max_count);
+        }
+        let counting = builder.build();
+        builder
+            .line_number(true)
+            .before_context(options.before_context)
+            .after_context(options.after_context);
+        let showing = builder.build();
+        builder
+            .before_context(0)
+            .after_context(0)
+            .passthru(true)
+            .max_matches(None);
+        let keyed = builder.build();
+        GrepWorker {
+            plan,
+            matcher,
+            searchers: Searchers {
+                counting,
+                showing,
+                keyed,
+            },
+            buffer: Vec::new(),
+            head: vec![0; WHOLE_FILE_BYTES + 1].into_boxed_slice(),
+            kept: BTreeMap::new(),
+            kept_entries: 0,
+            total_matches: 0,
+            total_files: 0,
+            files_searched: 0,
+            key_blocks: 0,
+            key_lines: 0,
+            stopped: false,
+        }
+    }
+
+    /// The deadline passed (or the call was cancelled) while this worker searched a file.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Whether `relative`'s entries may reach the page (see the module docs).
+    fn may_reach_page(&self, relative: &[u8]) -> bool {
+        match self.plan.keep {
+            None => true,
+            Some(0) => false,
+            Some(keep) => {
+                self.kept_entries < keep
+                    || self
+                        .kept
+                        .last_key_value()
+                        .is_some_and(|(last, _)| relative < last.as_bytes())
+            }
+        }
+    }
+
+    /// Keeps `hit` for the page, then drops the last files in path order while the files before
+    /// them hold `keep` entries.
+    fn keep_hit(&mut self, hit: FileHit) {
+        self.kept_entries += hit.entries;
+        self.kept.insert(hit.path.clone(), hit);
+        let Some(keep) = self.plan.keep else {
+            return;
+        };
+        while let Some((_, last)) = self.kept.last_key_value() {
+            if self.kept_entries - last.entries < keep {
+                break;
+            }
+            self.kept_entries -= last.entries;
+            self.kept.pop_last();
+        }
+    }
+
+    /// Searches one opened file the walk found to be a regular file (or the file the caller
+    /// named, checked by [`grep`]) and adds it to this thread's totals and page.
+    pub(crate) fn search(&mut self, file: File, relative: &[u8], skipped: &mut SkipCounts) {
+        let may_reach_page = self.may_reach_page(relative);
+        let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
+            from: 0,
+            to: self.plan.keep.unwrap_or(u64::MAX),
+            stop_after: false,
+        });
+        let Searched::Done {
+            count,
+            kept,
+            lines,
+            key_blocks,
+            key_lines,
+        } = self.search_file(file, window, self.plan.deadline, skipped)
+        else {
+            return;
+        };
+        if count == 0 {
+            self.searched_without_match(relative);
+            return;
+        }
+        self.files_searched += 1;
+        self.total_matches += count;
+        self.total_files += 1;
+        if self.plan.without_match {
+            return;
+        }
+        // Counted only where the file has matches of its own: a count that a match inside a
+        // key could change would tell the key's bytes, one search at a time.
+        self.key_blocks += key_blocks;
+        self.key_lines += key_lines;
+        if may_reach_page {
+            let entries = match (self.plan.content, self.plan.text_in_pass) {
+                (false, _) => 1,
+                (true, true) => kept,
+                (true, false) => count,
+            };
+            self.keep_hit(FileHit {
+                path: OsString::from_vec(relative.to_vec()),
+                count,
+                entries,
+                first_index: 0,
+                lines,
+            });
+        }
+    }
+
+    /// Counts `relative` as searched without a match: in `files_without_match` mode, one of
+    /// the entries (also for a file the warm index proves match-free without reading it).
+    pub(crate) fn searched_without_match(&mut self, relative: &[u8]) {
+        self.files_searched += 1;
+        if self.plan.without_match && self.may_reach_page(relative) {
+            self.keep_hit(FileHit {
+                path: OsString::from_vec(relative.to_vec()),
+                count: 0,
+                entries: 1,
+                first_index: 0,
+                lines: Vec::new(),
+            });
+        }
+    }
+
+    /// Searches `file`, storing the text of the matching lines in `window` (none: count only).
+    /// Sets `self.stopped` when `deadline` passes mid-file. A file that may hold a private-key
+    /// block (its bytes hold `PRIVATE KEY`, or it is UTF-16 and transcoded) is searched with
+    /// every line passed to the sink, which withholds the blocks' lines (`crate::keyblock`).
+    pub(super) fn search_file(
+        &mut self,
+        mut file: File,
+        window: Option<Window>,
+        deadline: &Deadline,
+        skipped: &mut SkipCounts,
+    ) -> Searched {
+        let options = self.plan.options;
+        if options.multiline {
+            // The whole file is read into memory: look at its size first.
+            match file.metadata() {
+                Ok(meta) if !meta.is_file() => {
+                    skipped.special += 1;
+                    return Searched::Skipped;
+                }
+                Ok(meta) if meta.len() > MAX_LINE_BYTES as u64 => {
+                    skipped.too_large += 1;
+                    return Searched::Skipped;
+                }
+                Ok(meta) => {
+                    self.buffer.clear();
+                    self.buffer
+                        .reserve(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+                }
+                Err(_) => {
+                    skipped.unreadable += 1;
+                    return Searched::Skipped;
+                }
+            }
+        }
+        let new_sink = |keyed: bool| {
+            let sink = FileSink::new(
+                self.matcher,
+                deadline,
+                window,
+                (options.before_context as u64, options.after_context as u64),
+                options.max_line_chars,
+                options.multiline,
+            )
+            .with_max_count(options.max_count);
+            if keyed { sink.withholding_keys() } else { sink }
+        };
+        let (result, mut sink) = if options.multiline {
+            // The whole file is in memory anyway; checking all of it for NUL makes binary
+            // detection as complete as in the streaming mode (the searcher checks 64 KiB).
+            let mut input = Input::new(&file, deadline, 0);
+            let read = (&mut input)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_to_end(&mut self.buffer);
+            if input.stopped {
+                self.stopped = true;
+                return Searched::Skipped;
+            }
+            if read.is_err() {
+                skipped.unreadable += 1;
+                return Searched::Skipped;
+            }
+            if self.buffer.len() > MAX_LINE_BYTES {
+                // It grew since its size was looked at.
+                skipped.too_large += 1;
+                return Searched::Skipped;
+            }
+            let has_bom = BOMS.iter().any(|b| self.buffer.starts_with(b));
+            if !has_bom && memchr::memchr(0, &self.buffer).is_some() {
+                skipped.binary += 1;
+                return Searched::Skipped;
+            }
+            let keyed = may_hold_keys(&self.buffer);
+            let mut sink = new_sink(keyed);
+            let searcher = self.searchers.pick(keyed, window);
+            (
+                searcher.search_slice(self.matcher, &self.buffer, &mut sink),
+                sink,
+            )
+        } else {
+            // Most source files fit in one read: search them as a slice, which saves the
+            // searcher's small BOM-sniffing read per file. The slice path checks the first
+            // 64 KiB for NUL bytes, exactly the whole of such a file.
+            let (mut filled, mut whole) = match read_head(&mut file, &mut self.head) {
+                Ok(read) => read,
+                Err(_) => {
+                    skipped.unreadable += 1;
+                    return Searched::Skipped;
+                }
+            };
+            let mut keyed = may_hold_keys(&self.head[..filled]);
+            loop {
+                let mut sink = new_sink(keyed);
+                let searcher = self.searchers.pick(keyed, window);
+                let mut input = Input::new(&file, deadline, filled as u64);
+                input.watch_keys = !keyed;
+                let head = &self.head[..filled];
+                let result = if whole {
+                    searcher.search_slice(self.matcher, head, &mut sink)
+                } else {
+                    searcher.search_reader(self.matcher, head.chain(&mut input), &mut sink)
+                };
+                if input.saw_key {
+                    // A key marker past the head: search again, withholding the blocks (the
+                    // first search's counts may include their lines).
+                    keyed = true;
+                    let again = file
+                        .seek(SeekFrom::Start(0))
+                        .and_then(|_| read_head(&mut file, &mut self.head));
+                    match again {
+                        Ok(read) => (filled, whole) = read,
+                        Err(_) => {
+                            skipped.unreadable += 1;
+                            return Searched::Skipped;
+                        }
+                    }
+                    continue;
+                }
+                // A binary file is too large first, as if the size had been looked at up front.
+                if input.too_large || (sink.binary && input.proves_too_large()) {
+                    skipped.too_large += 1;
+                    return Searched::Skipped;
+                }
+                if input.stopped {
+                    sink.stopped = true;
+                } else if input.failed {
+                    skipped.unreadable += 1;
+                    return Searched::Skipped;
+                } else if result.is_err() && !input.ended_search() {
+                    // Not the reader's error: the searcher's heap limit, a line over
+                    // MAX_LINE_BYTES.
+                    skipped.line_too_long += 1;
+                    return Searched::Skipped;
+                }
+                break (result, sink);
+            }
+        };
+        if sink.stopped {
+            // The deadline passed: what was found so far counts, the file is not searched.
+            self.stopped = true;
+        } else if result.is_err() {
+            skipped.unreadable += 1;
+            return Searched::Skipped;
+        }
+        if sink.binary {
+            skipped.binary += 1;
+            return Searched::Skipped;
+        }
+        let keys = sink.keys.take().unwrap_or_default();
+        Searched::Done {
+            count: sink.count,
+            kept: sink.kept,
+            lines: sink.lines,
+            key_blocks: keys.blocks,
+            key_lines: keys.lines,
+        }
+    }
+}
+
+/// Whether a file starting with `head` (or held whole in it) may hold a private-key block:
+/// its bytes hold the marker, or it is UTF-16 (transcoded by the searcher, so its bytes do not
+/// show the marker).
+fn may_hold_keys(head: &[u8]) -> bool {
+    head.starts_with(BOMS[1]) || head.starts_with(BOMS[2]) || keyblock::may_hold_key(head)
+}
+
+/// One thread's searchers, one per way a file is searched.
+struct Searchers {
+    /// No line numbers, no context: for files whose text is not needed.
+    counting: Searcher,
+    /// Line numbers and context: for files whose text may be shown.
+    showing: Searcher,
+    /// Every line passed to the sink (passthru), for files that may hold a private-key block.
+    keyed: Searcher,
+}
+
+impl Searchers {
+    /// The searcher for a file: every line in key mode, else with or without line numbers and
+    /// context as the page needs.
+    fn pick(&mut self, keyed: bool, window: Option<Window>) -> &mut Searcher {
+        if keyed {
+            &mut self.keyed
+        } else if window.is_some() {
+            &mut self.showing
+        } else {
+            &mut self.counting
+        }
+    }
+}
+
+impl FileVisitor for GrepWorker<'_> {
+    fn visit_file(&mut self, file: &WalkedFile<'_>, skipped: &mut SkipCounts) -> bool {
+        if !self
+            .plan
+            .select
+            .admits(file.relative_bytes, file.name_bytes)
+        {
+            return true;
+        }
+        if let Some((opened, _)) = file.open_counted(skipped) {
+            self.search(opened, file.relative_bytes, skipped);
+        }
+        !self.stopped
+    }
+}

@@ -1,0 +1,178 @@
+//! The outliner: the worker pool and the cache of one worker command, shared by every
+//! workspace of the process that uses that command.
+
+use std::ffi::OsString;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use super::cache::{Outcome, OutlineCache};
+use super::parse::{ParseFailure, Parsed};
+use super::pool::{Pool, PoolOptions, Stopped};
+use super::source::Source;
+use super::worker::{self, Answer};
+use super::{
+    CACHE_BYTES, MAX_IDLE_WORKERS, MAX_WORKERS, PARSE_TIME, Refusal, WORKER_DEADLINE,
+    WORKER_START_TIME,
+};
+
+/// Why a parse gave no outline: the refusal and its facts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// What kind of failure.
+    pub refusal: Refusal,
+    /// The facts, as a clause.
+    pub detail: String,
+}
+
+/// An outline, and whether it came from the cache.
+pub type Outlined = (Result<Arc<Parsed>, Failure>, bool);
+
+/// Parses files in worker processes, remembering what it parsed.
+#[derive(Debug)]
+pub struct Outliner {
+    pool: Pool,
+    cache: OutlineCache,
+}
+
+impl Outliner {
+    /// An outliner whose workers run `command` (program and arguments).
+    pub fn new(command: Vec<OsString>) -> Outliner {
+        Outliner {
+            pool: Pool::new(PoolOptions {
+                command,
+                max_workers: MAX_WORKERS,
+                max_idle: MAX_IDLE_WORKERS,
+                start_time: WORKER_START_TIME,
+            }),
+            cache: OutlineCache::new(CACHE_BYTES),
+        }
+    }
+
+    /// The process's outliner for `command`: workspaces that give the same command share its
+    /// workers and its cache.
+    pub fn shared(command: Vec<OsString>) -> Arc<Outliner> {
+        static SHARED: OnceLock<Mutex<Vec<Arc<Outliner>>>> = OnceLock::new();
+        let mut all = SHARED
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = all.iter().find(|o| o.pool.options().command == command) {
+            return Arc::clone(found);
+        }
+        let made = Arc::new(Outliner::new(command));
+        all.push(Arc::clone(&made));
+        made
+    }
+
+    /// Forgets every cached outline (the next call parses again).
+    pub fn clear_cache(&self) {
+        self.cache.clear();
+    }
+
+    /// Worker processes started so far.
+    pub fn workers_started(&self) -> u64 {
+        self.pool.started()
+    }
+
+    /// The outline of `source`: from the cache when these bytes were parsed before, else from a
+    /// worker.
+    pub fn outline(&self, source: &Source) -> Outlined {
+        if let Some(outcome) = self.cache.get(&source.key) {
+            return (
+                outcome.map_err(|refusal| Failure {
+                    refusal,
+                    detail: cached_detail(refusal),
+                }),
+                true,
+            );
+        }
+        let request = worker::request(worker::PARSE, source.language, PARSE_TIME, &source.bytes);
+        let result = self.ask(&request).and_then(|answer| match answer {
+            Answer::Parsed(parsed) => Ok(Arc::new(parsed)),
+            Answer::Failed(ParseFailure::Timeout) => Err(Failure {
+                refusal: Refusal::Timeout,
+                detail: cached_detail(Refusal::Timeout),
+            }),
+            Answer::Failed(ParseFailure::Grammar(detail)) => Err(Failure {
+                refusal: Refusal::Unavailable,
+                detail,
+            }),
+        });
+        let outcome: Option<Outcome> = match &result {
+            Ok(parsed) => Some(Ok(Arc::clone(parsed))),
+            // The same bytes would stop the parser again: not worth another try until the file
+            // changes. A deadline, a busy pool or a failed start may be the machine's load.
+            Err(failure) if matches!(failure.refusal, Refusal::Timeout | Refusal::Crashed) => {
+                Some(Err(failure.refusal))
+            }
+            Err(_) => None,
+        };
+        if let Some(outcome) = outcome {
+            self.cache.put(source.key, outcome);
+        }
+        (result, false)
+    }
+
+    /// Sends a test fault (`worker::FAULT_*`) to a worker: the answer, or how it stopped.
+    pub fn fault(&self, operation: u8) -> Result<Answer, Failure> {
+        let request = worker::request(operation, super::Language::Python, PARSE_TIME, b"");
+        self.ask(&request)
+    }
+
+    /// One request to a worker, its answer decoded.
+    fn ask(&self, request: &[u8]) -> Result<Answer, Failure> {
+        let answer = self
+            .pool
+            .exchange(request, Instant::now() + WORKER_DEADLINE, WORKER_DEADLINE)
+            .map_err(stopped_failure)?;
+        serde_json::from_slice(&answer).map_err(|e| Failure {
+            refusal: Refusal::Crashed,
+            detail: format!("the parser's process answered something unreadable ({e})"),
+        })
+    }
+}
+
+/// The facts of a refusal that carries no others.
+fn cached_detail(refusal: Refusal) -> String {
+    match refusal {
+        Refusal::Timeout => format!(
+            "the parse ran past its {} ms and was stopped",
+            PARSE_TIME.as_millis()
+        ),
+        Refusal::Crashed => "the parser's process ended without an answer on this file".into(),
+        _ => String::new(),
+    }
+}
+
+fn stopped_failure(stopped: Stopped) -> Failure {
+    match stopped {
+        Stopped::Deadline => Failure {
+            refusal: Refusal::Deadline,
+            detail: format!(
+                "the parser's process did not answer within {} ms and was stopped",
+                WORKER_DEADLINE.as_millis()
+            ),
+        },
+        Stopped::Crashed(status) => Failure {
+            refusal: Refusal::Crashed,
+            detail: match status {
+                Some(code) if code < 0 => {
+                    format!("the parser's process was ended by signal {}", -code)
+                }
+                Some(code) => format!("the parser's process exited with status {code}"),
+                None => "the parser's process ended without an answer".into(),
+            },
+        },
+        Stopped::Busy => Failure {
+            refusal: Refusal::Busy,
+            detail: format!(
+                "all {MAX_WORKERS} parser processes stayed busy for {} ms",
+                WORKER_DEADLINE.as_millis()
+            ),
+        },
+        Stopped::Unavailable(detail) => Failure {
+            refusal: Refusal::Unavailable,
+            detail,
+        },
+    }
+}

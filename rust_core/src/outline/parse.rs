@@ -1,0 +1,597 @@
+//! One file's definitions out of its bytes: the pure part of an outline, run inside the outline
+//! worker's child process (tree-sitter and its grammars are C, see [`super::worker`]).
+//!
+//! The grammar parses the bytes into a tree, the language's tag query ([`super::lang`]) picks
+//! the definition nodes and their names, and the definitions are put in source order with
+//! their nesting worked out from how their byte ranges contain each other. Both the parse and
+//! the query ask a progress callback, which stops them once `time` has passed
+//! ([`ParseFailure::Timeout`]): a file built to make the parser work for long costs that much
+//! and no more.
+
+use std::ops::ControlFlow;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{
+    Node, ParseOptions, Parser, Query, QueryCursor, QueryCursorOptions, StreamingIterator,
+};
+
+use super::SymbolKind;
+use super::lang::Language;
+
+/// The longest name kept, in characters (a C++ operator or a Markdown heading can be long).
+pub const MAX_NAME_CHARS: usize = 200;
+/// Matches a query cursor keeps in flight at most (tree-sitter's own bound on its memory).
+const MATCH_LIMIT: u32 = 1 << 12;
+/// Node kinds whose text is a definition's name when a query gives none (the innermost name
+/// of a C or C++ declarator: `*(*name)(void)` names `name`).
+const NAME_NODES: &[&str] = &[
+    "identifier",
+    "field_identifier",
+    "type_identifier",
+    "destructor_name",
+    "operator_name",
+];
+
+/// One definition as the parse found it (the engine's [`super::Symbol`] is made from it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// What it is.
+    #[serde(with = "kind_code")]
+    pub kind: SymbolKind,
+    /// Its name, whitespace runs made one space, cut to [`MAX_NAME_CHARS`].
+    pub name: String,
+    /// 1-based line of its name (of its first line when it has no name node).
+    pub line: u64,
+    /// 1-based line of its last line.
+    pub end_line: u64,
+    /// How many definitions enclose it (0: at the top of the file).
+    pub depth: u32,
+    /// The index (in the outline) of the definition that directly encloses it.
+    pub parent: Option<u32>,
+}
+
+/// A file's definitions, in source order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parsed {
+    /// The definitions, by position (an enclosing one before what it encloses).
+    pub entries: Vec<Entry>,
+    /// The grammar met text it could not parse (the outline covers what it could).
+    pub has_errors: bool,
+}
+
+/// Why a parse gave no outline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ParseFailure {
+    /// The parse or the query ran past its time and was stopped.
+    Timeout,
+    /// The grammar or its query could not be loaded (a bug: the tests load every one).
+    Grammar(String),
+}
+
+/// The serde form of a kind: its name.
+mod kind_code {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use super::SymbolKind;
+
+    pub fn serialize<S: Serializer>(kind: &SymbolKind, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(kind.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<SymbolKind, D::Error> {
+        let name = <&str>::deserialize(deserializer)?;
+        SymbolKind::from_name(name).ok_or_else(|| D::Error::custom(format!("no kind {name:?}")))
+    }
+}
+
+/// One language's compiled query and what each of its captures means.
+struct Tags {
+    query: Query,
+    /// For each capture index: the definition kind it marks, or `None` for `@name` (and any
+    /// helper capture).
+    kinds: Vec<Option<SymbolKind>>,
+    /// The index of the `@name` capture.
+    name: Option<u32>,
+}
+
+/// The compiled query of `language`, made once per process, when the language is first met
+/// (compiling a query takes milliseconds; a worker pays only for the languages it parses).
+fn tags(language: Language) -> Result<&'static Tags, ParseFailure> {
+    const LANGUAGES: usize = Language::NAMES.len();
+    static TAGS: [OnceLock<Result<Tags, String>>; LANGUAGES] =
+        [const { OnceLock::new() }; LANGUAGES];
+    let Some(slot) = TAGS.get(usize::from(language.code())) else {
+        return Err(ParseFailure::Grammar(format!(
+            "no query for {}",
+            language.name()
+        )));
+    };
+    match slot.get_or_init(|| compile(language)) {
+        Ok(tags) => Ok(tags),
+        Err(error) => Err(ParseFailure::Grammar(error.clone())),
+    }
+}
+
+fn compile(language: Language) -> Result<Tags, String> {
+    let query = Query::new(&language.grammar(), language.query_source())
+        .map_err(|e| format!("the {} query does not compile: {e}", language.name()))?;
+    let mut kinds = Vec::new();
+    let mut name = None;
+    for (index, capture) in query.capture_names().iter().enumerate() {
+        let kind = match capture.strip_prefix("definition.") {
+            Some(kind) => Some(SymbolKind::from_name(kind).ok_or_else(|| {
+                format!(
+                    "the {} query captures an unknown kind @{capture}",
+                    language.name()
+                )
+            })?),
+            None => None,
+        };
+        if *capture == "name" {
+            name = u32::try_from(index).ok();
+        }
+        kinds.push(kind);
+    }
+    Ok(Tags { query, kinds, name })
+}
+
+/// Checks that every language's grammar loads and its query compiles with known kinds.
+pub fn check_queries() -> Result<(), String> {
+    for name in Language::NAMES {
+        if let Some(language) = Language::from_name(name) {
+            tags(language).map_err(|e| format!("{e:?}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The definitions in `source` (UTF-8, as far as it is valid) read as `language`, parse and
+/// query stopped once `time` has passed.
+pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed, ParseFailure> {
+    let tags = tags(language)?;
+    let started = Instant::now();
+    let mut parser = Parser::new();
+    parser
+        .set_language(&language.grammar())
+        .map_err(|e| ParseFailure::Grammar(e.to_string()))?;
+    let mut in_time = |_: &tree_sitter::ParseState| {
+        if started.elapsed() >= time {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let length = source.len();
+    let tree = parser
+        .parse_with_options(
+            &mut |offset, _| source.get(offset..length).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut in_time)),
+        )
+        .ok_or(ParseFailure::Timeout)?;
+    let root = tree.root_node();
+
+    let mut stopped = false;
+    let mut query_in_time = |_: &tree_sitter::QueryCursorState| {
+        if started.elapsed() >= time {
+            stopped = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let mut cursor = QueryCursor::new();
+    cursor.set_match_limit(MATCH_LIMIT);
+    let mut found: Vec<Found<'_>> = Vec::new();
+    let mut matches = cursor.matches_with_options(
+        &tags.query,
+        root,
+        source,
+        QueryCursorOptions::new().progress_callback(&mut query_in_time),
+    );
+    while let Some(found_match) = matches.next() {
+        let mut definition = None;
+        let mut name = None;
+        for capture in found_match.captures {
+            if Some(capture.index) == tags.name {
+                name = Some(capture.node);
+            } else if let Some(Some(kind)) = tags.kinds.get(capture.index as usize) {
+                definition = Some((capture.node, *kind));
+            }
+        }
+        if let Some((node, kind)) = definition {
+            found.push(Found {
+                node,
+                kind,
+                name,
+                pattern: found_match.pattern_index,
+            });
+        }
+    }
+    drop(matches);
+    if stopped || started.elapsed() >= time {
+        return Err(ParseFailure::Timeout);
+    }
+    Ok(Parsed {
+        entries: arrange(found, source, language),
+        has_errors: root.has_error(),
+    })
+}
+
+/// A definition node a query pattern matched.
+struct Found<'tree> {
+    node: Node<'tree>,
+    kind: SymbolKind,
+    /// Its `@name` capture.
+    name: Option<Node<'tree>>,
+    /// The pattern's place in the query: where two match one node, the first written wins
+    /// (queries put the more telling kind first, as Go's struct before its plain type).
+    pattern: usize,
+}
+
+/// Puts the matches in source order, drops repeats of one node, names them and nests them.
+fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> Vec<Entry> {
+    // Enclosing before enclosed: by start, then the longer first.
+    found.sort_by_key(|f| {
+        (
+            f.node.start_byte(),
+            std::cmp::Reverse(f.node.end_byte()),
+            f.node.id(),
+            f.pattern,
+        )
+    });
+    found.dedup_by_key(|f| f.node.id());
+    let mut out: Vec<Entry> = Vec::with_capacity(found.len());
+    // Indices (in `out`) of the definitions enclosing the current one, innermost last, with
+    // their end bytes.
+    let mut open: Vec<(u32, usize)> = Vec::new();
+    for Found {
+        node,
+        kind,
+        name: name_node,
+        ..
+    } in found
+    {
+        let name_node = name_node.or_else(|| declared_name(node));
+        let Some(name) = name_node.map(|n| clean_name(&source[n.byte_range()], language)) else {
+            continue;
+        };
+        if name.is_empty() {
+            continue;
+        }
+        while open
+            .last()
+            .is_some_and(|(_, end)| *end <= node.start_byte())
+        {
+            open.pop();
+        }
+        let parent = open.last().map(|(index, _)| *index);
+        let kind = match (kind, parent.and_then(|p| out.get(p as usize))) {
+            (SymbolKind::Function, Some(container)) if container.kind.holds_methods() => {
+                SymbolKind::Method
+            }
+            _ => kind,
+        };
+        let line =
+            name_node.map_or(node.start_position().row, |n| n.start_position().row) as u64 + 1;
+        let end = node.end_position();
+        // A node that ends at the start of a line (a section ending before the next heading)
+        // ends on the line before.
+        let end_row = if end.column == 0 && end.row > node.start_position().row {
+            end.row - 1
+        } else {
+            end.row
+        };
+        let Ok(index) = u32::try_from(out.len()) else {
+            break;
+        };
+        out.push(Entry {
+            kind,
+            name,
+            line,
+            end_line: (end_row as u64 + 1).max(line),
+            depth: u32::try_from(open.len()).unwrap_or(u32::MAX),
+            parent,
+        });
+        open.push((index, node.end_byte()));
+    }
+    out
+}
+
+/// The name a C or C++ declaration declares: the innermost name down its `declarator` fields
+/// (through pointers, parentheses, arrays and the function declarator itself), and of a
+/// qualified or template name its last part (`ns::Type::method` names `method`).
+fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node.child_by_field_name("declarator")?;
+    // Declarators nest one level per pointer, parenthesis or array: a bounded walk.
+    for _ in 0..64 {
+        if NAME_NODES.contains(&current.kind()) {
+            return Some(current);
+        }
+        current = current
+            .child_by_field_name("declarator")
+            .or_else(|| current.child_by_field_name("name"))
+            .or_else(|| current.named_child(0))?;
+    }
+    None
+}
+
+/// `bytes` as a one-line name: lossy UTF-8, whitespace runs as one space, trimmed, at most
+/// [`MAX_NAME_CHARS`] characters. A JavaScript private name is given without its `#`, and a
+/// quoted method name without its quotes (the name a search for it uses; ctags does the same).
+fn clean_name(bytes: &[u8], language: Language) -> String {
+    let script = matches!(
+        language,
+        Language::JavaScript | Language::TypeScript | Language::Tsx
+    );
+    let mut bytes = bytes;
+    if script {
+        bytes = bytes.strip_prefix(b"#").unwrap_or(bytes);
+        if let [quote @ (b'"' | b'\''), inner @ .., last] = bytes
+            && quote == last
+        {
+            bytes = inner;
+        }
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let mut name = String::with_capacity(text.len().min(MAX_NAME_CHARS));
+    for (count, word) in text.split_whitespace().enumerate() {
+        if count > 0 {
+            name.push(' ');
+        }
+        name.push_str(word);
+        if name.len() > MAX_NAME_CHARS * 4 {
+            break;
+        }
+    }
+    match name.char_indices().nth(MAX_NAME_CHARS) {
+        Some((end, _)) => name[..end].to_string(),
+        None => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outline(language: Language, source: &str) -> Vec<String> {
+        let parsed = parse(language, source.as_bytes(), Duration::from_secs(10)).expect("parses");
+        parsed
+            .entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}{} {}",
+                    "  ".repeat(e.depth as usize),
+                    e.kind.name(),
+                    e.name
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_query_compiles_with_known_kinds() {
+        assert_eq!(check_queries(), Ok(()));
+    }
+
+    #[test]
+    fn each_language_names_its_definitions() {
+        let cases: &[(Language, &str, &[&str])] = &[
+            (
+                Language::JavaScript,
+                "class W { #p() {} m() {} }\nfunction f() {}\nconst g = () => 1;\nx.y = function () {};\nconst o = { k() {}, 'q'() {} };\n",
+                &[
+                    "class W",
+                    "  method p",
+                    "  method m",
+                    "function f",
+                    "function g",
+                    "function y",
+                    "method k",
+                    "method q",
+                ],
+            ),
+            (
+                Language::TypeScript,
+                "interface I { a(): void }\ntype T = string;\nenum E { A }\nnamespace N { export function f() {} }\nabstract class B { abstract r(): void }\n",
+                &[
+                    "interface I",
+                    "  method a",
+                    "type T",
+                    "enum E",
+                    "module N",
+                    "  function f",
+                    "class B",
+                    "  method r",
+                ],
+            ),
+            (
+                Language::Tsx,
+                "const App = () => <div/>;\n",
+                &["function App"],
+            ),
+            (
+                Language::Rust,
+                "mod m { fn f() {} }\nstruct S;\nenum E {}\ntrait T { fn t(&self); }\nimpl<X> S<X> { fn new() {} }\nmacro_rules! mac { () => {} }\ntype A = u8;\nunion U { a: u8 }\n",
+                &[
+                    "module m",
+                    "  function f",
+                    "struct S",
+                    "enum E",
+                    "trait T",
+                    "  method t",
+                    "impl S",
+                    "  method new",
+                    "macro mac",
+                    "type A",
+                    "union U",
+                ],
+            ),
+            (
+                Language::Go,
+                "package p\nfunc F() {}\nfunc (r *R) M() {}\ntype S struct{}\ntype I interface{}\ntype N int\n",
+                &[
+                    "function F",
+                    "method M",
+                    "struct S",
+                    "interface I",
+                    "type N",
+                ],
+            ),
+            (
+                Language::C,
+                "#define MAX(a, b) a\nstruct s { int x; };\nstatic int *\nf(void) { return 0; }\ntypedef int t;\nSYSCALL_DEFINE1(open, int, x)\n{\n}\n",
+                &[
+                    "macro MAX",
+                    "struct s",
+                    "function f",
+                    "type t",
+                    "function SYSCALL_DEFINE1",
+                ],
+            ),
+            (
+                Language::Cpp,
+                "namespace n { class C { void m() {} }; }\nint n::C::k() { return 0; }\n",
+                &["module n", "  class C", "    method m", "function k"],
+            ),
+            (
+                Language::Java,
+                "class A { A() {} void m() {} @interface N { String value(); } enum E { X } }\n",
+                &[
+                    "class A",
+                    "  method A",
+                    "  method m",
+                    "  interface N",
+                    "    method value",
+                    "  enum E",
+                ],
+            ),
+            (
+                Language::CSharp,
+                "namespace N { class C { void M() { int L() => 1; } } struct S {} }\n",
+                &[
+                    "module N",
+                    "  class C",
+                    "    method M",
+                    "      function L",
+                    "  struct S",
+                ],
+            ),
+            (
+                Language::Ruby,
+                "module M\n  class C\n    def m; end\n    def self.s; end\n  end\nend\n",
+                &["module M", "  class C", "    method m", "    method s"],
+            ),
+            (
+                Language::Php,
+                "<?php\nnamespace A;\nclass C { function m() {} }\ntrait T {}\nfunction f() {}\n",
+                &["module A", "class C", "  method m", "trait T", "function f"],
+            ),
+            (
+                Language::Bash,
+                "f() { :; }\nfunction g { :; }\n",
+                &["function f", "function g"],
+            ),
+            (
+                Language::Markdown,
+                "# A\n\ntext\n\n## B\n\nSetext\n------\n",
+                &["heading A", "  heading B", "    heading Setext"],
+            ),
+            (
+                Language::Kotlin,
+                "interface I {\n    fun a()\n}\n\nobject O {\n    fun b() {}\n}\n\nfun c() = 1\n",
+                &[
+                    "interface I",
+                    "  method a",
+                    "class O",
+                    "  method b",
+                    "function c",
+                ],
+            ),
+            (
+                Language::Swift,
+                "protocol P { func p() }\nstruct S { func m() {} }\nextension S { func e() {} }\nfunc f() {}\n",
+                &[
+                    "trait P",
+                    "  method p",
+                    "struct S",
+                    "  method m",
+                    "impl S",
+                    "  method e",
+                    "function f",
+                ],
+            ),
+        ];
+        for (language, source, expected) in cases {
+            assert_eq!(&outline(*language, source), expected, "{}", language.name());
+        }
+    }
+
+    #[test]
+    fn a_definition_spans_from_its_name_to_its_last_line() {
+        let parsed = parse(
+            Language::Python,
+            b"@decorator\ndef f(\n    a,\n):\n    return a\n",
+            Duration::from_secs(10),
+        )
+        .expect("parses");
+        let f = &parsed.entries[0];
+        assert_eq!((f.line, f.end_line), (2, 5));
+    }
+
+    /// Inputs built to make a parser work: each comes back within its time cap (an outline or
+    /// `Timeout`), whatever the grammar.
+    #[test]
+    fn hostile_inputs_are_bounded_by_the_time_cap() {
+        let parens = "(".repeat(50_000);
+        let nested = format!("x = {}1{}\n", "[".repeat(20_000), "]".repeat(20_000));
+        let braces = format!(
+            "function f() {}{}\n",
+            "{".repeat(30_000),
+            "}".repeat(30_000)
+        );
+        let mut invalid = b"def f():\n    return '".to_vec();
+        invalid.extend((0..20_000u32).map(|i| (i % 64 + 0x80) as u8));
+        invalid.extend_from_slice(b"'\nclass After:\n    pass\n");
+        let inputs: Vec<Vec<u8>> = vec![
+            parens.into_bytes(),
+            nested.into_bytes(),
+            braces.into_bytes(),
+            invalid,
+        ];
+        let cap = Duration::from_millis(300);
+        for name in Language::NAMES {
+            let Some(language) = Language::from_name(name) else {
+                continue;
+            };
+            for input in &inputs {
+                let started = Instant::now();
+                let result = parse(language, input, cap);
+                assert!(
+                    matches!(result, Ok(_) | Err(ParseFailure::Timeout)),
+                    "{name}: {result:?}"
+                );
+                // The cap plus one progress check's worth of work (debug builds are slow).
+                assert!(
+                    started.elapsed() < cap * 10,
+                    "{name}: {:?}",
+                    started.elapsed()
+                );
+            }
+        }
+        let parsed = parse(Language::Python, &inputs[3], Duration::from_secs(10)).expect("parses");
+        assert!(parsed.entries.iter().any(|e| e.name == "After"));
+    }
+
+    #[test]
+    fn a_time_cap_of_zero_stops_the_parse() {
+        let source = "def f():\n    pass\n".repeat(5_000);
+        assert_eq!(
+            parse(Language::Python, source.as_bytes(), Duration::ZERO),
+            Err(ParseFailure::Timeout)
+        );
+    }
+}

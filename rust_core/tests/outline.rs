@@ -1,0 +1,394 @@
+//! Outlines and definitions through a real worker process (this crate's
+//! `ripsight-outline-worker` program), and the pool's handling of workers that hang, crash or
+//! never start.
+
+mod common;
+
+use std::ffi::OsString;
+use std::time::{Duration, Instant};
+
+use ripsight_core::grep::grep;
+use ripsight_core::outline::definitions::{DefinitionsOptions, NameMatch, definitions};
+use ripsight_core::outline::pool::{Pool, PoolOptions, Stopped};
+use ripsight_core::outline::worker::READY;
+use ripsight_core::outline::{Language, OutlineOptions, Outliner, Refusal, SymbolKind, outline};
+use ripsight_core::workspace::{Workspace, WorkspaceOptions};
+
+fn worker_command() -> Vec<OsString> {
+    vec![env!("CARGO_BIN_EXE_ripsight-outline-worker").into()]
+}
+
+fn outliner() -> Outliner {
+    Outliner::new(worker_command())
+}
+
+fn workspace(dir: &std::path::Path) -> Workspace {
+    Workspace::new(dir, WorkspaceOptions::default()).expect("workspace")
+}
+
+fn outline_of(
+    ws: &Workspace,
+    outliner: &Outliner,
+    path: &str,
+) -> ripsight_core::outline::OutlineOutput {
+    outline(
+        ws,
+        outliner,
+        &OutlineOptions {
+            path: path.into(),
+            limit: None,
+            ..OutlineOptions::default()
+        },
+    )
+    .expect("outline")
+}
+
+const PYTHON: &str = "import os\n\nclass Server:\n    def start(self):\n        pass\n\n    async def stop(self):\n        pass\n\ndef main():\n    def helper():\n        return 1\n    return helper()\n";
+
+#[test]
+fn a_python_file_is_outlined_in_source_order_with_nesting() {
+    let dir = common::tree(&[("app.py", PYTHON)]);
+    let ws = workspace(dir.path());
+    let outliner = outliner();
+    let out = outline_of(&ws, &outliner, "app.py");
+    assert_eq!(out.language, Some(Language::Python));
+    assert_eq!(out.refused, None);
+    let got: Vec<(SymbolKind, &str, u64, u64, u64)> = out
+        .symbols
+        .iter()
+        .map(|s| (s.kind, s.name.as_str(), s.line, s.end_line, s.depth))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (SymbolKind::Class, "Server", 3, 8, 0),
+            (SymbolKind::Method, "start", 4, 5, 1),
+            (SymbolKind::Method, "stop", 7, 8, 1),
+            (SymbolKind::Function, "main", 10, 13, 0),
+            (SymbolKind::Function, "helper", 11, 12, 1),
+        ]
+    );
+    assert_eq!(out.total, 5);
+}
+
+#[test]
+fn pages_have_exact_totals_and_depth_filters() {
+    let dir = common::tree(&[("app.py", PYTHON)]);
+    let ws = workspace(dir.path());
+    let outliner = outliner();
+    let page = outline(
+        &ws,
+        &outliner,
+        &OutlineOptions {
+            path: "app.py".into(),
+            offset: 1,
+            limit: Some(2),
+            ..OutlineOptions::default()
+        },
+    )
+    .expect("outline");
+    let names: Vec<&str> = page.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["start", "stop"]);
+    assert_eq!(
+        (page.total, page.withheld, page.next_offset),
+        (5, 2, Some(3))
+    );
+    let top = outline(
+        &ws,
+        &outliner,
+        &OutlineOptions {
+            path: "app.py".into(),
+            max_depth: Some(0),
+            ..OutlineOptions::default()
+        },
+    )
+    .expect("outline");
+    let names: Vec<&str> = top.symbols.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["Server", "main"]);
+    assert_eq!(top.total, 2);
+}
+
+#[test]
+fn files_without_an_outline_say_why() {
+    let long_line = format!("var x = \"{}\";\n", "a".repeat(20_000));
+    let big = "x = 1\n".repeat(200_000);
+    let dir = common::tree(&[
+        ("notes.txt", "hello\n"),
+        ("min.js", &long_line),
+        ("big.py", &big),
+    ]);
+    common::write(dir.path(), "blob.c", b"int x;\0\x01\x02");
+    let ws = workspace(dir.path());
+    let outliner = outliner();
+    let refused = |path: &str| outline_of(&ws, &outliner, path).refused;
+    assert_eq!(refused("notes.txt"), Some(Refusal::NoParser));
+    assert_eq!(refused("min.js"), Some(Refusal::Minified));
+    assert_eq!(refused("big.py"), Some(Refusal::TooLarge));
+    assert_eq!(refused("blob.c"), Some(Refusal::Binary));
+    // None of these needed a worker.
+    assert_eq!(outliner.workers_started(), 0);
+}
+
+#[test]
+fn a_script_without_an_extension_is_read_by_its_shebang_line() {
+    let dir = common::tree(&[
+        ("tool", "#!/usr/bin/env python3\ndef run():\n    pass\n"),
+        ("deploy", "#!/bin/sh\nstart() { :; }\n"),
+    ]);
+    let ws = workspace(dir.path());
+    let outliner = outliner();
+    let tool = outline_of(&ws, &outliner, "tool");
+    assert_eq!(tool.language, Some(Language::Python));
+    assert_eq!(tool.symbols[0].name, "run");
+    let deploy = outline_of(&ws, &outliner, "deploy");
+    assert_eq!(deploy.language, Some(Language::Bash));
+    assert_eq!(deploy.symbols[0].name, "start");
+}
+
+#[test]
+fn an_edit_is_seen_at_once_and_a_settled_file_comes_from_the_cache() {
+    let dir = common::tree(&[("a.py", "def one():\n    pass\n")]);
+    let ws = workspace(dir.path());
+    let outliner = outliner();
+    assert_eq!(outline_of(&ws, &outliner, "a.py").symbols[0].name, "one");
+    // Same size, written at once: only the identity (times) tells the versions apart, and a
+    // file changed this recently is never cached.
+    common::write(dir.path(), "a.py", "def two():\n    pass\n");
+    let again = outline_of(&ws, &outliner, "a.py");
+    assert_eq!(again.symbols[0].name, "two");
+    assert!(!again.cached);
+
+    // A file last changed long ago is cached, and the cached copy is what comes back.
+    let old = dir.path().join("old.py");
+    std::fs::write(&old, "class Old:\n    pass\n").expect("write");
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .and_then(|f| f.set_modified(long_ago))
+        .expect("set mtime");
+    // The status change time moved with set_modified: wait until it has settled.
+    std::thread::sleep(ripsight_core::outline::cache::SETTLE_TIME + Duration::from_millis(100));
+    let first = outline_of(&ws, &outliner, "old.py");
+    assert!(!first.cached);
+    let second = outline_of(&ws, &outliner, "old.py");
+    assert!(second.cached);
+    assert_eq!(first.symbols, second.symbols);
+}
+
+#[test]
+fn definitions_come_from_the_files_grep_finds_the_name_in() {
+    let dir = common::tree(&[
+        (
+            "src/server.py",
+            "class Server:\n    def start(self):\n        pass\n",
+        ),
+        (
+            "src/client.py",
+            "from server import Server\n\ndef start():\n    Server().start()\n",
+        ),
+        ("lib/start.rs", "pub fn start() {}\nstruct Starter;\n"),
+        ("docs/notes.md", "# start\n\nText.\n"),
+        ("README.txt", "start here\n"),
+    ]);
+    let ws = workspace(dir.path());
+    let outliner = outliner();
+    let search = |o: &ripsight_core::grep::GrepOptions| grep(&ws, o);
+    let found = definitions(
+        &ws,
+        &outliner,
+        &DefinitionsOptions {
+            name: "start".into(),
+            ..DefinitionsOptions::default()
+        },
+        &search,
+    )
+    .expect("definitions");
+    let got: Vec<String> = found
+        .definitions
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{} {} {} {:?}",
+                d.path.to_string_lossy(),
+                d.line,
+                d.kind.name(),
+                d.name,
+                d.container
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "docs/notes.md:1 heading start None",
+            "lib/start.rs:1 function start None",
+            "src/client.py:3 function start None",
+            "src/server.py:2 method start Some(\"Server\")",
+        ]
+    );
+    assert_eq!(found.total, 4);
+    // README.txt holds the text but has no parser: not a candidate.
+    assert_eq!(found.candidate_files, 4);
+
+    let prefix = definitions(
+        &ws,
+        &outliner,
+        &DefinitionsOptions {
+            name: "Start".into(),
+            matching: NameMatch::Prefix,
+            ..DefinitionsOptions::default()
+        },
+        &search,
+    )
+    .expect("definitions");
+    let names: Vec<&str> = prefix.definitions.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["Starter"]);
+
+    let methods = definitions(
+        &ws,
+        &outliner,
+        &DefinitionsOptions {
+            name: "^(start|Server)$".into(),
+            matching: NameMatch::Regex,
+            kinds: vec![SymbolKind::Method, SymbolKind::Class],
+            limit: Some(1),
+            ..DefinitionsOptions::default()
+        },
+        &search,
+    )
+    .expect("definitions");
+    assert_eq!((methods.total, methods.next_offset), (2, Some(1)));
+    assert_eq!(methods.definitions[0].name, "Server");
+}
+
+// -- the pool, with stand-in workers ------------------------------------------------------------
+
+/// A shell command that says it is ready, then runs `then`.
+fn stand_in(dir: &std::path::Path, then: &str) -> Vec<OsString> {
+    let mut ready = Vec::new();
+    let mut payload = READY.to_vec();
+    payload.extend_from_slice(b"test");
+    ready.extend_from_slice(&(payload.len() as u64).to_be_bytes());
+    ready.extend_from_slice(&payload);
+    let file = dir.join("ready");
+    std::fs::write(&file, ready).expect("write");
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!("cat '{}'; {then}", file.display()).into(),
+    ]
+}
+
+fn pool(command: Vec<OsString>, max_workers: usize) -> Pool {
+    Pool::new(PoolOptions {
+        command,
+        max_workers,
+        max_idle: 1,
+        start_time: Duration::from_secs(10),
+    })
+}
+
+#[test]
+fn a_worker_that_answers_is_kept_for_the_next_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // `cat` sends every frame back: an echo worker.
+    let echo = pool(stand_in(dir.path(), "exec cat"), 2);
+    let soon = || Instant::now() + Duration::from_secs(10);
+    assert_eq!(
+        echo.exchange(b"one", soon(), Duration::from_secs(10)),
+        Ok(b"one".to_vec())
+    );
+    let big = vec![7u8; 3 << 20];
+    assert_eq!(
+        echo.exchange(&big, soon(), Duration::from_secs(10)),
+        Ok(big)
+    );
+    assert_eq!(echo.started(), 1);
+}
+
+#[test]
+fn a_worker_that_never_answers_is_killed_at_the_deadline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let silent = pool(stand_in(dir.path(), "exec sleep 60"), 1);
+    let started = Instant::now();
+    // Larger than a pipe holds: the writes block too, and the deadline still holds.
+    let request = vec![1u8; 4 << 20];
+    let answer = silent.exchange(
+        &request,
+        Instant::now() + Duration::from_secs(10),
+        Duration::from_millis(300),
+    );
+    assert_eq!(answer, Err(Stopped::Deadline));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_worker_that_dies_is_reported_with_its_status() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dying = pool(stand_in(dir.path(), "head -c 1 >/dev/null; exit 3"), 1);
+    let answer = dying.exchange(
+        b"x",
+        Instant::now() + Duration::from_secs(10),
+        Duration::from_secs(10),
+    );
+    assert_eq!(answer, Err(Stopped::Crashed(Some(3))));
+    // The next request starts a fresh worker.
+    let again = dying.exchange(
+        b"x",
+        Instant::now() + Duration::from_secs(10),
+        Duration::from_secs(10),
+    );
+    assert_eq!(again, Err(Stopped::Crashed(Some(3))));
+    assert_eq!(dying.started(), 2);
+}
+
+#[test]
+fn a_command_that_is_not_a_worker_is_unavailable() {
+    let missing = pool(vec!["/nonexistent/worker".into()], 1);
+    let soon = Instant::now() + Duration::from_secs(10);
+    assert!(matches!(
+        missing.exchange(b"x", soon, Duration::from_secs(1)),
+        Err(Stopped::Unavailable(_))
+    ));
+    let quiet = pool(vec!["true".into()], 1);
+    assert!(matches!(
+        quiet.exchange(b"x", soon, Duration::from_secs(1)),
+        Err(Stopped::Unavailable(_))
+    ));
+    let empty = pool(Vec::new(), 1);
+    assert!(matches!(
+        empty.exchange(b"x", soon, Duration::from_secs(1)),
+        Err(Stopped::Unavailable(_))
+    ));
+}
+
+#[test]
+fn a_request_that_finds_every_worker_busy_waits_until_its_deadline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let one = std::sync::Arc::new(pool(stand_in(dir.path(), "exec sleep 60"), 1));
+    let holder = {
+        let one = std::sync::Arc::clone(&one);
+        std::thread::spawn(move || {
+            one.exchange(
+                b"x",
+                Instant::now() + Duration::from_secs(10),
+                Duration::from_secs(2),
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let waited = Instant::now();
+    let answer = one.exchange(
+        b"y",
+        Instant::now() + Duration::from_millis(200),
+        Duration::from_secs(1),
+    );
+    assert_eq!(answer, Err(Stopped::Busy));
+    assert!(waited.elapsed() < Duration::from_secs(1));
+    assert_eq!(holder.join().expect("thread"), Err(Stopped::Deadline));
+}
