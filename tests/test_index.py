@@ -854,6 +854,27 @@ def test_linked_files_that_age_while_the_index_is_built_are_answered_as_cold(
         assert ws.index_status()["rechecked_files"] == 400
 
 
+def test_an_edited_git_exclude_is_seen_in_both_modes(tmp_path: Path) -> None:
+    # `.git/info/exclude` lies in a directory the walk skips: watched where there is a watcher,
+    # re-checked by identity where there is none (CI runs this file under both).
+    root = tmp_path / "tree"
+    (root / ".git" / "info").mkdir(parents=True)
+    for name in ("a.py", "b.md", "sub/c.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("alpha\n")
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(30)
+        exclude = root / ".git" / "info" / "exclude"
+        for rules in ("*.md\n", "*.py\n", "sub/\n", None):
+            if rules is None:
+                exclude.unlink()
+            else:
+                exclude.write_text(rules)  # two of them the same size, in the same second
+            same(ws, root, "glob", {"pattern": "**/*"})
+            same(ws, root, "grep", {"pattern": "alpha", "output_mode": "files_with_matches"})
+        assert ws.index_status()["warm_calls"] == 8
+
+
 def test_symlinks_are_answered_exactly(tmp_path: Path) -> None:
     root = build_tree(tmp_path / "tree", 13)
     (root / "src").mkdir(exist_ok=True)

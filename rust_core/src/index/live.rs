@@ -423,6 +423,16 @@ pub(super) fn scan_subtree(
         if unwatched.is_empty() {
             for git in excludes::git_dirs(&scan.skips) {
                 watch(watcher, &git);
+                // Without a watcher the excludes are re-checked by identity.
+                if let Some(info) = excludes::info_of(&git) {
+                    let exclude = format!("{info}/{}", excludes::EXCLUDE);
+                    table
+                        .excludes
+                        .insert(info.clone(), source::stat(workspace, &info));
+                    table
+                        .excludes
+                        .insert(exclude.clone(), source::stat(workspace, &exclude));
+                }
             }
             if watcher.recheck_reason().is_some() {
                 table.require_vouched();

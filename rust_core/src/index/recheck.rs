@@ -30,6 +30,7 @@ use crate::ignore_rules::is_rule_file;
 use crate::walker::thread_count;
 use crate::workspace::Workspace;
 
+use super::excludes;
 use super::source;
 use super::table::{DirMeta, FileEntry, Table, now_ns, parent_of, vouches};
 
@@ -73,6 +74,8 @@ impl Found {
 enum Item<'t> {
     Dir(&'t String, &'t DirMeta),
     File(&'t String, &'t FileEntry),
+    /// A repository's `.git/info` or `.git/info/exclude`, outside the table.
+    Exclude(&'t String, &'t Option<FileIdentity>),
 }
 
 /// Items at or above this number are re-checked on the workspace's threads.
@@ -85,6 +88,7 @@ pub(crate) fn everything(workspace: &Workspace, table: &Table) -> Found {
         .iter()
         .map(|(d, m)| Item::Dir(d, m))
         .chain(table.files.iter().map(|(p, e)| Item::File(p, e)))
+        .chain(table.excludes.iter().map(|(p, id)| Item::Exclude(p, id)))
         .collect();
     check(workspace, &items)
 }
@@ -117,6 +121,16 @@ fn check(workspace: &Workspace, items: &[Item<'_>]) -> Found {
                 Item::Dir(dir, meta) => check_dir(workspace, dir, meta, &mut found),
                 Item::File(path, entry) => {
                     check_file(workspace, &mut stat, path, entry, now, &mut found);
+                }
+                Item::Exclude(path, id) => {
+                    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+                    // A recent identity cannot tell a same-tick edit: re-read until it can.
+                    let recent = id.is_some_and(|i| !vouches(&i, now));
+                    if (recent || source::stat(workspace, path) != **id)
+                        && let Some(repository) = excludes::repository_of(dir, Some(name))
+                    {
+                        found.subtrees.insert(repository);
+                    }
                 }
             }
         }
@@ -210,6 +224,13 @@ fn check_file(
         Some(id) if id == entry.meta => {
             if !entry.trusted && vouches(&id, now) {
                 found.vouched.push(path.to_string());
+            } else if !entry.trusted {
+                // A rule file edited again in the same tick shows in no identity: its
+                // directory's rules are read again until its identity vouches for it.
+                let name = path.rsplit('/').next().unwrap_or(path);
+                if is_rule_file(name.as_bytes()) {
+                    found.subtrees.insert(parent_of(path).to_string());
+                }
             }
         }
         _ => {

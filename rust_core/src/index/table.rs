@@ -85,6 +85,9 @@ pub(crate) struct Table {
     /// The table is re-checked against the tree at every call, not watched: a document needs
     /// an identity that vouches for it (see [`indexable`]), and every file is guarded.
     pub(crate) vouched: bool,
+    /// Each repository's `.git/info` and `.git/info/exclude` (outside the table: the walk skips
+    /// `.git`) with its identity when listed (`None`: missing), for re-checking them.
+    pub(crate) excludes: BTreeMap<String, Option<FileIdentity>>,
     pub(crate) unattributed: SkipCounts,
     pub(crate) odd_names: u64,
     pub(crate) bytes: u64,
@@ -261,6 +264,10 @@ impl Table {
         let skips: Vec<String> = below(&self.skips, dir).map(|(k, _)| k.clone()).collect();
         for path in skips {
             self.skips.remove(&path);
+        }
+        let excludes: Vec<String> = below(&self.excludes, dir).map(|(d, _)| d.clone()).collect();
+        for path in excludes {
+            self.excludes.remove(&path);
         }
         let dirs: Vec<String> = below(&self.dirs, dir).map(|(d, _)| d.clone()).collect();
         for path in dirs {
