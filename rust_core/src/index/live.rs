@@ -141,10 +141,19 @@ impl Live {
             // Directories listed again only because they are recent change the revision only
             // when their listing did.
             let changed = found.changed();
-            let before: Vec<u64> = found.recent.iter().map(|d| self.table.listing(d)).collect();
-            let result = self.reconcile(workspace, found.subtrees, found.relist, found.stale);
-            let after = found.recent.iter().map(|d| self.table.listing(d));
-            if result.is_ok() && !changed && after.eq(before) {
+            let signature = |table: &Table| {
+                let direct = found.recent.iter().map(|d| table.listing(d, false));
+                let below = found.recent_rules.iter().map(|d| table.listing(d, true));
+                direct.chain(below).collect::<Vec<u64>>()
+            };
+            let before = signature(&self.table);
+            let (subtrees, relist, stale) = (
+                found.subtrees.clone(),
+                found.relist.clone(),
+                found.stale.clone(),
+            );
+            let result = self.reconcile(workspace, subtrees, relist, stale);
+            if result.is_ok() && !changed && signature(&self.table) == before {
                 return;
             }
             result

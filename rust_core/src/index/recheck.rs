@@ -42,6 +42,9 @@ pub(crate) struct Found {
     /// Of those, the ones listed again only because their times are too recent to vouch for
     /// their listing (they may well be unchanged).
     pub(crate) recent: BTreeSet<String>,
+    /// Of the subtrees, the ones walked again only because a rule file's identity is too
+    /// recent to vouch for its rules (they may well be unchanged).
+    pub(crate) recent_rules: BTreeSet<String>,
     /// Files whose contents may have changed.
     pub(crate) stale: BTreeSet<String>,
     /// Directories whose rules changed: walked again whole.
@@ -56,14 +59,17 @@ impl Found {
         self.relist.is_empty() && self.stale.is_empty() && self.subtrees.is_empty()
     }
 
-    /// Something surely changed (not only recent directories to list again).
+    /// Something surely changed (not only recent directories or rules to read again).
     pub(crate) fn changed(&self) -> bool {
-        self.relist.len() > self.recent.len() || !self.stale.is_empty() || !self.subtrees.is_empty()
+        self.relist.len() > self.recent.len()
+            || !self.stale.is_empty()
+            || self.subtrees.len() > self.recent_rules.len()
     }
 
     fn add(&mut self, other: Found) {
         self.relist.extend(other.relist);
         self.recent.extend(other.recent);
+        self.recent_rules.extend(other.recent_rules);
         self.stale.extend(other.stale);
         self.subtrees.extend(other.subtrees);
         self.vouched.extend(other.vouched);
@@ -126,9 +132,13 @@ fn check(workspace: &Workspace, items: &[Item<'_>]) -> Found {
                     let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
                     // A recent identity cannot tell a same-tick edit: re-read until it can.
                     let recent = id.is_some_and(|i| !vouches(&i, now));
-                    if (recent || source::stat(workspace, path) != **id)
+                    let changed = source::stat(workspace, path) != **id;
+                    if (recent || changed)
                         && let Some(repository) = excludes::repository_of(dir, Some(name))
                     {
+                        if !changed {
+                            found.recent_rules.insert(repository.clone());
+                        }
                         found.subtrees.insert(repository);
                     }
                 }
@@ -230,6 +240,7 @@ fn check_file(
                 let name = path.rsplit('/').next().unwrap_or(path);
                 if is_rule_file(name.as_bytes()) {
                     found.subtrees.insert(parent_of(path).to_string());
+                    found.recent_rules.insert(parent_of(path).to_string());
                 }
             }
         }

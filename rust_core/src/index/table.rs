@@ -345,12 +345,13 @@ impl Table {
         linked
     }
 
-    /// A hash of what the table lists directly in `dir` (files with their identities, skips,
-    /// subdirectories), to tell whether listing it again changed anything.
-    pub(crate) fn listing(&self, dir: &str) -> u64 {
+    /// A hash of what the table lists in `dir` (files with their identities, skips,
+    /// subdirectories): directly in it, or everywhere below it when `whole`; to tell whether
+    /// reading it again changed anything.
+    pub(crate) fn listing(&self, dir: &str, whole: bool) -> u64 {
         use std::hash::{Hash, Hasher};
         let skip = if dir.is_empty() { 0 } else { dir.len() + 1 };
-        let direct = |p: &&String| p.len() > skip && !p[skip..].contains('/');
+        let direct = |p: &&String| whole || (p.len() > skip && !p[skip..].contains('/'));
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         for (path, entry) in below(&self.files, dir).filter(|(p, _)| direct(p)) {
             (path, &entry.meta).hash(&mut hasher);

@@ -300,14 +300,17 @@ mod linux {
             if self.by_dir.contains_key(dir) {
                 return Ok(());
             }
+            // Added first, so that a directory that is gone fails as gone, not as one too many.
+            let wd = self.inotify.watches().add(absolute, DIR_MASK)?;
             if self
                 .limits
                 .max_watches
                 .is_some_and(|max| self.by_dir.len() >= max)
+                && !self.by_wd.contains_key(&wd)
             {
+                let _ = self.inotify.watches().remove(wd);
                 return Err(std::io::Error::other("watch limit reached"));
             }
-            let wd = self.inotify.watches().add(absolute, DIR_MASK)?;
             self.insert_dir(dir.to_string(), wd);
             Ok(())
         }
