@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
@@ -37,6 +38,18 @@ from types import SimpleNamespace
 import pytest
 
 Content = str | bytes
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The warm index keeps one file per tree in the user's cache directory: the trees of a
+    test session keep theirs in a directory of the session instead, removed at its end (pip
+    keeps using the user's own cache)."""
+    user_cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    os.environ.setdefault("PIP_CACHE_DIR", os.path.join(user_cache, "pip"))
+    cache = tempfile.mkdtemp(prefix="ripsight-test-cache-")
+    os.environ["XDG_CACHE_HOME"] = cache
+    config.add_cleanup(lambda: shutil.rmtree(cache, ignore_errors=True))
+
 
 #: The secret that the rich tree hides in `.env` and `certs/server.pem`; it must never appear in
 #: any glob or grep result.

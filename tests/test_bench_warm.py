@@ -27,3 +27,35 @@ def test_warm_bench_checks_answers_and_reports_the_index(tmp_path: Path) -> None
     assert fig["index"]["files"] == 30
     text = bench_warm.format_warm(fig)
     assert "`PM_RESUME` (5)" in text and "PROBLEM" not in text
+
+
+def test_scale_bench_measures_copies_a_second_process_and_links(tmp_path: Path) -> None:
+    from ripsight.bench import scale
+
+    root = tmp_path / "repo"
+    for i in range(40):
+        (root / f"d{i % 4}").mkdir(parents=True, exist_ok=True)
+        (root / f"d{i % 4}" / f"f{i}.c").write_text(
+            f"int x{i};\n" + ("PM_RESUME\n" if i % 7 == 0 else "")
+        )
+    result = scale.run_scale(
+        str(root),
+        [1, 2],
+        ["PM_RESUME", "x1"],
+        "**/*.c",
+        repeat=1,
+        links=True,
+        base=str(tmp_path / "copies"),
+    )
+    assert result["problems"] == []
+    one, two, linked = result["trees"]
+    assert one["index"]["files"] == 40 and two["index"]["files"] == 80
+    assert two["rows"][0]["files"] == 2 * one["rows"][0]["files"]
+    assert linked["linked"] and linked["index"]["files"] == 40
+    for fig in result["trees"]:
+        assert fig["second"]["loaded"] is True and fig["second"]["ready_s"] > 0
+    text = scale.format_scale(result)
+    assert "2 copies" in text and "hard-linked copy" in text and "PROBLEM" not in text
+    pytest.importorskip("matplotlib")
+    scale.plot_scale(result, str(tmp_path / "scale.png"))
+    assert (tmp_path / "scale.png").stat().st_size > 10_000

@@ -3,7 +3,9 @@
     ripsight demo [--selftest]            the offline scripted agent loop
     ripsight tools [--format openai]      tool definitions as JSON
     ripsight glob|grep|read ... [--json]  one tool call: the text a model sees, or the typed result
-    ripsight mcp [--root DIR] [--no-index] MCP server on stdio (warm index by default)
+    ripsight mcp [--root DIR] [--no-index] [--no-persist]
+                                          MCP server on stdio (warm index by default, its file
+                                          shared with every process on the tree)
 
 Each subcommand is one ``add_<name>_parser`` function plus one ``cmd_<name>(args) -> int``
 function, registered in `SUBCOMMANDS`; adding a subcommand (glob, grep, read, mcp, bench) means
@@ -314,7 +316,7 @@ def operation_log_from_args(args: argparse.Namespace) -> OperationLog | None:
 
 def registry_from_args(args: argparse.Namespace, index: bool = False) -> Registry:
     """A registry with the built-in tools, bound to the workspace the options describe (with
-    the warm index when `index`)."""
+    the warm index when `index`, its file kept in memory only with ``--no-persist``)."""
     from .registry import default_registry
     from .workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
@@ -329,6 +331,7 @@ def registry_from_args(args: argparse.Namespace, index: bool = False) -> Registr
         time_budget=args.time_budget,
         respect_ignore_files=not args.no_ignore_files,
         index=index,
+        persist=not getattr(args, "no_persist", False),
         log=operation_log_from_args(args),
     )
 
@@ -768,6 +771,13 @@ def add_mcp_parser(
         help="answer every call by walking and reading the tree; by default a live index of "
         "the tree is built in the background and kept fresh by a file watcher (same answers)",
     )
+    parser.add_argument(
+        "--no-persist",
+        action="store_true",
+        help="keep the index in this process's memory only; by default it is one file per "
+        "tree in the user's cache directory, memory-mapped and shared by every process on the "
+        "tree (a second server on the same tree is ready in a fraction of a second)",
+    )
     return parser
 
 
@@ -838,6 +848,10 @@ def add_bench_parser(
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.scale:
+        from .bench.scale import run as run_scale
+
+        return run_scale(args)
     if args.warm:
         from .bench.warm import run as run_warm
 

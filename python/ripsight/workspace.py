@@ -150,9 +150,14 @@ class Workspace:
             background and kept fresh by a file watcher (SPEC §2.8). Answers are the same as
             without it; calls made before it is ready are answered without it. `close()` stops
             its threads (default False).
-        index_dir: with ``index=True``, a directory for an on-disk copy of the index: a later
-            process loads it instead of rebuilding and checks it against the tree (files whose
-            size, times or inode changed are searched directly until re-indexed).
+        index_dir: with ``index=True``, the directory of the index file (default: the user's
+            cache directory, ``$XDG_CACHE_HOME/ripsight/index`` or ``~/.cache/ripsight/index``
+            on Linux, ``~/Library/Caches/ripsight/index`` on macOS). One file per tree, memory-
+            mapped and shared by every process on the tree; a later process loads it instead
+            of rebuilding and checks it against the tree (files whose size, times or inode
+            changed are searched directly until merged into a new file).
+        persist: with ``index=True``, keep the index file on disk (default True); False keeps
+            it in this process's memory only (unless `index_dir` is given).
 
     Every method takes ``cancel``, a :class:`CancelToken`: another thread's ``cancel.cancel()``
     stops the call, which raises :class:`ripsight.errors.CancelledError`. Ctrl-C stops a call
@@ -172,6 +177,7 @@ class Workspace:
         respect_ignore_files: bool = True,
         index: bool = False,
         index_dir: str | os.PathLike[str] | None = None,
+        persist: bool = True,
     ) -> None:
         _check_int("threads", threads, 0)
         self._engine = _engine.Engine(
@@ -183,6 +189,7 @@ class Workspace:
             respect_ignore_files=bool(respect_ignore_files),
             index=bool(index),
             index_dir=None if index_dir is None else os.fspath(index_dir),
+            persist=bool(persist),
             outline_worker=list(OUTLINE_WORKER),
         )
 
@@ -516,10 +523,11 @@ class Workspace:
 
     def index_status(self) -> dict[str, Any]:
         """The index's state: ``{"state": "off" | "building" | "ready" | "fallback" | "closed",
-        "files", "bytes", "index_bytes" (resident size of the index), ...}`` (the fields of
-        ``IndexStatus``; only ``state`` without an index). "fallback" means the table cannot
-        be kept fresh here (no file watcher, watch limit): every call is answered without the
-        index."""
+        "mode": "watch" | "recheck", "files", "bytes", "index_bytes" (size of the mapped index
+        file), "index_path", ...}`` (the fields of ``IndexStatus``; only ``state`` without an
+        index). "recheck" means no file watcher keeps the table fresh here (another platform,
+        ``RIPSIGHT_PORTABLE=1``, a watch limit): every call re-checks the tree first. "fallback"
+        means the table could not be kept at all: every call is answered without the index."""
         status = self._engine.index_status()
         return {"state": "off"} if status is None else status.to_dict()
 

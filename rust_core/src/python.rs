@@ -182,7 +182,7 @@ impl Engine {
         clippy::too_many_arguments,
         reason = "mirrors the Workspace's keyword arguments"
     )]
-    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None, outline_worker = None))]
+    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None, persist = true, outline_worker = None))]
     fn new(
         py: Python<'_>,
         root: String,
@@ -193,6 +193,7 @@ impl Engine {
         respect_ignore_files: bool,
         index: bool,
         index_dir: Option<std::path::PathBuf>,
+        persist: bool,
         outline_worker: Option<Vec<OsString>>,
     ) -> PyResult<Self> {
         if !(time_budget.is_finite() && time_budget > 0.0) {
@@ -211,8 +212,12 @@ impl Engine {
         let workspace = run_detached(py, &CancelToken::new(), move || {
             Workspace::new(&root, options)
         })?;
-        let index =
-            index.then(|| Arc::new(WarmIndex::start(&workspace, IndexOptions { index_dir })));
+        let index = index.then(|| {
+            Arc::new(WarmIndex::start(
+                &workspace,
+                IndexOptions { index_dir, persist },
+            ))
+        });
         Ok(Engine {
             workspace: Arc::new(workspace),
             index,

@@ -67,7 +67,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--ayg",
         action="store_true",
-        help="with --warm: also build and time ayg (writes ayg_index/ into ROOT)",
+        help="with --warm or --scale: also build and time ayg (writes ayg_index/ into ROOT)",
+    )
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="measure the warm index against tree size: ROOT, then --copies full copies of it "
+        "side by side, each beside rg, csearch (and ayg); with a second process's load time "
+        "and heap; --plot draws latency, build time and memory against size "
+        "(see ripsight.bench.scale)",
+    )
+    parser.add_argument(
+        "--copies",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="with --scale: the trees measured, as copies of ROOT (default: 1 3)",
+    )
+    parser.add_argument(
+        "--links",
+        action="store_true",
+        help="with --scale: also a copy of ROOT made of hard links (cp -al)",
     )
     return parser
 

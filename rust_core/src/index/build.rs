@@ -1,22 +1,42 @@
-//! Building the index: the first build (the table walked, the on-disk copy loaded or every file
-//! read), the background re-index after many changes, and the on-disk copy written after each.
+//! Building and keeping the base: the first build (the table walked, then the index file loaded,
+//! waited for, or built under the lock), and the background jobs that follow: a merge of the
+//! files changed since the base into a new base, a full rebuild, and the adoption of a base
+//! another process wrote.
+//!
+//! Which documents a table entry may take:
+//! - from a build or merge of this process: the document of the file as it read it, unless the
+//!   entry changed since the snapshot the read started from (its generation; the watcher was
+//!   watching all along, so every change after the walk shows as one);
+//! - from a base it did not read (loaded at start, or written by another process): the
+//!   record's, only when the record's identity is the file's now and was old enough when taken
+//!   to vouch for its contents ([`Data::vouched`]).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::walker::thread_count;
 
 use super::live::{Data, IndexState, Live, Shared, lock, scan_subtree};
-use super::persist;
-use super::postings::{Indexed, Postings};
+use super::memory;
+use super::postings::{Built, Indexed, Postings};
 use super::source;
-use super::table::Table;
+use super::store::{FileId, Lock};
+use super::table::{FileEntry, Table, now_ns, vouches};
 use super::watch::Watcher;
 
-/// The first build: walks the tree into a table (watching every directory), loads the on-disk
-/// copy or reads every file into a new index, and hands both to the live state.
+/// How often a process waiting for another's build looks for the file.
+const WAIT_FOR_BUILDER: Duration = Duration::from_millis(50);
+
+/// A merge rebuilds instead when this share (percent) of the new base's sections would belong
+/// to files that changed since (dead documents and the files read again).
+const REBUILD_FROM_PERCENT: usize = 30;
+
+/// The first build: walks the tree into a table (watching every directory), then takes the
+/// base: the index file on disk when there is a valid one; else, under the writer's lock, one
+/// it builds; else (another process is building) it waits for that one, the cold engine
+/// answering meanwhile.
 pub(super) fn build(shared: &Shared) {
     let started = Instant::now();
     let workspace = &shared.workspace;
@@ -29,87 +49,182 @@ pub(super) fn build(shared: &Shared) {
         }
         shared.ready.notify_all();
     };
-    let mut watcher = match Watcher::new(shared.limits) {
-        Ok(w) => w,
-        Err(e) => return fail(format!("no file watcher: {e}")),
-    };
-    let saved = shared
-        .index_dir
-        .as_deref()
-        .and_then(|dir| persist::load(dir, workspace));
-    let loaded = saved.is_some();
-    let (previous, saved_data) = match saved {
-        Some(saved) => (saved.files, Some(saved.data)),
-        None => (BTreeMap::new(), None),
-    };
-    let saved_unindexed = previous.values().filter(|e| e.doc.is_none()).count();
-    // A loaded copy's documents are kept for files whose metadata proves them unchanged.
+    let mut watcher = Watcher::new(shared.limits);
     if let Err(reason) = scan_subtree(
         workspace,
         &mut table,
         &mut watcher,
         "",
-        &previous,
+        &BTreeMap::new(),
         &BTreeSet::new(),
-        true,
+        false,
     ) {
         return fail(reason);
     }
-    drop(previous);
-    let data = match saved_data {
-        Some(data) => data,
-        None => index_table(shared, &mut table),
+    let loaded = loop {
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some((data, id)) = shared.store.load() {
+            table.set_docs(data.vouched());
+            go_live(shared, table, watcher, Some((data, id)));
+            break true;
+        }
+        if let Some(writer) = shared.store.try_lock() {
+            // Another process may have finished between the look and the lock.
+            if let Some((data, id)) = shared.store.load() {
+                table.set_docs(data.vouched());
+                go_live(shared, table, watcher, Some((data, id)));
+                break true;
+            }
+            let (read, generations) = snapshot(table.files.iter());
+            let (built, status) = read_postings(shared, &read);
+            give_documents(&mut table, &read, &generations, &status, 0);
+            go_live(shared, table, watcher, None);
+            let base = Data::empty();
+            let lists = Read {
+                files: &read,
+                generations: &generations,
+                status: &status,
+                built: &built,
+            };
+            match write_current(shared, &writer, &base, &lists) {
+                Some(Ok((data, id))) => {
+                    let mut live = lock(&shared.live);
+                    keep_named_documents(&mut live.table, &data);
+                    live.data = Arc::new(data);
+                    live.data_id = id;
+                }
+                Some(Err(e)) => return fail(format!("the index could not be written: {e}")),
+                None => return,
+            }
+            break false;
+        }
+        std::thread::sleep(WAIT_FOR_BUILDER);
     };
+    // The build's scratch goes back to the system before anyone is told the index is ready.
+    memory::release_free_memory();
     let mut live = lock(&shared.live);
     if live.state != IndexState::Building {
         return;
     }
-    live.unindexed_after_build = if loaded {
-        saved_unindexed
-    } else {
-        table.unindexed.len()
-    };
-    live.table = table;
-    live.watcher = Some(watcher);
-    live.data = Arc::new(data);
+    live.unindexed_after_build = unindexable(&live);
     live.state = IndexState::Ready;
     live.loaded = loaded;
     live.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     shared.ready.notify_all();
-    if !loaded {
-        save_copy(shared, live);
+}
+
+/// Files searched directly that are not changes (see `REINDEX_AFTER_CHANGED_FILES`): those
+/// the base could not index (binary, too large). Files it does not vouch for, or whose identity
+/// was too recent to vouch for a document, are changes: a merge reads them again.
+fn unindexable(live: &Live) -> usize {
+    live.data.undocumented().min(live.table.unindexed.len())
+}
+
+/// Drops every document the new base does not name for the same file. None should be left
+/// (a file's document and its record come from the same read, under the same generation), but
+/// a file keeping a document its base does not name would never be searched: this is cheap
+/// (one lookup per file, once per file written) and makes that impossible.
+fn keep_named_documents(table: &mut Table, data: &Data) {
+    table.set_docs(|path, entry| entry.doc.filter(|&d| data.path(d) == Some(path)));
+}
+
+/// Hands the table and its watcher (and the base, if there is one yet) to the live state; the
+/// index is not ready until `build` says so.
+fn go_live(shared: &Shared, table: Table, watcher: Watcher, base: Option<(Data, FileId)>) {
+    let mut live = lock(&shared.live);
+    live.table = table;
+    live.watcher = Some(watcher);
+    if let Some((data, id)) = base {
+        live.data = Arc::new(data);
+        live.data_id = Some(id);
     }
 }
 
-/// Writes the on-disk copy when the workspace has an `index_dir`: of the table as it is after
-/// every queued change is applied (so no document it holds is stale).
-fn save_copy(shared: &Shared, mut live: MutexGuard<'_, Live>) {
-    let Some(dir) = shared.index_dir.as_deref() else {
-        return;
+/// What a build or merge read: the files (path, size) in path order with their generations at
+/// the snapshot, how each was indexed, and the lists.
+struct Read<'a> {
+    files: &'a [(String, u64)],
+    generations: &'a [u64],
+    status: &'a [Indexed],
+    built: &'a Built,
+}
+
+/// Writes `base` with the lists of `read` appended (their documents numbered after the
+/// base's), and the live table as it is now: queued changes are applied first, so the
+/// identities written are the files' now, each trusted when it is old enough now (the watcher
+/// vouches for the time since the walk); a file read gets its document unless it changed since
+/// the snapshot. `None` when the index closed meanwhile.
+fn write_current(
+    shared: &Shared,
+    writer: &Lock,
+    base: &Data,
+    read: &Read<'_>,
+) -> Option<std::io::Result<(Data, Option<FileId>)>> {
+    let mut files = {
+        let mut live = lock(&shared.live);
+        if live.state == IndexState::Closed || shared.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        live.refresh(shared);
+        if let Some(reason) = &live.fallback {
+            return Some(Err(std::io::Error::other(reason.clone())));
+        }
+        live.table.files.clone()
     };
-    live.refresh(shared);
-    if live.fallback.is_some() {
-        return;
+    let now = now_ns();
+    let shift = base.docs_len() as u32;
+    for entry in files.values_mut() {
+        entry.trusted = vouches(&entry.meta, now);
+        if shift == 0 {
+            // A new base: documents of any older one mean nothing in it.
+            entry.doc = None;
+        }
     }
-    let files = live.table.files.clone();
-    let data = Arc::clone(&live.data);
-    drop(live);
-    // A copy that cannot be written only costs the next process a rebuild.
-    let _ = persist::save(dir, &shared.workspace, &files, &data);
+    let lists = read.files.iter().zip(read.generations).zip(read.status);
+    for (doc, (((path, _), generation), indexed)) in lists.enumerate() {
+        if let Some(entry) = files.get_mut(path) {
+            entry.doc = (entry.generation == *generation && *indexed == Indexed::Text)
+                .then_some(shift + doc as u32);
+        }
+    }
+    Some(write_base(shared, writer, base, &files, read.built))
 }
 
-/// What a build reads: the table's files (path, size) in path order, and their generations.
-fn snapshot(table: &Table) -> (Vec<(String, u64)>, Vec<u64>) {
-    table
-        .files
-        .iter()
+/// Writes `base` with `built` appended and the table `files`, under `writer`; maps it.
+fn write_base(
+    shared: &Shared,
+    writer: &Lock,
+    base: &Data,
+    files: &BTreeMap<String, FileEntry>,
+    built: &Built,
+) -> std::io::Result<(Data, Option<FileId>)> {
+    let stall = shared.limits.stall_write_ms;
+    let between = || {
+        if let Some(ms) = stall {
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+    };
+    let key = shared.store.key();
+    shared.store.save(writer, &|sink| {
+        base.write(sink, key, files.iter(), built, &between)
+            .map(|_| ())
+    })
+}
+
+/// What a build reads: files (path, size) in path order, and their generations.
+fn snapshot<'a>(
+    entries: impl Iterator<Item = (&'a String, &'a FileEntry)>,
+) -> (Vec<(String, u64)>, Vec<u64>) {
+    entries
         .map(|(p, e)| ((p.clone(), e.meta.size), e.generation))
         .unzip()
 }
 
-/// Reads `files` into a new index on the workspace's threads (stopped by `close()`).
-fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Postings, Vec<Indexed>) {
+/// Reads `files` into new lists on the workspace's threads (stopped by `close()`).
+fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Built, Vec<Indexed>) {
     let workspace = &shared.workspace;
     let open = |p: &str| {
         source::open(workspace, p)
@@ -120,69 +235,189 @@ fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Postings, Vec<Ind
     Postings::build(files, thread_count(workspace), &open, &stop)
 }
 
-/// Gives each file of a build its document (its place in `files`) when it was indexed, unless
-/// its generation changed since the snapshot.
+/// Gives each file read its document (`shift` plus its place in `files`) when it was indexed,
+/// unless its generation changed since the snapshot.
 fn give_documents(
     table: &mut Table,
     files: &[(String, u64)],
     generations: &[u64],
     status: &[Indexed],
+    shift: u32,
 ) {
     for (doc, (((path, _), generation), indexed)) in
         files.iter().zip(generations).zip(status).enumerate()
     {
-        let doc = (*indexed == Indexed::Text).then_some(doc as u32);
+        let doc = (*indexed == Indexed::Text).then_some(shift + doc as u32);
         table.set_doc(path, *generation, doc);
     }
 }
 
-/// Reads every file of `table` into a new index and gives the table's entries their documents.
-fn index_table(shared: &Shared, table: &mut Table) -> Data {
-    let (files, generations) = snapshot(table);
-    let (postings, status) = read_postings(shared, &files);
-    give_documents(table, &files, &generations, &status);
-    let paths = files.into_iter().map(|(p, _)| p).collect();
-    Data { postings, paths }
+/// What a background job does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Job {
+    /// Reads the files changed since the base and writes a new base with their lists appended
+    /// (or rebuilds, when too much of it would be dead).
+    Merge,
+    /// Reads every file into a new base (the old one was found damaged).
+    Rebuild,
+    /// Maps the base another process wrote and takes the documents it vouches for.
+    Adopt,
 }
 
-/// Rebuilds the index from the table's current files in the background, then gives each file
-/// its new document unless it changed meanwhile.
-pub(super) fn reindex(shared: &Shared) {
-    let (files, generations) = snapshot(&lock(&shared.live).table);
-    let (postings, status) = read_postings(shared, &files);
+/// After a job that could not run (another process holds the lock, or the file on disk could
+/// not be loaded), no job starts for this long.
+const RETRY_AFTER: Duration = Duration::from_millis(500);
+
+/// Runs `job` in the background; clears `Live::reindexing` when done.
+pub(super) fn background(shared: &Shared, job: Job) {
+    let done = match job {
+        Job::Adopt => adopt(shared),
+        Job::Merge | Job::Rebuild => match shared.store.try_lock() {
+            Some(writer) => merge(shared, &writer, job == Job::Rebuild),
+            None => false,
+        },
+    };
     let mut live = lock(&shared.live);
     live.reindexing = false;
+    live.retry_after = (!done).then(|| Instant::now() + RETRY_AFTER);
+    drop(live);
+    memory::release_free_memory();
+}
+
+/// True when the base was adopted.
+fn adopt(shared: &Shared) -> bool {
+    let Some((data, id)) = shared.store.load() else {
+        return false;
+    };
+    let mut live = lock(&shared.live);
     if live.state != IndexState::Ready || shared.stop.load(Ordering::Relaxed) {
-        return;
+        return true;
+    }
+    // Changes queued until now are applied first: the identities compared are the files' now.
+    live.refresh(shared);
+    if live.fallback.is_some() {
+        return true;
+    }
+    live.table.set_docs(data.vouched());
+    live.data = Arc::new(data);
+    live.data_id = Some(id);
+    live.adoptions += 1;
+    live.unindexed_after_build = unindexable(&live);
+    shared.revision.fetch_add(1, Ordering::SeqCst);
+    true
+}
+
+/// The longest a merge waits for the files it reads to be old enough to be vouched for.
+const MAX_AGING_WAIT: Duration = Duration::from_secs(3);
+
+/// A merge (or a rebuild) under the writer's lock; false when it could not run.
+fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
+    // A file changed within the trust margin is not vouched for by its identity, so other
+    // processes would not take its document: wait (briefly) until the changed files are older.
+    let newest = {
+        let live = lock(&shared.live);
+        let table = &live.table;
+        table
+            .unindexed
+            .iter()
+            .filter_map(|p| table.files.get(p))
+            .map(|e| e.meta.ctime_ns)
+            .max()
+    };
+    let waited = Instant::now();
+    while newest.is_some_and(|ctime| !vouches_ctime(ctime))
+        && waited.elapsed() < MAX_AGING_WAIT
+        && !shared.stop.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (base, files, generations) = {
+        let mut live = lock(&shared.live);
+        if live.state != IndexState::Ready || live.fallback.is_some() {
+            return true;
+        }
+        // The file on disk is newer than this process's base: adopt it first (the next call
+        // starts that); a damaged base is removed so that no process loads it again.
+        if live.data_id.is_some() && shared.store.on_disk() != live.data_id && !rebuild {
+            return false;
+        }
+        if rebuild && let Some(id) = live.data_id {
+            shared.store.discard(writer, id);
+        }
+        live.refresh(shared);
+        if live.fallback.is_some() {
+            return true;
+        }
+        let base = Arc::clone(&live.data);
+        let changed = live.table.unindexed.len();
+        let total = base.postings.sections_len().max(1);
+        let rebuild = rebuild
+            || base.postings.damaged()
+            || (base.dead_sections() + changed) * 100 >= total * REBUILD_FROM_PERCENT;
+        let table = &live.table;
+        let (files, generations) = if rebuild {
+            snapshot(table.files.iter())
+        } else {
+            snapshot(
+                table
+                    .unindexed
+                    .iter()
+                    .filter_map(|p| table.files.get_key_value(p)),
+            )
+        };
+        let base = if rebuild {
+            Arc::new(Data::empty())
+        } else {
+            base
+        };
+        (base, files, generations)
+    };
+    let (built, status) = read_postings(shared, &files);
+    if shared.stop.load(Ordering::Relaxed) {
+        return true;
+    }
+    let shift = base.docs_len() as u32;
+    let read = Read {
+        files: &files,
+        generations: &generations,
+        status: &status,
+        built: &built,
+    };
+    let Some(Ok((data, id))) = write_current(shared, writer, &base, &read) else {
+        return false;
+    };
+    drop(built);
+    let mut live = lock(&shared.live);
+    if live.state != IndexState::Ready || shared.stop.load(Ordering::Relaxed) {
+        return true;
     }
     // Events that arrived while reading are applied first, so their files keep no document.
     live.refresh(shared);
     if live.fallback.is_some() {
-        return;
+        return true;
     }
-    let Live { table, data, .. } = &mut *live;
-    give_documents(table, &files, &generations, &status);
-    // Files whose document belongs to the old index lose it (their generation changed, or they
-    // were added after the snapshot).
-    let orphans: Vec<String> = table
-        .files
-        .iter()
-        .filter(|(p, e)| {
-            e.doc.is_some_and(|d| {
-                let d = d as usize;
-                files.get(d).is_none_or(|(sp, _)| sp != *p)
-                    || generations.get(d) != Some(&e.generation)
-            })
-        })
-        .map(|(p, _)| p.clone())
-        .collect();
-    for path in orphans {
-        table.touch(&path);
+    let Live { table, .. } = &mut *live;
+    if shift == 0 {
+        // A rebuild: documents of the old base mean nothing in the new one.
+        table.set_docs(|_, _| None);
     }
-    *data = Arc::new(Data {
-        postings,
-        paths: files.into_iter().map(|(p, _)| p).collect(),
-    });
-    live.unindexed_after_build = live.table.unindexed.len();
-    save_copy(shared, live);
+    give_documents(table, &files, &generations, &status, shift);
+    keep_named_documents(table, &data);
+    live.data = Arc::new(data);
+    live.data_id = id;
+    live.merges += 1;
+    live.unindexed_after_build = unindexable(&live);
+    shared.revision.fetch_add(1, Ordering::SeqCst);
+    true
+}
+
+/// Whether a change time is old enough now to vouch for the contents (see `vouches`).
+fn vouches_ctime(ctime_ns: i64) -> bool {
+    vouches(
+        &crate::boundary::FileIdentity {
+            ctime_ns,
+            ..Default::default()
+        },
+        now_ns(),
+    )
 }

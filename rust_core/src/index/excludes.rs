@@ -14,6 +14,16 @@ fn git_and_info() -> (&'static str, &'static str) {
     dir.split_once('/').unwrap_or((dir, ""))
 }
 
+/// The name of the excludes file in `.git/info`.
+pub(super) const EXCLUDE: &str = "exclude";
+
+/// `d` when it is a repository's `.git/info` directory (one of [`git_dirs`]).
+pub(super) fn info_of(d: &str) -> Option<String> {
+    let (_, info) = git_and_info();
+    let (parent, last) = d.rsplit_once('/')?;
+    (last == info && repository_of(parent, Some(info)).is_some()).then(|| d.to_string())
+}
+
 /// The directories to watch for the repositories a scan met: `X/.git` and `X/.git/info` for
 /// every git directory `X/.git` it passed over.
 pub(super) fn git_dirs(skips: &[(String, WalkSkip)]) -> Vec<String> {

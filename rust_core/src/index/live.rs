@@ -9,16 +9,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::ErrorKind;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::ignore_rules::is_rule_file;
 use crate::workspace::Workspace;
 
+pub(super) use super::base::Data;
 use super::excludes;
-use super::postings::Postings;
+use super::recheck;
 use super::source;
+use super::store::{FileId, Store};
 use super::table::{FileEntry, Table, is_within, parent_of};
 use super::watch::{Change, Drained, Limits, Watcher};
 
@@ -30,11 +31,24 @@ crate::choice! {
         Building = "building",
         /// The table and the index answer.
         Ready = "ready",
-        /// Built, but the table cannot be kept fresh here (no file watcher, a watch limit):
-        /// the cold engine answers (reported only; the live state stays `Ready`).
+        /// Built, but the table cannot be kept (a tree that kept changing under its walk, a
+        /// thread that did not start, an index file that could not be written anywhere): the
+        /// cold engine answers (reported only; the live state stays `Ready`).
         Fallback = "fallback",
         /// Closed: the cold engine answers.
         Closed = "closed",
+    }
+}
+
+crate::choice! {
+    /// How the table is kept fresh.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum IndexMode {
+        /// A file watcher's events, drained at the start of every call.
+        Watch = "watch",
+        /// Every call re-checks the table against the tree (no watcher here, or a watch
+        /// limit was reached): the identities of every directory and file are compared.
+        Recheck = "recheck",
     }
 }
 
@@ -50,33 +64,8 @@ pub(super) struct Shared {
     pub(super) limits: Limits,
     pub(super) warm_calls: AtomicU64,
     pub(super) cold_calls: AtomicU64,
-    /// Where the on-disk copy is kept, if anywhere (`IndexOptions::index_dir`).
-    pub(super) index_dir: Option<PathBuf>,
-}
-
-/// The index data: postings and each document's path.
-pub(super) struct Data {
-    pub(super) postings: Postings,
-    pub(super) paths: Vec<String>,
-}
-
-impl Data {
-    /// No documents (before the first build, and after `close()`).
-    pub(super) fn empty() -> Data {
-        Data {
-            postings: Postings::default(),
-            paths: Vec::new(),
-        }
-    }
-
-    pub(super) fn resident_bytes(&self) -> u64 {
-        self.postings.resident_bytes()
-            + self
-                .paths
-                .iter()
-                .map(|p| (p.capacity() + std::mem::size_of::<String>()) as u64)
-                .sum::<u64>()
-    }
+    /// Where the index file is kept.
+    pub(super) store: Store,
 }
 
 /// The table, its watcher and the index data, behind `Shared::live`.
@@ -85,11 +74,21 @@ pub(super) struct Live {
     pub(super) table: Table,
     pub(super) watcher: Option<Watcher>,
     pub(super) data: Arc<Data>,
+    /// The identity of the index file `data` maps, when it is on disk: when the file at its
+    /// name is another, another process replaced it, and this one adopts it.
+    pub(super) data_id: Option<FileId>,
     /// Why the table does not answer although it is built, if so.
     pub(super) fallback: Option<String>,
     pub(super) build_ms: Option<f64>,
     pub(super) rescans: u64,
+    /// A background job (merge, rebuild, adoption) is running.
     pub(super) reindexing: bool,
+    /// Index files this process wrote (merges and rebuilds after the first) and adopted from
+    /// other processes.
+    pub(super) merges: u64,
+    pub(super) adoptions: u64,
+    /// No background job starts before this (one could not run: see `build::RETRY_AFTER`).
+    pub(super) retry_after: Option<std::time::Instant>,
     /// Files the last build could not index (binary, too large): not changes.
     pub(super) unindexed_after_build: usize,
     pub(super) loaded: bool,
@@ -103,10 +102,14 @@ impl Live {
             table: Table::default(),
             watcher: None,
             data: Arc::new(Data::empty()),
+            data_id: None,
             fallback: None,
             build_ms: None,
             rescans: 0,
             reindexing: false,
+            merges: 0,
+            adoptions: 0,
+            retry_after: None,
             unindexed_after_build: 0,
             loaded: false,
         }
@@ -118,24 +121,84 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Live {
-    /// Applies every queued change to the table.
+    /// Applies every change since the last call to the table: the watcher's queue (and a
+    /// re-check of the hard-linked files it could not watch), or, when re-checking, a re-check
+    /// of the whole table.
     pub(super) fn refresh(&mut self, shared: &Shared) {
+        let workspace = &shared.workspace;
         let Some(watcher) = self.watcher.as_mut() else {
             return;
         };
-        let drained = watcher.drain();
-        let result = match drained {
-            Drained::Changes(changes) if changes.is_empty() => return,
-            Drained::Changes(changes) => self.apply(&shared.workspace, changes),
-            Drained::Overflow => {
-                self.rescans += 1;
-                self.rescan(&shared.workspace, "", &BTreeSet::new(), true)
+        let result = if watcher.recheck_reason().is_some() {
+            self.table.require_vouched();
+            let found = recheck::everything(workspace, &self.table);
+            for path in &found.vouched {
+                self.table.vouch(path);
+            }
+            if found.is_empty() {
+                return;
+            }
+            // Directories listed again only because they are recent change the revision only
+            // when their listing did.
+            let changed = found.changed();
+            let signature = |table: &Table| {
+                let direct = found.recent.iter().map(|d| table.listing(d, false));
+                let below = found.recent_rules.iter().map(|d| table.listing(d, true));
+                direct.chain(below).collect::<Vec<u64>>()
+            };
+            let before = signature(&self.table);
+            let (subtrees, relist, stale) = (
+                found.subtrees.clone(),
+                found.relist.clone(),
+                found.stale.clone(),
+            );
+            let result = self.reconcile(workspace, subtrees, relist, stale);
+            if result.is_ok() && !changed && signature(&self.table) == before {
+                return;
+            }
+            result
+        } else {
+            let mut result = match watcher.drain() {
+                Drained::Changes(changes) if changes.is_empty() => Ok(false),
+                Drained::Changes(changes) => self.apply(workspace, changes).map(|()| true),
+                Drained::Overflow => {
+                    self.rescans += 1;
+                    self.rescan(workspace, "", &BTreeSet::new(), true)
+                        .map(|()| true)
+                }
+            };
+            if result.is_ok() && !self.table.linked.is_empty() {
+                let found = recheck::files(workspace, &self.table, self.table.linked.iter());
+                for path in &found.vouched {
+                    self.table.vouch(path);
+                }
+                if !found.is_empty() {
+                    result = self
+                        .reconcile(workspace, found.subtrees, found.relist, found.stale)
+                        .map(|()| true);
+                }
+            }
+            match result {
+                Ok(false) => return,
+                Ok(true) => Ok(()),
+                Err(e) => Err(e),
             }
         };
         shared.revision.fetch_add(1, Ordering::SeqCst);
         if let Err(reason) = result {
             self.fallback = Some(reason);
             self.watcher = None;
+            return;
+        }
+        // A watch could not be added while applying: from now on the table is re-checked,
+        // starting with everything (events the watcher held are gone with it).
+        if self
+            .watcher
+            .as_ref()
+            .is_some_and(|w| w.recheck_reason().is_some())
+            && !self.table.vouched
+        {
+            self.refresh(shared);
         }
     }
 
@@ -170,6 +233,18 @@ impl Live {
                 stale.insert(path);
             }
         }
+        self.reconcile(workspace, subtrees, relist, stale)
+    }
+
+    /// Walks `subtrees` again (the outermost of them), then lists `relist` again (those not
+    /// within them); `stale` files keep no document.
+    fn reconcile(
+        &mut self,
+        workspace: &Workspace,
+        subtrees: BTreeSet<String>,
+        relist: BTreeSet<String>,
+        stale: BTreeSet<String>,
+    ) -> Result<(), String> {
         // Outermost subtrees only.
         let mut outer: Vec<String> = Vec::new();
         for dir in subtrees {
@@ -220,7 +295,8 @@ impl Live {
         self.relist(workspace, &parent, stale, &previous)
     }
 
-    /// Lists `dir`'s direct entries again and reconciles them with the table.
+    /// Lists `dir`'s direct entries again and reconciles them with the table; walks it again
+    /// whole when the rule files it holds changed.
     fn relist(
         &mut self,
         workspace: &Workspace,
@@ -228,13 +304,13 @@ impl Live {
         stale: &BTreeSet<String>,
         previous: &BTreeMap<String, FileEntry>,
     ) -> Result<(), String> {
-        if !self.table.dirs.contains(dir) {
+        let Some(rules_before) = self.table.dirs.get(dir).map(|m| m.rules) else {
             return Ok(());
-        }
+        };
         let Some(watcher) = self.watcher.as_mut() else {
             return Ok(());
         };
-        let mut scan = source::scan(workspace, dir, true);
+        let mut scan = source::scan(workspace, dir, true, None);
         if scan.missing {
             // Gone: forget it (its parent's change re-lists the parent).
             self.table.remove_below(dir);
@@ -244,7 +320,19 @@ impl Live {
         }
         let mut before = self.table.remove_direct(dir);
         before.extend(previous.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let listed: BTreeSet<String> = scan.dirs.drain(..).filter(|d| d != dir).collect();
+        let mut listed: BTreeSet<String> = BTreeSet::new();
+        let mut rules_after = rules_before;
+        for (d, meta) in scan.dirs.drain(..) {
+            if d == dir {
+                rules_after = meta.rules;
+                self.table.dirs.insert(d, meta);
+            } else {
+                listed.insert(d);
+            }
+        }
+        if rules_after != rules_before {
+            return self.rescan(workspace, dir, stale, false);
+        }
         for child in self.table.child_dirs(dir) {
             if !listed.contains(&child) {
                 self.table.remove_below(&child);
@@ -252,9 +340,10 @@ impl Live {
                 watcher.unwatch_within(&child);
             }
         }
-        self.table.add_scan(scan, &before, stale, false);
+        let linked = self.table.add_scan(scan, &before, stale, false);
+        guard_links(workspace, &mut self.table, watcher, linked);
         for child in listed {
-            if !self.table.dirs.contains(&child) {
+            if !self.table.dirs.contains_key(&child) {
                 scan_subtree(
                     workspace,
                     &mut self.table,
@@ -270,9 +359,34 @@ impl Live {
     }
 }
 
-/// Walks `dir` into `table` and watches every directory it enters. The walk is repeated until
-/// it finds no directory that was not watched before it started, so nothing created between a
-/// listing and its watch is missed. Errors when a watch cannot be added.
+/// Watches the inode of each of `linked` (files with several links) and takes its identity
+/// again once watched (a change before the watch shows in it); past the watch budget, the
+/// file is re-checked at every call. Either way it may be indexed.
+fn guard_links(
+    workspace: &Workspace,
+    table: &mut Table,
+    watcher: &mut Watcher,
+    linked: Vec<String>,
+) {
+    for path in linked {
+        if watcher.watch_file(&source::absolute(workspace, &path), &path) {
+            let now = source::stat(workspace, &path);
+            if now.is_some_and(|id| table.files.get(&path).is_some_and(|e| e.meta != id))
+                && let Some(id) = now
+            {
+                table.put_file(path.clone(), id, None);
+            }
+            table.guard(&path, false);
+        } else {
+            table.guard(&path, true);
+        }
+    }
+}
+
+/// Walks `dir` into `table` and watches every directory it enters, before listing it (so
+/// nothing created in it after its listing is missed). The walk is repeated while it finds a
+/// directory that is not watched (none, unless one vanished meanwhile). A watch that cannot be
+/// added turns the watcher to re-checking (and the table with it).
 pub(super) fn scan_subtree(
     workspace: &Workspace,
     table: &mut Table,
@@ -284,20 +398,26 @@ pub(super) fn scan_subtree(
 ) -> Result<(), String> {
     // A directory that vanished before its watch was added is left out: the change that
     // removed it is queued for its parent.
-    let watch = |watcher: &mut Watcher, d: &str| match watcher
-        .watch(&source::absolute(workspace, d), d)
-    {
-        Ok(()) => Ok(true),
-        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(false),
-        Err(e) => Err(format!("cannot watch {d:?}: {e}")),
-    };
-    if !watch(watcher, dir)? {
+    let watch =
+        |watcher: &mut Watcher, d: &str| match watcher.watch(&source::absolute(workspace, d), d) {
+            Ok(()) => true,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => false,
+            Err(e) => {
+                watcher.give_up(format!("cannot watch {d:?}: {e}"));
+                true
+            }
+        };
+    if !watch(watcher, dir) {
         return Ok(());
     }
     // Directories that could not be watched because they are gone (or are not directories).
     let mut gone: BTreeSet<String> = BTreeSet::new();
     for _ in 0..MAX_SCAN_ROUNDS {
-        let scan = source::scan(workspace, dir, false);
+        let adder = watcher.adder();
+        let scan = source::scan(workspace, dir, false, adder.as_ref());
+        if let Some(adder) = adder {
+            watcher.register(adder);
+        }
         if scan.missing {
             // Gone again: the change that removed it is queued for its parent.
             return Ok(());
@@ -305,18 +425,33 @@ pub(super) fn scan_subtree(
         let unwatched: Vec<String> = scan
             .dirs
             .iter()
+            .map(|(d, _)| d)
             .filter(|d| !watcher.is_watched(d) && !gone.contains(*d))
             .cloned()
             .collect();
         if unwatched.is_empty() {
             for git in excludes::git_dirs(&scan.skips) {
-                watch(watcher, &git)?;
+                watch(watcher, &git);
+                // Without a watcher the excludes are re-checked by identity.
+                if let Some(info) = excludes::info_of(&git) {
+                    let exclude = format!("{info}/{}", excludes::EXCLUDE);
+                    table
+                        .excludes
+                        .insert(info.clone(), source::stat(workspace, &info));
+                    table
+                        .excludes
+                        .insert(exclude.clone(), source::stat(workspace, &exclude));
+                }
             }
-            table.add_scan(scan, previous, stale, require_trusted);
+            if watcher.recheck_reason().is_some() {
+                table.require_vouched();
+            }
+            let linked = table.add_scan(scan, previous, stale, require_trusted);
+            guard_links(workspace, table, watcher, linked);
             return Ok(());
         }
         for d in unwatched {
-            if !watch(watcher, &d)? {
+            if !watch(watcher, &d) {
                 gone.insert(d);
             }
         }

@@ -1,15 +1,24 @@
 //! The warm workspace (SPEC §2.8): a live table of the walk and an n-gram index of contents,
 //! built in the background, kept fresh by a file watcher drained at the start of every call.
 //!
+//! The index is one file per tree (`store`: the user's cache directory by default), written by
+//! one process under a lock and memory-mapped by every process on the tree (`format`, `memory`,
+//! `base`): its pages are the page cache's, not any process's heap. Each process keeps its own
+//! table and watcher; the files changed since the file was written (its overlay) are searched
+//! directly until a background merge writes a new file with their lists appended, which every
+//! process then takes over (`build`).
+//!
 //! How a call is answered:
 //! 1. The watcher's queue is read without blocking and every change is applied to the table
 //!    (a changed file loses its index document and is searched directly from then on; a new or
 //!    removed directory, or an edited ignore file, re-walks that part of the tree). A queue
 //!    overflow re-walks the whole tree and keeps only documents whose file metadata did not
-//!    change. A watch that cannot be added stops the table from answering.
-//! 2. If the table cannot answer for the requested directory (still building, a watch failed,
-//!    a directory the root walk never entered (ignored, or an explicit path whose real path is
-//!    outside the table), a single file, a tree with non-UTF-8 names), the cold engine answers.
+//!    change. Where no watcher exists, or once a watch cannot be added, the table is re-checked
+//!    against the tree instead (`recheck`). Files with several hard links are watched by inode
+//!    (or re-checked, past the watch budget).
+//! 2. If the table cannot answer for the requested directory (still building, a directory the
+//!    root walk never entered (ignored, or an explicit path whose real path is outside the
+//!    table), a single file, a tree with non-UTF-8 names), the cold engine answers.
 //! 3. Otherwise the regex is planned into a trigram query ([`plan`]), the index gives the files
 //!    that can match, and exactly those (plus every file the index does not describe) are
 //!    searched by the cold engine's per-file search ([`crate::grep`]); the others are counted as
@@ -17,29 +26,36 @@
 //!    contents lack a trigram every match needs. Skip counts come from the table.
 //!
 //! Answers are therefore the cold engine's, which the tests check on generated trees and the
-//! Linux tree (`tests/test_index.py`).
+//! Linux tree (`tests/test_index.py`), and across processes (`tests/test_index_shared.py`).
 //!
-//! The parts, bottom up: `postings` (the n-gram index) and `plan` (regex to trigram query);
-//! `watch` (inotify), `source` (the walker and the opens), `table` (the live table); `live`
-//! (the state calls share, and the watcher's changes applied to it), `persist` (the on-disk
-//! copy), `build` (the first build and the re-index); `query` (grep from the index) and `list`
-//! (glob from the table); this module, the [`WarmIndex`] that calls them.
+//! The parts, bottom up: `postings` (the n-gram index: built in memory, written, read in place)
+//! and `plan` (regex to trigram query); `format` (the file's checksummed container), `memory`
+//! (the map: the one `unsafe` call); `watch` (inotify), `source` (the walker and the opens),
+//! `table` (the live table), `recheck` (the table against the tree, without a watcher); `base`
+//! (an index file read in place), `store` (where it lives, the lock, atomic replacement);
+//! `live` (the state calls share, and the changes applied to it), `build` (the first build,
+//! merges, rebuilds, adoption); `query` (grep from the index) and `list` (glob from the table);
+//! this module, the [`WarmIndex`] that calls them.
 //!
 //! Threads: one builds the table and the index (the build itself uses the workspace's thread
-//! count), one re-indexes in the background after many changes; a grep with many candidates
+//! count), one merges, rebuilds or adopts in the background; a grep with many candidates
 //! searches them on scoped threads. `close()` (or dropping the index) stops and joins them and
 //! closes the watcher.
 
 mod accounting;
+mod base;
 mod build;
 mod excludes;
+mod format;
 mod list;
 mod live;
-mod persist;
+mod memory;
 mod plan;
 mod postings;
 mod query;
+mod recheck;
 mod source;
+mod store;
 mod table;
 mod watch;
 
@@ -53,8 +69,9 @@ use crate::glob::{self, GlobOptions, GlobOutput};
 use crate::grep::{self, GrepOptions, GrepOutput};
 use crate::workspace::Workspace;
 
-pub use live::IndexState;
+use build::Job;
 use live::{Data, Live, Shared, lock};
+pub use live::{IndexMode, IndexState};
 use table::Table;
 use watch::Limits;
 
@@ -69,22 +86,38 @@ crate::record! {
         pub files: u64,
         /// Their bytes.
         pub bytes: u64,
-        /// Resident size of the n-gram index (posting lists, keys and the document paths).
+        /// Size of the index file (posting lists, keys, the file table and its paths), mapped
+        /// read-only: its pages are the page cache's, shared by every process on the tree.
         pub index_bytes: u64,
+        /// Where the index file is (`None`: memory only).
+        pub index_path: Option<String>,
         /// Files whose current contents the index describes.
         pub indexed_files: u64,
         /// Files every query searches directly (changed since indexing, binary, too large).
         pub unindexed_files: u64,
+        /// How the table is kept fresh: a watcher's events, or a re-check at every call.
+        pub mode: IndexMode,
+        /// Why the table is re-checked rather than watched, if it is.
+        pub recheck_reason: Option<String>,
         /// Directories watched.
         pub watched_dirs: u64,
+        /// Files with several hard links whose inode is watched (a write through any name is
+        /// seen).
+        pub watched_files: u64,
+        /// Files with several hard links past the watch budget: re-checked at every call.
+        pub rechecked_files: u64,
         /// Why the table does not answer although it is built (the cold engine answers), if so.
         pub fallback: Option<String>,
         /// Wall time of the last build in milliseconds.
         pub build_ms: Option<f64>,
         /// Re-walks forced by lost events (overflow) since the start.
         pub rescans: u64,
-        /// The index was loaded from index_dir (not built).
+        /// The index file was loaded (written by an earlier or another process), not built.
         pub loaded: bool,
+        /// Index files this process wrote after its first (merges of changed files, rebuilds).
+        pub merges: u64,
+        /// Index files written by other processes that this one took over.
+        pub adoptions: u64,
         /// Calls answered from the table (and the index, for grep).
         pub warm_calls: u64,
         /// Calls the cold engine answered.
@@ -92,16 +125,27 @@ crate::record! {
     }
 }
 
-/// Files a re-index is started for: when this many files have changed since the last build,
-/// the next call starts a background re-index.
+/// Files a merge is started for: when this many files have changed since the base, the next
+/// call starts a background merge of them into a new base.
 pub const REINDEX_AFTER_CHANGED_FILES: usize = 512;
 
 /// How the index is kept.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct IndexOptions {
-    /// A directory for the on-disk copy: loaded (and checked against the tree) instead of a
-    /// rebuild, written after every build.
+    /// The directory of the index file (default: the user's cache directory, see `store`).
     pub index_dir: Option<std::path::PathBuf>,
+    /// Keep the index file on disk, shared with every process on the tree (default true);
+    /// false keeps it in this process's memory only (unless `index_dir` is given).
+    pub persist: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> IndexOptions {
+        IndexOptions {
+            index_dir: None,
+            persist: true,
+        }
+    }
 }
 
 /// The warm index of one workspace.
@@ -122,7 +166,7 @@ impl WarmIndex {
             limits: Limits::from_env(),
             warm_calls: AtomicU64::new(0),
             cold_calls: AtomicU64::new(0),
-            index_dir: options.index_dir,
+            store: store::Store::new(workspace, options.index_dir.as_deref(), options.persist),
         });
         let index = WarmIndex {
             shared: Arc::clone(&shared),
@@ -154,14 +198,33 @@ impl WarmIndex {
             state,
             files: live.table.files.len() as u64,
             bytes: live.table.bytes,
-            index_bytes: live.data.resident_bytes(),
+            index_bytes: live.data.file_bytes(),
+            index_path: self
+                .shared
+                .store
+                .path()
+                .filter(|_| live.data_id.is_some())
+                .map(|p| p.display().to_string()),
             indexed_files: (live.table.files.len() - live.table.unindexed.len()) as u64,
             unindexed_files: live.table.unindexed.len() as u64,
+            mode: match live.watcher.as_ref().and_then(|w| w.recheck_reason()) {
+                Some(_) => IndexMode::Recheck,
+                None => IndexMode::Watch,
+            },
+            recheck_reason: live
+                .watcher
+                .as_ref()
+                .and_then(|w| w.recheck_reason())
+                .map(str::to_string),
             watched_dirs: live.watcher.as_ref().map_or(0, |w| w.watches() as u64),
+            watched_files: live.watcher.as_ref().map_or(0, |w| w.file_watches() as u64),
+            rechecked_files: live.table.linked.len() as u64,
             fallback: live.fallback.clone(),
             build_ms: live.build_ms,
             rescans: live.rescans,
             loaded: live.loaded,
+            merges: live.merges,
+            adoptions: live.adoptions,
             warm_calls: self.shared.warm_calls.load(Ordering::Relaxed),
             cold_calls: self.shared.cold_calls.load(Ordering::Relaxed),
         }
@@ -236,19 +299,30 @@ impl WarmIndex {
         if live.fallback.is_some() {
             return None;
         }
-        if live.table.unindexed.len() >= live.unindexed_after_build + REINDEX_AFTER_CHANGED_FILES
-            && !live.reindexing
-        {
-            self.start_reindex(&mut live);
+        let damaged = live.data.postings.damaged();
+        if !live.reindexing && live.retry_after.is_none_or(|t| Instant::now() >= t) {
+            let on_disk = self.shared.store.on_disk();
+            if damaged {
+                self.start_job(&mut live, Job::Rebuild);
+            } else if on_disk.is_some() && on_disk != live.data_id {
+                self.start_job(&mut live, Job::Adopt);
+            } else if live.table.unindexed.len()
+                >= live.unindexed_after_build + REINDEX_AFTER_CHANGED_FILES
+            {
+                self.start_job(&mut live, Job::Merge);
+            }
+        }
+        if damaged {
+            return None;
         }
         Some(live)
     }
 
-    fn start_reindex(&self, live: &mut Live) {
+    fn start_job(&self, live: &mut Live, job: Job) {
         let shared = Arc::clone(&self.shared);
         let spawned = std::thread::Builder::new()
             .name("ripsight-reindex".into())
-            .spawn(move || build::reindex(&shared));
+            .spawn(move || build::background(&shared, job));
         if let Ok(handle) = spawned {
             live.reindexing = true;
             let mut threads = lock(&self.threads);

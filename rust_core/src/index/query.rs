@@ -64,6 +64,11 @@ pub(super) fn grep(
             evaluate(&query, &live.data.postings, !options.multiline)
         }
     };
+    if live.data.postings.damaged() {
+        // A block of the lists failed its check: nothing they said is trusted (the next call
+        // starts a rebuild).
+        return None;
+    }
     let data = Arc::clone(&live.data);
     let without_match = options.output_mode == OutputMode::FilesWithoutMatch;
     let mut candidates: Vec<String> = Vec::new();
@@ -76,10 +81,10 @@ pub(super) fn grep(
             // Only the index's candidates and the files it does not describe.
             let mut in_scope = 0u64;
             for &doc in docs {
-                let Some(path) = data.paths.get(doc as usize) else {
+                let Some(path) = data.path(doc) else {
                     continue;
                 };
-                if !is_within(path, &scope) || path == &scope {
+                if !is_within(path, &scope) || path == scope {
                     continue;
                 }
                 if live
@@ -88,7 +93,7 @@ pub(super) fn grep(
                     .get(path)
                     .is_some_and(|e| e.doc == Some(doc))
                 {
-                    candidates.push(path.clone());
+                    candidates.push(path.to_string());
                     in_scope += 1;
                 }
             }

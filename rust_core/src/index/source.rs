@@ -15,6 +15,10 @@ use std::time::Duration;
 use rustix::fs::OFlags;
 
 use crate::boundary::{self, FileIdentity, OpenFileError};
+use crate::ignore_rules::RULE_FILES;
+
+use super::table::{DirMeta, now_ns, vouches};
+use super::watch::Adder;
 use crate::walker::{
     FileVisitor, StartDir, WalkMode, WalkSkip, WalkedFile, count_refusal, walk_files_with,
 };
@@ -26,8 +30,8 @@ pub(crate) struct Scan {
     /// Files the walk lets through, relative to the root.
     pub(crate) files: Vec<(String, FileIdentity)>,
     /// Directories it listed (the start included; for a shallow scan, the start's
-    /// subdirectories the rules let through), relative to the root.
-    pub(crate) dirs: Vec<String>,
+    /// subdirectories the rules let through, without their metadata), relative to the root.
+    pub(crate) dirs: Vec<(String, DirMeta)>,
     /// Entries it passed over and counted, with the reason.
     pub(crate) skips: Vec<(String, WalkSkip)>,
     /// Skips the walker counted without reporting a path (its start could not be read).
@@ -40,12 +44,15 @@ pub(crate) struct Scan {
 }
 
 /// Collects one walker thread's part of a [`Scan`].
-struct Collector {
+struct Collector<'a> {
     shallow: bool,
     scan: Scan,
+    /// Watches each directory before it is listed.
+    adder: Option<&'a Adder>,
+    workspace: &'a Workspace,
 }
 
-impl Collector {
+impl Collector<'_> {
     fn name(&mut self, relative: &[u8]) -> Option<String> {
         match std::str::from_utf8(relative) {
             Ok(name) => Some(name.to_string()),
@@ -57,7 +64,7 @@ impl Collector {
     }
 }
 
-impl FileVisitor for Collector {
+impl FileVisitor for Collector<'_> {
     fn visit_file(&mut self, file: &WalkedFile<'_>, _skipped: &mut SkipCounts) -> bool {
         if let Some(path) = self.name(file.relative_bytes) {
             // A file that vanished since it was listed keeps no metadata (and so no document):
@@ -68,9 +75,9 @@ impl FileVisitor for Collector {
         true
     }
 
-    fn visit_dir(&mut self, relative: &[u8], _dir: BorrowedFd<'_>) -> bool {
+    fn visit_dir(&mut self, relative: &[u8], dir: BorrowedFd<'_>) -> bool {
         if let Some(path) = self.name(relative) {
-            self.scan.dirs.push(path);
+            self.scan.dirs.push((path, dir_meta(dir)));
         }
         true
     }
@@ -84,17 +91,23 @@ impl FileVisitor for Collector {
     fn enter_dir(&mut self, relative: &[u8]) -> bool {
         if self.shallow {
             if let Some(path) = self.name(relative) {
-                self.scan.dirs.push(path);
+                self.scan.dirs.push((path, DirMeta::default()));
             }
             return false;
+        }
+        if let Some(adder) = self.adder
+            && let Ok(dir) = std::str::from_utf8(relative)
+        {
+            adder.watch(&absolute(self.workspace, dir), dir);
         }
         true
     }
 }
 
 /// Walks `dir` (relative to the root, "" for the root) with the cold engine's rules: the whole
-/// subtree, or only its direct entries when `shallow`.
-pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
+/// subtree, or only its direct entries when `shallow`. `adder` watches every directory below
+/// `dir` the walk enters, before listing it.
+pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool, adder: Option<&Adder>) -> Scan {
     let fd = match boundary::open_beneath(
         workspace.root_dir().fd(),
         dir.as_bytes(),
@@ -123,6 +136,8 @@ pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
     let outcome = walk_files_with(workspace, start, deadline, mode, || Collector {
         shallow,
         scan: Scan::default(),
+        adder,
+        workspace,
     });
     let mut scan = Scan::default();
     let mut reported = SkipCounts::default();
@@ -138,9 +153,45 @@ pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool) -> Scan {
     }
     scan.unattributed = difference(&outcome.skipped, &reported);
     scan.files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    scan.dirs.sort_unstable();
+    scan.dirs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     scan.skips.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     scan
+}
+
+/// What the table keeps of a listed directory: its identity (taken after the listing, so an
+/// entry added in between shows as times too recent to be trusted, and the directory is listed
+/// again), and which rule files it holds (so a re-check that lists it again can tell when its
+/// subtree's rules changed).
+fn dir_meta(dir: BorrowedFd<'_>) -> DirMeta {
+    let id = boundary::stat_child(dir, b".").unwrap_or_default();
+    let mut rules = 0u8;
+    for (i, name) in RULE_FILES.iter().enumerate() {
+        if boundary::stat_child(dir, name.as_bytes()).is_ok() {
+            rules |= 1 << i;
+        }
+    }
+    DirMeta {
+        trusted: vouches(&id, now_ns()),
+        id,
+        rules,
+    }
+}
+
+/// The identity of `relative` (a file or directory of the table) now, without following a
+/// final link; for re-checking only (nothing is read or listed from what it names).
+pub(crate) fn stat(workspace: &Workspace, relative: &str) -> Option<FileIdentity> {
+    let path = if relative.is_empty() { "." } else { relative };
+    boundary::stat_child(workspace.root_dir().fd(), path.as_bytes()).ok()
+}
+
+/// Opens directory `relative` beneath the root, refusing every symlink (for `stat`s by name).
+pub(crate) fn open_dir(workspace: &Workspace, relative: &str) -> Option<OwnedFd> {
+    boundary::open_beneath(
+        workspace.root_dir().fd(),
+        relative.as_bytes(),
+        OFlags::DIRECTORY,
+    )
+    .ok()
 }
 
 /// `all - reported`, field by field.
@@ -206,12 +257,7 @@ impl Opener {
         };
         if self.fd.is_none() || self.dir != dir {
             self.dir = dir.to_string();
-            self.fd = boundary::open_beneath(
-                workspace.root_dir().fd(),
-                dir.as_bytes(),
-                OFlags::DIRECTORY,
-            )
-            .ok();
+            self.fd = open_dir(workspace, dir);
         }
         let opened = match &self.fd {
             Some(fd) => boundary::open_child_file(fd.as_fd(), name.as_bytes()),

@@ -26,20 +26,47 @@ pub(crate) struct FileEntry {
     /// the file shows in its metadata (change times are coarse, so a file changed again in the
     /// same tick as its last change may keep them).
     pub(crate) trusted: bool,
+    /// A file with several hard links whose changes through any name are seen: its inode is
+    /// watched, or its identity is re-checked at every call (see [`indexable`]).
+    pub(crate) guarded: bool,
+    /// Its changes are seen only by re-checking its identity (no event reports them): its
+    /// document needs an identity old enough to vouch for it (see [`indexable`]).
+    pub(crate) rechecked: bool,
+}
+
+/// A directory of the table, as it was when it was last listed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DirMeta {
+    /// Its identity (an entry added or removed changes its times).
+    pub(crate) id: FileIdentity,
+    /// Which of [`crate::ignore_rules::RULE_FILES`] it held (bit `i` for the `i`-th).
+    pub(crate) rules: u8,
+    /// Its times were old enough when taken that a later listing change shows in them.
+    pub(crate) trusted: bool,
 }
 
 /// Change times within this many nanoseconds of "now" are not trusted (see `FileEntry::trusted`).
 const TRUST_MARGIN_NS: i64 = 1_000_000_000;
 
-/// Whether the index may describe a file's contents: not with several hard links, for the file
-/// may change under another name, which the watcher reports for that name only (or not at all,
-/// outside the tree); every query searches such a file.
-fn indexable(meta: &FileIdentity) -> bool {
-    meta.nlink <= 1
+/// Whether the index may describe a file's contents. A file with several hard links may change
+/// under another name, which a directory's watch reports for that name only (or not at all,
+/// outside the tree): it is indexable only when guarded (its inode watched, or its identity
+/// re-checked at every call). A file whose changes are seen only by re-checking (every file,
+/// where the table is re-checked rather than watched: `vouched`) must also have an identity old
+/// enough to vouch for it: a change in the same tick as the last one would show in no
+/// identity, and no event reports it.
+fn indexable(entry: &FileEntry, vouched: bool) -> bool {
+    (entry.meta.nlink <= 1 || entry.guarded) && (entry.trusted || !(vouched || entry.rechecked))
+}
+
+/// Whether an identity known to be current at `now` (nanoseconds since the epoch) vouches
+/// for the contents: its change time is old enough that any later change shows in it.
+pub(crate) fn vouches(meta: &FileIdentity, now: i64) -> bool {
+    meta.ctime_ns < now - TRUST_MARGIN_NS
 }
 
 /// Now, in nanoseconds since the Unix epoch (the clock the change times are read against).
-fn now_ns() -> i64 {
+pub(crate) fn now_ns() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
@@ -51,7 +78,16 @@ pub(crate) struct Table {
     /// Paths of `files` whose `doc` is `None`.
     pub(crate) unindexed: BTreeSet<String>,
     pub(crate) skips: BTreeMap<String, WalkSkip>,
-    pub(crate) dirs: BTreeSet<String>,
+    pub(crate) dirs: BTreeMap<String, DirMeta>,
+    /// Files with several links whose inode could not be watched: their identity is re-checked
+    /// at every call.
+    pub(crate) linked: BTreeSet<String>,
+    /// The table is re-checked against the tree at every call, not watched: a document needs
+    /// an identity that vouches for it (see [`indexable`]), and every file is guarded.
+    pub(crate) vouched: bool,
+    /// Each repository's `.git/info` and `.git/info/exclude` (outside the table: the walk skips
+    /// `.git`) with its identity when listed (`None`: missing), for re-checking them.
+    pub(crate) excludes: BTreeMap<String, Option<FileIdentity>>,
     pub(crate) unattributed: SkipCounts,
     pub(crate) odd_names: u64,
     pub(crate) bytes: u64,
@@ -103,45 +139,90 @@ impl Table {
         self.next_generation
     }
 
-    /// Adds or replaces a file. `doc` is kept only when the caller proved the contents unchanged.
-    pub(crate) fn put_file(&mut self, path: String, meta: FileIdentity, doc: Option<u32>) {
-        let generation = self.bump();
-        let doc = doc.filter(|_| indexable(&meta));
-        if doc.is_none() {
+    /// Adds or replaces a file. `kept` is its previous entry when the caller proved the file
+    /// unchanged since (same identity, no event naming it): its document, generation and trust
+    /// carry over; otherwise the file is new to the table.
+    pub(crate) fn put_file(&mut self, path: String, meta: FileIdentity, kept: Option<&FileEntry>) {
+        let mut entry = match kept {
+            Some(old) => FileEntry {
+                meta,
+                doc: None,
+                generation: old.generation,
+                trusted: old.trusted,
+                guarded: old.guarded || self.vouched,
+                rechecked: old.rechecked || self.vouched,
+            },
+            None => FileEntry {
+                trusted: vouches(&meta, now_ns()),
+                meta,
+                doc: None,
+                generation: self.bump(),
+                guarded: self.vouched,
+                rechecked: self.vouched,
+            },
+        };
+        entry.doc = kept
+            .and_then(|k| k.doc)
+            .filter(|_| indexable(&entry, self.vouched));
+        if entry.doc.is_none() {
             self.unindexed.insert(path.clone());
         } else {
             self.unindexed.remove(&path);
         }
-        self.bytes += meta.size;
-        let trusted = meta.ctime_ns < now_ns() - TRUST_MARGIN_NS;
-        if let Some(old) = self.files.insert(
-            path,
-            FileEntry {
-                meta,
-                doc,
-                generation,
-                trusted,
-            },
-        ) {
+        self.bytes += entry.meta.size;
+        if let Some(old) = self.files.insert(path, entry) {
             self.bytes -= old.meta.size;
         }
+    }
+
+    /// Marks a file with several links as guarded (its inode watched, or re-checked: `linked`).
+    pub(crate) fn guard(&mut self, path: &str, rechecked: bool) {
+        if let Some(entry) = self.files.get_mut(path) {
+            entry.guarded = true;
+            entry.rechecked |= rechecked;
+            if rechecked {
+                self.linked.insert(path.to_string());
+                if !entry.trusted && entry.doc.take().is_some() {
+                    self.unindexed.insert(path.to_string());
+                }
+            }
+        }
+    }
+
+    /// A file's identity, unchanged, is old enough now to vouch for its contents. A file
+    /// without a document moves its generation on: a read that started before now may have
+    /// seen contents changed in the tick the identity could not tell apart, so it gives the
+    /// file no document. (One with a document keeps it, and its generation: the document was
+    /// given under a watch, or when its identity already vouched for it.)
+    pub(crate) fn vouch(&mut self, path: &str) {
+        let generation = self.bump();
+        if let Some(entry) = self.files.get_mut(path) {
+            entry.trusted = true;
+            if entry.doc.is_none() {
+                entry.generation = generation;
+            }
+        }
+    }
+
+    /// From now on the table is re-checked, not watched: documents need a vouching identity.
+    pub(crate) fn require_vouched(&mut self) {
+        if self.vouched {
+            return;
+        }
+        self.vouched = true;
+        for entry in self.files.values_mut() {
+            entry.guarded = true;
+            entry.rechecked = true;
+        }
+        self.set_docs(|_, entry| entry.doc);
     }
 
     pub(crate) fn remove_file(&mut self, path: &str) -> Option<FileEntry> {
         let old = self.files.remove(path)?;
         self.unindexed.remove(path);
+        self.linked.remove(path);
         self.bytes -= old.meta.size;
         Some(old)
-    }
-
-    /// Marks a file's contents as unknown to the index (it changed).
-    pub(crate) fn touch(&mut self, path: &str) {
-        let generation = self.bump();
-        if let Some(entry) = self.files.get_mut(path) {
-            entry.doc = None;
-            entry.generation = generation;
-            self.unindexed.insert(path.to_string());
-        }
     }
 
     /// Sets a file's document when the file did not change since `generation`.
@@ -149,12 +230,24 @@ impl Table {
         if let Some(entry) = self.files.get_mut(path)
             && entry.generation == generation
         {
-            let doc = doc.filter(|_| indexable(&entry.meta));
+            let doc = doc.filter(|_| indexable(entry, self.vouched));
             entry.doc = doc;
             if doc.is_some() {
                 self.unindexed.remove(path);
             } else {
                 self.unindexed.insert(path.to_string());
+            }
+        }
+    }
+
+    /// Gives every file the document `doc_of` says (called in path order), bumping no
+    /// generation: the caller proved each document describes the file's current contents.
+    pub(crate) fn set_docs(&mut self, mut doc_of: impl FnMut(&str, &FileEntry) -> Option<u32>) {
+        self.unindexed.clear();
+        for (path, entry) in self.files.iter_mut() {
+            entry.doc = doc_of(path, entry).filter(|_| indexable(entry, self.vouched));
+            if entry.doc.is_none() {
+                self.unindexed.insert(path.clone());
             }
         }
     }
@@ -172,7 +265,11 @@ impl Table {
         for path in skips {
             self.skips.remove(&path);
         }
-        let dirs: Vec<String> = set_below(&self.dirs, dir).cloned().collect();
+        let excludes: Vec<String> = below(&self.excludes, dir).map(|(d, _)| d.clone()).collect();
+        for path in excludes {
+            self.excludes.remove(&path);
+        }
+        let dirs: Vec<String> = below(&self.dirs, dir).map(|(d, _)| d.clone()).collect();
         for path in dirs {
             self.dirs.remove(&path);
         }
@@ -213,7 +310,8 @@ impl Table {
     /// The direct subdirectories of `dir` in the table.
     pub(crate) fn child_dirs(&self, dir: &str) -> Vec<String> {
         let skip = if dir.is_empty() { 0 } else { dir.len() + 1 };
-        set_below(&self.dirs, dir)
+        below(&self.dirs, dir)
+            .map(|(d, _)| d)
             .filter(|d| d.len() > skip && !d[skip..].contains('/'))
             .cloned()
             .collect()
@@ -222,27 +320,49 @@ impl Table {
     /// Adds what a scan found. A file whose metadata equals its entry in `previous` keeps that
     /// entry's document, unless `stale` says the file changed (an event named it) or, when
     /// `require_trusted` (no event stream vouches for the time between), the old metadata was
-    /// too recent to prove anything.
+    /// too recent to prove anything. Returns the files with several links, to be guarded.
     pub(crate) fn add_scan(
         &mut self,
         scan: Scan,
         previous: &BTreeMap<String, FileEntry>,
         stale: &BTreeSet<String>,
         require_trusted: bool,
-    ) {
+    ) -> Vec<String> {
+        let mut linked = Vec::new();
         for (path, meta) in scan.files {
-            let doc = previous.get(&path).and_then(|old| {
-                let same = old.meta == meta && (old.trusted || !require_trusted);
-                (same && !stale.contains(&path))
-                    .then_some(old.doc)
-                    .flatten()
+            if meta.nlink > 1 && !self.vouched {
+                linked.push(path.clone());
+            }
+            let kept = previous.get(&path).filter(|old| {
+                old.meta == meta && (old.trusted || !require_trusted) && !stale.contains(&path)
             });
-            self.put_file(path, meta, doc);
+            self.put_file(path, meta, kept);
         }
         self.dirs.extend(scan.dirs);
         self.skips.extend(scan.skips);
         self.unattributed.add(&scan.unattributed);
         self.odd_names += scan.odd_names;
+        linked
+    }
+
+    /// A hash of what the table lists in `dir` (files with their identities, skips,
+    /// subdirectories): directly in it, or everywhere below it when `whole`; to tell whether
+    /// reading it again changed anything.
+    pub(crate) fn listing(&self, dir: &str, whole: bool) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let skip = if dir.is_empty() { 0 } else { dir.len() + 1 };
+        let direct = |p: &&String| whole || (p.len() > skip && !p[skip..].contains('/'));
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for (path, entry) in below(&self.files, dir).filter(|(p, _)| direct(p)) {
+            (path, &entry.meta).hash(&mut hasher);
+        }
+        for (path, reason) in below(&self.skips, dir).filter(|(p, _)| direct(p)) {
+            (path, format!("{reason:?}")).hash(&mut hasher);
+        }
+        for (path, _) in below(&self.dirs, dir).filter(|(p, _)| direct(p)) {
+            path.hash(&mut hasher);
+        }
+        hasher.finish()
     }
 
     /// Walk-level skip counts strictly below `dir`.
@@ -260,7 +380,7 @@ impl Table {
     /// True when a walk of `dir` would list exactly the table's entries below it.
     pub(crate) fn answers_for(&self, dir: &str) -> bool {
         self.odd_names == 0
-            && self.dirs.contains(dir)
+            && self.dirs.contains_key(dir)
             && (dir.is_empty() || self.unattributed == SkipCounts::default())
     }
 }
@@ -268,6 +388,53 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn linked(ctime_ns: i64) -> FileIdentity {
+        FileIdentity {
+            nlink: 2,
+            ctime_ns,
+            size: 3,
+            ..FileIdentity::default()
+        }
+    }
+
+    #[test]
+    fn a_rechecked_file_takes_a_document_only_once_its_identity_vouches() {
+        let mut table = Table::default();
+        let recent = now_ns();
+        table.put_file("a".into(), linked(recent), None);
+        table.put_file("b".into(), linked(recent), None);
+        table.guard("a", true); // past the watch budget: re-checked
+        table.guard("b", false); // its inode watched
+        let (ga, gb) = (table.files["a"].generation, table.files["b"].generation);
+        table.set_doc("a", ga, Some(0));
+        table.set_doc("b", gb, Some(1));
+        assert_eq!(
+            table.files["a"].doc, None,
+            "a same-tick change would go unseen"
+        );
+        assert_eq!(
+            table.files["b"].doc,
+            Some(1),
+            "the inode's watch reports every change"
+        );
+        // Vouched later: a read that started before gives it nothing; a later one may.
+        table.vouch("a");
+        assert_ne!(table.files["a"].generation, ga);
+        table.set_doc("a", ga, Some(0));
+        assert_eq!(table.files["a"].doc, None);
+        let ga = table.files["a"].generation;
+        table.set_doc("a", ga, Some(0));
+        assert_eq!(table.files["a"].doc, Some(0));
+        // Vouching a file that has its document keeps the document and the generation (the
+        // written file names the document for that generation).
+        table.vouch("a");
+        assert_eq!(
+            (table.files["a"].doc, table.files["a"].generation),
+            (Some(0), ga)
+        );
+        assert!(table.unindexed.contains("a") == table.files["a"].doc.is_none());
+    }
 
     #[test]
     fn modification_times_round_trip() {

@@ -8,7 +8,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use crate::error::PatternIssue;
 use crate::glob::GlobOutput;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
-use crate::index::{IndexState, IndexStatus};
+use crate::index::{IndexMode, IndexState, IndexStatus};
 use crate::media::Refusal;
 use crate::media::image::ImageOutput;
 use crate::media::notebook::{
@@ -41,6 +41,7 @@ choice_to_python!(
     ContentKind,
     PatternIssue,
     IndexState,
+    IndexMode,
     Refusal,
     CellKind,
     OutputKind,

@@ -7,8 +7,10 @@ use std::io::Read;
 
 use crate::grep::{BOMS, MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
-use super::encoding::{Postings, Tag, put_bare_entry, put_entry, rewrite_bare};
+use super::encoding::{Tag, put_entry};
 use super::grams::{case_bits, follow_bits, trigram};
+use super::view::Postings;
+use super::write::Built;
 
 /// Files larger than this are not indexed: they are searched on every query. Below the cold
 /// search's `too_large` cap, so a file the index proves match-free is one the cold search reads.
@@ -205,15 +207,16 @@ const MAX_BUILD_THREADS: usize = 8;
 type Part = (Lists, Vec<Indexed>, Vec<u32>);
 
 impl Postings {
-    /// Builds the index of `files` (path, size) split into `parts` ranges, one thread each.
+    /// Builds the lists of `files` (path, size) split into `parts` ranges, one thread each.
     /// `open` opens a file by path; `stop` is polled between files (a stopped build leaves the
-    /// remaining documents unindexed). Returns the index and each document's status.
-    pub(crate) fn build(
-        files: &[(String, u64)],
+    /// remaining documents unindexed). Returns the lists (every one with its masks: which are
+    /// bare is decided when they are written) and each document's status.
+    pub(crate) fn build<F: AsRef<str> + Sync>(
+        files: &[(F, u64)],
         threads: usize,
         open: &(dyn Fn(&str) -> std::io::Result<std::fs::File> + Sync),
         stop: &(dyn Fn() -> bool + Sync),
-    ) -> (Postings, Vec<Indexed>) {
+    ) -> (Built, Vec<Indexed>) {
         let threads = threads.clamp(1, MAX_BUILD_THREADS).min(files.len().max(1));
         let total: u64 = files.iter().map(|f| f.1.min(MAX_INDEXED_BYTES)).sum();
         // Contiguous ranges of about equal bytes.
@@ -260,13 +263,14 @@ impl Postings {
         status.resize(files.len(), Indexed::No);
         keys.sort_unstable();
         keys.dedup();
-        let mut out = Postings {
+        let mut out = Built {
             keys: Vec::with_capacity(keys.len()),
             counts: Vec::with_capacity(keys.len()),
             offsets: Vec::with_capacity(keys.len() + 1),
+            lasts: Vec::with_capacity(keys.len()),
             data: Vec::new(),
             documents,
-            bare: Vec::new(),
+            docs: files.len(),
         };
         let bytes: usize = results
             .iter()
@@ -274,41 +278,34 @@ impl Postings {
             .sum();
         out.data.reserve(bytes);
         out.offsets.push(0);
-        let sections = out.documents.len() as u64;
         for key in keys {
-            let count: u32 = results
-                .iter()
-                .filter_map(|(lists, _, _)| lists.get(key).map(|l| l.count))
-                .sum();
-            let bare = u64::from(count) * 100 >= sections * BARE_FROM_PERCENT;
+            let mut count = 0;
             let mut previous: Option<u32> = None;
             for ((lists, _, _), base) in results.iter().zip(&bases) {
                 if let Some(list) = lists.get(key) {
-                    let first = base + list.first - previous.unwrap_or(0);
-                    if bare {
-                        put_bare_entry(&mut out.data, first, list.first_tag);
-                        rewrite_bare(&mut out.data, &list.rest);
-                    } else {
-                        put_entry(&mut out.data, first, list.first_tag);
-                        out.data.extend_from_slice(&list.rest);
-                    }
+                    put_entry(
+                        &mut out.data,
+                        base + list.first - previous.unwrap_or(0),
+                        list.first_tag,
+                    );
+                    out.data.extend_from_slice(&list.rest);
                     previous = Some(base + list.last);
+                    count += list.count;
                 }
-            }
-            if bare {
-                out.bare.push(out.keys.len() as u32);
             }
             out.keys.push(key);
             out.counts.push(count);
+            out.lasts.push(previous.unwrap_or(0));
             out.offsets.push(out.data.len() as u64);
         }
+        drop(results);
         out.data.shrink_to_fit();
         (out, status)
     }
 }
 
-fn build_part(
-    files: &[(String, u64)],
+fn build_part<F: AsRef<str> + Sync>(
+    files: &[(F, u64)],
     range: std::ops::Range<usize>,
     open: &(dyn Fn(&str) -> std::io::Result<std::fs::File> + Sync),
     stop: &(dyn Fn() -> bool + Sync),
@@ -319,6 +316,7 @@ fn build_part(
     let mut documents = Vec::with_capacity(range.len());
     for doc in range {
         let (path, size) = &files[doc];
+        let path = path.as_ref();
         if stop() {
             status.push(Indexed::No);
             continue;
@@ -350,6 +348,17 @@ mod tests {
     use crate::index::postings::encoding::WIDE_FROM_BITS;
     use crate::index::postings::grams::{Gram, LOWER, UPPER, narrow};
     use crate::index::postings::query::{intersect, union};
+    use crate::index::postings::write::tests::view;
+
+    /// `Postings::build` read back as a query reads it.
+    fn built(
+        files: &[(String, u64)],
+        threads: usize,
+        open: &(dyn Fn(&str) -> std::io::Result<std::fs::File> + Sync),
+    ) -> (Postings, Vec<Indexed>) {
+        let (lists, status) = Postings::build(files, threads, open, &|| false);
+        (view(&Postings::default(), &lists, 0), status)
+    }
 
     fn gram(key: u32, follow: u16) -> Gram {
         Gram {
@@ -392,7 +401,7 @@ mod tests {
         let files = write_files(dir.path(), &contents);
         let open = |p: &str| std::fs::File::open(dir.path().join(p));
         for threads in [1, 2, 3, 8] {
-            let (postings, status) = Postings::build(&files, threads, &open, &|| false);
+            let (postings, status) = built(&files, threads, &open);
             assert_eq!(status[2], Indexed::No, "binary");
             assert_eq!(status[0], Indexed::Text);
             let hel = trigram(b'h', b'e', b'l');
@@ -457,12 +466,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         // Files without `pm_` keep its list under half the sections, so it keeps masks.
         let files = write_files(dir.path(), &[&text, "filler", "filler", "filler"]);
-        let (postings, _) = Postings::build(
-            &files,
-            1,
-            &|p: &str| std::fs::File::open(dir.path().join(p)),
-            &|| false,
-        );
+        let (postings, _) = built(&files, 1, &|p: &str| {
+            std::fs::File::open(dir.path().join(p))
+        });
         let key = trigram(b'p', b'm', b'_');
         assert_eq!(
             docs(
@@ -487,12 +493,9 @@ mod tests {
     fn lists_of_half_the_sections_keep_no_masks_but_keep_case() {
         let dir = tempfile::tempdir().expect("tempdir");
         let files = write_files(dir.path(), &["int a", "INT b", "int c", "x"]);
-        let (postings, _) = Postings::build(
-            &files,
-            2,
-            &|p: &str| std::fs::File::open(dir.path().join(p)),
-            &|| false,
-        );
+        let (postings, _) = built(&files, 2, &|p: &str| {
+            std::fs::File::open(dir.path().join(p))
+        });
         let key = trigram(b'i', b'n', b't');
         // `int` is in 3 of 4 sections: a query for any follower passes them all...
         let any =
@@ -502,15 +505,9 @@ mod tests {
         assert_eq!(any(0, UPPER), vec![1]);
         assert_eq!(any(0, LOWER), vec![0, 2]);
         // Exactly the lists of at least half the 4 sections are bare.
-        assert_eq!(
-            postings.parts().bare.len(),
-            postings
-                .parts()
-                .keys
-                .iter()
-                .filter(|&&k| postings.count(k) * 2 >= 4)
-                .count()
-        );
+        for i in 0..postings.keys_len() {
+            assert_eq!(postings.is_bare(i), postings.count_at(i) * 2 >= 4);
+        }
     }
 
     #[test]
@@ -523,7 +520,7 @@ mod tests {
         let contents = ["PM_RESUME", "pm_resume", "Pm_Resume", "pm_resume PM_RESUME"];
         let files = write_files(dir.path(), &contents);
         let open = |p: &str| std::fs::File::open(dir.path().join(p));
-        let (postings, _) = Postings::build(&files, 2, &open, &|| false);
+        let (postings, _) = built(&files, 2, &open);
         let key = trigram(b'p', b'm', b'_');
         let with = |case| {
             postings.documents_of(&postings.sections(Gram {
@@ -563,7 +560,7 @@ mod tests {
         ];
         let open = |p: &str| std::fs::File::open(dir.path().join(p));
         for threads in [1, 2] {
-            let (postings, _) = Postings::build(&files, threads, &open, &|| false);
+            let (postings, _) = built(&files, threads, &open);
             let alp = postings.sections(gram(trigram(b'a', b'l', b'p'), 0));
             let ome = postings.sections(gram(trigram(b'o', b'm', b'e'), 0));
             assert_eq!(alp, vec![0, 2]);

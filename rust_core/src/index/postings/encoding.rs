@@ -2,8 +2,9 @@
 //! byte vector. An entry is a varint of the section's distance from the previous entry's,
 //! shifted left by three to hold a bit saying the follow mask is wide and the two case bits;
 //! then the follow mask, folded to one byte or whole in two, unless the list is bare (see
-//! `BARE_FROM_PERCENT` in `build`). Written by [`put_entry`], read by [`read_entry`]; the
-//! arrays are what the on-disk copy stores ([`Postings::parts`]).
+//! `BARE_FROM_PERCENT` in `build`). Written by [`put_entry`], read by [`read_entry`]. Lists
+//! are built in memory ([`super::write::Built`]), written into the index file
+//! ([`super::write::write_postings`]) and read from it ([`super::view::Postings`]).
 
 use super::grams::narrow;
 
@@ -36,11 +37,6 @@ pub(super) fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
     }
 }
 
-/// Appends one entry of a list that keeps no follow masks: the varint alone.
-pub(super) fn put_bare_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
-    put_varint(out, (u64::from(delta) << 3) | u64::from(tag >> 16));
-}
-
 /// Appends the entries of `encoded` (as [`put_entry`] wrote them) without their masks.
 pub(super) fn rewrite_bare(out: &mut Vec<u8>, encoded: &[u8]) {
     let mut at = 0;
@@ -51,7 +47,7 @@ pub(super) fn rewrite_bare(out: &mut Vec<u8>, encoded: &[u8]) {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+pub(super) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
         value >>= 7;
@@ -59,7 +55,7 @@ fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
-fn get_varint(data: &[u8], at: &mut usize) -> u64 {
+pub(super) fn get_varint(data: &[u8], at: &mut usize) -> u64 {
     let mut value = 0u64;
     let mut shift = 0;
     while let Some(&byte) = data.get(*at) {
@@ -124,84 +120,6 @@ pub(super) fn read_entry(data: &[u8], at: &mut usize, bare: bool) -> Entry {
         bare,
         wide,
         mask_at,
-    }
-}
-
-/// The built index.
-#[derive(Default)]
-pub(crate) struct Postings {
-    pub(super) keys: Vec<u32>,
-    /// Sections holding each key.
-    pub(super) counts: Vec<u32>,
-    /// `offsets[i]..offsets[i + 1]` is the list of `keys[i]` in `data`: section numbers.
-    pub(super) offsets: Vec<u64>,
-    pub(super) data: Vec<u8>,
-    /// The document (file) of each section, in order: a document's sections are consecutive.
-    pub(super) documents: Vec<u32>,
-    /// Sorted indices of the keys whose lists keep no follow masks (see
-    /// [`BARE_FROM_PERCENT`]).
-    pub(super) bare: Vec<u32>,
-}
-
-/// The raw arrays of an index (see [`Postings`]).
-pub(crate) struct Parts<'a> {
-    pub(crate) keys: &'a [u32],
-    pub(crate) counts: &'a [u32],
-    pub(crate) offsets: &'a [u64],
-    pub(crate) data: &'a [u8],
-    pub(crate) documents: &'a [u32],
-    pub(crate) bare: &'a [u32],
-}
-
-impl Postings {
-    /// Bytes this index holds in memory.
-    pub(crate) fn resident_bytes(&self) -> u64 {
-        (self.keys.capacity() * 4
-            + self.counts.capacity() * 4
-            + self.offsets.capacity() * 8
-            + self.data.capacity()
-            + self.documents.capacity() * 4
-            + self.bare.capacity() * 4) as u64
-    }
-
-    /// The raw arrays, for the on-disk copy.
-    pub(crate) fn parts(&self) -> Parts<'_> {
-        Parts {
-            keys: &self.keys,
-            counts: &self.counts,
-            offsets: &self.offsets,
-            data: &self.data,
-            documents: &self.documents,
-            bare: &self.bare,
-        }
-    }
-
-    /// Rebuilds an index from the raw parts of an on-disk copy, if they are consistent.
-    pub(crate) fn from_parts(
-        keys: Vec<u32>,
-        counts: Vec<u32>,
-        offsets: Vec<u64>,
-        data: Vec<u8>,
-        documents: Vec<u32>,
-        bare: Vec<u32>,
-    ) -> Option<Postings> {
-        let consistent = counts.len() == keys.len()
-            && offsets.len() == keys.len() + 1
-            && keys.windows(2).all(|w| w[0] < w[1])
-            && offsets.windows(2).all(|w| w[0] <= w[1])
-            && offsets.first() == Some(&0)
-            && offsets.last() == Some(&(data.len() as u64))
-            && documents.windows(2).all(|w| w[0] <= w[1])
-            && bare.windows(2).all(|w| w[0] < w[1])
-            && bare.last().is_none_or(|&b| (b as usize) < keys.len());
-        consistent.then_some(Postings {
-            keys,
-            counts,
-            offsets,
-            data,
-            documents,
-            bare,
-        })
     }
 }
 

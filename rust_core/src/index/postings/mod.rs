@@ -21,17 +21,23 @@
 //! header holding both; now it selects none of them.
 //!
 //! The lists are built per thread over contiguous, path-ordered file ranges and concatenated,
-//! so no merge sort is needed. Lookups binary-search the sorted trigram keys.
+//! so no merge sort is needed; they are then written into the index file, where queries read
+//! them in place (mapped). Lookups binary-search the sorted trigram keys.
 //!
 //! The parts: `grams` (trigram keys, follow masks, case bits), `encoding` (the layout of the
-//! lists), `build` (reading files into lists) and `query` (looking lists up).
+//! lists), `build` (reading files into lists in memory), `write` (lists into an index file,
+//! appended to a base's), `view` (the lists read in place from the file) and `query` (looking
+//! lists up).
 
 mod build;
 mod encoding;
 mod grams;
 mod query;
+mod view;
+mod write;
 
 pub(crate) use build::Indexed;
-pub(crate) use encoding::Postings;
 pub(crate) use grams::{Gram, LOWER, UPPER, case_bits, follow_bits, lower, trigram};
 pub(crate) use query::{intersect, union};
+pub(crate) use view::{Backing, Postings};
+pub(crate) use write::{Built, write_postings};

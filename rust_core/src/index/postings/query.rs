@@ -1,18 +1,14 @@
 //! Looking up the index: the sections whose entries hold a trigram with the follow and case
 //! bits a query asks for, their documents, and sorted set operations on such lists.
 
-use super::encoding::{Postings, read_entry};
+use super::encoding::read_entry;
 use super::grams::{Gram, narrow};
+use super::view::Postings;
 
 impl Postings {
-    /// The place of `key` among the sorted keys.
-    fn find(&self, key: u32) -> Option<usize> {
-        self.keys.binary_search(&key).ok()
-    }
-
     /// Sections holding `key`.
     pub(crate) fn count(&self, key: u32) -> u32 {
-        self.find(key).map_or(0, |i| self.counts[i])
+        self.find(key).map_or(0, |i| self.count_at(i))
     }
 
     /// The sorted sections holding `gram`'s trigram with its follow and case bits (as far as
@@ -22,23 +18,27 @@ impl Postings {
     }
 
     /// [`Postings::sections`], kept to those in the sorted `among` when given: the list is
-    /// decoded once, without collecting the entries that `among` does not hold.
+    /// decoded once, without collecting the entries that `among` does not hold. A list whose
+    /// bytes fail their check gives nothing and marks the index damaged ([`Postings::damaged`]:
+    /// the caller then answers without the index).
     pub(crate) fn sections_among(&self, gram: Gram, among: Option<&[u32]>) -> Vec<u32> {
         let Some(i) = self.find(gram.key) else {
             return Vec::new();
         };
-        let (start, end) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-        let data = &self.data[..end];
-        let capacity = among.map_or(self.counts[i] as usize, <[u32]>::len);
-        let mut out = Vec::with_capacity(capacity);
-        let mut at = start;
+        let Some(data) = self.checked(self.list(i)) else {
+            return Vec::new();
+        };
+        let end = data.len();
+        let capacity = among.map_or(self.count_at(i) as usize, <[u32]>::len);
+        let mut out = Vec::with_capacity(capacity.min(self.sections_len()));
+        let mut at = 0;
         let mut section = 0u64;
         let mut next = 0usize;
         let folded = narrow(gram.follow);
-        let bare = self.bare.binary_search(&(i as u32)).is_ok();
+        let bare = self.is_bare(i);
         while at < end {
             let entry = read_entry(data, &mut at, bare);
-            section += entry.delta;
+            section = section.saturating_add(entry.delta);
             if let Some(among) = among {
                 while among.get(next).is_some_and(|&s| u64::from(s) < section) {
                     next += 1;
@@ -60,7 +60,7 @@ impl Postings {
     pub(crate) fn documents_of(&self, sections: &[u32]) -> Vec<u32> {
         let mut out: Vec<u32> = Vec::with_capacity(sections.len());
         for &section in sections {
-            if let Some(&doc) = self.documents.get(section as usize)
+            if let Some(doc) = self.document(section)
                 && out.last() != Some(&doc)
             {
                 out.push(doc);

@@ -1,0 +1,218 @@
+//! The index as queries read it: the posting sections of an index file (mapped, or in memory
+//! when it is kept nowhere else), read in place. Every array is checked for its shape when the
+//! view is made (sorted keys, offsets within the lists' bytes, documents in order) and every
+//! access is bounds-checked, so a file that passed its checksums but is inconsistent gives
+//! empty or wrong lists, never a panic; the lists' bytes are checked block by block as they are
+//! first read ([`BlockCheck`]).
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::index::format::{BlockCheck, Invalid, Kind, Sections, le_u32, le_u64};
+
+/// What an index file's bytes live in.
+pub(crate) enum Backing {
+    /// A mapped file (see `index::memory`).
+    Map(memmap2::Mmap),
+    /// Bytes on the heap (tests, and platforms without an anonymous file to map).
+    Heap(Vec<u8>),
+}
+
+impl std::ops::Deref for Backing {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Backing::Map(map) => map,
+            Backing::Heap(bytes) => bytes,
+        }
+    }
+}
+
+/// The posting lists of an index file.
+pub(crate) struct Postings {
+    bytes: Arc<Backing>,
+    keys: Range<usize>,
+    counts: Range<usize>,
+    offsets: Range<usize>,
+    lasts: Range<usize>,
+    bare: Range<usize>,
+    documents: Range<usize>,
+    data: Range<usize>,
+    check: BlockCheck,
+}
+
+impl Default for Postings {
+    fn default() -> Postings {
+        Postings {
+            bytes: Arc::new(Backing::Heap(Vec::new())),
+            keys: 0..0,
+            counts: 0..0,
+            offsets: 0..0,
+            lasts: 0..0,
+            bare: 0..0,
+            documents: 0..0,
+            data: 0..0,
+            check: BlockCheck::default(),
+        }
+    }
+}
+
+impl Postings {
+    /// The posting sections of a checked file, if their shapes agree; `documents` is the number
+    /// of documents the file describes (every section must name one of them).
+    pub(crate) fn open(
+        bytes: Arc<Backing>,
+        sections: &Sections,
+        documents: usize,
+    ) -> Result<Postings, Invalid> {
+        let postings = Postings {
+            keys: sections.span(Kind::Keys),
+            counts: sections.span(Kind::Counts),
+            offsets: sections.span(Kind::Offsets),
+            lasts: sections.span(Kind::Lasts),
+            bare: sections.span(Kind::Bare),
+            documents: sections.span(Kind::Documents),
+            data: sections.span(Kind::Data),
+            check: BlockCheck::new(sections),
+            bytes,
+        };
+        let n = postings.keys_len();
+        let shaped = postings.keys.len().is_multiple_of(4)
+            && postings.counts.len() == n * 4
+            && postings.lasts.len() == n * 4
+            && postings.offsets.len() == (n + 1) * 8
+            && postings.bare.len().is_multiple_of(4)
+            && postings.documents.len().is_multiple_of(4);
+        if !shaped {
+            return Err(Invalid("posting arrays of different lengths"));
+        }
+        let sections_len = postings.sections_len() as u64;
+        let mut previous_offset = 0;
+        for i in 0..n {
+            if i > 0 && postings.key(i - 1) >= postings.key(i) {
+                return Err(Invalid("keys out of order"));
+            }
+            let offset = postings.offset(i);
+            if offset < previous_offset || u64::from(postings.last(i)) >= sections_len {
+                return Err(Invalid("lists out of order"));
+            }
+            previous_offset = offset;
+        }
+        if postings.offset(0) != 0 || postings.offset(n) != postings.data.len() as u64 {
+            return Err(Invalid("lists and their bytes disagree"));
+        }
+        if postings.offset(n) < previous_offset {
+            return Err(Invalid("lists out of order"));
+        }
+        let mut previous = 0;
+        for s in 0..postings.sections_len() {
+            let doc = postings.word(&postings.documents, s);
+            if doc < previous || doc as usize >= documents {
+                return Err(Invalid("sections out of order"));
+            }
+            previous = doc;
+        }
+        let bare_len = postings.bare.len() / 4;
+        for b in 0..bare_len {
+            let index = postings.word(&postings.bare, b);
+            if index as usize >= n || (b > 0 && postings.word(&postings.bare, b - 1) >= index) {
+                return Err(Invalid("bare lists out of order"));
+            }
+        }
+        Ok(postings)
+    }
+
+    fn word(&self, span: &Range<usize>, i: usize) -> u32 {
+        le_u32(&self.bytes, span.start + i * 4)
+    }
+
+    pub(crate) fn keys_len(&self) -> usize {
+        self.keys.len() / 4
+    }
+
+    pub(crate) fn key(&self, i: usize) -> u32 {
+        self.word(&self.keys, i)
+    }
+
+    /// Sections holding the `i`-th key.
+    pub(crate) fn count_at(&self, i: usize) -> u32 {
+        self.word(&self.counts, i)
+    }
+
+    /// The last section of the `i`-th key's list.
+    pub(crate) fn last(&self, i: usize) -> u32 {
+        self.word(&self.lasts, i)
+    }
+
+    pub(crate) fn offset(&self, i: usize) -> u64 {
+        le_u64(&self.bytes, self.offsets.start + i * 8)
+    }
+
+    /// Where the `i`-th key's list lies in [`Postings::data`].
+    pub(crate) fn list(&self, i: usize) -> Range<usize> {
+        let end = self.data.len();
+        (self.offset(i) as usize).min(end)..(self.offset(i + 1) as usize).min(end)
+    }
+
+    /// Whether the `i`-th key's list keeps no follow masks.
+    pub(crate) fn is_bare(&self, i: usize) -> bool {
+        let (mut lo, mut hi) = (0, self.bare.len() / 4);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.word(&self.bare, mid).cmp(&(i as u32)) {
+                std::cmp::Ordering::Equal => return true,
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        false
+    }
+
+    /// The lists' bytes.
+    pub(crate) fn data(&self) -> &[u8] {
+        &self.bytes[self.data.clone()]
+    }
+
+    /// The lists' bytes in `range` of [`Postings::data`], when their blocks are intact.
+    pub(crate) fn checked(&self, range: Range<usize>) -> Option<&[u8]> {
+        self.check
+            .intact(&self.bytes, range.clone())
+            .then(|| self.data().get(range))
+            .flatten()
+    }
+
+    /// A block of the lists failed its check: answers from this index cannot be trusted.
+    pub(crate) fn damaged(&self) -> bool {
+        self.check.damaged()
+    }
+
+    /// Sections in the index.
+    pub(crate) fn sections_len(&self) -> usize {
+        self.documents.len() / 4
+    }
+
+    /// The document of `section`.
+    pub(crate) fn document(&self, section: u32) -> Option<u32> {
+        ((section as usize) < self.sections_len())
+            .then(|| self.word(&self.documents, section as usize))
+    }
+
+    /// The raw bytes of the documents array (for appending to it).
+    pub(crate) fn documents_bytes(&self) -> &[u8] {
+        &self.bytes[self.documents.clone()]
+    }
+
+    /// The place of `key` among the sorted keys.
+    pub(crate) fn find(&self, key: u32) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.keys_len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.key(mid).cmp(&key) {
+                std::cmp::Ordering::Equal => return Some(mid),
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        None
+    }
+}

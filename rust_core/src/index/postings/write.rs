@@ -1,0 +1,160 @@
+//! Writing posting lists into an index file: the lists of a base (an index file already written,
+//! or none) with the lists of newly read files appended.
+//!
+//! Appending is what makes a merge cheap: the new files' sections are numbered after the
+//! base's, so each list of the base is copied byte for byte and the new entries follow it, only
+//! the first of them re-encoded (its distance is from the base list's last section, which the
+//! file keeps per key in [`Kind::Lasts`]). The base's documents of files that changed since are
+//! left in place, unreferenced (dead): the file table no longer names them, so no query uses
+//! them; a merge that would leave too many of them rebuilds instead (see `index::merge`).
+
+use std::io::{Seek, Write};
+
+use crate::index::format::{Kind, Writer};
+
+use super::build::BARE_FROM_PERCENT;
+use super::encoding::{get_varint, put_varint, rewrite_bare};
+use super::view::Postings;
+
+/// Lists built in memory (by [`Postings::build`]), every one keeping its follow masks (the
+/// writer decides which lists are bare, against the whole index's sections).
+#[derive(Default)]
+pub(crate) struct Built {
+    pub(crate) keys: Vec<u32>,
+    pub(crate) counts: Vec<u32>,
+    /// `offsets[i]..offsets[i + 1]` is the list of `keys[i]` in `data`; its first entry's
+    /// distance is from section 0.
+    pub(crate) offsets: Vec<u64>,
+    pub(crate) lasts: Vec<u32>,
+    pub(crate) data: Vec<u8>,
+    /// The document of each section (numbered from 0).
+    pub(crate) documents: Vec<u32>,
+    /// Documents (files read, with sections or not).
+    pub(crate) docs: usize,
+}
+
+/// Writes the posting sections: `base`'s lists with `new`'s appended after them (`new`'s
+/// sections numbered after `base`'s, its documents shifted by `doc_shift`).
+pub(crate) fn write_postings<W: Write + Seek>(
+    w: &mut Writer<W>,
+    base: &Postings,
+    new: &Built,
+    doc_shift: u32,
+) -> std::io::Result<()> {
+    let base_sections = base.sections_len() as u64;
+    let total = base_sections + new.documents.len() as u64;
+    if total > u64::from(u32::MAX) {
+        return Err(std::io::Error::other("too many index sections"));
+    }
+    let capacity = base.keys_len().max(new.keys.len());
+    let mut keys = Vec::with_capacity(capacity);
+    let mut counts = Vec::with_capacity(capacity);
+    let mut lasts = Vec::with_capacity(capacity);
+    let mut offsets = Vec::with_capacity(capacity + 1);
+    let mut bare = Vec::new();
+    let mut written = 0u64;
+    offsets.push(0);
+    let mut first = Vec::new();
+    let mut stripped = Vec::new();
+    w.begin(Kind::Data)?;
+    let (mut i, mut j) = (0, 0);
+    let (base_keys, new_keys) = (base.keys_len(), new.keys.len());
+    while i < base_keys || j < new_keys {
+        let key = match (i < base_keys, j < new_keys) {
+            (true, true) => base.key(i).min(new.keys[j]),
+            (true, false) => base.key(i),
+            _ => new.keys[j],
+        };
+        let in_base = i < base_keys && base.key(i) == key;
+        let in_new = j < new_keys && new.keys[j] == key;
+        let mut count = 0u32;
+        let mut previous: Option<u64> = None;
+        let is_bare = if in_base {
+            base.is_bare(i)
+        } else {
+            u64::from(new.counts[j]) * 100 >= total * BARE_FROM_PERCENT
+        };
+        if in_base {
+            let range = base.list(i);
+            let bytes = base
+                .checked(range.clone())
+                .ok_or_else(|| std::io::Error::other("a damaged block in the base"))?;
+            w.write(bytes)?;
+            written += bytes.len() as u64;
+            count += base.count_at(i);
+            previous = Some(u64::from(base.last(i)));
+            i += 1;
+        }
+        if in_new {
+            let list = &new.data[new.offsets[j] as usize..new.offsets[j + 1] as usize];
+            let mut at = 0;
+            let value = get_varint(list, &mut at);
+            let section = base_sections + (value >> 3);
+            first.clear();
+            put_varint(
+                &mut first,
+                ((section - previous.unwrap_or(0)) << 3) | (value & 7),
+            );
+            first.extend_from_slice(&list[at..]);
+            let bytes = if is_bare {
+                stripped.clear();
+                rewrite_bare(&mut stripped, &first);
+                &stripped
+            } else {
+                &first
+            };
+            w.write(bytes)?;
+            written += bytes.len() as u64;
+            count += new.counts[j];
+            previous = Some(base_sections + u64::from(new.lasts[j]));
+            j += 1;
+        }
+        if is_bare {
+            bare.push(keys.len() as u32);
+        }
+        keys.push(key);
+        counts.push(count);
+        lasts.push(previous.unwrap_or(0) as u32);
+        offsets.push(written);
+    }
+    w.end()?;
+    let arrays: [(Kind, &[u32]); 4] = [
+        (Kind::Keys, &keys),
+        (Kind::Counts, &counts),
+        (Kind::Lasts, &lasts),
+        (Kind::Bare, &bare),
+    ];
+    for (kind, values) in arrays {
+        w.begin(kind)?;
+        w.u32s(values)?;
+        w.end()?;
+    }
+    w.begin(Kind::Offsets)?;
+    w.u64s(&offsets)?;
+    w.end()?;
+    w.begin(Kind::Documents)?;
+    w.write(base.documents_bytes())?;
+    let shifted: Vec<u32> = new.documents.iter().map(|d| d + doc_shift).collect();
+    w.u32s(&shifted)?;
+    w.end()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::index::format::Sections;
+    use crate::index::postings::view::Backing;
+    use std::sync::Arc;
+
+    /// `base` with `new` appended, as a view over an in-memory file (documents: `documents`).
+    pub(crate) fn view(base: &Postings, new: &Built, doc_shift: u32) -> Postings {
+        let mut w = Writer::new(std::io::Cursor::new(Vec::new())).expect("writer");
+        for kind in [Kind::Key, Kind::Files, Kind::Paths, Kind::DocFiles] {
+            w.section(kind, &[]).expect("section");
+        }
+        write_postings(&mut w, base, new, doc_shift).expect("write");
+        let bytes = w.finish().expect("finish").into_inner();
+        let sections = Sections::check(&bytes).expect("valid");
+        Postings::open(Arc::new(Backing::Heap(bytes)), &sections, usize::MAX).expect("consistent")
+    }
+}
