@@ -213,11 +213,11 @@ def test_cli_output_to_a_pipe_is_unchanged(odd_tree: Path) -> None:
 def test_cli_json_carries_non_utf8_names_as_escapes() -> None:
     import json
 
-    from ripsight.cli import _json_text
+    from ripsight.cli.output import json_text
 
     value = {"paths": [os.fsdecode(NON_UTF8), "plain.txt"], "total": 2}
-    text = _json_text(value)
+    text = json_text(value)
     text.encode("utf-8")  # valid UTF-8 on the wire
     assert json.loads(text) == value
     assert os.fsencode(json.loads(text)["paths"][0]) == NON_UTF8
-    assert _json_text({"a": "b"}) == '{"a":"b"}'
+    assert json_text({"a": "b"}) == '{"a":"b"}'

@@ -1,0 +1,84 @@
+"""The `ripsight` command line.
+
+    ripsight demo [--selftest]            the offline scripted agent loop
+    ripsight tools [--format openai]      tool definitions as JSON
+    ripsight glob|grep|read|outline|defs ... [--json]
+                                          one tool call: the text a model sees, or the typed result
+    ripsight mcp [--root DIR] [--no-index] [--no-persist]
+                                          MCP server on stdio (warm index by default, its file
+                                          shared with every process on the tree)
+    ripsight bench [--warm | --scale]     ripsight against rg and indexed peers
+
+The parts: `output` (exit codes, terminal-safe text, JSON), `options` (the limit and workspace
+flags every command shares), `tool_commands` (a subcommand per tool, its options generated from
+the tool's schema), `commands` (demo, tools, mcp, bench). A subcommand is a parser builder and a
+command (``args -> exit code``) registered in `SUBCOMMANDS`: a tool's comes from its entry in
+`TOOL_COMMANDS`, any other from one ``add_<name>_parser`` / ``cmd_<name>`` pair.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from .commands import (
+    add_bench_parser,
+    add_demo_parser,
+    add_mcp_parser,
+    add_tools_parser,
+    cmd_bench,
+    cmd_demo,
+    cmd_mcp,
+    cmd_tools,
+)
+from .options import registry_from_args
+from .tool_commands import TOOL_COMMANDS, Subcommand, ToolCommand, add_tool_parser, tool_subcommand
+
+__all__ = [
+    "SUBCOMMANDS",
+    "TOOL_COMMANDS",
+    "ToolCommand",
+    "add_mcp_parser",
+    "add_tool_parser",
+    "build_parser",
+    "main",
+    "registry_from_args",
+]
+
+#: name -> subcommand, in the order `ripsight --help` lists them.
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "demo": (add_demo_parser, cmd_demo),
+    "tools": (add_tools_parser, cmd_tools),
+    **{name: tool_subcommand(name) for name in TOOL_COMMANDS},
+    "mcp": (add_mcp_parser, cmd_mcp),
+    "bench": (add_bench_parser, cmd_bench),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="ripsight",
+        description="Fast, bounded, read-only glob, grep and read_file tools for LLM agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"ripsight {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add_parser, command in SUBCOMMANDS.values():
+        add_parser(sub).set_defaults(func=command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `ripsight` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        return 141
+    except KeyboardInterrupt:
+        return 130
