@@ -17,31 +17,12 @@ use rustix::fs::OFlags;
 use crate::boundary::{self, FileIdentity, OpenFileError};
 use crate::ignore_rules::RULE_FILES;
 
-use super::table::{DirMeta, now_ns, vouches};
+use super::table::{DirMeta, Scan, now_ns, vouches};
 use super::watch::Adder;
 use crate::walker::{
     FileVisitor, StartDir, WalkMode, WalkSkip, WalkedFile, count_refusal, walk_files_with,
 };
 use crate::workspace::{Deadline, SkipCounts, Workspace};
-
-/// What one walk saw below (and including) its start directory.
-#[derive(Default, Debug)]
-pub(crate) struct Scan {
-    /// Files the walk lets through, relative to the root.
-    pub(crate) files: Vec<(String, FileIdentity)>,
-    /// Directories it listed (the start included; for a shallow scan, the start's
-    /// subdirectories the rules let through, without their metadata), relative to the root.
-    pub(crate) dirs: Vec<(String, DirMeta)>,
-    /// Entries it passed over and counted, with the reason.
-    pub(crate) skips: Vec<(String, WalkSkip)>,
-    /// Skips the walker counted without reporting a path (its start could not be read).
-    pub(crate) unattributed: SkipCounts,
-    /// Entries whose name is not UTF-8: the table keys paths as `str`, so while there are any
-    /// the cold engine answers.
-    pub(crate) odd_names: u64,
-    /// The start directory could not be opened (gone, or replaced by a link).
-    pub(crate) missing: bool,
-}
 
 /// Collects one walker thread's part of a [`Scan`].
 struct Collector<'a> {

@@ -9,10 +9,28 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
-use super::source::Scan;
 use crate::boundary::FileIdentity;
 use crate::walker::WalkSkip;
 use crate::workspace::SkipCounts;
+
+/// What one walk (`source`) saw below (and including) its start directory.
+#[derive(Default, Debug)]
+pub(crate) struct Scan {
+    /// Files the walk lets through, relative to the root.
+    pub(crate) files: Vec<(String, FileIdentity)>,
+    /// Directories it listed (the start included; for a shallow scan, the start's
+    /// subdirectories the rules let through, without their metadata), relative to the root.
+    pub(crate) dirs: Vec<(String, DirMeta)>,
+    /// Entries it passed over and counted, with the reason.
+    pub(crate) skips: Vec<(String, WalkSkip)>,
+    /// Skips the walker counted without reporting a path (its start could not be read).
+    pub(crate) unattributed: SkipCounts,
+    /// Entries whose name is not UTF-8: the table keys paths as `str`, so while there are any
+    /// the cold engine answers.
+    pub(crate) odd_names: u64,
+    /// The start directory could not be opened (gone, or replaced by a link).
+    pub(crate) missing: bool,
+}
 
 #[derive(Clone, Debug)]
 pub(crate) struct FileEntry {

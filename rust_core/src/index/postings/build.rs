@@ -59,14 +59,6 @@ fn longest_line(content: &[u8]) -> usize {
     longest.max(content.len() - start)
 }
 
-/// The list of a trigram found in at least this percentage of all sections keeps no follow
-/// masks (its entries are the varints alone). Such trigrams (`int`, `ret`, ` = `) are followed
-/// by nearly everything, so their masks remove few candidates, yet their lists are the longest.
-/// On the Linux tree, at 50%: the index shrinks from 23.1% of the bytes to 21.7%, candidates
-/// barely change (`pm_resume` 510 -> 523, `of_match` 4,736 -> 4,748, others equal) and queries
-/// get faster (less to decode); at 25% `cassini` selects 7,615 files instead of 12.
-pub(crate) const BARE_FROM_PERCENT: u64 = 50;
-
 /// One trigram's list inside one thread's build.
 struct PartialList {
     first: u32,

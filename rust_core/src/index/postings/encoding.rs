@@ -2,11 +2,19 @@
 //! byte vector. An entry is a varint of the section's distance from the previous entry's,
 //! shifted left by three to hold a bit saying the follow mask is wide and the two case bits;
 //! then the follow mask, folded to one byte or whole in two, unless the list is bare (see
-//! `BARE_FROM_PERCENT` in `build`). Written by [`put_entry`], read by [`read_entry`]. Lists
+//! [`BARE_FROM_PERCENT`]). Written by [`put_entry`], read by [`read_entry`]. Lists
 //! are built in memory ([`super::write::Built`]), written into the index file
 //! ([`super::write::write_postings`]) and read from it ([`super::view::Postings`]).
 
 use super::grams::narrow;
+
+/// The list of a trigram found in at least this percentage of all sections keeps no follow
+/// masks (its entries are the varints alone). Such trigrams (`int`, `ret`, ` = `) are followed
+/// by nearly everything, so their masks remove few candidates, yet their lists are the longest.
+/// On the Linux tree, at 50%: the index shrinks from 23.1% of the bytes to 21.7%, candidates
+/// barely change (`pm_resume` 510 -> 523, `of_match` 4,736 -> 4,748, others equal) and queries
+/// get faster (less to decode); at 25% `cassini` selects 7,615 files instead of 12.
+pub(crate) const BARE_FROM_PERCENT: u64 = 50;
 
 /// An entry whose folded follow mask has at least this many of its eight bits set stores the
 /// full sixteen: a trigram followed by many different bytes in one section (`pm_` in a file of

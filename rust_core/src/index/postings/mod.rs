@@ -6,7 +6,7 @@
 //!   followed by `s` and `si`, `ass` followed by `i` and `in`, and so on, which narrows almost as
 //!   much as four- and five-grams. One byte, or two where one would be nearly full
 //!   ([`WIDE_FROM_BITS`](encoding::WIDE_FROM_BITS)); none in the lists of trigrams found in half the sections or more
-//!   ([`BARE_FROM_PERCENT`](build::BARE_FROM_PERCENT));
+//!   ([`BARE_FROM_PERCENT`](encoding::BARE_FROM_PERCENT));
 //! - two case bits, kept in the low bits of the delta: whether the trigram occurs there with its
 //!   letters all lowercase, all uppercase (see [`case_bits`]). Keys over lowercased bytes let a
 //!   case-insensitive query narrow as well as an exact one; the bits let `PM_RESUME` pass over

@@ -12,7 +12,7 @@ use std::io::{Seek, Write};
 
 use crate::index::format::{Kind, Writer};
 
-use super::build::BARE_FROM_PERCENT;
+use super::encoding::BARE_FROM_PERCENT;
 use super::encoding::{get_varint, put_varint, rewrite_bare};
 use super::view::Postings;
 
