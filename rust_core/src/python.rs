@@ -7,6 +7,7 @@
 //! struct to Python as it is.
 
 mod call_thread;
+mod cancel;
 mod errors;
 mod outline_bindings;
 mod records;
@@ -34,6 +35,7 @@ use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
 use crate::workspace::{Workspace, WorkspaceOptions};
+use cancel::call_token;
 use errors::{Class, new_error};
 
 /// An `InvalidArgumentError` with `message`.
@@ -132,35 +134,6 @@ where
             ),
             &[],
         )),
-    }
-}
-
-/// The token of one call: the caller's, or a fresh one (still cancelled by Ctrl-C).
-fn call_token(cancel: Option<&CancelToken>) -> CancelToken {
-    cancel.cloned().unwrap_or_default()
-}
-
-#[pymethods]
-impl CancelToken {
-    #[new]
-    fn py_new() -> CancelToken {
-        CancelToken::new()
-    }
-
-    /// Stops every call made with this token (it then raises `CancelledError`).
-    #[pyo3(name = "cancel")]
-    fn py_cancel(&self) {
-        self.cancel();
-    }
-
-    /// True once `cancel()` was called.
-    #[getter]
-    fn cancelled(&self) -> bool {
-        self.is_cancelled()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("CancelToken(cancelled={})", self.is_cancelled())
     }
 }
 
