@@ -22,13 +22,15 @@
 //! 4. [`workspace`]: the root, its options, deny rules and caches;
 //! 5. [`walker`]: the one parallel walk from directory descriptors;
 //! 6. [`open`]: requested paths opened, and the targets the tools walk or search;
-//! 7. the tools: [`glob`], [`grep`], [`read`], and `suggest` ("did you mean");
+//! 7. the tools: [`glob`], [`grep`], [`read`], `suggest` ("did you mean"), [`raw`] (a file's
+//!    bytes, for the PDF reader) and [`media`] (images and notebooks);
 //! 8. [`outline`]: outlines and definitions (tree-sitter in a worker process; a definitions
 //!    search takes its candidates from the grep it is given, so it needs no floor above);
 //! 9. [`limits`] (every default and bound by name), then [`index`] (the warm index);
 //! 10. `python`, the PyO3 binding (feature `python`).
 //!
-//! Beside them, used from any floor: [`error`], [`budget`], [`skip`], [`record`](mod@record), [`truncate`].
+//! Beside them, used from any floor: [`error`], [`budget`], [`skip`], [`record`](mod@record),
+//! [`truncate`], and `keyblock` (private-key blocks withheld from what is shown).
 //!
 //! ```no_run
 //! use ripsight_core::workspace::{Workspace, WorkspaceOptions};
