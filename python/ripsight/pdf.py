@@ -11,8 +11,8 @@ most ``LIMITS["pdf_max_source_bytes"]``); this module hands them over a pipe to 
 answer at most ``pdf_deadline_ms``: a parser that crashes, spins, sleeps or runs out of memory
 costs its child process and this call (a :class:`PdfError`), never the caller.
 
-Why pypdfium2 (Apache-2.0 / BSD-3-Clause; wheels for manylinux2014 x86_64 and aarch64, macOS
-and Windows): PDFium is the parser of Chrome, fast and tolerant of broken files. Measured
+Why pypdfium2 (Apache-2.0 / BSD-3-Clause; wheels for every platform ripsight ships for:
+manylinux2014 x86_64 and aarch64, macOS): PDFium is the parser of Chrome, fast and tolerant of broken files. Measured
 against pypdf (BSD, pure Python) on the PDFs Debian ships, its text agrees better with
 poppler's ``pdftotext`` and it is many times faster (figures in benches/README.md). PyMuPDF is
 AGPL and not an option.
