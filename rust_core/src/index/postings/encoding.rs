@@ -3,7 +3,7 @@
 //! shifted left by three to hold a bit saying the follow mask is wide and the two case bits;
 //! then the follow mask, folded to one byte or whole in two, unless the list is bare (see
 //! [`BARE_FROM_PERCENT`]). Written by [`put_entry`], read by [`read_entry`]. Lists
-//! are built in memory ([`super::write::Built`]), written into the index file
+//! are built in memory ([`super::lists::Built`]), written into the index file
 //! ([`super::write::write_postings`]) and read from it ([`super::view::Postings`]).
 
 use super::grams::narrow;

@@ -13,25 +13,8 @@ use std::io::{Seek, Write};
 use crate::index::format::{Kind, Writer};
 
 use super::encoding::BARE_FROM_PERCENT;
-use super::encoding::{get_varint, put_varint, rewrite_bare};
+use super::lists::Built;
 use super::view::Postings;
-
-/// Lists built in memory (by [`Postings::build`]), every one keeping its follow masks (the
-/// writer decides which lists are bare, against the whole index's sections).
-#[derive(Default)]
-pub(crate) struct Built {
-    pub(crate) keys: Vec<u32>,
-    pub(crate) counts: Vec<u32>,
-    /// `offsets[i]..offsets[i + 1]` is the list of `keys[i]` in `data`; its first entry's
-    /// distance is from section 0.
-    pub(crate) offsets: Vec<u64>,
-    pub(crate) lasts: Vec<u32>,
-    pub(crate) data: Vec<u8>,
-    /// The document of each section (numbered from 0).
-    pub(crate) documents: Vec<u32>,
-    /// Documents (files read, with sections or not).
-    pub(crate) docs: usize,
-}
 
 /// Writes the posting sections: `base`'s lists with `new`'s appended after them (`new`'s
 /// sections numbered after `base`'s, its documents shifted by `doc_shift`).
@@ -46,7 +29,8 @@ pub(crate) fn write_postings<W: Write + Seek>(
     if total > u64::from(u32::MAX) {
         return Err(std::io::Error::other("too many index sections"));
     }
-    let capacity = base.keys_len().max(new.keys.len());
+    let new_keys = new.keys();
+    let capacity = base.keys_len().max(new_keys.len());
     let mut keys = Vec::with_capacity(capacity);
     let mut counts = Vec::with_capacity(capacity);
     let mut lasts = Vec::with_capacity(capacity);
@@ -54,25 +38,25 @@ pub(crate) fn write_postings<W: Write + Seek>(
     let mut bare = Vec::new();
     let mut written = 0u64;
     offsets.push(0);
-    let mut first = Vec::new();
-    let mut stripped = Vec::new();
+    let mut encoded = Vec::new();
     w.begin(Kind::Data)?;
     let (mut i, mut j) = (0, 0);
-    let (base_keys, new_keys) = (base.keys_len(), new.keys.len());
-    while i < base_keys || j < new_keys {
-        let key = match (i < base_keys, j < new_keys) {
-            (true, true) => base.key(i).min(new.keys[j]),
+    let base_keys = base.keys_len();
+    while i < base_keys || j < new_keys.len() {
+        let key = match (i < base_keys, j < new_keys.len()) {
+            (true, true) => base.key(i).min(new_keys[j]),
             (true, false) => base.key(i),
-            _ => new.keys[j],
+            _ => new_keys[j],
         };
         let in_base = i < base_keys && base.key(i) == key;
-        let in_new = j < new_keys && new.keys[j] == key;
+        let in_new = j < new_keys.len() && new_keys[j] == key;
         let mut count = 0u32;
         let mut previous: Option<u64> = None;
+        let new_count = if in_new { new.count(j) } else { 0 };
         let is_bare = if in_base {
             base.is_bare(i)
         } else {
-            u64::from(new.counts[j]) * 100 >= total * BARE_FROM_PERCENT
+            u64::from(new_count) * 100 >= total * BARE_FROM_PERCENT
         };
         if in_base {
             let range = base.list(i);
@@ -86,27 +70,18 @@ pub(crate) fn write_postings<W: Write + Seek>(
             i += 1;
         }
         if in_new {
-            let list = &new.data[new.offsets[j] as usize..new.offsets[j + 1] as usize];
-            let mut at = 0;
-            let value = get_varint(list, &mut at);
-            let section = base_sections + (value >> 3);
-            first.clear();
-            put_varint(
-                &mut first,
-                ((section - previous.unwrap_or(0)) << 3) | (value & 7),
+            encoded.clear();
+            let last = new.encode(
+                j,
+                base_sections,
+                previous.unwrap_or(0),
+                is_bare,
+                &mut encoded,
             );
-            first.extend_from_slice(&list[at..]);
-            let bytes = if is_bare {
-                stripped.clear();
-                rewrite_bare(&mut stripped, &first);
-                &stripped
-            } else {
-                &first
-            };
-            w.write(bytes)?;
-            written += bytes.len() as u64;
-            count += new.counts[j];
-            previous = Some(base_sections + u64::from(new.lasts[j]));
+            w.write(&encoded)?;
+            written += encoded.len() as u64;
+            count += new_count;
+            previous = Some(last);
             j += 1;
         }
         if is_bare {
@@ -149,7 +124,8 @@ pub(crate) mod tests {
     /// `base` with `new` appended, as a view over an in-memory file (documents: `documents`).
     pub(crate) fn view(base: &Postings, new: &Built, doc_shift: u32) -> Postings {
         let mut w = Writer::new(std::io::Cursor::new(Vec::new())).expect("writer");
-        for kind in [Kind::Key, Kind::Files, Kind::Paths, Kind::DocFiles] {
+        let others = [Kind::Key, Kind::Files, Kind::Paths, Kind::DocFiles];
+        for kind in others {
             w.section(kind, &[]).expect("section");
         }
         write_postings(&mut w, base, new, doc_shift).expect("write");

@@ -1,0 +1,153 @@
+//! Lists while they are built: each build thread's lists in memory ([`Lists`]), and the whole
+//! build ([`Built`]: the threads' lists side by side), which the writer streams into the index
+//! file key by key, concatenating the threads' pieces of each list as it goes. Nothing is
+//! copied into one vector first: on three copies of the Linux tree that copy took 2.8 s and
+//! 800 MB before the file was written.
+
+use super::encoding::{Tag, put_entry, put_varint, rewrite_bare};
+
+/// One trigram's list inside one thread's build.
+struct PartialList {
+    first: u32,
+    first_tag: Tag,
+    last: u32,
+    count: u32,
+    /// Entries after `first`, encoded (see [`put_entry`]).
+    rest: Vec<u8>,
+}
+
+/// One thread's lists: a two-level table from a 24-bit trigram to its list (65,536 lazily
+/// allocated blocks of 256 slots, so a thread's build costs memory only for the trigrams it
+/// meets), the lists, and their keys in order of first appearance.
+pub(super) struct Lists {
+    blocks: Vec<Option<Box<[u32; 256]>>>,
+    lists: Vec<PartialList>,
+    keys: Vec<u32>,
+}
+
+impl Lists {
+    pub(super) fn new() -> Lists {
+        Lists {
+            blocks: (0..1 << 16).map(|_| None).collect(),
+            lists: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// Adds `section` (with its tag) to the list of `key`; sections come in increasing order.
+    pub(super) fn push(&mut self, key: u32, section: u32, tag: Tag) {
+        let block = self.blocks[(key >> 8) as usize].get_or_insert_with(|| Box::new([0; 256]));
+        let slot = &mut block[(key & 0xff) as usize];
+        if *slot == 0 {
+            self.lists.push(PartialList {
+                first: section,
+                first_tag: tag,
+                last: section,
+                count: 1,
+                rest: Vec::new(),
+            });
+            self.keys.push(key);
+            *slot = self.lists.len() as u32;
+            return;
+        }
+        let list = &mut self.lists[(*slot - 1) as usize];
+        put_entry(&mut list.rest, section - list.last, tag);
+        list.last = section;
+        list.count += 1;
+    }
+
+    fn get(&self, key: u32) -> Option<&PartialList> {
+        let block = self.blocks[(key >> 8) as usize].as_ref()?;
+        let slot = block[(key & 0xff) as usize];
+        (slot != 0).then(|| &self.lists[(slot - 1) as usize])
+    }
+}
+
+/// Lists built in memory (by `Postings::build`): each thread's lists, its sections numbered
+/// after the previous thread's. Every list keeps its follow masks: which lists are bare is
+/// decided when they are written, against the whole index's sections.
+#[derive(Default)]
+pub(crate) struct Built {
+    parts: Vec<Lists>,
+    /// The first section of each part.
+    bases: Vec<u32>,
+    /// Every part's keys, sorted, once each.
+    keys: Vec<u32>,
+    /// The document of each section (numbered from 0).
+    pub(crate) documents: Vec<u32>,
+    /// Documents (files read, with sections or not).
+    pub(crate) docs: usize,
+}
+
+impl Built {
+    /// The build of `docs` documents from `parts` (each thread's lists and the document of each
+    /// of its sections, in order).
+    pub(super) fn new(parts: Vec<(Lists, Vec<u32>)>, docs: usize) -> Built {
+        let mut built = Built {
+            docs,
+            ..Built::default()
+        };
+        for (lists, documents) in parts {
+            built.bases.push(built.documents.len() as u32);
+            built.documents.extend(documents);
+            built.keys.extend(&lists.keys);
+            built.parts.push(lists);
+        }
+        built.keys.sort_unstable();
+        built.keys.dedup();
+        built
+    }
+
+    /// The keys of the lists, sorted.
+    pub(crate) fn keys(&self) -> &[u32] {
+        &self.keys
+    }
+
+    /// The pieces of the `j`-th key's list, one per part holding it, with the part's first
+    /// section.
+    fn pieces(&self, j: usize) -> impl Iterator<Item = (u32, &PartialList)> {
+        let key = self.keys[j];
+        self.parts
+            .iter()
+            .zip(&self.bases)
+            .filter_map(move |(lists, &base)| lists.get(key).map(|list| (base, list)))
+    }
+
+    /// Sections holding the `j`-th key.
+    pub(crate) fn count(&self, j: usize) -> u32 {
+        self.pieces(j).map(|(_, list)| list.count).sum()
+    }
+
+    /// Appends the `j`-th key's list to `out`, its sections numbered from `shift`, the first
+    /// entry's distance counted from `previous`; without follow masks when `bare`. Returns the
+    /// last section (numbered from `shift`).
+    pub(crate) fn encode(
+        &self,
+        j: usize,
+        shift: u64,
+        mut previous: u64,
+        bare: bool,
+        out: &mut Vec<u8>,
+    ) -> u64 {
+        for (base, list) in self.pieces(j) {
+            let first = shift + u64::from(base + list.first);
+            // Sections fit in u32 (the writer checks the total), so does their distance.
+            let delta = (first - previous) as u32;
+            if bare {
+                put_varint(
+                    out,
+                    (u64::from(delta) << 3) | u64::from(list.first_tag >> 16),
+                );
+            } else {
+                put_entry(out, delta, list.first_tag);
+            }
+            if bare {
+                rewrite_bare(out, &list.rest);
+            } else {
+                out.extend_from_slice(&list.rest);
+            }
+            previous = shift + u64::from(base + list.last);
+        }
+        previous
+    }
+}
