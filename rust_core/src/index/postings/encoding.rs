@@ -29,8 +29,8 @@ pub(super) type Tag = u32;
 
 /// Appends one list entry: a varint of the section's distance from the previous one, shifted
 /// to make room for a bit saying the mask is wide and the two case bits; then the follow mask,
-/// folded to one byte or whole in two.
-pub(super) fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
+/// folded to one byte or whole in two. Returns the bytes of the mask (1 or 2).
+pub(super) fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) -> u32 {
     let mask = tag as u16;
     let folded = narrow(mask);
     let wide = folded.count_ones() >= WIDE_FROM_BITS;
@@ -40,8 +40,10 @@ pub(super) fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
     );
     if wide {
         out.extend_from_slice(&mask.to_le_bytes());
+        2
     } else {
         out.push(folded);
+        1
     }
 }
 

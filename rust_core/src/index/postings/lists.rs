@@ -3,8 +3,27 @@
 //! file key by key, concatenating the threads' pieces of each list as it goes. Nothing is
 //! copied into one vector first: on three copies of the Linux tree that copy took 2.8 s and
 //! 800 MB before the file was written.
+//!
+//! Every [`SKIP_EVERY`] entries a list also gets a skip point: the section of the entry before
+//! it and where it starts. A query that wants a few sections of a long list jumps from point to
+//! point instead of decoding every entry (see `Postings::sections_among`): on three copies of
+//! the Linux tree, `PM_RESUME` decoded 630,000 entries of seven lists for 39 matching files.
 
 use super::encoding::{Tag, put_entry, put_varint, rewrite_bare};
+
+/// A list gets a skip point before every this many entries (on the Linux tree: 930,000
+/// points, 7 MB, 2.7% of the lists' bytes; a jump decodes 64 entries on average).
+pub(crate) const SKIP_EVERY: u32 = 128;
+
+/// A skip point of a list being built, in its `rest`.
+struct Point {
+    /// The section of the entry before the point.
+    before: u32,
+    /// The point's offset in `rest`.
+    at: u32,
+    /// Mask bytes in `rest` before the point (a bare list's offset is `at - masks`).
+    masks: u32,
+}
 
 /// One trigram's list inside one thread's build.
 struct PartialList {
@@ -14,6 +33,9 @@ struct PartialList {
     count: u32,
     /// Entries after `first`, encoded (see [`put_entry`]).
     rest: Vec<u8>,
+    /// Mask bytes in `rest`.
+    masks: u32,
+    points: Vec<Point>,
 }
 
 /// One thread's lists: a two-level table from a 24-bit trigram to its list (65,536 lazily
@@ -45,13 +67,22 @@ impl Lists {
                 last: section,
                 count: 1,
                 rest: Vec::new(),
+                masks: 0,
+                points: Vec::new(),
             });
             self.keys.push(key);
             *slot = self.lists.len() as u32;
             return;
         }
         let list = &mut self.lists[(*slot - 1) as usize];
-        put_entry(&mut list.rest, section - list.last, tag);
+        if list.count.is_multiple_of(SKIP_EVERY) {
+            list.points.push(Point {
+                before: list.last,
+                at: list.rest.len() as u32,
+                masks: list.masks,
+            });
+        }
+        list.masks += put_entry(&mut list.rest, section - list.last, tag);
         list.last = section;
         list.count += 1;
     }
@@ -119,8 +150,9 @@ impl Built {
     }
 
     /// Appends the `j`-th key's list to `out`, its sections numbered from `shift`, the first
-    /// entry's distance counted from `previous`; without follow masks when `bare`. Returns the
-    /// last section (numbered from `shift`).
+    /// entry's distance counted from `previous`; without follow masks when `bare`. Its skip
+    /// points go to `points` (the section before each, and its offset from where the list
+    /// starts in `out`). Returns the last section (numbered from `shift`).
     pub(crate) fn encode(
         &self,
         j: usize,
@@ -128,7 +160,9 @@ impl Built {
         mut previous: u64,
         bare: bool,
         out: &mut Vec<u8>,
+        points: &mut Vec<(u32, u32)>,
     ) -> u64 {
+        let start = out.len();
         for (base, list) in self.pieces(j) {
             let first = shift + u64::from(base + list.first);
             // Sections fit in u32 (the writer checks the total), so does their distance.
@@ -140,6 +174,16 @@ impl Built {
                 );
             } else {
                 put_entry(out, delta, list.first_tag);
+            }
+            let rest_at = out.len() - start;
+            for point in &list.points {
+                let at = if bare {
+                    point.at - point.masks
+                } else {
+                    point.at
+                };
+                let before = shift + u64::from(base + point.before);
+                points.push((before as u32, (rest_at + at as usize) as u32));
             }
             if bare {
                 rewrite_bare(out, &list.rest);

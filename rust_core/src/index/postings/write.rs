@@ -39,6 +39,9 @@ pub(crate) fn write_postings<W: Write + Seek>(
     let mut written = 0u64;
     offsets.push(0);
     let mut encoded = Vec::new();
+    // Skip points (section before, offset in the list) and where each key's start.
+    let mut points: Vec<(u32, u32)> = Vec::new();
+    let mut point_starts: Vec<u32> = Vec::with_capacity(capacity + 1);
     w.begin(Kind::Data)?;
     let (mut i, mut j) = (0, 0);
     let base_keys = base.keys_len();
@@ -52,6 +55,8 @@ pub(crate) fn write_postings<W: Write + Seek>(
         let in_new = j < new_keys.len() && new_keys[j] == key;
         let mut count = 0u32;
         let mut previous: Option<u64> = None;
+        let mut list_bytes = 0u64;
+        point_starts.push(u32::try_from(points.len()).map_err(|_| too_many())?);
         let new_count = if in_new { new.count(j) } else { 0 };
         let is_bare = if in_base {
             base.is_bare(i)
@@ -65,19 +70,26 @@ pub(crate) fn write_postings<W: Write + Seek>(
                 .ok_or_else(|| std::io::Error::other("a damaged block in the base"))?;
             w.write(bytes)?;
             written += bytes.len() as u64;
+            list_bytes = bytes.len() as u64;
+            points.extend(base.points(i));
             count += base.count_at(i);
             previous = Some(u64::from(base.last(i)));
             i += 1;
         }
         if in_new {
             encoded.clear();
+            let first_point = points.len();
             let last = new.encode(
                 j,
                 base_sections,
                 previous.unwrap_or(0),
                 is_bare,
                 &mut encoded,
+                &mut points,
             );
+            for point in &mut points[first_point..] {
+                point.1 = u32::try_from(list_bytes + u64::from(point.1)).map_err(|_| too_many())?;
+            }
             w.write(&encoded)?;
             written += encoded.len() as u64;
             count += new_count;
@@ -104,6 +116,17 @@ pub(crate) fn write_postings<W: Write + Seek>(
         w.u32s(values)?;
         w.end()?;
     }
+    point_starts.push(u32::try_from(points.len()).map_err(|_| too_many())?);
+    w.begin(Kind::Skips)?;
+    for chunk in points.chunks(4096) {
+        let flat: Vec<u32> = chunk.iter().flat_map(|&(s, at)| [s, at]).collect();
+        w.u32s(&flat)?;
+    }
+    w.end()?;
+    drop(points);
+    w.begin(Kind::SkipStarts)?;
+    w.u32s(&point_starts)?;
+    w.end()?;
     w.begin(Kind::Offsets)?;
     w.u64s(&offsets)?;
     w.end()?;
@@ -112,6 +135,10 @@ pub(crate) fn write_postings<W: Write + Seek>(
     let shifted: Vec<u32> = new.documents.iter().map(|d| d + doc_shift).collect();
     w.u32s(&shifted)?;
     w.end()
+}
+
+fn too_many() -> std::io::Error {
+    std::io::Error::other("too many skip points or too long a list")
 }
 
 #[cfg(test)]
