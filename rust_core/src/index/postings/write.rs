@@ -151,7 +151,15 @@ pub(crate) mod tests {
     /// `base` with `new` appended, as a view over an in-memory file (documents: `documents`).
     pub(crate) fn view(base: &Postings, new: &Built, doc_shift: u32) -> Postings {
         let mut w = Writer::new(std::io::Cursor::new(Vec::new())).expect("writer");
-        let others = [Kind::Key, Kind::Files, Kind::Paths, Kind::DocFiles];
+        let others = [
+            Kind::Key,
+            Kind::Files,
+            Kind::Paths,
+            Kind::DocFiles,
+            Kind::Names,
+            Kind::NameStarts,
+            Kind::NameFiles,
+        ];
         for kind in others {
             w.section(kind, &[]).expect("section");
         }
