@@ -247,6 +247,9 @@ fn build_part<F: AsRef<str> + Sync>(
         }
         status.push(Indexed::Text);
     }
+    // Finished before the scratch (its large buffers) is freed: see `Lists::finish`.
+    lists.finish();
+    drop(scratch);
     (lists, status, documents)
 }
 
