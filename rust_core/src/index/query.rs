@@ -315,6 +315,11 @@ fn satisfying(query: &Query, postings: &Postings, leaf: &Leaf<'_>) -> Option<Vec
     /// Once this few candidates are left, further trigrams are not looked up: decoding their
     /// lists would cost more than searching the few files.
     const ENOUGH: usize = 8;
+    /// With this many candidates or more, the lookups stop once [`IDLE`] trigrams in a row
+    /// (taken rarest first) removed none: the rest are commoner still, their lists the longest.
+    const MANY: usize = 256;
+    /// See [`MANY`].
+    const IDLE: usize = 2;
     match query {
         Query::All => None,
         Query::Nothing => Some(Vec::new()),
@@ -331,11 +336,20 @@ fn satisfying(query: &Query, postings: &Postings, leaf: &Leaf<'_>) -> Option<Vec
             grams.dedup();
             grams.sort_by_key(|g| postings.count(g.key));
             let mut acc: Option<Vec<u32>> = None;
+            // Trigrams in a row that removed no candidate.
+            let mut idle = 0;
             for gram in grams {
-                if acc.as_ref().is_some_and(|a| a.len() <= ENOUGH) {
+                let left = acc.as_ref().map(Vec::len);
+                if left.is_some_and(|n| n <= ENOUGH || (n >= MANY && idle >= IDLE)) {
                     break;
                 }
-                acc = Some(leaf(gram, acc.as_deref()));
+                let next = leaf(gram, acc.as_deref());
+                idle = if Some(next.len()) == left {
+                    idle + 1
+                } else {
+                    0
+                };
+                acc = Some(next);
             }
             for part in parts {
                 if matches!(part, Query::Trigram(..)) {
