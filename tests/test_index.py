@@ -578,6 +578,94 @@ def test_large_files_of_short_lines_are_indexed_and_answered_as_cold(tmp_path: P
         assert multiline.skipped.too_large == 1 and multiline.total_files == 2
 
 
+def test_private_key_blocks_are_withheld_from_warm_searches_of_many_files(tmp_path: Path) -> None:
+    # With many candidates the index tells which files may hold a private-key marker; the
+    # others are not scanned for one. Blocks in small files, past the first 64 KiB of a large
+    # one, and in a file edited after the base (which the index no longer describes) are
+    # withheld exactly as the cold engine withholds them.
+    root = tmp_path / "tree"
+    block = "-----BEGIN RSA PRIVATE KEY-----\nneedle inside\n-----END RSA PRIVATE KEY-----\n"
+    for i in range(600):
+        d = root / f"d{i % 6}"
+        d.mkdir(parents=True, exist_ok=True)
+        text = f"needle {i}\n" + (block if i % 97 == 5 else "") + "needle again\n"
+        (d / f"f{i}.txt").write_text(text)
+    (root / "d0" / "large.txt").write_text(
+        "needle\n" + "x" * 70 + "\n" * 1 + "y\n" * 40_000 + block
+    )
+    calls: list[dict[str, Any]] = [
+        {"pattern": "needle", "output_mode": mode, "limit": None}
+        for mode in ("content", "count", "files_with_matches")
+    ]
+    calls.append({"pattern": "needle inside", "output_mode": "count"})
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(60)
+        before = ws.index_status()["warm_calls"]
+        for kwargs in calls:
+            same(ws, root, "grep", kwargs)
+        assert ws.grep("needle", limit=None).withheld_key_blocks == 8
+        (root / "d1" / "f1.txt").write_text("needle\n" + block)
+        settle()
+        for kwargs in calls:
+            same(ws, root, "grep", kwargs)
+        assert ws.grep("needle", limit=None).withheld_key_blocks == 9
+        assert ws.index_status()["warm_calls"] == before + 2 * len(calls) + 2
+
+
+def test_globs_listed_by_name_are_answered_as_cold(tmp_path: Path) -> None:
+    # A glob whose names have one extension (or one whole name) lists only the files the
+    # index's table of names gives for it, when they are few against the table (here one in
+    # forty): those of the base, and every file changed since, which the base does not vouch
+    # for. Scopes, depths, pages, sorts, types, zero matches (whose files in scope the table
+    # counts) and later edits stay the cold engine's.
+    root = tmp_path / "tree"
+    extensions = [f"e{k}" for k in range(38)] + ["dts", "DTS"]
+
+    def file(i: int) -> Path:
+        return root / f"d{i % 7}" / f"s{i % 3}" / f"f{i}.{extensions[i % len(extensions)]}"
+
+    for i in range(1_200):
+        file(i).parent.mkdir(parents=True, exist_ok=True)
+        file(i).write_text(f"x {i}\n")
+    # A binary file: the base holds no document for it.
+    (root / "d0" / "bin.dts").write_bytes(b"\x00\x01dts\n")
+    (root / "d1" / "Makefile").write_text("all:\n")
+    (root / "d2" / "s1" / "Makefile").write_text("all:\n")
+    (root / "d3" / "makefile").write_text("all:\n")
+    (root / "d4" / "a.tar.gz").write_text("z\n")
+    (root / "d4" / "x.dts.txt").write_text("z\n")
+    calls: list[dict[str, Any]] = [
+        {"pattern": "**/*.dts", "limit": None},
+        {"pattern": "*.dts"},
+        {"pattern": "d1/**/*.dts", "limit": 5, "offset": 2},
+        {"pattern": "**/*.dts", "path": "d2", "sort": "mtime"},
+        {"pattern": "**/*.dts", "max_depth": 2},
+        {"pattern": "**/*.dts", "type": "c"},
+        {"pattern": "**/Makefile"},
+        {"pattern": "**/*.tar.gz"},
+        {"pattern": "**/*.nothing"},
+        {"pattern": "**/*.nothing", "path": "d5"},
+        {"pattern": ["**/*.dts", "**/*.e3", "!d0/**"], "limit": None},
+        {"pattern": ["**/*.dts", "!**/f1*"], "limit": None},
+    ]
+    with Workspace(root, index=True) as ws:
+        assert ws.wait_index(60)
+        before = ws.index_status()["warm_calls"]
+        for kwargs in calls:
+            same(ws, root, "glob", kwargs)
+        # Edits after the base: a new file, one renamed away and one renamed in, one removed.
+        (root / "d0" / "new.dts").write_text("n\n")
+        file(5).rename(file(5).with_suffix(".dts"))
+        file(38).rename(file(38).with_suffix(".e0"))
+        file(39).unlink()
+        (root / "d1" / "Makefile").unlink()
+        (root / "d6" / "Makefile").write_text("x\n")
+        settle()
+        for kwargs in calls:
+            same(ws, root, "glob", kwargs)
+        assert ws.index_status()["warm_calls"] == before + 2 * len(calls)
+
+
 def test_globs_over_many_entries_are_answered_as_cold(tmp_path: Path) -> None:
     # Over 4,096 table entries the warm glob matches runs of them on several threads and
     # merges them in order: totals, pages and both sort orders stay the cold engine's.

@@ -350,7 +350,8 @@ def damage(path: Path, how: str, other: Path | None = None) -> None:
         # A byte in the middle of the posting lists (section kind 11; the header's entries
         # start at 24, 24 bytes each: kind, CRC, offset, length): found by the block check on
         # first use (a damaged block makes that call answer cold and the index rebuild).
-        for at in range(24, 24 + 12 * 24, 24):
+        sections = int.from_bytes(data[8:12], "little")
+        for at in range(24, 24 + sections * 24, 24):
             if int.from_bytes(data[at : at + 4], "little") == 11:
                 offset = int.from_bytes(data[at + 8 : at + 16], "little")
                 length = int.from_bytes(data[at + 16 : at + 24], "little")
@@ -395,4 +396,4 @@ def test_a_damaged_or_foreign_index_file_is_never_trusted(tmp_path: Path, how: s
                 ws.grep("cassini").total_files
                 == cold(root, "grep", {"pattern": "cassini"})["total_files"]
             )
-        assert Path(ws.index_status()["index_path"]).read_bytes()[:8] == b"RSIDX007"
+        assert Path(ws.index_status()["index_path"]).read_bytes()[:8] == b"RSIDX009"

@@ -32,7 +32,8 @@ use ignore::types::Types;
 use crate::error::CoreError;
 use crate::open::{Target, display_relative, open_target};
 use crate::pattern::{
-    CompiledGlob, FileFilter, file_types, literal_prefix, normalize_pattern, type_admits,
+    CompiledGlob, FileFilter, file_types, glob_name_key, literal_prefix, normalize_pattern,
+    type_admits,
 };
 use crate::skip::{IgnoreRule, MAX_HIDING_RULES};
 use crate::walker::{
@@ -358,6 +359,10 @@ pub(crate) struct GlobSetup {
     filter: FileFilter,
     /// The file types asked for.
     types: Option<Types>,
+    /// The [`name_key`]s of the names every listed file may have (the keys of the patterns
+    /// that are not negated, when each has one): the warm index lists only the files of the
+    /// table with those keys (see `index::list`). `None`: any name may be listed.
+    pub(crate) name_keys: Option<Vec<u64>>,
     /// For one slash-free pattern: `**/pattern`, and its matcher.
     pub(crate) anywhere_pattern: Option<String>,
     anywhere: Option<CompiledGlob>,
@@ -420,6 +425,17 @@ impl GlobSetup {
             patterns.push((negated, normalized, given.as_str()));
         }
         let filter = FileFilter::paths(&patterns, |p, shown| workspace.cached_glob(p, shown))?;
+        // A file is listed only when a pattern that is not negated matches it.
+        let mut name_keys: Option<Vec<u64>> = patterns
+            .iter()
+            .filter(|(negated, _, _)| !negated)
+            .map(|(_, pattern, _)| glob_name_key(pattern))
+            .collect();
+        if let Some(keys) = &mut name_keys {
+            keys.sort_unstable();
+            keys.dedup();
+        }
+        let name_keys = name_keys.filter(|keys| !keys.is_empty());
         let types = file_types(&options.types, &[])?;
         // One pattern that lists by its own name: the hint of what `**/` would list, and the
         // walk pruned to its literal leading directory.
@@ -452,6 +468,7 @@ impl GlobSetup {
         let setup = GlobSetup {
             filter,
             types,
+            name_keys,
             anywhere_pattern,
             anywhere,
             search_prefix,

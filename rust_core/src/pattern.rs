@@ -310,6 +310,40 @@ pub(crate) fn type_admits(types: Option<&Types>, name: &[u8]) -> bool {
     types.is_none_or(|t| !t.matched(OsStr::from_bytes(name), false).is_ignore())
 }
 
+/// The group a file name belongs to in the warm index's table of names: its extension (after
+/// its last `.`) or, for a name without `.`, the whole name; ASCII-lowercased and hashed
+/// (FNV-1a, 64 bits). Two groups may share a hash: a lookup gives a superset, which the glob
+/// then matches name by name.
+pub(crate) fn name_key(name: &[u8]) -> u64 {
+    let (kind, part) = match name.iter().rposition(|&b| b == b'.') {
+        Some(dot) => (b'.', &name[dot + 1..]),
+        None => (b'/', name),
+    };
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in std::iter::once(&kind).chain(part) {
+        hash = (hash ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// The [`name_key`] every file a glob (normalized, compiled by [`compile_glob`]) matches has,
+/// when the glob decides it: its last component ends with a literal holding a `.` (`*.dts`,
+/// `**/*.tar.gz`: the names end with it, so their extension is the literal's), or is a literal
+/// without `.` (`**/Makefile`: the names are that one). `None` otherwise (`*.{c,h}`, `src/**`,
+/// `*file`).
+pub(crate) fn glob_name_key(pattern: &str) -> Option<u64> {
+    let last = pattern.rsplit('/').next().unwrap_or(pattern);
+    let literal = match last.rfind(GLOB_META) {
+        Some(meta) => &last[meta + 1..],
+        None => last,
+    };
+    if literal.contains('.') || (literal == last && !literal.is_empty()) {
+        Some(name_key(literal.as_bytes()))
+    } else {
+        None
+    }
+}
+
 /// ripgrep's built-in file types (the `ignore` crate's defaults): each name with its globs,
 /// by name.
 pub fn file_type_definitions() -> Vec<(String, Vec<String>)> {
@@ -360,6 +394,79 @@ pub(crate) fn file_types(select: &[String], negate: &[String]) -> Result<Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_glob_name_key_is_the_key_of_every_name_it_matches() {
+        let patterns = [
+            "**/*.dts",
+            "*.c",
+            "src/**/*.RS",
+            "**/Makefile",
+            "Makefile",
+            "**/.gitignore",
+            "*.tar.gz",
+            "a/*.",
+            "**/x.*",
+            "*.{c,h}",
+            "src/**",
+            "*file",
+            "**/*.[ch]",
+            "**/*\\.c",
+            "**/a\\*b.txt",
+            "*",
+            "**",
+            ".*",
+            "**/*.d?s",
+        ];
+        let paths = [
+            "a.dts",
+            "x/b.dts",
+            "x/y/c.DTS",
+            "main.c",
+            "sub/main.c",
+            "src/lib.rs",
+            "src/a/b.RS",
+            "Makefile",
+            "x/Makefile",
+            "x/makefile",
+            "x/GNUmakefile",
+            "Makefile.in",
+            ".gitignore",
+            "x/.gitignore",
+            "a.tar.gz",
+            "x/b.gz",
+            "a/b.",
+            "a/x.y",
+            "x.y/z",
+            "file",
+            "x/myfile",
+            "a.h",
+            "src",
+            "x/a*b.txt",
+            "x/*.c",
+            "x/a.dxs",
+            "noext",
+        ];
+        for pattern in patterns {
+            let glob = compile_glob(pattern, pattern).expect("glob");
+            let key = glob_name_key(pattern);
+            for path in paths {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                if glob.is_match(Path::new(path)) {
+                    assert!(
+                        key.is_none_or(|k| k == name_key(name.as_bytes())),
+                        "{pattern} matches {path}"
+                    );
+                }
+            }
+        }
+        assert_eq!(glob_name_key("**/*.dts"), Some(name_key(b"x.dts")));
+        assert_eq!(glob_name_key("**/Makefile"), Some(name_key(b"Makefile")));
+        assert_ne!(name_key(b"Makefile"), name_key(b"x.Makefile"));
+        for unknown in ["*.{c,h}", "src/**", "*file", "**/*.[ch]", "*", "**/*.d?s"] {
+            assert_eq!(glob_name_key(unknown), None, "{unknown}");
+        }
+    }
 
     #[test]
     fn literal_prefix_stops_at_glob_syntax() {

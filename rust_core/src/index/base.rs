@@ -14,6 +14,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::boundary::FileIdentity;
+use crate::pattern::name_key;
 
 use super::format::{Invalid, Kind, Sections, Writer, le_u32, le_u64};
 use super::postings::{Backing, Built, Postings, write_postings};
@@ -39,6 +40,9 @@ pub(super) struct Data {
     files: Range<usize>,
     paths: Range<usize>,
     doc_files: Range<usize>,
+    names: Range<usize>,
+    name_starts: Range<usize>,
+    name_files: Range<usize>,
 }
 
 impl Data {
@@ -50,6 +54,9 @@ impl Data {
             files: 0..0,
             paths: 0..0,
             doc_files: 0..0,
+            names: 0..0,
+            name_starts: 0..0,
+            name_files: 0..0,
         }
     }
 
@@ -72,8 +79,12 @@ impl Data {
             files,
             paths: sections.span(Kind::Paths),
             doc_files,
+            names: sections.span(Kind::Names),
+            name_starts: sections.span(Kind::NameStarts),
+            name_files: sections.span(Kind::NameFiles),
             bytes,
         };
+        data.check_names()?;
         let mut previous: Option<&str> = None;
         for i in 0..data.files_len() {
             let path = data.record_path(i).ok_or(Invalid("a path"))?;
@@ -98,6 +109,74 @@ impl Data {
         Ok(data)
     }
 
+    /// Checks the table of names: sorted distinct keys, each with its files' records in order,
+    /// every record once.
+    fn check_names(&self) -> Result<(), Invalid> {
+        let keys = self.names.len() / 8;
+        let records = self.name_files.len() / 4;
+        if !self.names.len().is_multiple_of(8)
+            || self.name_starts.len() != (keys + 1) * 4
+            || records != self.files_len()
+        {
+            return Err(Invalid("name table sizes"));
+        }
+        let b = &self.bytes;
+        let mut seen = vec![false; records];
+        for k in 0..keys {
+            let (start, end) = self.name_span(k);
+            if (k > 0 && le_u64(b, self.names.start + (k - 1) * 8) >= self.name(k))
+                || start > end
+                || end > records
+                || (k == 0 && start != 0)
+                || (k + 1 == keys && end != records)
+            {
+                return Err(Invalid("name table out of order"));
+            }
+            let mut previous = None;
+            for at in start..end {
+                let record = le_u32(b, self.name_files.start + at * 4) as usize;
+                if record >= records || seen[record] || previous.is_some_and(|p| p >= record) {
+                    return Err(Invalid("name table out of order"));
+                }
+                seen[record] = true;
+                previous = Some(record);
+            }
+        }
+        Ok(())
+    }
+
+    fn name(&self, k: usize) -> u64 {
+        le_u64(&self.bytes, self.names.start + k * 8)
+    }
+
+    /// The range of `NameFiles` holding the files of the `k`-th name key.
+    fn name_span(&self, k: usize) -> (usize, usize) {
+        let at = self.name_starts.start + k * 4;
+        (
+            le_u32(&self.bytes, at) as usize,
+            le_u32(&self.bytes, at + 4) as usize,
+        )
+    }
+
+    /// The records of the files whose name has `key` (see `pattern::name_key`), in path order.
+    pub(super) fn named(&self, key: u64) -> impl ExactSizeIterator<Item = usize> + '_ {
+        let keys = self.names.len() / 8;
+        let (mut lo, mut hi) = (0, keys);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.name(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let span = match lo < keys && self.name(lo) == key {
+            true => self.name_span(lo),
+            false => (0, 0),
+        };
+        (span.0..span.1).map(|at| le_u32(&self.bytes, self.name_files.start + at * 4) as usize)
+    }
+
     /// Files in the base's table.
     pub(super) fn files_len(&self) -> usize {
         self.files.len() / RECORD
@@ -108,7 +187,8 @@ impl Data {
         self.doc_files.len() / 4
     }
 
-    fn record_path(&self, i: usize) -> Option<&str> {
+    /// The path of the `i`-th file of the table.
+    pub(super) fn record_path(&self, i: usize) -> Option<&str> {
         let at = self.files.start + i * RECORD;
         let start = self.paths.start + le_u32(&self.bytes, at) as usize;
         let len = le_u32(&self.bytes, at + 4) as usize;
@@ -241,15 +321,51 @@ impl Data {
         w.section(Kind::Files, &records)?;
         drop(records);
         w.begin(Kind::Paths)?;
-        for (path, _) in files {
+        for (path, _) in files.clone() {
             w.write(path.as_bytes())?;
         }
         w.end()?;
         w.begin(Kind::DocFiles)?;
         w.u32s(&doc_files)?;
         w.end()?;
+        write_names(&mut w, files.map(|(path, _)| path))?;
         w.finish()
     }
+}
+
+/// Writes the table of names: the records of the files `paths` (in record order) grouped by
+/// their name's key (see `pattern::name_key`).
+fn write_names<'f, W: Write + Seek>(
+    w: &mut Writer<W>,
+    paths: impl Iterator<Item = &'f String>,
+) -> std::io::Result<()> {
+    let mut named: Vec<(u64, u32)> = paths
+        .enumerate()
+        .map(|(i, path)| {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            (name_key(name.as_bytes()), i as u32)
+        })
+        .collect();
+    named.sort_unstable();
+    let mut keys: Vec<u64> = Vec::new();
+    let mut starts: Vec<u32> = Vec::new();
+    for (at, (key, _)) in named.iter().enumerate() {
+        if keys.last() != Some(key) {
+            keys.push(*key);
+            starts.push(at as u32);
+        }
+    }
+    starts.push(named.len() as u32);
+    w.begin(Kind::Names)?;
+    w.u64s(&keys)?;
+    w.end()?;
+    w.begin(Kind::NameStarts)?;
+    w.u32s(&starts)?;
+    w.end()?;
+    let records: Vec<u32> = named.iter().map(|&(_, record)| record).collect();
+    w.begin(Kind::NameFiles)?;
+    w.u32s(&records)?;
+    w.end()
 }
 
 #[cfg(test)]

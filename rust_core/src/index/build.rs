@@ -225,6 +225,7 @@ fn snapshot<'a>(
 
 /// Reads `files` into new lists on the workspace's threads (stopped by `close()`).
 fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Built, Vec<Indexed>) {
+    memory::steady_allocator();
     let workspace = &shared.workspace;
     let open = |p: &str| {
         source::open(workspace, p)

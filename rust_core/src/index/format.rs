@@ -1,7 +1,7 @@
 //! The index file's container: a versioned header, checksummed sections, a footer.
 //!
 //! ```text
-//! 0   magic "RSIDX007" (the version: another magic is another format, rebuilt, never read)
+//! 0   magic "RSIDX009" (the version: another magic is another format, rebuilt, never read)
 //! 8   u32 number of sections, u32 CRC-32 of the header from offset 16 to its end
 //! 16  u64 length of the whole file
 //! 24  one entry per section: u32 kind, u32 CRC-32 of its bytes, u64 offset, u64 length
@@ -28,7 +28,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The format's magic and version.
-pub(crate) const MAGIC: &[u8; 8] = b"RSIDX007";
+pub(crate) const MAGIC: &[u8; 8] = b"RSIDX009";
 const END: &[u8; 8] = b"RSIDXEND";
 const FIXED: usize = 24;
 const ENTRY: usize = 24;
@@ -64,9 +64,21 @@ pub(crate) enum Kind {
     Data = 11,
     /// The CRC-32 of each `DATA_BLOCK` of `Data` (u32).
     DataCrcs = 12,
+    /// Skip points into the lists: for each, the section of the entry before it and its byte
+    /// offset in its list (u32 pairs; see `postings::lists`).
+    Skips = 13,
+    /// Where each key's skip points start in `Skips` (u32, one more than the keys).
+    SkipStarts = 14,
+    /// The distinct name keys of the file table's names, sorted (u64; see
+    /// `pattern::name_key`).
+    Names = 15,
+    /// Where each name key's files start in `NameFiles` (u32, one more than the keys).
+    NameStarts = 16,
+    /// The records of the files of each name key, in path order (u32).
+    NameFiles = 17,
 }
 
-const KINDS: [Kind; 12] = [
+const KINDS: [Kind; 17] = [
     Kind::Key,
     Kind::Files,
     Kind::Paths,
@@ -79,6 +91,11 @@ const KINDS: [Kind; 12] = [
     Kind::Documents,
     Kind::Data,
     Kind::DataCrcs,
+    Kind::Skips,
+    Kind::SkipStarts,
+    Kind::Names,
+    Kind::NameStarts,
+    Kind::NameFiles,
 ];
 
 fn header_len() -> usize {

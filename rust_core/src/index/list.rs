@@ -15,7 +15,8 @@ use crate::workspace::Workspace;
 
 use super::accounting::{walk_accounting, within};
 use super::live::Live;
-use super::table::{FileEntry, below};
+use super::table::{FileEntry, below, set_below};
+use crate::pattern::name_key;
 
 /// `glob` answered from the table in `live` (which answers), or `None` when the cold engine
 /// must answer. `deadline` and `started` were taken before `live` was locked.
@@ -40,9 +41,20 @@ pub(super) fn glob(
     }
     let max_depth = setup.walk.max_depth;
     let accounting = walk_accounting(&live.table, &start_rel, max_depth)?;
-    let entries: Vec<(&String, &FileEntry)> = below(&live.table.files, &start_rel)
-        .filter(|(path, _)| within(path, &start_rel, max_depth))
-        .collect();
+    let in_scope = |(path, _): &(&String, &FileEntry)| within(path, &start_rel, max_depth);
+    // Only the files whose names the patterns allow, when they tell and are few; else every
+    // file in scope.
+    let few = |keys: &Vec<u64>| {
+        let named: usize = keys.iter().map(|&key| live.data.named(key).len()).sum();
+        (named + live.table.unindexed.len()) * FEW_NAMED_PER_FILES <= live.table.files.len()
+    };
+    let by_name = setup.name_keys.as_ref().filter(|k| few(k));
+    let entries: Vec<(&String, &FileEntry)> = match by_name {
+        Some(keys) => named(&live, keys, &start_rel).filter(in_scope).collect(),
+        None => below(&live.table.files, &start_rel)
+            .filter(in_scope)
+            .collect(),
+    };
     let threads = if entries.len() >= PARALLEL_GLOB_FROM_ENTRIES {
         thread_count(workspace).clamp(1, MAX_GLOB_THREADS)
     } else {
@@ -93,6 +105,15 @@ pub(super) fn glob(
             }
         }
     }
+    if by_name.is_some() && counts.total == 0 {
+        // The files in scope are reported when none is listed: the table counts them.
+        counts.in_scope = match start_rel.is_empty() && max_depth.is_none() {
+            true => live.table.files.len() as u64,
+            false => below(&live.table.files, &start_rel)
+                .filter(in_scope)
+                .count() as u64,
+        };
+    }
     if options.sort == SortOrder::Modified {
         by_time.sort_unstable();
         paths = by_time
@@ -110,6 +131,58 @@ pub(super) fn glob(
         options, paths, counts, accounting, incomplete, started,
     )))
 }
+
+/// The files of the table below `scope` whose names have one of `keys` (see
+/// `pattern::name_key`), in path order: those holding a document of the base, found through
+/// its table of names, and those it does not describe (`Table::unindexed`), which every file
+/// without a document is.
+fn named<'t>(
+    live: &'t Live,
+    keys: &[u64],
+    scope: &str,
+) -> impl Iterator<Item = (&'t String, &'t FileEntry)> {
+    let table = &live.table;
+    let data = &live.data;
+    let mut found: Vec<(&String, &FileEntry)> = Vec::new();
+    for &key in keys {
+        for record in data.named(key) {
+            let Some(file) = data.file(record) else {
+                continue;
+            };
+            if file.doc.is_none() || !is_below(file.path, scope) {
+                continue;
+            }
+            if let Some((path, entry)) = table.files.get_key_value(file.path)
+                && entry.doc == file.doc
+            {
+                found.push((path, entry));
+            }
+        }
+    }
+    for path in set_below(&table.unindexed, scope) {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if keys.contains(&name_key(name.as_bytes()))
+            && let Some(found_entry) = table.files.get_key_value(path.as_str())
+        {
+            found.push(found_entry);
+        }
+    }
+    found.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    found.into_iter()
+}
+
+/// Whether `path` lies strictly below directory `dir` ("" for the root: every path).
+fn is_below(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
+}
+
+/// A glob lists through the table of names only when the files with its names (and those the
+/// base does not describe) are at most one in this many of the table: each costs a lookup in
+/// the table (about 250 ns on the Linux tree, against about 50 ns to match a path of a whole
+/// scan), so `**/*.dts` (2,618 of 78,577 files) lists in 0.6 ms instead of 3.9 ms, and `**/*.c`
+/// (32,004) keeps the scan (3.7 ms; 8.5 ms through the names).
+const FEW_NAMED_PER_FILES: usize = 8;
 
 /// A warm glob looks at the deadline once per this many table entries.
 const DEADLINE_EVERY_ENTRIES: usize = 1024;

@@ -1,5 +1,5 @@
 //! The one place ripsight uses `unsafe`: mapping an index file into memory (memmap2), and
-//! handing the memory a build freed back to the system (glibc's `malloc_trim`).
+//! handing the memory a build freed back to the system (glibc's `malloc_trim` and `mallopt`).
 //!
 //! Why a map and not a read: the pages of a mapped file belong to the page cache, so every
 //! process that opens the same tree shares one copy of its index, and none of it is counted as
@@ -45,6 +45,32 @@ pub(crate) fn release_free_memory() {
         libc::malloc_trim(0);
     }
 }
+
+/// Before a process's first build: fixes glibc's thresholds at their defaults (128 KiB).
+/// glibc raises them whenever a block it mapped is freed (up to 32 MiB and twice that), and a
+/// thread's arena then keeps up to the raised trim threshold of freed memory resident, which
+/// `malloc_trim` does not return for arenas other than the main one. A build frees hundreds of
+/// MB of small lists after larger blocks (the file's tables): with the raised thresholds a
+/// 200 MB tree's builder kept 10 to 14% of the indexed bytes as heap, against 2 to 3% with
+/// the fixed ones (the goal is 5%). Large blocks are then always mapped and unmapped.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) fn steady_allocator() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        const DEFAULT: libc::c_int = 128 * 1024;
+        // SAFETY: `mallopt` only changes two of the allocator's tuning numbers; it takes no
+        // pointer and is safe to call from any thread at any time.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, DEFAULT);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, DEFAULT);
+        }
+    });
+}
+
+/// Other allocators keep no such thresholds.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(crate) fn steady_allocator() {}
 
 /// Other allocators return freed memory by themselves.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]

@@ -7,10 +7,10 @@ use std::io::Read;
 
 use crate::grep::{BOMS, MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
-use super::encoding::{Tag, put_entry};
-use super::grams::{case_bits, follow_bits, trigram};
+use super::encoding::Tag;
+use super::grams::for_each_place;
+use super::lists::{Built, Lists};
 use super::view::Postings;
-use super::write::Built;
 
 /// Files larger than this are not indexed: they are searched on every query. Below the cold
 /// search's `too_large` cap, so a file the index proves match-free is one the cold search reads.
@@ -59,61 +59,6 @@ fn longest_line(content: &[u8]) -> usize {
     longest.max(content.len() - start)
 }
 
-/// One trigram's list inside one thread's build.
-struct PartialList {
-    first: u32,
-    first_tag: Tag,
-    last: u32,
-    count: u32,
-    /// Entries after `first`, encoded (see [`put_entry`]).
-    rest: Vec<u8>,
-}
-
-/// Two-level table from a 24-bit trigram to its list: 65,536 lazily allocated blocks of 256
-/// slots, so a thread's build costs memory only for the trigrams it meets.
-struct Lists {
-    blocks: Vec<Option<Box<[u32; 256]>>>,
-    lists: Vec<PartialList>,
-    keys: Vec<u32>,
-}
-
-impl Lists {
-    fn new() -> Lists {
-        Lists {
-            blocks: (0..1 << 16).map(|_| None).collect(),
-            lists: Vec::new(),
-            keys: Vec::new(),
-        }
-    }
-
-    fn push(&mut self, key: u32, section: u32, tag: Tag) {
-        let block = self.blocks[(key >> 8) as usize].get_or_insert_with(|| Box::new([0; 256]));
-        let slot = &mut block[(key & 0xff) as usize];
-        if *slot == 0 {
-            self.lists.push(PartialList {
-                first: section,
-                first_tag: tag,
-                last: section,
-                count: 1,
-                rest: Vec::new(),
-            });
-            self.keys.push(key);
-            *slot = self.lists.len() as u32;
-            return;
-        }
-        let list = &mut self.lists[(*slot - 1) as usize];
-        put_entry(&mut list.rest, section - list.last, tag);
-        list.last = section;
-        list.count += 1;
-    }
-
-    fn get(&self, key: u32) -> Option<&PartialList> {
-        let block = self.blocks[(key >> 8) as usize].as_ref()?;
-        let slot = block[(key & 0xff) as usize];
-        (slot != 0).then(|| &self.lists[(slot - 1) as usize])
-    }
-}
-
 /// Whether a document's contents went into the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Indexed {
@@ -126,21 +71,32 @@ pub(crate) enum Indexed {
 }
 
 /// Per-thread scratch for one build: the file's contents, and the distinct trigrams of the
-/// current section (`bits`, a set over all 2^24 keys, and `seen`, its members in order of
-/// appearance) with the tag of each (`tags`, indexed by trigram).
+/// current section: `tags`, the tag of every possible trigram (0 for those not met, else with
+/// [`SEEN`] set), and `seen`, the first `seen_len` of which are those met, in order of first
+/// appearance.
+///
+/// The scan is branch-free on purpose: every place writes its key to `seen[seen_len]` and moves
+/// `seen_len` on only when the trigram is new, so a new trigram costs no mispredicted jump (on
+/// the Linux tree, one place in ten is new, at random: the branch cost a third of the scan).
 struct Scratch {
-    bits: Vec<u64>,
-    tags: Vec<Tag>,
+    tags: Box<[Tag; 1 << 24]>,
     seen: Vec<u32>,
+    seen_len: usize,
     buffer: Vec<u8>,
 }
 
+/// The bit of a `Scratch::tags` entry that says its trigram was met (no tag sets it).
+const SEEN: Tag = 1 << 31;
+
 impl Scratch {
     fn new() -> Scratch {
+        let tags: Box<[Tag]> = vec![0; 1 << 24].into_boxed_slice();
         Scratch {
-            bits: vec![0; (1 << 24) / 64],
-            tags: vec![0; 1 << 24],
+            tags: tags
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("2^24 tags")),
             seen: Vec::new(),
+            seen_len: 0,
             buffer: Vec::new(),
         }
     }
@@ -164,29 +120,33 @@ impl Scratch {
                 && longest_line(content) > MAX_INDEXED_LINE_BYTES))
     }
 
-    /// Collects the distinct trigrams starting in `section` of the loaded contents into `seen`
-    /// (their tags are in `tags`).
+    /// Collects the distinct trigrams starting in `section` of the loaded contents (see
+    /// [`Scratch::met`]).
     fn collect(&mut self, section: std::ops::Range<usize>) {
-        for &t in &self.seen {
-            self.bits[(t >> 6) as usize] &= !(1u64 << (t & 63));
-            self.tags[t as usize] = 0;
+        for &t in &self.seen[..self.seen_len] {
+            self.tags[(t & 0xff_ffff) as usize] = 0;
         }
-        self.seen.clear();
-        let content = &self.buffer[..];
-        let end = section.end.min(content.len().saturating_sub(2));
-        for at in section.start..end {
-            let key = trigram(content[at], content[at + 1], content[at + 2]);
-            let word = &mut self.bits[(key >> 6) as usize];
-            let bit = 1u64 << (key & 63);
-            if *word & bit == 0 {
-                *word |= bit;
-                self.seen.push(key);
-            }
-            // The last trigram of the file has no next byte and sets no follow bit.
-            let follow = follow_bits(content.get(at + 3).copied(), content.get(at + 4).copied());
-            let case = case_bits(content[at], content[at + 1], content[at + 2]);
-            self.tags[key as usize] |= Tag::from(follow) | (Tag::from(case) << 16);
+        // One slot per place, and one more for the last place's write.
+        if self.seen.len() <= section.len() {
+            self.seen.resize(section.len() + 1, 0);
         }
+        let (tags, seen) = (&mut self.tags, &mut self.seen);
+        let mut len = 0;
+        for_each_place(&self.buffer, section, |key, tag| {
+            let slot = &mut tags[(key & 0xff_ffff) as usize];
+            let new = usize::from(*slot == 0);
+            *slot |= tag | SEEN;
+            seen[len] = key;
+            len += new;
+        });
+        self.seen_len = len;
+    }
+
+    /// The trigrams of the last section collected and their tags, in order of first appearance.
+    fn met(&self) -> impl Iterator<Item = (u32, Tag)> + '_ {
+        self.seen[..self.seen_len]
+            .iter()
+            .map(|&t| (t, self.tags[(t & 0xff_ffff) as usize] & !SEEN))
     }
 }
 
@@ -241,58 +201,14 @@ impl Postings {
                 .collect()
         });
         let mut status = Vec::with_capacity(files.len());
-        let mut keys: Vec<u32> = Vec::new();
-        let mut documents = Vec::new();
-        // The first section number of each part.
-        let mut bases = Vec::with_capacity(results.len());
-        for (lists, part_status, part_documents) in &results {
-            keys.extend(&lists.keys);
+        let mut parts = Vec::with_capacity(results.len());
+        for (lists, part_status, part_documents) in results {
             status.extend(part_status);
-            bases.push(documents.len() as u32);
-            documents.extend(part_documents);
+            parts.push((lists, part_documents));
         }
         // A thread that panicked left no statuses: its files are not indexed.
         status.resize(files.len(), Indexed::No);
-        keys.sort_unstable();
-        keys.dedup();
-        let mut out = Built {
-            keys: Vec::with_capacity(keys.len()),
-            counts: Vec::with_capacity(keys.len()),
-            offsets: Vec::with_capacity(keys.len() + 1),
-            lasts: Vec::with_capacity(keys.len()),
-            data: Vec::new(),
-            documents,
-            docs: files.len(),
-        };
-        let bytes: usize = results
-            .iter()
-            .map(|(l, _, _)| l.lists.iter().map(|p| p.rest.len() + 3).sum::<usize>())
-            .sum();
-        out.data.reserve(bytes);
-        out.offsets.push(0);
-        for key in keys {
-            let mut count = 0;
-            let mut previous: Option<u32> = None;
-            for ((lists, _, _), base) in results.iter().zip(&bases) {
-                if let Some(list) = lists.get(key) {
-                    put_entry(
-                        &mut out.data,
-                        base + list.first - previous.unwrap_or(0),
-                        list.first_tag,
-                    );
-                    out.data.extend_from_slice(&list.rest);
-                    previous = Some(base + list.last);
-                    count += list.count;
-                }
-            }
-            out.keys.push(key);
-            out.counts.push(count);
-            out.lasts.push(previous.unwrap_or(0));
-            out.offsets.push(out.data.len() as u64);
-        }
-        drop(results);
-        out.data.shrink_to_fit();
-        (out, status)
+        (Built::new(parts, files.len()), status)
     }
 }
 
@@ -324,13 +240,16 @@ fn build_part<F: AsRef<str> + Sync>(
         for section in sections(&scratch.buffer) {
             scratch.collect(section);
             let number = documents.len() as u32;
-            for &t in &scratch.seen {
-                lists.push(t, number, scratch.tags[t as usize]);
+            for (key, tag) in scratch.met() {
+                lists.push(key, number, tag);
             }
             documents.push(doc as u32);
         }
         status.push(Indexed::Text);
     }
+    // Finished before the scratch (its large buffers) is freed: see `Lists::finish`.
+    lists.finish();
+    drop(scratch);
     (lists, status, documents)
 }
 
@@ -338,7 +257,9 @@ fn build_part<F: AsRef<str> + Sync>(
 mod tests {
     use super::*;
     use crate::index::postings::encoding::WIDE_FROM_BITS;
-    use crate::index::postings::grams::{Gram, LOWER, UPPER, narrow};
+    use crate::index::postings::grams::{
+        Gram, LOWER, UPPER, case_bits, follow_bits, narrow, trigram,
+    };
     use crate::index::postings::query::{intersect, union};
     use crate::index::postings::write::tests::view;
 

@@ -3,7 +3,7 @@
 //! shifted left by three to hold a bit saying the follow mask is wide and the two case bits;
 //! then the follow mask, folded to one byte or whole in two, unless the list is bare (see
 //! [`BARE_FROM_PERCENT`]). Written by [`put_entry`], read by [`read_entry`]. Lists
-//! are built in memory ([`super::write::Built`]), written into the index file
+//! are built in memory ([`super::lists::Built`]), written into the index file
 //! ([`super::write::write_postings`]) and read from it ([`super::view::Postings`]).
 
 use super::grams::narrow;
@@ -29,8 +29,8 @@ pub(super) type Tag = u32;
 
 /// Appends one list entry: a varint of the section's distance from the previous one, shifted
 /// to make room for a bit saying the mask is wide and the two case bits; then the follow mask,
-/// folded to one byte or whole in two.
-pub(super) fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
+/// folded to one byte or whole in two. Returns the bytes of the mask (1 or 2).
+pub(super) fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) -> u32 {
     let mask = tag as u16;
     let folded = narrow(mask);
     let wide = folded.count_ones() >= WIDE_FROM_BITS;
@@ -40,8 +40,10 @@ pub(super) fn put_entry(out: &mut Vec<u8>, delta: u32, tag: Tag) {
     );
     if wide {
         out.extend_from_slice(&mask.to_le_bytes());
+        2
     } else {
         out.push(folded);
+        1
     }
 }
 

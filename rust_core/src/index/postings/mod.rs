@@ -20,24 +20,27 @@
 //! Linux tree, a literal made of two common words used to select every multi-megabyte register
 //! header holding both; now it selects none of them.
 //!
-//! The lists are built per thread over contiguous, path-ordered file ranges and concatenated,
-//! so no merge sort is needed; they are then written into the index file, where queries read
-//! them in place (mapped). Lookups binary-search the sorted trigram keys.
+//! The lists are built per thread over contiguous, path-ordered file ranges, so no merge sort
+//! is needed; the threads' pieces of each list are concatenated as they are written into the
+//! index file, where queries read them in place (mapped). Lookups binary-search the sorted
+//! trigram keys.
 //!
-//! The parts: `grams` (trigram keys, follow masks, case bits), `encoding` (the layout of the
-//! lists), `build` (reading files into lists in memory), `write` (lists into an index file,
-//! appended to a base's), `view` (the lists read in place from the file) and `query` (looking
-//! lists up).
+//! The parts: `grams` (trigram keys, follow masks, case bits, the build's scan), `encoding`
+//! (the layout of the lists), `build` (reading files into lists in memory), `lists` (those
+//! lists, per thread and whole), `write` (lists into an index file, appended to a base's),
+//! `view` (the lists read in place from the file) and `query` (looking lists up).
 
 mod build;
 mod encoding;
 mod grams;
+mod lists;
 mod query;
 mod view;
 mod write;
 
 pub(crate) use build::Indexed;
 pub(crate) use grams::{Gram, LOWER, UPPER, case_bits, follow_bits, lower, trigram};
+pub(crate) use lists::Built;
 pub(crate) use query::{intersect, union};
 pub(crate) use view::{Backing, Postings};
-pub(crate) use write::{Built, write_postings};
+pub(crate) use write::write_postings;

@@ -38,6 +38,8 @@ pub(crate) struct Postings {
     bare: Range<usize>,
     documents: Range<usize>,
     data: Range<usize>,
+    skips: Range<usize>,
+    skip_starts: Range<usize>,
     check: BlockCheck,
 }
 
@@ -52,6 +54,8 @@ impl Default for Postings {
             bare: 0..0,
             documents: 0..0,
             data: 0..0,
+            skips: 0..0,
+            skip_starts: 0..0,
             check: BlockCheck::default(),
         }
     }
@@ -73,6 +77,8 @@ impl Postings {
             bare: sections.span(Kind::Bare),
             documents: sections.span(Kind::Documents),
             data: sections.span(Kind::Data),
+            skips: sections.span(Kind::Skips),
+            skip_starts: sections.span(Kind::SkipStarts),
             check: BlockCheck::new(sections),
             bytes,
         };
@@ -82,7 +88,9 @@ impl Postings {
             && postings.lasts.len() == n * 4
             && postings.offsets.len() == (n + 1) * 8
             && postings.bare.len().is_multiple_of(4)
-            && postings.documents.len().is_multiple_of(4);
+            && postings.documents.len().is_multiple_of(4)
+            && postings.skips.len().is_multiple_of(8)
+            && postings.skip_starts.len() == (n + 1) * 4;
         if !shaped {
             return Err(Invalid("posting arrays of different lengths"));
         }
@@ -111,6 +119,29 @@ impl Postings {
                 return Err(Invalid("sections out of order"));
             }
             previous = doc;
+        }
+        // Each key's skip points lie within its list, in order of section and offset.
+        let points = postings.skips.len() / 8;
+        let mut previous_start = 0;
+        for i in 0..=n {
+            let start = postings.word(&postings.skip_starts, i) as usize;
+            if start < previous_start || start > points || (i == n && start != points) {
+                return Err(Invalid("skip points out of order"));
+            }
+            previous_start = start;
+        }
+        for i in 0..n {
+            let list = postings.list(i).len() as u32;
+            let mut previous: Option<(u32, u32)> = None;
+            for (before, at) in postings.points(i) {
+                if at >= list
+                    || u64::from(before) >= sections_len
+                    || previous.is_some_and(|(b, a)| b >= before || a >= at)
+                {
+                    return Err(Invalid("skip points out of order"));
+                }
+                previous = Some((before, at));
+            }
         }
         let bare_len = postings.bare.len() / 4;
         for b in 0..bare_len {
@@ -152,6 +183,29 @@ impl Postings {
     pub(crate) fn list(&self, i: usize) -> Range<usize> {
         let end = self.data.len();
         (self.offset(i) as usize).min(end)..(self.offset(i + 1) as usize).min(end)
+    }
+
+    /// The skip points of the `i`-th key's list: the section of the entry before each, and
+    /// its offset in the list.
+    pub(crate) fn points(&self, i: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let range = self.point_range(i);
+        range.map(|k| self.point(k))
+    }
+
+    /// The indices of the `i`-th key's skip points (for [`Postings::point`]).
+    pub(crate) fn point_range(&self, i: usize) -> Range<usize> {
+        let points = self.skips.len() / 8;
+        let start = (self.word(&self.skip_starts, i) as usize).min(points);
+        let end = (self.word(&self.skip_starts, i + 1) as usize).clamp(start, points);
+        start..end
+    }
+
+    /// The `k`-th skip point: the section before it, and its offset in its list.
+    pub(crate) fn point(&self, k: usize) -> (u32, u32) {
+        (
+            self.word(&self.skips, 2 * k),
+            self.word(&self.skips, 2 * k + 1),
+        )
     }
 
     /// Whether the `i`-th key's list keeps no follow masks.
