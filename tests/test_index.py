@@ -578,40 +578,6 @@ def test_large_files_of_short_lines_are_indexed_and_answered_as_cold(tmp_path: P
         assert multiline.skipped.too_large == 1 and multiline.total_files == 2
 
 
-def test_private_key_blocks_are_withheld_from_warm_searches_of_many_files(tmp_path: Path) -> None:
-    # With many candidates the index tells which files may hold a private-key marker; the
-    # others are not scanned for one. Blocks in small files, past the first 64 KiB of a large
-    # one, and in a file edited after the base (which the index no longer describes) are
-    # withheld exactly as the cold engine withholds them.
-    root = tmp_path / "tree"
-    block = "-----BEGIN RSA PRIVATE KEY-----\nneedle inside\n-----END RSA PRIVATE KEY-----\n"
-    for i in range(600):
-        d = root / f"d{i % 6}"
-        d.mkdir(parents=True, exist_ok=True)
-        text = f"needle {i}\n" + (block if i % 97 == 5 else "") + "needle again\n"
-        (d / f"f{i}.txt").write_text(text)
-    (root / "d0" / "large.txt").write_text(
-        "needle\n" + "x" * 70 + "\n" * 1 + "y\n" * 40_000 + block
-    )
-    calls: list[dict[str, Any]] = [
-        {"pattern": "needle", "output_mode": mode, "limit": None}
-        for mode in ("content", "count", "files_with_matches")
-    ]
-    calls.append({"pattern": "needle inside", "output_mode": "count"})
-    with Workspace(root, index=True) as ws:
-        assert ws.wait_index(60)
-        before = ws.index_status()["warm_calls"]
-        for kwargs in calls:
-            same(ws, root, "grep", kwargs)
-        assert ws.grep("needle", limit=None).withheld_key_blocks == 8
-        (root / "d1" / "f1.txt").write_text("needle\n" + block)
-        settle()
-        for kwargs in calls:
-            same(ws, root, "grep", kwargs)
-        assert ws.grep("needle", limit=None).withheld_key_blocks == 9
-        assert ws.index_status()["warm_calls"] == before + 2 * len(calls) + 2
-
-
 def test_globs_listed_by_name_are_answered_as_cold(tmp_path: Path) -> None:
     # A glob whose names have one extension (or one whole name) lists only the files the
     # index's table of names gives for it, when they are few against the table (here one in

@@ -239,7 +239,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             let mut skipped = SkipCounts::default();
             let real = &opened.real;
             let path_ignored_by = path_ignored_by(workspace, walk, real, false);
-            worker.search(opened.file, real, false, &mut skipped);
+            worker.search(opened.file, real, &mut skipped);
             let walked = Walked {
                 skipped,
                 path_ignored_by,
@@ -394,13 +394,9 @@ pub(crate) fn finish(
                 let Some(file) = open_again(workspace, hit.path.as_bytes()) else {
                     continue;
                 };
-                if let Searched::Done { lines, .. } = worker.search_file(
-                    file,
-                    Some(window),
-                    false,
-                    &fetch_deadline,
-                    &mut fetch_skipped,
-                ) {
+                if let Searched::Done { lines, .. } =
+                    worker.search_file(file, Some(window), &fetch_deadline, &mut fetch_skipped)
+                {
                     hit.lines = lines;
                     hit.first_index = window.from;
                 }

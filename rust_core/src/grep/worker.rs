@@ -148,16 +148,8 @@ impl<'a> GrepWorker<'a> {
     }
 
     /// Searches one opened file the walk found to be a regular file (or the file the caller
-    /// named, checked by [`grep`]) and adds it to this thread's totals and page. `key_free`:
-    /// the caller knows the file's contents are text without `PRIVATE KEY` (see
-    /// [`GrepWorker::search_file`]).
-    pub(crate) fn search(
-        &mut self,
-        file: File,
-        relative: &[u8],
-        key_free: bool,
-        skipped: &mut SkipCounts,
-    ) {
+    /// named, checked by [`grep`]) and adds it to this thread's totals and page.
+    pub(crate) fn search(&mut self, file: File, relative: &[u8], skipped: &mut SkipCounts) {
         let may_reach_page = self.may_reach_page(relative);
         let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
             from: 0,
@@ -170,7 +162,7 @@ impl<'a> GrepWorker<'a> {
             lines,
             key_blocks,
             key_lines,
-        } = self.search_file(file, window, key_free, self.plan.deadline, skipped)
+        } = self.search_file(file, window, self.plan.deadline, skipped)
         else {
             return;
         };
@@ -223,13 +215,10 @@ impl<'a> GrepWorker<'a> {
     /// Sets `self.stopped` when `deadline` passes mid-file. A file that may hold a private-key
     /// block (its bytes hold `PRIVATE KEY`, or it is UTF-16 and transcoded) is searched with
     /// every line passed to the sink, which withholds the blocks' lines (`crate::keyblock`).
-    /// `key_free`: the caller knows the contents are text (no UTF-16 BOM) without `PRIVATE KEY`
-    /// (the warm index, for a file its document describes), so they are not scanned for it.
     pub(super) fn search_file(
         &mut self,
         mut file: File,
         window: Option<Window>,
-        key_free: bool,
         deadline: &Deadline,
         skipped: &mut SkipCounts,
     ) -> Searched {
@@ -293,7 +282,7 @@ impl<'a> GrepWorker<'a> {
                 skipped.binary += 1;
                 return Searched::Skipped;
             }
-            let keyed = !key_free && may_hold_keys(&self.buffer);
+            let keyed = may_hold_keys(&self.buffer);
             let mut sink = new_sink(keyed);
             let searcher = self.searchers.pick(keyed, window);
             (
@@ -311,12 +300,12 @@ impl<'a> GrepWorker<'a> {
                     return Searched::Skipped;
                 }
             };
-            let mut keyed = !key_free && may_hold_keys(&self.head[..filled]);
+            let mut keyed = may_hold_keys(&self.head[..filled]);
             loop {
                 let mut sink = new_sink(keyed);
                 let searcher = self.searchers.pick(keyed, window);
                 let mut input = Input::new(&file, deadline, filled as u64);
-                input.watch_keys = !keyed && !key_free;
+                input.watch_keys = !keyed;
                 let head = &self.head[..filled];
                 let result = if whole {
                     searcher.search_slice(self.matcher, head, &mut sink)
@@ -421,7 +410,7 @@ impl FileVisitor for GrepWorker<'_> {
             return true;
         }
         if let Some((opened, _)) = file.open_counted(skipped) {
-            self.search(opened, file.relative_bytes, false, skipped);
+            self.search(opened, file.relative_bytes, skipped);
         }
         !self.stopped
     }

@@ -10,7 +10,6 @@ use std::time::Instant;
 use crate::budget::Deadline;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, OutputMode, Plan};
-use crate::keyblock;
 use crate::open::{Target, open_target};
 use crate::walker::{WalkOptions, thread_count};
 use crate::workspace::{SkipCounts, Workspace};
@@ -72,8 +71,7 @@ pub(super) fn grep(
     }
     let data = Arc::clone(&live.data);
     let without_match = options.output_mode == OutputMode::FilesWithoutMatch;
-    // Each with its document, when the index describes its contents.
-    let mut candidates: Vec<(String, Option<u32>)> = Vec::new();
+    let mut candidates: Vec<String> = Vec::new();
     // Files the index proves match-free: counted as searched, or (files_without_match) the
     // entries themselves.
     let mut unread = 0u64;
@@ -95,13 +93,13 @@ pub(super) fn grep(
                     .get(path)
                     .is_some_and(|e| e.doc == Some(doc))
                 {
-                    candidates.push((path.to_string(), Some(doc)));
+                    candidates.push(path.to_string());
                     in_scope += 1;
                 }
             }
             let mut unindexed = 0u64;
             for path in set_below(&live.table.unindexed, &scope) {
-                candidates.push((path.clone(), None));
+                candidates.push(path.clone());
                 unindexed += 1;
             }
             if options.multiline {
@@ -112,7 +110,7 @@ pub(super) fn grep(
                         && entry.meta.size > grep::MAX_LINE_BYTES as u64
                         && docs.binary_search(&doc).is_err()
                     {
-                        candidates.push((path.clone(), Some(doc)));
+                        candidates.push(path.clone());
                         in_scope += 1;
                     }
                 }
@@ -145,14 +143,13 @@ pub(super) fn grep(
                             unread += 1;
                         }
                     }
-                    _ => candidates.push((path.clone(), entry.doc)),
+                    _ => candidates.push(path.clone()),
                 }
             }
         }
     }
     drop(live);
     candidates.sort_unstable();
-    let candidates = mark_key_free(&data.postings, candidates);
     let path_ignored_by = grep::path_ignored_by(workspace, walk, scope.as_bytes(), true);
     let plan = Plan::new(options, select, &deadline);
     let matcher = &prepared.matcher;
@@ -179,40 +176,6 @@ pub(super) fn grep(
     ))
 }
 
-/// Candidates from this many on are looked up for private-key markers in the index (one query
-/// of about 0.1 ms), so that those proven free of them are not scanned for one: on the Linux
-/// tree that scan was a tenth of the time of `EXPORT_SYMBOL_GPL` (3,238 files).
-const KEY_LOOKUP_FROM_FILES: usize = 256;
-
-/// `candidates` (with their documents), each marked true when the index proves its contents
-/// free of the private-key marker ([`keyblock::KEY_MARKER`]): it describes them (so they are
-/// text without a UTF-16 BOM, as they are now: a changed file has no document) and no section
-/// of them holds the marker's trigrams. The searcher then does not scan them for it. Few
-/// candidates are all left unmarked, and so is every one when the lists fail their check.
-fn mark_key_free(
-    postings: &Postings,
-    candidates: Vec<(String, Option<u32>)>,
-) -> Vec<(String, bool)> {
-    let holding = match candidates.len() >= KEY_LOOKUP_FROM_FILES {
-        true => {
-            let marker = std::str::from_utf8(keyblock::KEY_MARKER).unwrap_or_default();
-            evaluate(&plan::plan(marker, true, false), postings, true)
-        }
-        false => None,
-    };
-    let holding = holding.filter(|_| !postings.damaged());
-    candidates
-        .into_iter()
-        .map(|(path, doc)| {
-            let free = match (&holding, doc) {
-                (Some(holding), Some(doc)) => holding.binary_search(&doc).is_err(),
-                _ => false,
-            };
-            (path, free)
-        })
-        .collect()
-}
-
 /// Candidates a search thread takes at a time.
 const CHUNK_FILES: usize = 16;
 
@@ -226,7 +189,7 @@ fn search_files<'a>(
     plan: &'a Plan<'a>,
     matcher: &'a grep_regex::RegexMatcher,
     deadline: &Deadline,
-    candidates: &[(String, bool)],
+    candidates: &[String],
 ) -> (Vec<GrepWorker<'a>>, SkipCounts, bool) {
     let threads = if candidates.len() >= PARALLEL_FROM_FILES {
         thread_count(workspace).min(candidates.len()).max(1)
@@ -249,13 +212,13 @@ fn search_files<'a>(
             if chunk.is_empty() {
                 break;
             }
-            for (path, key_free) in chunk {
+            for path in chunk {
                 if deadline.expired() {
                     incomplete.store(true, Ordering::Relaxed);
                     break 'chunks;
                 }
                 if let Some(file) = opener.open_counted(workspace, path, &mut skipped) {
-                    worker.search(file, path.as_bytes(), *key_free, &mut skipped);
+                    worker.search(file, path.as_bytes(), &mut skipped);
                 }
                 if worker.stopped() {
                     // The deadline passed (or the call was cancelled) inside this file.
