@@ -7,6 +7,8 @@
 //! Hand-written because no crate finds PEM armour in a stream of arbitrary text: the `pem`
 //! crates parse whole, well-formed documents and reject the text around them.
 
+use std::sync::LazyLock;
+
 use memchr::memmem;
 
 /// The bytes every key marker holds; a file without them has no key block (the cheap check).
@@ -29,9 +31,14 @@ pub(crate) enum Marker {
     End,
 }
 
+/// The searcher for [`KEY_MARKER`], built once: every file grep reads is scanned for it, and
+/// `memmem::find` would build a new one (its prefilter included) for each.
+static KEY_FINDER: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(KEY_MARKER));
+
 /// True when `bytes` may hold a key marker (they hold `PRIVATE KEY`).
 pub(crate) fn may_hold_key(bytes: &[u8]) -> bool {
-    memmem::find(bytes, KEY_MARKER).is_some()
+    KEY_FINDER.find(bytes).is_some()
 }
 
 fn label_byte(b: u8) -> bool {
@@ -56,7 +63,9 @@ fn marker_at(bytes: &[u8], at: usize) -> Option<Marker> {
 
 /// The key markers in `bytes`, in order, with the offset of their `PRIVATE KEY`.
 pub(crate) fn markers(bytes: &[u8]) -> impl Iterator<Item = (usize, Marker)> + '_ {
-    memmem::find_iter(bytes, KEY_MARKER).filter_map(|at| marker_at(bytes, at).map(|m| (at, m)))
+    KEY_FINDER
+        .find_iter(bytes)
+        .filter_map(|at| marker_at(bytes, at).map(|m| (at, m)))
 }
 
 /// Line-by-line tracking for a reader that sees every line once, in order (grep's sink).
