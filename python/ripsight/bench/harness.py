@@ -19,7 +19,6 @@ table, plot). This module is the command; it re-exports their public names for b
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -31,7 +30,7 @@ from .options import build_parser
 from .peers import (
     rg_binary,
 )
-from .report import format_table, plot
+from .report import finish, format_table, plot
 from .suite import run_suite
 
 
@@ -90,12 +89,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"patterns: {pats}; glob: {fig['glob']!r}")
     print(format_table(fig))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(fig, fh, indent=2)
-    if args.plot:
-        plot(fig, args.plot)
-    return 1 if fig["problems"] else 0
+    return finish(fig, args, plot)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import platform
 import subprocess
+from collections.abc import Callable
 from typing import Any
 
 from .peers import fd_binary, rg_binary
@@ -100,3 +102,18 @@ def plot(fig: dict[str, Any], path: str) -> None:
     f.tight_layout()
     f.savefig(path, dpi=120)
     plt.close(f)
+
+
+def finish(
+    fig: dict[str, Any],
+    args: Any,
+    draw: Callable[[dict[str, Any], str], None] | None = None,
+) -> int:
+    """The end of every bench mode: the raw figures written to ``--json`` and drawn to
+    ``--plot`` (by ``draw``) when asked; the exit status, 1 when a tool's answer differed."""
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(fig, fh, indent=2)
+    if draw is not None and args.plot:
+        draw(fig, args.plot)
+    return 1 if fig["problems"] else 0

@@ -25,7 +25,8 @@ import sys
 import tempfile
 from typing import Any
 
-from .warm import KERNEL_PATTERNS, format_warm, run_warm
+from .report import finish
+from .warm import chosen_patterns, format_warm, run_warm
 
 #: The glob of the goals (issue 17 measures ``**/*.dts`` on the Linux tree).
 SCALE_GLOB = "**/*.dts"
@@ -261,12 +262,7 @@ def run(args: Any) -> int:
             "--scale needs the repository to measure: ripsight bench --scale ROOT", file=sys.stderr
         )
         return 2
-    linux = os.path.isfile(os.path.join(root, "MAINTAINERS"))
-    patterns = list(args.warm_patterns or (KERNEL_PATTERNS if linux else ()))
-    if not patterns:
-        from .suite import _pick_common, _pick_rare
-
-        patterns = [_pick_rare(root), _pick_common(root)]
+    patterns = chosen_patterns(root, args.warm_patterns)
     result = run_scale(
         root,
         args.copies or [1, 3],
@@ -277,9 +273,4 @@ def run(args: Any) -> int:
         links=args.links,
     )
     print(format_scale(result))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(result, fh, indent=2)
-    if args.plot:
-        plot_scale(result, args.plot)
-    return 1 if result["problems"] else 0
+    return finish(result, args, plot_scale)

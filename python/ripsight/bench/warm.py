@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .peers import rg_binary, same_set_rg_args
-from .report import machine_info
+from .report import finish, machine_info
 
 #: The Linux-tree patterns of the goals: selective (13, 4, 186 and 169 files: the lowercase
 #: ones are made of common words), 688 files, medium (3,227), broad (49,006).
@@ -233,22 +233,24 @@ def format_warm(fig: dict[str, Any]) -> str:
 
 def run(args: Any) -> int:
     """``ripsight bench --warm ROOT``: prints the table; 1 when an answer differed."""
-    import json
-
     root = args.root
     if not root or not os.path.isdir(root):
         print("--warm needs the repository to measure: ripsight bench --warm ROOT", file=sys.stderr)
         return 2
-    linux = os.path.isfile(os.path.join(root, "MAINTAINERS"))
-    patterns = list(args.warm_patterns or (KERNEL_PATTERNS if linux else ()))
-    if not patterns:
-        from .suite import _pick_common, _pick_rare
-
-        patterns = [_pick_rare(root), _pick_common(root)]
+    patterns = chosen_patterns(root, args.warm_patterns)
     glob = args.glob or KERNEL_GLOB
     fig = run_warm(root, patterns, glob, repeat=args.repeat or 5, use_ayg=args.ayg)
     print(format_warm(fig))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(fig, fh, indent=2)
-    return 1 if fig["problems"] else 0
+    return finish(fig, args)
+
+
+def chosen_patterns(root: str, given: list[str] | None) -> list[str]:
+    """The patterns a warm or scale run times: those given, else the kernel's on a Linux tree
+    (it has MAINTAINERS), else a rare and a common one picked from the tree."""
+    if given:
+        return list(given)
+    if os.path.isfile(os.path.join(root, "MAINTAINERS")):
+        return list(KERNEL_PATTERNS)
+    from .suite import _pick_common, _pick_rare
+
+    return [_pick_rare(root), _pick_common(root)]
