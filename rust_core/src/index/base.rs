@@ -16,7 +16,7 @@ use std::sync::Arc;
 use crate::boundary::FileIdentity;
 use crate::pattern::name_key;
 
-use super::format::{Invalid, Kind, Sections, Writer, le_u32, le_u64};
+use super::format::{Invalid, Kind, Sections, Writer, le_u32, le_u64, partition_point};
 use super::postings::{Backing, Built, Postings, write_postings};
 use super::table::FileEntry;
 
@@ -161,15 +161,7 @@ impl Data {
     /// The records of the files whose name has `key` (see `pattern::name_key`), in path order.
     pub(super) fn named(&self, key: u64) -> impl ExactSizeIterator<Item = usize> + '_ {
         let keys = self.names.len() / 8;
-        let (mut lo, mut hi) = (0, keys);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.name(mid) < key {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        let lo = partition_point(keys, |k| self.name(k) < key);
         let span = match lo < keys && self.name(lo) == key {
             true => self.name_span(lo),
             false => (0, 0),

@@ -106,6 +106,22 @@ fn header_len() -> usize {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Invalid(pub(crate) &'static str);
 
+/// How many of the first `len` entries of a sorted array (read from a mapped file, where no
+/// slice of typed values exists to call `partition_point` on) come before the first for which
+/// `before` is false: a binary search.
+pub(crate) fn partition_point(len: usize, mut before: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 pub(crate) fn le_u32(bytes: &[u8], at: usize) -> u32 {
     let mut a = [0u8; 4];
     if let Some(s) = bytes.get(at..at + 4) {
@@ -436,6 +452,20 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn partition_point_is_the_slices() {
+        let sorted = [1u32, 3, 3, 3, 7, 9, 9, 12];
+        for len in 0..=sorted.len() {
+            for want in 0..14 {
+                assert_eq!(
+                    partition_point(len, |k| sorted[k] < want),
+                    sorted[..len].partition_point(|&v| v < want),
+                    "{want} in the first {len}"
+                );
+            }
+        }
+    }
 
     fn sample(data: &[u8]) -> Vec<u8> {
         let mut w = Writer::new(std::io::Cursor::new(Vec::new())).expect("writer");

@@ -5,6 +5,7 @@ use super::encoding::read_entry;
 use super::grams::{Gram, narrow};
 use super::lists::SKIP_EVERY;
 use super::view::Postings;
+use crate::index::format::partition_point;
 
 impl Postings {
     /// Sections holding `key`.
@@ -97,16 +98,7 @@ impl Postings {
     /// How many of `points` (whose sections before them increase) have a section before them
     /// under `want`.
     fn points_before(&self, points: std::ops::Range<usize>, want: u32) -> usize {
-        let (mut lo, mut hi) = (0, points.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if self.point(points.start + mid).0 < want {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        partition_point(points.len(), |k| self.point(points.start + k).0 < want)
     }
 
     /// The sorted documents of sorted `sections` (a section the index does not know names none).

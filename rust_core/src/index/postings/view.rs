@@ -8,7 +8,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::index::format::{BlockCheck, Invalid, Kind, Sections, le_u32, le_u64};
+use crate::index::format::{BlockCheck, Invalid, Kind, Sections, le_u32, le_u64, partition_point};
 
 /// What an index file's bytes live in.
 pub(crate) enum Backing {
@@ -210,16 +210,9 @@ impl Postings {
 
     /// Whether the `i`-th key's list keeps no follow masks.
     pub(crate) fn is_bare(&self, i: usize) -> bool {
-        let (mut lo, mut hi) = (0, self.bare.len() / 4);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.word(&self.bare, mid).cmp(&(i as u32)) {
-                std::cmp::Ordering::Equal => return true,
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-            }
-        }
-        false
+        let (len, i) = (self.bare.len() / 4, i as u32);
+        let at = partition_point(len, |k| self.word(&self.bare, k) < i);
+        at < len && self.word(&self.bare, at) == i
     }
 
     /// The lists' bytes.
@@ -258,15 +251,8 @@ impl Postings {
 
     /// The place of `key` among the sorted keys.
     pub(crate) fn find(&self, key: u32) -> Option<usize> {
-        let (mut lo, mut hi) = (0, self.keys_len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.key(mid).cmp(&key) {
-                std::cmp::Ordering::Equal => return Some(mid),
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-            }
-        }
-        None
+        let len = self.keys_len();
+        let at = partition_point(len, |k| self.key(k) < key);
+        (at < len && self.key(at) == key).then_some(at)
     }
 }
