@@ -239,7 +239,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             let mut skipped = SkipCounts::default();
             let real = &opened.real;
             let path_ignored_by = path_ignored_by(workspace, walk, real, false);
-            worker.search(opened.file, real, &mut skipped);
+            worker.search(opened.file, opened.identity.size, real, &mut skipped);
             let walked = Walked {
                 skipped,
                 path_ignored_by,
@@ -391,12 +391,16 @@ pub(crate) fn finish(
             let mut fetch_skipped = SkipCounts::default();
             for (index, window) in content_windows(&hits, range) {
                 let hit = &mut hits[index];
-                let Some(file) = open_again(workspace, hit.path.as_bytes()) else {
+                let Some((file, size)) = open_again(workspace, hit.path.as_bytes()) else {
                     continue;
                 };
-                if let Searched::Done { lines, .. } =
-                    worker.search_file(file, Some(window), &fetch_deadline, &mut fetch_skipped)
-                {
+                if let Searched::Done { lines, .. } = worker.search_file(
+                    file,
+                    size,
+                    Some(window),
+                    &fetch_deadline,
+                    &mut fetch_skipped,
+                ) {
                     hit.lines = lines;
                     hit.first_index = window.from;
                 }

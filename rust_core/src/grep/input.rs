@@ -120,14 +120,25 @@ impl Read for Input<'_> {
 }
 
 /// Reads the start of `file` into `head` (whose length is [`WHOLE_FILE_BYTES`] + 1) and returns
-/// how many bytes it holds, and whether that is the whole file: a file of at most
-/// [`WHOLE_FILE_BYTES`] bytes costs one read plus the one that sees its end.
-pub(super) fn read_head(file: &mut File, head: &mut [u8]) -> std::io::Result<(usize, bool)> {
+/// how many bytes it holds, and whether that is the whole file. `size` is the file's size when
+/// it was opened (its `fstat`): once that many bytes are read, the read that would see the end
+/// is saved, so a file of at most [`WHOLE_FILE_BYTES`] bytes costs one read. Bytes appended
+/// after the `fstat` are then not searched, as if the search had ended just before they were.
+pub(super) fn read_head(
+    file: &mut File,
+    head: &mut [u8],
+    size: u64,
+) -> std::io::Result<(usize, bool)> {
     let mut filled = 0;
     while filled < head.len() {
         match file.read(&mut head[filled..]) {
             Ok(0) => return Ok((filled, true)),
-            Ok(n) => filled += n,
+            Ok(n) => {
+                filled += n;
+                if filled as u64 == size && filled < head.len() {
+                    return Ok((filled, true));
+                }
+            }
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
             Err(error) => return Err(error),
         }
@@ -139,7 +150,9 @@ pub(super) fn read_head(file: &mut File, head: &mut [u8]) -> std::io::Result<(us
 /// to fetch its lines after the search: beneath the root's descriptor, following no link, never
 /// blocking, and only if it is still a regular file. `None` when that fails: the page then
 /// lacks that file's lines.
-pub(super) fn open_again(workspace: &Workspace, relative: &[u8]) -> Option<File> {
+pub(super) fn open_again(workspace: &Workspace, relative: &[u8]) -> Option<(File, u64)> {
     let fd = boundary::open_beneath(workspace.root_dir().fd(), relative, OFlags::empty()).ok()?;
-    boundary::regular_file(fd).ok().map(|(file, _)| file)
+    boundary::regular_file(fd)
+        .ok()
+        .map(|(file, id)| (file, id.size))
 }

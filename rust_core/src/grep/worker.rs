@@ -148,8 +148,15 @@ impl<'a> GrepWorker<'a> {
     }
 
     /// Searches one opened file the walk found to be a regular file (or the file the caller
-    /// named, checked by [`grep`]) and adds it to this thread's totals and page.
-    pub(crate) fn search(&mut self, file: File, relative: &[u8], skipped: &mut SkipCounts) {
+    /// named, checked by [`grep`]) and adds it to this thread's totals and page. `size`: its
+    /// size when it was opened (the `fstat` that checked it).
+    pub(crate) fn search(
+        &mut self,
+        file: File,
+        size: u64,
+        relative: &[u8],
+        skipped: &mut SkipCounts,
+    ) {
         let may_reach_page = self.may_reach_page(relative);
         let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
             from: 0,
@@ -162,7 +169,7 @@ impl<'a> GrepWorker<'a> {
             lines,
             key_blocks,
             key_lines,
-        } = self.search_file(file, window, self.plan.deadline, skipped)
+        } = self.search_file(file, size, window, self.plan.deadline, skipped)
         else {
             return;
         };
@@ -218,6 +225,7 @@ impl<'a> GrepWorker<'a> {
     pub(super) fn search_file(
         &mut self,
         mut file: File,
+        size: u64,
         window: Option<Window>,
         deadline: &Deadline,
         skipped: &mut SkipCounts,
@@ -293,7 +301,7 @@ impl<'a> GrepWorker<'a> {
             // Most source files fit in one read: search them as a slice, which saves the
             // searcher's small BOM-sniffing read per file. The slice path checks the first
             // 64 KiB for NUL bytes, exactly the whole of such a file.
-            let (mut filled, mut whole) = match read_head(&mut file, &mut self.head) {
+            let (mut filled, mut whole) = match read_head(&mut file, &mut self.head, size) {
                 Ok(read) => read,
                 Err(_) => {
                     skipped.unreadable += 1;
@@ -318,7 +326,7 @@ impl<'a> GrepWorker<'a> {
                     keyed = true;
                     let again = file
                         .seek(SeekFrom::Start(0))
-                        .and_then(|_| read_head(&mut file, &mut self.head));
+                        .and_then(|_| read_head(&mut file, &mut self.head, size));
                     match again {
                         Ok(read) => (filled, whole) = read,
                         Err(_) => {
@@ -409,8 +417,8 @@ impl FileVisitor for GrepWorker<'_> {
         {
             return true;
         }
-        if let Some((opened, _)) = file.open_counted(skipped) {
-            self.search(opened, file.relative_bytes, skipped);
+        if let Some((opened, identity)) = file.open_counted(skipped) {
+            self.search(opened, identity.size, file.relative_bytes, skipped);
         }
         !self.stopped
     }

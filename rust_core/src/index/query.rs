@@ -217,8 +217,8 @@ fn search_files<'a>(
                     incomplete.store(true, Ordering::Relaxed);
                     break 'chunks;
                 }
-                if let Some(file) = opener.open_counted(workspace, path, &mut skipped) {
-                    worker.search(file, path.as_bytes(), &mut skipped);
+                if let Some((file, identity)) = opener.open_counted(workspace, path, &mut skipped) {
+                    worker.search(file, identity.size, path.as_bytes(), &mut skipped);
                 }
                 if worker.stopped() {
                     // The deadline passed (or the call was cancelled) inside this file.

@@ -231,7 +231,7 @@ impl Opener {
         workspace: &Workspace,
         relative: &str,
         skipped: &mut SkipCounts,
-    ) -> Option<File> {
+    ) -> Option<(File, FileIdentity)> {
         let (dir, name) = match relative.rfind('/') {
             Some(i) => (&relative[..i], &relative[i + 1..]),
             None => ("", relative),
@@ -245,6 +245,6 @@ impl Opener {
             // The directory is gone or was swapped: the whole path says why.
             None => open(workspace, relative),
         };
-        count_refusal(opened, skipped).map(|(file, _)| file)
+        count_refusal(opened, skipped)
     }
 }
