@@ -317,6 +317,11 @@ def test_heap_growth_is_within_five_percent_of_the_indexed_bytes(
     children = [Child(root, cache)]
     try:
         built = children[0].ask("wait", timeout=300)
+        # Right after the build too, before any query's threads could have trimmed the
+        # build's arenas (`index/memory.rs`).
+        memory = children[0].ask("memory")
+        growth = (memory["now"]["RssAnon"] - memory["before"]["RssAnon"]) * 1024
+        assert growth <= built["bytes"] * 0.05, (growth / built["bytes"], memory)
         children.append(Child(root, cache))
         loaded = children[1].ask("wait", timeout=300)
         assert built["loaded"] is False and loaded["loaded"] is True
