@@ -156,3 +156,47 @@ pub(super) fn open_again(workspace: &Workspace, relative: &[u8]) -> Option<(File
         .ok()
         .map(|(file, id)| (file, id.size))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Seek, SeekFrom, Write};
+
+    use super::*;
+
+    /// A file holding `bytes`, read from its start.
+    fn file_of(bytes: &[u8]) -> File {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(bytes).unwrap();
+        file.seek(SeekFrom::Start(0)).unwrap();
+        file
+    }
+
+    #[test]
+    fn a_head_ends_at_the_size_the_file_had_or_at_its_end() {
+        let mut head = vec![0u8; WHOLE_FILE_BYTES + 1];
+        let bytes = b"one\ntwo\n";
+        // The size it was opened with: whole after one read.
+        assert_eq!(
+            read_head(&mut file_of(bytes), &mut head, 8).unwrap(),
+            (8, true)
+        );
+        // It grew since (a size too small): read to its end, not cut at the old size.
+        assert_eq!(
+            read_head(&mut file_of(bytes), &mut head, 3).unwrap(),
+            (8, true)
+        );
+        // It shrank since (a size too large): its end is seen.
+        assert_eq!(
+            read_head(&mut file_of(bytes), &mut head, 100).unwrap(),
+            (8, true)
+        );
+        assert_eq!(&head[..8], bytes);
+        // Larger than a head: not whole, whatever the size says.
+        let large = vec![b'a'; WHOLE_FILE_BYTES + 10];
+        let size = large.len() as u64;
+        assert_eq!(
+            read_head(&mut file_of(&large), &mut head, size).unwrap(),
+            (WHOLE_FILE_BYTES + 1, false)
+        );
+    }
+}
