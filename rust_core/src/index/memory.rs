@@ -42,10 +42,10 @@ pub(crate) fn map(file: &File) -> std::io::Result<memmap2::Mmap> {
 ///   from which a new thread takes one. [`ARENAS_VISITED`] threads, started together so that
 ///   each takes a different arena, each allocate and free one such chunk.
 ///
-/// On the Linux tree the builder's heap was 49 to 60 MiB right after a build (up to 4.9% of the
-/// indexed bytes, where the goal is 5%), 42 MiB after `malloc_trim` alone, and 29 MiB with the
-/// visits too (2.2%); before, it only went down once some query's threads happened to take
-/// those arenas.
+/// On the Linux tree the builder's heap right after a build was 49 to 60 MiB with `malloc_trim`
+/// alone (up to 4.9% of the indexed bytes, where the goal is 5%), and 28 to 29 MiB with the
+/// visits too (2.2%): without them, it went down only once some query's threads happened to
+/// take those arenas.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) fn release_free_memory() {
     // SAFETY: `malloc_trim` only releases memory the allocator holds free; it takes no pointer
