@@ -102,7 +102,10 @@ def test_options_mount_on_a_subcommand_parser(bench_dir, capsys):
     assert "--log-mb" in capsys.readouterr().err
 
 
-def test_plot_without_matplotlib_says_how_to_install(bench_dir, capsys, monkeypatch):
+@pytest.mark.parametrize("mode", [[], ["--warm"], ["--scale"]])
+def test_plot_without_matplotlib_says_how_to_install(bench_dir, capsys, monkeypatch, mode):
+    # In every mode, before anything runs (a scale run once ended in this ImportError after
+    # 20 minutes of measuring).
     import builtins
 
     real = builtins.__import__
@@ -113,5 +116,10 @@ def test_plot_without_matplotlib_says_how_to_install(bench_dir, capsys, monkeypa
         return real(name, *a, **k)
 
     monkeypatch.setattr(builtins, "__import__", fake)
-    assert sb.main(["--plot", str(bench_dir / "x.png"), str(bench_dir)]) == 2
+    from ripsight.cli import main as cli
+
+    plot = ["--plot", str(bench_dir / "x.png"), str(bench_dir)]
+    assert sb.main([*mode, *plot]) == 2
+    assert "matplotlib" in capsys.readouterr().err
+    assert cli(["bench", *mode, *plot]) == 2
     assert "matplotlib" in capsys.readouterr().err

@@ -40,8 +40,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Runs ``ripsight bench`` from parsed arguments (see `add_arguments`); returns the exit code:
-    0, 1 when a tool found a different answer or ripsight failed, 2 for unusable arguments."""
+    """Runs ``ripsight bench`` from parsed arguments (see `add_arguments`), in the mode they ask
+    for (``--scale``, ``--warm``, else the suite); returns the exit code: 0, 1 when a tool found
+    a different answer or ripsight failed, 2 for unusable arguments."""
     if args.plot:
         try:
             import matplotlib  # type: ignore[import-not-found]  # noqa: F401
@@ -52,6 +53,15 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+    # The other modes, after the checks they share (said before a run of many minutes).
+    if args.scale:
+        from .scale import run as run_scale
+
+        return run_scale(args)
+    if args.warm:
+        from .warm import run as run_warm
+
+        return run_warm(args)
     if rg_binary() is None:
         print(
             "rg (ripgrep) is the reference and was not found: pip install 'ripgrep<15'.",

@@ -227,14 +227,6 @@ def add_bench_parser(
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    if args.scale:
-        from ..bench.scale import run as run_scale
-
-        return run_scale(args)
-    if args.warm:
-        from ..bench.warm import run as run_warm
-
-        return run_warm(args)
     from ..bench.harness import run
 
     return run(args)
