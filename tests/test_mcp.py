@@ -273,6 +273,24 @@ def test_the_same_file_read_twice_is_delivered_twice(tree: Path, tmp_path: Path)
     assert second["structuredContent"]["lines"] == first["structuredContent"]["lines"]
 
 
+def test_a_search_repeated_on_an_unchanged_tree_is_answered_in_full(
+    tree: Path, tmp_path: Path
+) -> None:
+    # Not "same as call N" (a call a new conversation never saw), and never without the typed
+    # result its output schema promises: the SDK's client raises on a result that lacks it.
+    async def body(session: ClientSession) -> list[Any]:
+        args = {"pattern": "TODO", "output_mode": "count"}
+        return [await session.call_tool("grep", args) for _ in range(3)]
+
+    results = run_session(_server(tree), body, tmp_path / "err.log")
+    assert len({_text(result) for result in results}) == 1
+    assert "Same as call" not in _text(results[-1])
+    typed = [_without_timing(r["structuredContent"]) for r in results]
+    cold = Workspace(tree).grep("TODO", output_mode="count")
+    assert typed[0]["total_files"] == cold.total_files and all(t == typed[0] for t in typed)
+    assert "structuredContent left out" not in (tmp_path / "err.log").read_text()
+
+
 def test_bad_arguments_and_unknown_tools_are_error_results_with_guidance(
     tree: Path, tmp_path: Path
 ) -> None:
@@ -864,6 +882,92 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
     log = stderr_path.read_text()
     assert "Traceback" not in log
     assert "ripsight-mcp INFO" in log and "edit_file failed" in log
+
+
+def _servers_of(root: Path) -> list[int]:
+    """The pids of the `ripsight mcp` processes serving `root` (read from /proc)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"mcp" in argv and str(root).encode() in argv:
+            pids.append(int(entry.name))
+    return pids
+
+
+def _maps(pid: int, suffix: str) -> set[str]:
+    """The files ending in `suffix` that process `pid` has mapped."""
+    lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    return {line.split()[-1] for line in lines if line.endswith(suffix)}
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc")
+def test_two_servers_on_one_tree_build_once_share_the_file_and_see_each_edit(
+    tmp_path: Path,
+) -> None:
+    # Issue 17, as agents run it: two sessions, each with its own `ripsight mcp` on the same
+    # tree (the index on, by default in the user's cache). One file is built, both map it,
+    # both answer as the cold engine, and an edit is seen by both at their next call.
+    root = tmp_path / "repo"
+    for i in range(300):
+        (root / f"d{i % 12}").mkdir(parents=True, exist_ok=True)
+        (root / f"d{i % 12}" / f"f{i}.py").write_text(f"def alpha_{i}():\n    return {i}\n")
+    cache = tmp_path / "cache"
+    environment = dict(os.environ, XDG_CACHE_HOME=str(cache))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "ripsight.cli", "mcp", "--root", str(root)],
+        env=environment,
+    )
+    grep = {"pattern": "alpha_1\\d\\b", "output_mode": "files_with_matches", "limit": 500}
+
+    async def main() -> dict[str, Any]:
+        with (tmp_path / "a.log").open("w") as err_a, (tmp_path / "b.log").open("w") as err_b:
+            async with (
+                stdio_client(params, errlog=err_a) as (read_a, write_a),
+                ClientSession(read_a, write_a) as a,
+                stdio_client(params, errlog=err_b) as (read_b, write_b),
+                ClientSession(read_b, write_b) as b,
+            ):
+                await a.initialize()
+                await b.initialize()
+                # Both map the one file once it is written (the other answers cold until then).
+                deadline = time.monotonic() + 60
+                while True:
+                    pids = _servers_of(root)
+                    mapped = [_maps(pid, ".rsidx") for pid in pids]
+                    if len(pids) == 2 and all(mapped) and mapped[0] == mapped[1]:
+                        break
+                    assert time.monotonic() < deadline, (pids, mapped)
+                    await a.call_tool("grep", grep)
+                    await b.call_tool("grep", grep)
+                    await asyncio.sleep(0.2)
+                before = [await a.call_tool("grep", grep), await b.call_tool("grep", grep)]
+                cold_before = Workspace(root).grep(**grep).total_files
+                (root / "d3" / "new.py").write_text("alpha_15 = 1\n")
+                after = [await a.call_tool("grep", grep), await b.call_tool("grep", grep)]
+                cold_after = Workspace(root).grep(**grep).total_files
+                return {
+                    "mapped": mapped[0],
+                    "answers": [
+                        (wire(before), cold_before, False),
+                        (wire(after), cold_after, True),
+                    ],
+                }
+
+    result = asyncio.run(asyncio.wait_for(main(), SESSION_TIMEOUT))
+    for log in ("a.log", "b.log"):
+        assert "Traceback" not in (tmp_path / log).read_text()
+    files = sorted(cache.rglob("*.rsidx"))
+    assert len(files) == 1 and result["mapped"] == {str(files[0])}
+    for answers, cold, new_file in result["answers"]:
+        texts = {_text(answer) for answer in answers}
+        assert len(texts) == 1, texts
+        for answer in answers:
+            assert answer["structuredContent"]["total_files"] == cold
+        assert ("d3/new.py" in texts.pop()) is new_file
 
 
 def test_mcp_help_documents_the_configuration() -> None:

@@ -45,7 +45,6 @@ from . import _core
 from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
 from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
-from .session import NoReadState
 from .tools import ENGINE_RESULT_KEY
 from .types import ToolCall, ToolResult
 from .workspace import to_dict
@@ -202,11 +201,6 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
 # -- the server ----------------------------------------------------------------------------------
 
 
-# An MCP server outlives conversations (Claude Desktop keeps it running across chats) and cannot
-# tell them apart: every read is delivered in full (see `ripsight.session.NoReadState`).
-_NoReadState = NoReadState
-
-
 def _new_token() -> Any:
     """A fresh engine cancel token, or None while the engine offers none."""
     token_class = getattr(_core, "CancelToken", None)
@@ -330,7 +324,9 @@ class _Tools:
     def __init__(
         self, registry: Registry, max_concurrent_calls: int, structured_content: bool
     ) -> None:
-        registry.read_state = _NoReadState()
+        # It outlives conversations (Claude Desktop keeps it running across chats) and cannot
+        # tell them apart: every read and every call is answered in full.
+        registry.forget_between_calls()
         self.registry = registry
         self.structured_content = structured_content
         self.tools = [
@@ -460,9 +456,9 @@ def build_server(
     """An MCP `Server` exposing the registry's tools; run it with `serve_stdio` or the SDK.
 
     Args:
-        registry: the tools and their workspace; its read state is replaced by one that
-            remembers nothing (see `_NoReadState`). Each call runs with its own engine cancel
-            token (`ToolContext.cancel`).
+        registry: the tools and their workspace; its session is made to remember no reads and
+            no answered calls (`Registry.forget_between_calls`). Each call runs with its own
+            engine cancel token (`ToolContext.cancel`).
         name: the server name reported at initialization.
         max_concurrent_calls: tool calls running at the same time in worker threads; further
             requests wait their turn.

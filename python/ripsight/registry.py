@@ -32,7 +32,7 @@ from .limits import DEFAULT_LIMITS, ToolLimits
 from .lookup import TOOL_ALIASES, unknown_tool_message
 from .oplog import CallRecord, OperationLog, result_summary
 from .providers import FORMATS, definitions
-from .session import DEFAULT_ROW_CHARS, ReadState, Session
+from .session import DEFAULT_ROW_CHARS, NoReadState, NoRepeatMemo, ReadState, RepeatMemo, Session
 from .steps import (
     INTERRUPTS,
     REF_TOOL,
@@ -128,18 +128,29 @@ class Registry:
     def read_state(self, state: ReadState) -> None:
         self.session.reads = state
 
+    def forget_between_calls(self) -> None:
+        """For a server that outlives conversations and cannot tell them apart (an MCP
+        server): every read is delivered in full and every call answered in full, never
+        "already shown" or "same as call N", which could point a new conversation at text it
+        never saw. Kept across `reset_session`."""
+        self.session.reads = NoReadState()
+        self.session.repeats = NoRepeatMemo()
+
     def reset_session(self) -> None:
         """Starts a new conversation: forgets delivered reads, stored results and repeats."""
-        reads = self.session.reads
+        reads, repeats = self.session.reads, self.session.repeats
         self.session = Session(
             reference_bytes=self.session.references.max_bytes,
             reference_ttl=self.session.references.ttl,
             row_chars=self.session.references.row_chars,
         )
-        # Keep the kind of read state the owner chose (the MCP server's remembers nothing).
+        # Keep the kinds the owner chose (the MCP server's remember nothing).
         if type(reads) is not ReadState:
             reads.clear()
             self.session.reads = reads
+        if type(repeats) is not RepeatMemo:
+            repeats.clear()
+            self.session.repeats = repeats
 
     # -- the catalogue -------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_REFERENCE_TTL",
     "DEFAULT_ROW_CHARS",
     "NoReadState",
+    "NoRepeatMemo",
     "ReadRecord",
     "ReadState",
     "ReferenceStore",
@@ -335,6 +336,18 @@ class RepeatMemo:
     def clear(self) -> None:
         with self._lock:
             self._calls.clear()
+
+
+class NoRepeatMemo(RepeatMemo):
+    """A memo that remembers nothing, so every call is answered in full: for a server that
+    outlives conversations and cannot tell them apart (an MCP server), where "same as call N"
+    could point a new conversation at a call it never saw (and would leave out the typed
+    result that a tool's output schema promises its client)."""
+
+    def record(
+        self, tool: str, arguments: str, revision: int, call_id: str, ref: str | None = None
+    ) -> None:
+        return None
 
 
 class Session:
