@@ -248,6 +248,21 @@ def test_no_revision_no_same_as(tmp_path: Path) -> None:
     assert calls_of(fake, "grep") == 3
 
 
+def test_a_registry_that_forgets_between_calls_answers_every_repeat_in_full(
+    tmp_path: Path,
+) -> None:
+    # The MCP server's setting, kept across reset_session.
+    fake = RevisionWorkspace(tmp_path)
+    reg = registry_with(fake)
+    reg.forget_between_calls()
+    for session in range(2):
+        for i in range(3):
+            answer = reg.execute(ToolCall(f"c{session}{i}", "grep", '{"pattern": "x"}'))
+            assert "Same as" not in answer.content and answer.meta["code"] == "ok"
+        reg.reset_session()
+    assert calls_of(fake, "grep") == 6
+
+
 def test_a_tree_changing_during_the_call_is_not_remembered(tmp_path: Path) -> None:
     fake = RevisionWorkspace(tmp_path)
     fake.bump_during_call = True
