@@ -39,8 +39,8 @@ pub(crate) fn map(file: &File) -> std::io::Result<memmap2::Mmap> {
 /// - the top of the arena of a thread other than the main one, which `malloc_trim` leaves
 ///   alone: glibc shrinks it only when a chunk of 64 KiB or more is freed in that arena. A
 ///   build's threads have ended by now, so their arenas wait on glibc's list of free arenas,
-///   from which a new thread takes one. [`ARENAS_VISITED`] threads, started together so that
-///   each takes a different arena, each allocate and free one such chunk.
+///   from which a new thread takes one. [`ARENAS_VISITED`] threads each allocate one such
+///   chunk, wait until all hold one (so that each took a different arena), and free it.
 ///
 /// On the Linux tree the builder's heap right after a build was 49 to 60 MiB with `malloc_trim`
 /// alone (up to 4.9% of the indexed bytes, where the goal is 5%), and 28 to 29 MiB with the
@@ -54,19 +54,42 @@ pub(crate) fn release_free_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
-    let together = std::sync::Barrier::new(ARENAS_VISITED);
-    std::thread::scope(|scope| {
-        for _ in 0..ARENAS_VISITED {
-            scope.spawn(|| {
-                // Every thread holds its arena until all have taken one.
-                together.wait();
-                // Above 64 KiB (glibc's FASTBIN_CONSOLIDATION_THRESHOLD), under the 128 KiB
-                // from which a block is mapped on its own (`steady_allocator`).
-                let chunk: Vec<u8> = Vec::with_capacity(96 * 1024);
-                drop(std::hint::black_box(chunk));
-                together.wait();
-            });
+    // Each thread takes its arena with its chunk, then waits until every thread started has
+    // one, so that no two share an arena; a thread the system refuses is simply not counted.
+    let gate = (
+        std::sync::Mutex::new((0usize, false)),
+        std::sync::Condvar::new(),
+    );
+    let visit = || {
+        // Above 64 KiB (glibc's FASTBIN_CONSOLIDATION_THRESHOLD), under the 128 KiB from which
+        // a block is mapped on its own (`steady_allocator`).
+        let chunk: Vec<u8> = std::hint::black_box(Vec::with_capacity(96 * 1024));
+        let (lock, changed) = &gate;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        state.0 += 1;
+        changed.notify_all();
+        while !state.1 {
+            state = changed.wait(state).unwrap_or_else(|e| e.into_inner());
         }
+        drop(state);
+        drop(chunk);
+    };
+    std::thread::scope(|scope| {
+        let started = (0..ARENAS_VISITED)
+            .filter(|_| {
+                std::thread::Builder::new()
+                    .name("ripsight-trim".into())
+                    .spawn_scoped(scope, visit)
+                    .is_ok()
+            })
+            .count();
+        let (lock, changed) = &gate;
+        let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+        while state.0 < started {
+            state = changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        state.1 = true;
+        changed.notify_all();
     });
 }
 
