@@ -101,9 +101,10 @@ def object_loop_pdf() -> bytes:
     )
 
 
-def nested_forms_pdf(depth: int = 40) -> bytes:
+def nested_forms_pdf(depth: int = 40, text: bool = True) -> bytes:
     """A page drawing form 1 twice, form 1 drawing form 2 twice, ... `depth` levels: 2^depth
-    draws of one line of text, work no parser finishes (the "billion laughs" of PDF)."""
+    draws of one line of text, work no parser finishes (the "billion laughs" of PDF). Without
+    `text`, the last form draws nothing: the work takes time but no memory."""
     # 1 catalog, 2 pages, 3 page, 4 font, 5 page content, 6.. forms.
     first_form = 6
     objects = [
@@ -120,7 +121,7 @@ def nested_forms_pdf(depth: int = 40) -> bytes:
             body = b"/X Do /X Do"
             resources = b"/Resources << /XObject << /X %d 0 R >> >>" % (number + 1)
         else:
-            body = b"BT /F 12 Tf 10 10 Td (deep) Tj ET"
+            body = b"BT /F 12 Tf 10 10 Td (deep) Tj ET" if text else b"0 0 m"
             resources = b"/Resources << /Font << /F 4 0 R >> >>"
         objects.append(
             _stream(body, b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] %s " % resources)
