@@ -119,15 +119,6 @@ class Registry:
         """Share of the budget kept from the head (``limits.head_ratio``)."""
         return self.limits.head_ratio
 
-    @property
-    def read_state(self) -> ReadState:
-        """Which file ranges this session delivered (``session.reads``)."""
-        return self.session.reads
-
-    @read_state.setter
-    def read_state(self, state: ReadState) -> None:
-        self.session.reads = state
-
     def forget_between_calls(self) -> None:
         """For a server that outlives conversations and cannot tell them apart (an MCP
         server): every read is delivered in full and every call answered in full, never
