@@ -38,7 +38,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import InvalidArgumentError, RipsightError
 from .limits import LIMITS
@@ -186,6 +186,9 @@ class PdfText:
     peak_rss_bytes: int | None
     kind: str = "pdf"
 
+    #: The JSON Schema of `to_dict` (`PDF_TEXT_SCHEMA`), as the engine's records carry theirs.
+    SCHEMA: ClassVar[dict[str, Any]]
+
     @property
     def total(self) -> int:
         """The page count (the operation log's ``total``)."""
@@ -239,6 +242,7 @@ PDF_TEXT_SCHEMA: dict[str, Any] = {
     },
     "required": ["path", "kind", "size_bytes", "page_count", "pages", "next_page"],
 }
+PdfText.SCHEMA = PDF_TEXT_SCHEMA
 
 
 # -- which files are PDFs ------------------------------------------------------------------------

@@ -589,8 +589,11 @@ _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESUL
 
 
 def to_dict(value: Any) -> Any:
-    """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    if isinstance(value, (*RESULT_CLASSES, PdfText)):
+    """A result (or anything holding results) as plain JSON-ready data, with stable field names:
+    the engine's records, `PdfText`, and any tool's typed result with a ``to_dict`` method."""
+    if isinstance(value, (*RESULT_CLASSES, PdfText)) or (
+        not isinstance(value, type) and callable(getattr(value, "to_dict", None))
+    ):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]

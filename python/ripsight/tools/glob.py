@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._core import GlobResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolContext, ToolOutput, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
     answer_search,
@@ -33,7 +34,6 @@ __all__ = [
     "glob_description",
     "glob_schema",
     "glob_tool",
-    "run_glob",
 ]
 
 
@@ -207,4 +207,23 @@ def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         title="Find files by pattern",
         prepare=unquote_paths,
         check=check_types,
+        results=(GlobResult,),
+        paging={"paths": "count"},
+        command=ToolCommand(
+            name="glob",
+            help="find files by name pattern",
+            description="Find files by glob pattern and print what a model would see. "
+            '"**" crosses directories, "*" does not: "**/*.py" is every Python file, "*.py" '
+            "only the top level.",
+            epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
+            "(one line on stderr)",
+            positionals=("pattern", "path"),
+            short={"type": "-t", "max_depth": "-d", "include_ignored": "--no-ignore"},
+            limit_flags=("--glob-limit",),
+            found="total",
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = glob_tool

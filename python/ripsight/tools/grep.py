@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .._core import GrepResult
 from ..limits import DEFAULT_LIMITS, MAX_CONTEXT, ToolLimits
 from ..names import quote_path
-from ..types import ToolContext, ToolOutput, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec, result_schema
 from ..workspace import Workspace
 from ._common import (
     answer_search,
@@ -33,7 +34,6 @@ __all__ = [
     "grep_description",
     "grep_schema",
     "grep_tool",
-    "run_grep",
 ]
 
 
@@ -466,6 +466,14 @@ def run_grep(
 
 def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
     """`grep`, its definition and line cap generated from `limits`."""
+    results = (GrepResult,)
+    schema = result_schema(results)
+    assert schema is not None
+    text = schema["properties"]["lines"]["items"]["properties"]["text"]
+    text["description"] = (
+        f"The line, cut to {limits.grep_line_chars} characters around the match (cut parts are "
+        "replaced by …)."
+    )
     return ToolSpec(
         name="grep",
         description=grep_description(limits),
@@ -474,4 +482,44 @@ def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         title="Search file contents",
         prepare=unquote_paths,
         check=check_types,
+        results=results,
+        output_schema=schema,
+        paging={"lines": "matches", "files": "count"},
+        command=ToolCommand(
+            name="grep",
+            help="search file contents with a regex",
+            description="Search file contents with a Rust regex (ripgrep syntax) and print "
+            "what a model would see: path:line:text, ordered by path then line.",
+            epilog="exit status: 0 matches found, 1 no match, 2 usage or input error such as "
+            "an invalid regex (one line on stderr)",
+            positionals=("pattern", "path"),
+            short={
+                "glob": "-g",
+                "literal": "-F",
+                "case_insensitive": "-i",
+                "context": "-C",
+                "before_context": "-B",
+                "after_context": "-A",
+                "multiline": "-U",
+                "type": "-t",
+                "type_not": "-T",
+                "max_count": "-m",
+                "invert_match": "-v",
+                "max_depth": "-d",
+                "include_ignored": "--no-ignore",
+            },
+            shortcuts={
+                "output_mode": (
+                    ("-l", "--files-with-matches", "files_with_matches"),
+                    ("-c", "--count", "count"),
+                    ("", "--files-without-match", "files_without_match"),
+                )
+            },
+            limit_flags=("--grep-limit", "--grep-line-chars"),
+            found="total_matches",
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = grep_tool

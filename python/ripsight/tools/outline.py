@@ -7,9 +7,10 @@ import functools
 from typing import Any
 
 from .. import codes
+from .._core import OutlineResult
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolContext, ToolOutput, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import OUTLINE_LANGUAGES, Workspace
 from ._common import (
     ENGINE_RESULT_KEY,
@@ -26,13 +27,10 @@ from ._common import (
 __all__ = [
     "OUTLINE_DESCRIPTION",
     "OUTLINE_SCHEMA",
-    "compact_outline",
     "format_outline",
     "outline_description",
     "outline_schema",
     "outline_tool",
-    "refusal_text",
-    "run_outline",
 ]
 
 #: Files larger than this get no outline.
@@ -254,4 +252,20 @@ def outline_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         handler=functools.partial(run_outline, limits=limits),
         title="Outline a file",
         prepare=unquote_paths,
+        results=(OutlineResult,),
+        paging={"symbols": "count"},
+        command=ToolCommand(
+            name="outline",
+            help="list a file's definitions",
+            description="List one file's definitions (classes, functions, methods... Markdown "
+            "headings) in source order with their line ranges, and print what a model would "
+            "see (the outline tool).",
+            epilog="exit status: 0 outline shown (also: a file without one, said in the text), "
+            "2 usage or input error such as a missing file (one line on stderr)",
+            positionals=("path",),
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = outline_tool

@@ -6,11 +6,13 @@ import functools
 from typing import Any
 
 from .. import codes
+from .._core import ImageResult, NotebookImages, NotebookResult, ReadResult
 from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
+from ..pdf import PdfText
 from ..session import ReadRecord, ReadState
-from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolResult, ToolSpec, result_schema
 from ..workspace import Workspace
 from . import media
 from ._common import (
@@ -39,8 +41,6 @@ __all__ = [
     "read_file_description",
     "read_file_schema",
     "read_file_tool",
-    "read_kind",
-    "run_read_file",
 ]
 
 
@@ -394,6 +394,15 @@ def _with_outline(
 
 def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
     """`read_file`, its definition and line cap generated from `limits`."""
+    # A text file's lines, an image (its bytes are in the image part, not here), a page of
+    # notebook cells, a notebook cell's images, or a PDF's pages.
+    results = (ReadResult, ImageResult, NotebookResult, NotebookImages, PdfText)
+    schema = result_schema(results)
+    assert schema is not None
+    text = schema["anyOf"][0]["properties"]["lines"]["items"]["properties"]["text"]
+    text["description"] = (
+        f"The line without its terminator, cut to {limits.read_line_chars} characters."
+    )
     return ToolSpec(
         name="read_file",
         description=read_file_description(limits),
@@ -401,4 +410,22 @@ def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         handler=functools.partial(run_read_file, limits=limits),
         title="Read a file",
         prepare=unquote_paths,
+        results=results,
+        output_schema=schema,
+        paging={"lines": "number", "cells": "number", "pages": "page"},
+        command=ToolCommand(
+            name="read",
+            help="read a file's numbered lines",
+            description="Read a text file's lines, numbered like cat -n, and print what a "
+            "model would see (the read_file tool).",
+            epilog="exit status: 0 file read (also: empty, binary, offset past the end, each "
+            "said in the text), 2 usage or input error such as a missing file or a path "
+            "outside the root (one line on stderr)",
+            positionals=("path",),
+            limit_flags=("--read-limit", "--read-line-chars"),
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = read_file_tool
