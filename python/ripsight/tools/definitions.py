@@ -113,7 +113,9 @@ def _quoted(name: str) -> str:
     return f'"{name[:200]}…"' if len(name) > 200 else f'"{name}"'
 
 
-def format_definitions(result: Any, path: str | None = None, kinds: list[str] | None = None) -> str:
+def format_definitions(
+    result: DefinitionsResult, path: str | None = None, kinds: list[str] | None = None
+) -> str:
     """The text a model sees for a `Workspace.definitions` result."""
     what = f"{_MATCH_WORDS.get(result.matching, 'named')} {_quoted(result.name)}"
     if kinds:
@@ -196,7 +198,7 @@ def run_find_definitions(
     """Handler of `find_definitions`."""
     kinds = _kinds_arg(args.get("kind"))
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> DefinitionsResult:
         return workspace.definitions(
             args["name"],
             match=args["match"],
@@ -208,7 +210,7 @@ def run_find_definitions(
             cancel=context.cancel,
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: DefinitionsResult) -> tuple[str, int]:
         return format_definitions(result, args.get("path"), kinds), result.total
 
     return answer_search(context, "find_definitions", args, search, describe)

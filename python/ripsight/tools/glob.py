@@ -113,7 +113,7 @@ GLOB_DESCRIPTION = glob_description()
 GLOB_SCHEMA: dict[str, Any] = glob_schema()
 
 
-def format_glob(result: Any, sort: str = "path", path: str | None = None) -> str:
+def format_glob(result: GlobResult, sort: str = "path", path: str | None = None) -> str:
     """The text a model sees for a `Workspace.glob` result (`path`: the call's)."""
     pattern = '", "'.join([result.pattern, *result.more_patterns])
     where = where_text(result.searched)
@@ -178,7 +178,7 @@ def format_glob(result: Any, sort: str = "path", path: str | None = None) -> str
 def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> GlobResult:
         return workspace.glob(
             args["pattern"],
             path=args.get("path") or None,
@@ -191,7 +191,7 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
             include_ignored=args["include_ignored"],
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: GlobResult) -> tuple[str, int]:
         return format_glob(result, sort=args["sort"], path=args.get("path")), result.total
 
     return answer_search(context, "glob", args, search, describe)

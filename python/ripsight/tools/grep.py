@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .._core import GrepResult
+from .._core import GrepResult, SkipCounts
 from ..limits import DEFAULT_LIMITS, MAX_CONTEXT, ToolLimits
 from ..names import quote_path
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec, result_schema
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 
-def _page_header(totals: str, result: Any, shown: int, total: int, entries: str) -> str:
+def _page_header(totals: str, result: GrepResult, shown: int, total: int, entries: str) -> str:
     """The line before a page of `shown` entries out of `total`: the totals, and which entries
     the page holds (or that its offset is past the end)."""
     if shown == 0:
@@ -59,7 +59,7 @@ def _shown_pattern(pattern: str) -> str:
     return f'"{pattern[:_PATTERN_ECHO_CHARS]}…" ({thousands(len(pattern))} characters)'
 
 
-def _candidates_skipped(skipped: Any) -> int:
+def _candidates_skipped(skipped: SkipCounts) -> int:
     """Files the search would have searched but passed over (skip counts other than the
     directories pruned by name)."""
     fields = ("binary", "denied", "unreadable", "special", "too_large", "line_too_long")
@@ -238,7 +238,7 @@ def _scope(
 
 
 def _nothing_found(
-    result: Any, pattern: str, scope: str, searched: str, invert: bool, filters: list[str]
+    result: GrepResult, pattern: str, scope: str, searched: str, invert: bool, filters: list[str]
 ) -> str:
     """The first line of a search that found nothing."""
     if invert:
@@ -256,7 +256,7 @@ def _nothing_found(
 
 
 def _files_without_match(
-    result: Any, pattern: str, scope: str, searched: str, invert: bool, lines: list[str]
+    result: GrepResult, pattern: str, scope: str, searched: str, invert: bool, lines: list[str]
 ) -> int:
     """The lines of a files_without_match page; returns its entries' total."""
     total = int(result.files_searched - result.total_files)
@@ -280,7 +280,7 @@ def _files_without_match(
 
 
 def format_grep(
-    result: Any,
+    result: GrepResult,
     *,
     context: int = 0,
     path: str | None = None,
@@ -417,7 +417,7 @@ def run_grep(
 ) -> ToolOutput:
     """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> GrepResult:
         return workspace.grep(
             args["pattern"],
             path=args.get("path") or None,
@@ -441,7 +441,7 @@ def run_grep(
             include_ignored=args["include_ignored"],
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: GrepResult) -> tuple[str, int]:
         sides = (args.get("before_context"), args.get("after_context"))
         text = format_grep(
             result,

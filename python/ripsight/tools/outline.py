@@ -116,7 +116,7 @@ def _span(symbol: Any) -> str:
     return thousands(symbol.line)
 
 
-def refusal_text(result: Any) -> str:
+def refusal_text(result: OutlineResult) -> str:
     """Why `result` (a refused `OutlineResult`) has no outline, and what to do instead."""
     path = quote_path(result.path)
     refused = result.refused
@@ -151,12 +151,13 @@ def refusal_text(result: Any) -> str:
     )
 
 
-def format_outline(result: Any) -> str:
+def format_outline(result: OutlineResult) -> str:
     """The text a model sees for a `Workspace.outline` result."""
     if result.refused is not None:
         return refusal_text(result)
     path = quote_path(result.path)
-    language = _LANGUAGE_NAMES.get(result.language, result.language)
+    language = result.language or ""  # None only with `refused`
+    language = _LANGUAGE_NAMES.get(language, language)
     total, shown = result.total, len(result.symbols)
     if total == 0:
         return f"{path} ({language}) defines nothing an outline lists."
@@ -183,7 +184,7 @@ def format_outline(result: Any) -> str:
     return "\n".join(lines)
 
 
-def compact_outline(result: Any, budget: int) -> str | None:
+def compact_outline(result: OutlineResult, budget: int) -> str | None:
     """The outline `read_file` adds to a page that stops before the end of a file, within
     `budget` characters, or None (no outline, or none fits). Deterministic: every definition
     when all fit; else those nested at most one level, else only the top level; else the first
@@ -222,12 +223,12 @@ def run_outline(
 ) -> ToolOutput:
     """Handler of `outline`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> OutlineResult:
         return workspace.outline(
             args["path"], offset=args["offset"], limit=args["limit"], cancel=context.cancel
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: OutlineResult) -> tuple[str, int]:
         return format_outline(result), result.total
 
     output = answer_search(context, "outline", args, search, describe)

@@ -125,7 +125,7 @@ _ENCODING_NAMES = {
 }
 
 
-def format_read(result: Any) -> str:
+def format_read(result: ReadResult) -> str:
     """The text a model sees for a `Workspace.read_file` result."""
     path = quote_path(result.path)
     if result.kind == "empty":
@@ -350,8 +350,8 @@ def _run_text(
 
 
 def _with_outline(
-    context: ToolContext, workspace: Workspace, result: Any, limits: ToolLimits
-) -> tuple[Any, str | None]:
+    context: ToolContext, workspace: Workspace, result: ReadResult, limits: ToolLimits
+) -> tuple[ReadResult, str | None]:
     """A page that stops before the end of a file, with the file's compact outline: the
     outline gets at most `READ_OUTLINE_SHARE` of the result budget, and when the page's text
     and the outline together would overrun the budget, the page is read again shorter (its
