@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from ripsight import default_registry
 from ripsight.registry import Registry
-from ripsight.tools import GREP_SCHEMA, READ_FILE_SCHEMA
+from ripsight.tools import GLOB_SCHEMA, GREP_SCHEMA, READ_FILE_SCHEMA
 from ripsight.types import ToolCall
-from ripsight.validation import FLAG_ALIASES, check_arguments
+from ripsight.validation import EXCLUDE_ALIASES, FLAG_ALIASES, check_arguments
 
 #: What each alias set to true means, written out here (not read from `FLAG_ALIASES`): the
 #: argument of ours and its value.
@@ -171,3 +171,21 @@ def test_an_alias_is_never_a_hint_of_another_argument() -> None:
     checked = check_arguments(GREP_SCHEMA, {"pattern": "x", "no_ignore": None})
     assert [(i.name, i.suggestion) for i in checked.ignored] == [("no_ignore", None)]
     assert checked.values["include_ignored"] is False
+
+
+@pytest.mark.parametrize("name", EXCLUDE_ALIASES)
+def test_exclude_leaves_out_what_it_names(registry: Registry, name: str) -> None:
+    # A hint to "glob" would search only the files exclude names: the opposite.
+    found = _files(registry, {"pattern": "needle|NEEDLE", name: "upper.txt"})
+    assert found == _files(registry, {"pattern": "needle|NEEDLE", "glob": "!upper.txt"})
+    assert found.splitlines()[1:] == ["plain.txt"]
+    checked = check_arguments(GREP_SCHEMA, {"pattern": "x", "glob": "*.py", name: ["t_*", "b"]})
+    assert checked.values["glob"] == ["*.py", "!t_*", "!b"]
+    assert checked.mapped[0].sentence() == (
+        f'read "{name}": ["t_*","b"] as "glob": ["!t_*","!b"], which means the same'
+    )
+    refused = check_arguments(GREP_SCHEMA, {"pattern": "x", name: 3})
+    assert refused.errors and '"glob": "!*.md" leaves out' in refused.errors[0]
+    # glob has no glob argument: dropped, with no hint.
+    checked = check_arguments(GLOB_SCHEMA, {"pattern": "*", name: "a"})
+    assert [(i.name, i.suggestion) for i in checked.ignored] == [(name, None)]

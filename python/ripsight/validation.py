@@ -23,6 +23,7 @@ import orjson
 from .codes import INVALID_ARGUMENTS, MALFORMED_JSON
 
 __all__ = [
+    "EXCLUDE_ALIASES",
     "FLAG_ALIASES",
     "ArgumentsError",
     "CheckedArguments",
@@ -79,8 +80,6 @@ ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
         "filter",
         "include_pattern",
         "glob_filter",
-        "exclude",
-        "exclude_pattern",
         "-g",
     ),
     "type": ("file_type", "filetype", "types", "lang", "language", "-t", "t"),
@@ -195,6 +194,19 @@ FLAG_ALIASES: dict[str, FlagAlias] = {
 }
 
 
+#: Names other agents give the globs of files to leave out (Gemini CLI's read_many_files
+#: ``exclude``): read as ``glob`` entries with a leading ``!``, which leave files out here (a
+#: hint to ``glob`` would search only those files).
+EXCLUDE_ALIASES = (
+    "exclude",
+    "excludes",
+    "exclude_pattern",
+    "exclude_patterns",
+    "exclude_glob",
+    "exclude_globs",
+)
+
+
 def _flag_key(name: str) -> str:
     return name if name.startswith("-") else name.lower().replace("_", "").replace("-", "")
 
@@ -241,12 +253,13 @@ class IgnoredArgument:
 
 @dataclass(frozen=True, slots=True)
 class MappedArgument:
-    """A known boolean of another name (`FlagAlias`), read as the value of ours it means."""
+    """An argument of another name (`FLAG_ALIASES`, `EXCLUDE_ALIASES`), read as the value of
+    ours it means."""
 
     name: str
-    given: bool
+    given: Any
     target: str
-    value: bool
+    value: Any
 
     def sentence(self) -> str:
         return (
@@ -460,6 +473,33 @@ def _read_flag(
     mapped.append(MappedArgument(name, value, target, ours))
 
 
+def _read_exclude(
+    name: str,
+    value: Any,
+    values: dict[str, Any],
+    errors: list[str],
+    mapped: list[MappedArgument],
+) -> None:
+    """Globs to leave out (`EXCLUDE_ALIASES`), added to ``glob`` with a leading ``!`` (after
+    the globs given: the last glob that matches decides)."""
+    excluded = [value] if isinstance(value, str) else value
+    if not (
+        isinstance(excluded, list)
+        and excluded
+        and all(isinstance(v, str) and v.strip("!") for v in excluded)
+    ):
+        errors.append(
+            f'"{name}" is not an argument of this tool: "glob": "!*.md" leaves out the files '
+            'that "*.md" names (a list such as ["*.py", "!test_*.py"] applies each in turn).'
+        )
+        return
+    given = values.get("glob")
+    globs = [given] if isinstance(given, str) else list(given or [])
+    added = ["!" + v.removeprefix("!") for v in excluded]
+    values["glob"] = [*globs, *added]
+    mapped.append(MappedArgument(name, value, "glob", added[0] if len(added) == 1 else added))
+
+
 def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> CheckedArguments:
     """Checks parsed arguments against an object schema; fills in each property's default.
 
@@ -475,11 +515,17 @@ def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     mapped: list[MappedArgument] = []
     values: dict[str, Any] = {}
     flags: list[tuple[str, Any, FlagAlias]] = []
+    excludes: list[tuple[str, Any]] = []
     for key, value in arguments.items():
         key = str(key)
         if key not in properties:
             alias = flag_alias(key)
-            if alias is None:
+            if key.lower() in EXCLUDE_ALIASES:
+                if "glob" in properties and value is not None:
+                    excludes.append((key, value))
+                else:
+                    ignored.append(IgnoredArgument(key, None))
+            elif alias is None:
                 suggestion = closest_name(key, properties, ARGUMENT_ALIASES)
                 ignored.append(IgnoredArgument(key, suggestion))
             elif alias.target in properties and value is not None:
@@ -493,6 +539,8 @@ def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     # After the arguments of ours: an alias that contradicts one is refused, whatever the order.
     for key, value, alias in flags:
         _read_flag(key, value, alias, values, errors, mapped)
+    for key, value in excludes:
+        _read_exclude(key, value, values, errors, mapped)
     for key in required:
         if key not in values:
             prop = properties.get(key, {})
