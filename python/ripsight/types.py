@@ -11,10 +11,11 @@ share between the threads of a parallel batch.
 from __future__ import annotations
 
 import base64
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
 
 from .session import ReadState, Session
 
@@ -183,7 +184,8 @@ def result_schema(results: Sequence[type[Any]]) -> dict[str, Any] | None:
     """The JSON Schema of `ripsight.to_dict` of a tool's typed result, from the ``SCHEMA`` of
     its classes (a copy: the caller may edit it): one class's, or for several, the schema any
     one of them matches. None for a tool without a typed result."""
-    schemas = [copy.deepcopy(dict(cls.SCHEMA)) for cls in results]
+    # A JSON round trip copies a schema several times faster than deepcopy does.
+    schemas: list[dict[str, Any]] = [orjson.loads(orjson.dumps(cls.SCHEMA)) for cls in results]
     if not schemas:
         return None
     if len(schemas) == 1:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ..tools import builtin_tools
 from .commands import (
     add_bench_parser,
     add_demo_parser,
@@ -52,6 +53,7 @@ __all__ = [
     "main",
     "registry_from_args",
     "subcommands",
+    "tool_commands",
 ]
 
 
@@ -61,7 +63,7 @@ def subcommands() -> dict[str, Subcommand]:
     return {
         "demo": (add_demo_parser, cmd_demo),
         "tools": (add_tools_parser, cmd_tools),
-        **{name: tool_subcommand(command) for name, command in tool_commands().items()},
+        **{spec.command.name: tool_subcommand(spec) for spec in builtin_tools() if spec.command},
         "mcp": (add_mcp_parser, cmd_mcp),
         "bench": (add_bench_parser, cmd_bench),
     }

@@ -191,12 +191,20 @@ def run_tool(args: argparse.Namespace, tool: str, found: str | None = None) -> i
     return EXIT_OK
 
 
-def tool_subcommand(name: str | ToolCommand) -> Subcommand:
+def tool_subcommand(name: str | ToolSpec) -> Subcommand:
     """The parser builder and the command of a tool's subcommand (`name`: one of
-    `tool_commands`, or the command itself)."""
-    command = tool_commands()[name] if isinstance(name, str) else name
-    return (lambda sub: add_tool_parser(sub, command.name)), (
-        lambda args: run_tool(args, command.tool, command.found)
+    `tool_commands`, or the spec of a tool that has a command)."""
+    from ..tools import builtin_tools
+
+    if isinstance(name, str):
+        spec = next(s for s in builtin_tools() if s.command and s.command.name == name)
+    else:
+        spec = name
+    command = spec.command
+    if command is None:
+        raise ValueError(f"{spec.name} has no subcommand")
+    return (lambda sub: add_tool_parser(sub, command.name, spec)), (
+        lambda args: run_tool(args, spec.name, command.found)
     )
 
 
