@@ -189,3 +189,22 @@ def test_exclude_leaves_out_what_it_names(registry: Registry, name: str) -> None
     # glob has no glob argument: dropped, with no hint.
     checked = check_arguments(GLOB_SCHEMA, {"pattern": "*", name: "a"})
     assert [(i.name, i.suggestion) for i in checked.ignored] == [(name, None)]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"pattern": "x", "glob": 5, "exclude": "a"},
+        {"pattern": "x", "glob": {"a": 1}, "excludes": ["a"]},
+        {"pattern": "x", "case_insensitive": "yes", "case_sensitive": True},
+        {"pattern": "x", "include_ignored": [], "no_ignore": True, "respect_gitignore": 1},
+    ],
+)
+def test_an_alias_beside_a_bad_argument_of_ours_is_one_clear_error(
+    registry: Registry, arguments: dict[str, object]
+) -> None:
+    checked = check_arguments(GREP_SCHEMA, arguments)
+    assert checked.errors and not checked.ok
+    result = registry.execute(ToolCall("c", "grep", arguments))
+    assert result.meta["code"] == "invalid_arguments", result.content
+    assert registry.execute_many([ToolCall("c", "grep", arguments)])[0].is_error

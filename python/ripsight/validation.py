@@ -463,6 +463,8 @@ def _read_flag(
         )
         return
     ours = alias.value(value)
+    if target in values and not isinstance(values[target], bool):
+        return  # ours is not a boolean either: that is the error to fix first
     if target in values and values[target] != ours:
         errors.append(
             f'"{name}": {_show(value)} means "{target}": {_show(ours)}, but "{target}" is '
@@ -494,6 +496,8 @@ def _read_exclude(
         )
         return
     given = values.get("glob")
+    if not (given is None or isinstance(given, (str, list))):
+        return  # glob is refused already: that is the error to fix first
     globs = [given] if isinstance(given, str) else list(given or [])
     added = ["!" + v.removeprefix("!") for v in excluded]
     values["glob"] = [*globs, *added]
