@@ -140,9 +140,11 @@ def test_a_tool_module_is_exported(toy: Any) -> None:
 
 
 def test_a_tool_module_is_served_over_mcp_with_its_output_schema(toy: Any, tmp_path: Path) -> None:
-    from ripsight.mcp_server import _Tools
+    from ripsight.mcp_server import _instructions, _Tools
 
-    tools = _Tools(default_registry(tmp_path), 2, True)
+    registry = default_registry(tmp_path)
+    assert "count_letters (count letters)" in _instructions(registry)
+    tools = _Tools(registry, 2, True)
     listed = {tool["name"]: tool for tool in wire(tools.list())}
     assert listed["count_letters"]["outputSchema"] == toy.LetterCount.SCHEMA
 

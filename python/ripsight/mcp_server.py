@@ -402,13 +402,20 @@ class _Tools:
 
 
 def _instructions(registry: Registry) -> str:
+    """The server's instructions: the registry's tools, each with its title (from the specs)."""
     root = registry.workspace.root if registry.workspace is not None else None
+    tools, read_only = [], True
+    for name in registry.names:
+        spec = registry.get(name)
+        title = spec.title if spec is not None else None
+        read_only = read_only and spec is not None and spec.effect == "read"
+        tools.append(f"{name} ({title[0].lower() + title[1:]})" if title else name)
     return (
-        "Read-only tools over one directory"
+        ("Read-only tools" if read_only else "Tools")
+        + " over one directory"
         + (f" ({root})" if root else "")
-        + ": glob finds files by name pattern, grep searches their contents with a regex, "
-        "read_file reads a file's numbered lines. Paths are relative to that directory; "
-        "nothing outside it can be read, and results are bounded (each says how to get more)."
+        + f": {', '.join(tools)}. Paths are relative to that directory; nothing outside it "
+        "can be read, and results are bounded (each says how to get more)."
     )
 
 
