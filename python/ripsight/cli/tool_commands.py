@@ -1,5 +1,5 @@
-"""The tools from a shell: `glob`, `grep`, `read`, `outline` and `defs`, each a subcommand
-whose options are generated from its tool's schema, printing the text a model would see (the
+"""The tools from a shell: each built-in tool whose spec has a `ToolCommand` (`glob`, `grep`,
+`read`, `outline`, `defs`) is a subcommand whose options are generated from its schema, printing the text a model would see (the
 registry's formatted, bounded result) or, with --json, `ripsight.to_dict` of the engine's typed
 result."""
 
