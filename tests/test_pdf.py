@@ -176,22 +176,50 @@ def test_bad_pages_are_refused_with_a_sentence(tmp_path: Path, pages: str, messa
     result = default_registry(tmp_path).execute(
         ToolCall("c", "read_file", {"path": "a.pdf", "pages": pages})
     )
+    # Refused at the check step, with the schema's problems, before anything is read.
     assert result.is_error and result.meta["code"] == "invalid_arguments"
-    assert result.content.startswith(message), result.content
+    assert result.content.startswith(
+        f"Invalid arguments for read_file (1 problem); nothing was run:\n- {message}"
+    ), result.content
     with pytest.raises(ValueError):
         parse_pages(pages)
 
 
-def test_pages_on_a_text_file_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("text\n")
+@pytest.mark.parametrize("name", ["a.txt", "a.png", "a.ipynb", "a"])
+def test_pages_on_a_file_that_is_not_a_pdf_is_refused_with_one_text(
+    tmp_path: Path, name: str
+) -> None:
+    # By its name (an image, a notebook) or by its bytes (a text file): the same refusal.
+    (tmp_path / name).write_text("text\n")
     result = default_registry(tmp_path).execute(
-        ToolCall("c", "read_file", {"path": "a.txt", "pages": "1"})
+        ToolCall("c", "read_file", {"path": name, "pages": "1"})
     )
-    assert result.is_error
+    assert result.is_error and result.meta["code"] == "invalid_arguments"
     assert result.content == (
-        "pages applies to PDF files only, and a.txt is not one; read its lines with offset and "
-        "limit instead."
+        f"pages applies to PDF files only, and {name} is not one; call read_file without pages."
     )
+
+
+def test_pages_is_parsed_once_into_its_typed_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ripsight import pdf
+    from ripsight.tools import read_pdf
+
+    calls: list[str] = []
+
+    def counted(spec: str) -> pdf.PageRange:
+        calls.append(spec)
+        return pdf.parse_pages(spec)
+
+    monkeypatch.setattr(read_pdf, "parse_pages", counted)
+    (tmp_path / "a.pdf").write_bytes(text_pdf(["one", "two", "three"]))
+    seen: list[object] = []
+    registry = default_registry(tmp_path, policy=lambda tool, args: seen.append(args["pages"]))
+    result = registry.execute(ToolCall("c", "read_file", {"path": "a.pdf", "pages": "2-3"}))
+    assert result.meta["code"] == "ok", result.content
+    assert calls == ["2-3"] and seen == [pdf.PageRange(2, 3)]
+    assert str(seen[0]) == "2-3" and str(pdf.PageRange(4, 4)) == "4"
 
 
 def test_a_page_without_text_says_so_and_a_sniffed_pdf_is_read(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import anyio
@@ -43,10 +43,9 @@ from mcp.server.stdio import stdio_server
 
 from . import _core
 from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
-from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
-from .tools import ENGINE_RESULT_KEY
-from .types import ToolCall, ToolResult
+from .tools import ENGINE_RESULT_KEY, builtin_tools
+from .types import PAGE_COUNTERS, PageBy, ToolCall, ToolResult, ToolSpec
 from .workspace import to_dict
 
 __all__ = [
@@ -54,6 +53,7 @@ __all__ = [
     "OUTPUT_SCHEMAS",
     "bound_structured",
     "build_server",
+    "output_schema",
     "output_schemas",
     "serve_stdio",
     "tool_definitions",
@@ -69,49 +69,39 @@ DEFAULT_TIME_BUDGET = MCP_TIME_BUDGET
 
 # -- output schemas: the JSON shape of `ripsight.to_dict(result)` ---------------------------------
 
+#: What the server adds to the description of the field that says where paging goes on: it
+#: holds the structured copy to the text's budget (`bound_structured`).
+_KEPT_OUT = " (also those left out to keep this structured copy within the result budget)"
+
+
+def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The alternatives of a union schema (read_file's), else the schema itself."""
+    return list(schema.get("anyOf", [schema]))
+
+
+def output_schema(spec: ToolSpec) -> dict[str, Any] | None:
+    """The ``outputSchema`` of a tool: the shape of `ripsight.to_dict` of its typed result
+    (`ToolSpec.output_schema`, generated from the engine's one declaration of each result:
+    field names, types and descriptions), each paging counter saying that it also counts what
+    the server leaves out; None for a tool without a typed result."""
+    if spec.output_schema is None:
+        return None
+    schema = copy.deepcopy(dict(spec.output_schema))
+    for branch in _branches(schema):
+        properties = branch.get("properties", {})
+        counters = {PAGE_COUNTERS[by] for key, by in spec.paging.items() if key in properties}
+        for counter in sorted(counters):
+            if counter in properties:
+                prop = properties[counter]
+                prop["description"] = prop["description"].rstrip(".") + _KEPT_OUT + "."
+    return schema
+
 
 def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, Any]]:
-    """``outputSchema`` of each tool: the shape of `ripsight.to_dict` of the engine's result.
-
-    Generated from the engine's one declaration of each result (``GrepResult.SCHEMA``...: field
-    names, types and descriptions); only the line caps are stated as `limits` sets them."""
-    schemas = {
-        "glob": copy.deepcopy(_core.GlobResult.SCHEMA),
-        "grep": copy.deepcopy(_core.GrepResult.SCHEMA),
-        "read_file": copy.deepcopy(_core.ReadResult.SCHEMA),
-        "outline": copy.deepcopy(_core.OutlineResult.SCHEMA),
-        "find_definitions": copy.deepcopy(_core.DefinitionsResult.SCHEMA),
-    }
-    grep_text = schemas["grep"]["properties"]["lines"]["items"]["properties"]["text"]
-    grep_text["description"] = (
-        f"The line, cut to {limits.grep_line_chars} characters around the match (cut parts are "
-        "replaced by …)."
-    )
-    read_text = schemas["read_file"]["properties"]["lines"]["items"]["properties"]["text"]
-    read_text["description"] = (
-        f"The line without its terminator, cut to {limits.read_line_chars} characters."
-    )
-    # The server holds the structured copy to the text's budget (`bound_structured`): say where
-    # the entries it leaves out are counted.
-    kept_out = " (also those left out to keep this structured copy within the result budget)"
-    for tool in ("glob", "grep", "outline", "find_definitions"):
-        withheld = schemas[tool]["properties"]["withheld"]
-        withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
-    next_offset = schemas["read_file"]["properties"]["next_offset"]
-    next_offset["description"] = next_offset["description"].rstrip(".") + kept_out + "."
-    # read_file also answers with an image (its bytes are in the ImageContent, not here), a
-    # page of notebook cells, a notebook cell's images, or a PDF's pages.
-    schemas["read_file"] = {
-        "type": "object",
-        "anyOf": [
-            schemas["read_file"],
-            copy.deepcopy(_core.ImageResult.SCHEMA),
-            copy.deepcopy(_core.NotebookResult.SCHEMA),
-            copy.deepcopy(_core.NotebookImages.SCHEMA),
-            copy.deepcopy(PDF_TEXT_SCHEMA),
-        ],
-    }
-    return schemas
+    """``outputSchema`` of each built-in tool that has one (see `output_schema`), with the
+    line caps `limits` sets."""
+    schemas = {spec.name: output_schema(spec) for spec in builtin_tools(limits)}
+    return {name: schema for name, schema in schemas.items() if schema is not None}
 
 
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = output_schemas()
@@ -121,11 +111,11 @@ def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[s
     """The registry's MCP definitions, each with its ``outputSchema`` (unless `structured` is
     False) when it has one."""
     tools = registry.definitions("mcp")
-    schemas = output_schemas(registry.limits)
     for tool in tools if structured else ():
-        schema = schemas.get(tool["name"])
+        spec = registry.get(tool["name"])
+        schema = output_schema(spec) if spec is not None else None
         if schema is not None:
-            tool["outputSchema"] = copy.deepcopy(schema)
+            tool["outputSchema"] = schema
     return tools
 
 
@@ -137,24 +127,23 @@ def _json_chars(data: dict[str, Any]) -> int:
     return len(json.dumps(data, ensure_ascii=False))
 
 
-def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
+def _page(data: dict[str, Any], key: str, by: PageBy, keep: int) -> dict[str, Any]:
     """`data` with only the first `keep` entries of its list `key`, its counters (``withheld``,
-    ``next_offset``) saying so."""
+    ``next_offset``, ``next_page``) saying so, as `by` says they page."""
     entries = data[key]
     page = dict(data)
     page[key] = entries[:keep]
     if keep >= len(entries):
         return page
-    if key in ("paths", "files", "symbols", "definitions"):
-        # glob; grep's files_with_matches and count modes; outline; find_definitions
+    if by == "count":  # glob; grep's files_with_matches and count modes; outline; definitions
         page["withheld"] = data["withheld"] + len(entries) - keep
         page["next_offset"] = data["offset"] + keep
-    elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
+    elif by == "matches":  # grep content mode: context lines are not entries
         page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
         page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
-    elif key == "pages":  # read_file on a PDF: read on from the first page left out
+    elif by == "page":  # read_file on a PDF: read on from the first page left out
         page["next_page"] = entries[keep]["number"]
-    else:  # read_file: read on after the last line (or notebook cell) kept
+    else:  # read_file: read on at the first line (or notebook cell) left out
         page["next_offset"] = entries[keep]["number"]
     return page
 
@@ -164,34 +153,53 @@ def _grep_cut_points(lines: list[dict[str, Any]]) -> list[int]:
     return [0] + [i + 1 for i, line in enumerate(lines) if line["is_match"]]
 
 
-def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
+def _paging_of(data: dict[str, Any]) -> Mapping[str, PageBy]:
+    """The paging of the built-in tool whose typed result `data` is: the first whose output
+    schema has a branch with every field of `data`."""
+    fields = set(data)
+    for spec in builtin_tools():
+        schema = spec.output_schema
+        if schema is not None and any(
+            fields <= set(branch.get("properties", ())) for branch in _branches(dict(schema))
+        ):
+            return spec.paging
+    return {}
+
+
+def bound_structured(
+    data: dict[str, Any], budget: int, paging: Mapping[str, PageBy] | None = None
+) -> dict[str, Any]:
     """The structured copy of a result (`ripsight.to_dict` of the engine's result) held to the
     text's budget: its JSON is at most `budget` characters.
 
-    A longer page keeps its first entries (paths, files, symbols, definitions, matching lines
-    with their context, or read lines) and counts the rest in ``withheld`` (read_file: ``next_offset`` reads on from the
-    first line left out), so paging from the structured copy alone finds everything. A page
-    that cannot fit even with no entries has its echoed ``pattern`` cut.
+    A longer page keeps its first entries (of the first list `paging` names that has any:
+    paths, files, symbols, definitions, matching lines with their context, read lines, cells
+    or pages) and says in its counters where the rest is (``withheld`` and ``next_offset``, or
+    for read_file the ``next_offset`` or ``next_page`` of the first entry left out), so paging
+    from the structured copy alone finds everything. A page that cannot fit even with no
+    entries has its echoed ``pattern`` cut. `paging` is the tool's (`ToolSpec.paging`);
+    default: that of the built-in tool whose result `data` is.
     """
     if _json_chars(data) <= budget:
         return data
-    keys = ("paths", "files", "symbols", "definitions", "lines", "cells", "pages")
-    key = next((k for k in keys if data.get(k)), None)
+    if paging is None:
+        paging = _paging_of(data)
+    key = next((k for k in paging if data.get(k)), None)
     if key is None:
         page = dict(data)
     else:
+        by = paging[key]
         entries = data[key]
-        is_grep_lines = key == "lines" and "is_match" in entries[0]
-        points = _grep_cut_points(entries) if is_grep_lines else list(range(len(entries) + 1))
+        points = _grep_cut_points(entries) if by == "matches" else list(range(len(entries) + 1))
         # Binary search for the most entries that fit: the size grows with the entries kept.
         low, high = 0, len(points) - 1
         while low < high:
             middle = (low + high + 1) // 2
-            if _json_chars(_page(data, key, points[middle])) <= budget:
+            if _json_chars(_page(data, key, by, points[middle])) <= budget:
                 low = middle
             else:
                 high = middle - 1
-        page = _page(data, key, points[low])
+        page = _page(data, key, by, points[low])
     over = _json_chars(page) - budget
     if over > 0 and isinstance(page.get("pattern"), str):
         page["pattern"] = page["pattern"][: max(0, len(page["pattern"]) - over - 1)]
@@ -292,16 +300,18 @@ class _InFlight:
             return self._idle.wait_for(lambda: not self._calls, timeout)
 
 
-def _call_result(result: ToolResult, structured_content: bool, budget: int) -> types.CallToolResult:
+def _call_result(
+    result: ToolResult, spec: ToolSpec | None, structured_content: bool, budget: int
+) -> types.CallToolResult:
     structured: dict[str, Any] | None = None
-    if structured_content and not result.is_error:
+    if structured_content and not result.is_error and spec is not None:
         engine_result = result.meta.get(ENGINE_RESULT_KEY)
         if engine_result is not None:
             try:
-                structured = bound_structured(to_dict(engine_result), budget)
+                structured = bound_structured(to_dict(engine_result), budget, spec.paging)
             except Exception:  # the text still answers the call
                 logger.exception("%s: the typed result could not be converted", result.name)
-        elif result.name in OUTPUT_SCHEMAS:
+        elif spec.output_schema is not None:
             logger.warning("%s returned no typed result; structuredContent left out", result.name)
     # Validated from the wire form: the field names differ between SDK 1.x and 2.x models.
     content: list[dict[str, Any]] = [{"type": "text", "text": result.content}]
@@ -354,7 +364,8 @@ class _Tools:
             logger.debug("%s running", name)
             try:
                 result = self.registry.execute(call, cancel=state.token)
-                return result, _call_result(result, self.structured_content, budget)
+                spec = self.registry.get(name)
+                return result, _call_result(result, spec, self.structured_content, budget)
             finally:
                 if state.cancelled_at is not None:
                     logger.info(
@@ -391,13 +402,20 @@ class _Tools:
 
 
 def _instructions(registry: Registry) -> str:
+    """The server's instructions: the registry's tools, each with its title (from the specs)."""
     root = registry.workspace.root if registry.workspace is not None else None
+    tools, read_only = [], True
+    for name in registry.names:
+        spec = registry.get(name)
+        title = spec.title if spec is not None else None
+        read_only = read_only and spec is not None and spec.effect == "read"
+        tools.append(f"{name} ({title[0].lower() + title[1:]})" if title else name)
     return (
-        "Read-only tools over one directory"
+        ("Read-only tools" if read_only else "Tools")
+        + " over one directory"
         + (f" ({root})" if root else "")
-        + ": glob finds files by name pattern, grep searches their contents with a regex, "
-        "read_file reads a file's numbered lines. Paths are relative to that directory; "
-        "nothing outside it can be read, and results are bounded (each says how to get more)."
+        + f": {', '.join(tools)}. Paths are relative to that directory; nothing outside it "
+        "can be read, and results are bounded (each says how to get more)."
     )
 
 

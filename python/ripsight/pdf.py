@@ -38,7 +38,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import InvalidArgumentError, RipsightError
 from .limits import LIMITS
@@ -49,6 +49,7 @@ __all__ = [
     "PDF_MAX_PAGES",
     "PDF_MAX_SOURCE_BYTES",
     "PDF_TEXT_SCHEMA",
+    "PageRange",
     "PdfBusyError",
     "PdfCrashedError",
     "PdfDeadlineError",
@@ -186,6 +187,9 @@ class PdfText:
     peak_rss_bytes: int | None
     kind: str = "pdf"
 
+    #: The JSON Schema of `to_dict` (`PDF_TEXT_SCHEMA`), as the engine's records carry theirs.
+    SCHEMA: ClassVar[dict[str, Any]]
+
     @property
     def total(self) -> int:
         """The page count (the operation log's ``total``)."""
@@ -239,6 +243,7 @@ PDF_TEXT_SCHEMA: dict[str, Any] = {
     },
     "required": ["path", "kind", "size_bytes", "page_count", "pages", "next_page"],
 }
+PdfText.SCHEMA = PDF_TEXT_SCHEMA
 
 
 # -- which files are PDFs ------------------------------------------------------------------------
@@ -259,8 +264,20 @@ def is_pdf_type(binary_type: str | None) -> bool:
 _PAGES = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
-def parse_pages(spec: str) -> tuple[int, int]:
-    """``"3"`` -> (3, 3), ``"1-5"`` -> (1, 5); at most `PDF_MAX_PAGES` pages. Raises
+@dataclass(frozen=True, slots=True)
+class PageRange:
+    """The pages a ``pages`` argument names, from `first` to `last` (1-based, inclusive): its
+    typed value, parsed once (`parse_pages`)."""
+
+    first: int
+    last: int
+
+    def __str__(self) -> str:
+        return str(self.first) if self.first == self.last else f"{self.first}-{self.last}"
+
+
+def parse_pages(spec: str) -> PageRange:
+    """``"3"`` -> pages 3 to 3, ``"1-5"`` -> pages 1 to 5; at most `PDF_MAX_PAGES` pages. Raises
     :class:`InvalidArgumentError` with a sentence saying what is wrong and what to write."""
     example = f'Write one page ("3") or a range ("1-5"), at most {PDF_MAX_PAGES} pages a call.'
     match = _PAGES.fullmatch(spec)
@@ -279,7 +296,7 @@ def parse_pages(spec: str) -> tuple[int, int]:
             f"pages={spec!r} asks for {last - first + 1} pages; at most {PDF_MAX_PAGES} pages "
             f'are read a call: ask for "{first}-{first + PDF_MAX_PAGES - 1}", then read on.'
         )
-    return first, last
+    return PageRange(first, last)
 
 
 # -- the worker ----------------------------------------------------------------------------------
@@ -468,17 +485,15 @@ def extract_pages(
 
 
 def read_pdf_bytes(
-    path: str, size_bytes: int, data: bytes, pages: str | None, budget: int
+    path: str, size_bytes: int, data: bytes, pages: PageRange | None, budget: int
 ) -> PdfText:
-    """The text of `data` (the PDF at `path`, as the engine read it): the pages `pages` names
-    (see `parse_pages`), or without it the first pages whose text fits `budget` characters (at
-    most `PDF_MAX_PAGES`, at least one). Raises `PdfError` (unreadable, encrypted, killed) and
-    `InvalidArgumentError` (a bad `pages`)."""
+    """The text of `data` (the PDF at `path`, as the engine read it): the pages `pages` names,
+    or without it the first pages whose text fits `budget` characters (at most
+    `PDF_MAX_PAGES`, at least one). Raises `PdfError` (unreadable, encrypted, killed)."""
     if pages is None:
         first, last, budget_left = 1, PDF_MAX_PAGES, max(budget, 1)
     else:
-        first, last = parse_pages(pages)
-        budget_left = 0
+        first, last, budget_left = pages.first, pages.last, 0
     try:
         answer = extract_pages(data, first, last, budget_left)
     except _Stopped as stopped:

@@ -108,7 +108,8 @@ def checked_arguments(
     spec: ToolSpec, call: ToolCall, meta: dict[str, Any], record: CallRecord
 ) -> tuple[dict[str, Any], str]:
     """Step 4: the call's arguments parsed and checked against the tool's schema (defaults
-    filled in), and the note naming the keys that were dropped ("" when none were)."""
+    filled in), and the note naming the keys that were read as others or dropped ("" when
+    none were)."""
     name = call.name
     if call.incomplete and not _parses_as_object(call.arguments):
         raise Answer(
@@ -126,14 +127,18 @@ def checked_arguments(
     checked = check_arguments(spec.parameters, arguments)
     if spec.check is not None:
         checked.errors.extend(spec.check(checked.values))
-    note = ""
+    said: list[str] = []
+    if checked.mapped:
+        meta["mapped_arguments"] = {m.name: m.target for m in checked.mapped}
+        said.append("Note: " + "; ".join(m.sentence() for m in checked.mapped) + ".")
     if checked.ignored:
         meta["ignored_arguments"] = [i.name for i in checked.ignored]
-        note = (
+        said.append(
             "Note: "
             + "; ".join(i.sentence() for i in checked.ignored)
             + f". {name} accepts: {', '.join(spec.parameters.get('properties', {}))}."
         )
+    note = "\n".join(said)
     if not checked.ok:
         count = len(checked.errors)
         problems = f"{count} problem{'s' if count != 1 else ''}"

@@ -11,9 +11,11 @@ share between the threads of a parallel batch.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
 
 from .session import ReadState, Session
 
@@ -22,14 +24,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EFFECTS",
+    "PAGE_COUNTERS",
     "Effect",
     "Handler",
     "ImagePart",
+    "PageBy",
     "ToolCall",
+    "ToolCommand",
     "ToolContext",
     "ToolOutput",
     "ToolResult",
     "ToolSpec",
+    "result_schema",
 ]
 
 #: What running a tool may change: nothing (``read``), files or state it can undo (``write``),
@@ -121,6 +127,72 @@ Handler = Callable[[ToolContext, dict[str, Any]], str | ToolOutput]
 ConcurrencySafety = bool | Callable[[dict[str, Any]], bool]
 
 
+#: How a page of a typed result is shortened to fewer entries of one of its lists (the MCP
+#: server holds its structured copy to the result budget so): ``"count"`` (each entry left out
+#: is counted in ``withheld``, ``next_offset`` reads on after the last one kept), ``"matches"``
+#: (as count, but only the entries whose ``is_match`` is true count: grep's context lines stay
+#: with their match), ``"number"`` (``next_offset`` is the ``number`` of the first entry left
+#: out: a line, a cell) or ``"page"`` (``next_page`` is the ``number`` of the first page left
+#: out).
+PageBy = Literal["count", "matches", "number", "page"]
+
+#: The field of a typed result that says where paging goes on, by `PageBy`.
+PAGE_COUNTERS: dict[PageBy, str] = {
+    "count": "withheld",
+    "matches": "withheld",
+    "number": "next_offset",
+    "page": "next_page",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCommand:
+    """A tool's subcommand of the ``ripsight`` command line: what it adds to the tool's schema
+    (everything else, the options, their types, choices and help, is generated from the schema,
+    so a property added to a tool is a flag of its command with no edit here).
+
+    Attributes:
+        name: the subcommand (``read`` for ``read_file``).
+        help: its line in ``ripsight --help``.
+        description, epilog: the text before and after its options in ``ripsight NAME --help``.
+        positionals: properties taken as positional arguments, in order (an optional one may be
+            left out; one taking a list takes one value there); every other property is an
+            option ``--name-with-dashes``.
+        short: another name of an option, rg's: a one-letter flag (``-t``) or rg's long name
+            where it differs (``--no-ignore`` for ``--include-ignored``).
+        shortcuts: flags that set an option to one value (``-l`` for
+            ``--output-mode files_with_matches``), exclusive with it; a flag without a short
+            form has "" there.
+        limit_flags: the `ToolLimits` flags of this tool.
+        found: the typed result's count whose 0 makes the exit status 1 (no match), if any.
+        tool: the tool the command calls; its `ToolSpec` fills it in with its own name.
+    """
+
+    name: str
+    help: str
+    description: str
+    epilog: str
+    positionals: tuple[str, ...]
+    short: Mapping[str, str] = field(default_factory=dict)
+    shortcuts: Mapping[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)
+    limit_flags: tuple[str, ...] = ()
+    found: str | None = None
+    tool: str = ""
+
+
+def result_schema(results: Sequence[type[Any]]) -> dict[str, Any] | None:
+    """The JSON Schema of `ripsight.to_dict` of a tool's typed result, from the ``SCHEMA`` of
+    its classes (a copy: the caller may edit it): one class's, or for several, the schema any
+    one of them matches. None for a tool without a typed result."""
+    # A JSON round trip copies a schema several times faster than deepcopy does.
+    schemas: list[dict[str, Any]] = [orjson.loads(orjson.dumps(cls.SCHEMA)) for cls in results]
+    if not schemas:
+        return None
+    if len(schemas) == 1:
+        return schemas[0]
+    return {"type": "object", "anyOf": schemas}
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """One tool: its model-facing definition and the function that runs it.
@@ -144,7 +216,19 @@ class ToolSpec:
             name). It runs before the host's policy and hooks, so they see what the tool will use.
         check: further checks of the arguments, beyond what the schema states (grep's file
             type names): it gets the checked arguments and returns each problem as a sentence,
-            reported with the schema's problems and the call not run.
+            reported with the schema's problems and the call not run. An argument with a syntax
+            of its own (read_file's ``pages``) is parsed here, once: `check` replaces its text
+            with the typed value in the arguments, and everything after (the policy, the
+            handler) gets that value.
+        results: the classes of the typed result the handler returns in its
+            ``meta[ENGINE_RESULT_KEY]`` (each with a ``SCHEMA`` and ``to_dict``): the MCP
+            server's ``structuredContent``, ``ripsight --json``.
+        output_schema: the JSON Schema of ``to_dict`` of that result (the MCP ``outputSchema``);
+            default: generated from `results` (`result_schema`).
+        paging: how a page of the typed result is shortened, by the name of its list of entries
+            (see `PageBy`), in the order the lists are tried.
+        command: the tool's ``ripsight`` subcommand, if it has one (its ``tool`` is filled in
+            with this tool's name).
     """
 
     name: str
@@ -157,6 +241,10 @@ class ToolSpec:
     effect: Effect | None = None
     prepare: Callable[[dict[str, Any]], None] | None = None
     check: Callable[[dict[str, Any]], list[str]] | None = None
+    results: tuple[type[Any], ...] = ()
+    output_schema: Mapping[str, Any] | None = None
+    paging: Mapping[str, PageBy] = field(default_factory=dict)
+    command: ToolCommand | None = None
 
     def __post_init__(self) -> None:
         effect = self.effect
@@ -170,6 +258,10 @@ class ToolSpec:
             )
         object.__setattr__(self, "effect", effect)
         object.__setattr__(self, "read_only", effect == "read")
+        if self.output_schema is None and self.results:
+            object.__setattr__(self, "output_schema", result_schema(self.results))
+        if self.command is not None and self.command.tool != self.name:
+            object.__setattr__(self, "command", replace(self.command, tool=self.name))
 
     def is_concurrency_safe(self, arguments: dict[str, Any] | None) -> bool:
         """Whether a call with these checked arguments may run beside others.

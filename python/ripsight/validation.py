@@ -23,17 +23,23 @@ import orjson
 from .codes import INVALID_ARGUMENTS, MALFORMED_JSON
 
 __all__ = [
+    "EXCLUDE_ALIASES",
+    "FLAG_ALIASES",
     "ArgumentsError",
     "CheckedArguments",
+    "FlagAlias",
     "IgnoredArgument",
+    "MappedArgument",
     "check_arguments",
     "closest_name",
     "describe_json_error",
+    "flag_alias",
     "json_type_name",
     "parse_arguments",
 ]
 
-# Names models trained on other agents' tools use for our parameters.
+# Names models trained on other agents' tools use for our parameters: the hint "did you mean"
+# of an unknown key (a boolean's names are `FLAG_ALIASES`, which are mapped, never hinted).
 ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
     "path": (
         "file_path",
@@ -74,23 +80,12 @@ ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
         "filter",
         "include_pattern",
         "glob_filter",
-        "exclude",
-        "exclude_pattern",
         "-g",
     ),
     "type": ("file_type", "filetype", "types", "lang", "language", "-t", "t"),
     "type_not": ("exclude_type", "not_type", "type_exclude", "-T", "T"),
     "max_count": ("max_matches_per_file", "max_per_file", "matches_per_file", "-m", "m"),
-    "invert_match": ("invert", "inverted", "negate", "-v", "v", "not_matching"),
     "max_depth": ("depth", "maxdepth", "max_level", "levels", "-d"),
-    "include_ignored": (
-        "no_ignore",
-        "noignore",
-        "ignored",
-        "include_gitignored",
-        "respect_gitignore",
-        "-u",
-    ),
     "limit": (
         "max_results",
         "head_limit",
@@ -115,7 +110,6 @@ ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
         "page",
         "begin",
     ),
-    "case_insensitive": ("ignore_case", "i", "-i", "insensitive", "case_sensitive", "nocase"),
     "context": (
         "context_lines",
         "-C",
@@ -125,11 +119,105 @@ ARGUMENT_ALIASES: dict[str, tuple[str, ...]] = {
     ),
     "before_context": ("before", "-B", "B", "lines_before", "context_before"),
     "after_context": ("after", "-A", "A", "lines_after", "context_after"),
-    "literal": ("fixed_strings", "fixed_string", "-F", "F", "is_regex", "regex_mode", "plain"),
     "output_mode": ("mode", "output", "format"),
-    "multiline": ("multi_line", "-U", "U", "dotall"),
     "sort": ("sort_by", "order", "order_by"),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class FlagAlias:
+    """A boolean argument of another agent's tool (or an rg flag) that one of ours means:
+    `target`, with the opposite value when `negated` (``respect_gitignore=true`` is
+    ``include_ignored=false``)."""
+
+    target: str
+    negated: bool = False
+
+    def value(self, given: bool) -> bool:
+        """Our `target`'s value that means the alias's `given` value."""
+        return given != self.negated
+
+
+_IGNORE_FILES_APPLY = FlagAlias("include_ignored", negated=True)
+_IGNORED_INCLUDED = FlagAlias("include_ignored")
+_CASE_MATTERS = FlagAlias("case_insensitive", negated=True)
+_CASE_IGNORED = FlagAlias("case_insensitive")
+_PATTERN_IS_REGEX = FlagAlias("literal", negated=True)
+_PATTERN_IS_TEXT = FlagAlias("literal")
+_INVERTED = FlagAlias("invert_match")
+_MULTILINE = FlagAlias("multiline")
+
+#: Boolean arguments models trained on other agents' tools send, by name, and what they mean
+#: here. Each is read as its value of ours, with a note in the result (a negation such as
+#: Gemini CLI's ``respect_git_ignore`` gets the opposite value: it is never a hint to the
+#: argument of the opposite sense). Words match in any case, with or without ``_`` and ``-``;
+#: rg's one-letter flags (``-s`` is case-sensitive, ``-S`` smart case) match exactly.
+FLAG_ALIASES: dict[str, FlagAlias] = {
+    # Gemini CLI's glob and read_many_files; rg's --no-ignore and -u (--unrestricted)
+    "respect_gitignore": _IGNORE_FILES_APPLY,
+    "respect_git_ignore": _IGNORE_FILES_APPLY,
+    "respect_ignore": _IGNORE_FILES_APPLY,
+    "respect_ignore_files": _IGNORE_FILES_APPLY,
+    "use_gitignore": _IGNORE_FILES_APPLY,
+    "no_ignore": _IGNORED_INCLUDED,
+    "include_gitignored": _IGNORED_INCLUDED,
+    "unrestricted": _IGNORED_INCLUDED,
+    "-u": _IGNORED_INCLUDED,
+    # Gemini CLI's glob and Cursor's grep_search: case_sensitive; rg's -s and -i (Claude Code's)
+    "case_sensitive": _CASE_MATTERS,
+    "match_case": _CASE_MATTERS,
+    "-s": _CASE_MATTERS,
+    "ignore_case": _CASE_IGNORED,
+    "insensitive": _CASE_IGNORED,
+    "nocase": _CASE_IGNORED,
+    "i": _CASE_IGNORED,
+    "-i": _CASE_IGNORED,
+    # Windsurf's grep_search: IsRegex; rg's -F (--fixed-strings)
+    "is_regex": _PATTERN_IS_REGEX,
+    "use_regex": _PATTERN_IS_REGEX,
+    "fixed_strings": _PATTERN_IS_TEXT,
+    "fixed_string": _PATTERN_IS_TEXT,
+    "plain": _PATTERN_IS_TEXT,
+    "F": _PATTERN_IS_TEXT,
+    "-F": _PATTERN_IS_TEXT,
+    # rg's -v (--invert-match) and -U (--multiline)
+    "invert": _INVERTED,
+    "inverted": _INVERTED,
+    "negate": _INVERTED,
+    "not_matching": _INVERTED,
+    "v": _INVERTED,
+    "-v": _INVERTED,
+    "multi_line": _MULTILINE,
+    "dotall": _MULTILINE,
+    "U": _MULTILINE,
+    "-U": _MULTILINE,
+}
+
+
+#: Names other agents give the globs of files to leave out (Gemini CLI's read_many_files
+#: ``exclude``): read as ``glob`` entries with a leading ``!``, which leave files out here (a
+#: hint to ``glob`` would search only those files).
+EXCLUDE_ALIASES = (
+    "exclude",
+    "excludes",
+    "exclude_pattern",
+    "exclude_patterns",
+    "exclude_glob",
+    "exclude_globs",
+)
+
+
+def _flag_key(name: str) -> str:
+    return name if name.startswith("-") else name.lower().replace("_", "").replace("-", "")
+
+
+_FLAGS_BY_KEY = {_flag_key(name): alias for name, alias in FLAG_ALIASES.items()}
+
+
+def flag_alias(name: str) -> FlagAlias | None:
+    """The argument of ours a boolean argument named `name` means, if it is a known one."""
+    return _FLAGS_BY_KEY.get(_flag_key(name))
+
 
 _JSON_TYPE_NAMES = {
     "string": "a string",
@@ -164,12 +252,30 @@ class IgnoredArgument:
 
 
 @dataclass(frozen=True, slots=True)
+class MappedArgument:
+    """An argument of another name (`FLAG_ALIASES`, `EXCLUDE_ALIASES`), read as the value of
+    ours it means."""
+
+    name: str
+    given: Any
+    target: str
+    value: Any
+
+    def sentence(self) -> str:
+        return (
+            f'read "{self.name}": {_show(self.given)} as "{self.target}": {_show(self.value)}, '
+            "which means the same"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class CheckedArguments:
     """The outcome of `check_arguments`."""
 
     values: dict[str, Any]
     errors: list[str] = field(default_factory=list)
     ignored: list[IgnoredArgument] = field(default_factory=list)
+    mapped: list[MappedArgument] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -337,25 +443,108 @@ def _check_value(name: str, value: Any, schema: Mapping[str, Any], errors: list[
     return value
 
 
+def _read_flag(
+    name: str,
+    value: Any,
+    alias: FlagAlias,
+    values: dict[str, Any],
+    errors: list[str],
+    mapped: list[MappedArgument],
+) -> None:
+    """A known boolean of another name (`FLAG_ALIASES`): its value of ours goes into `values`;
+    a value that is not a boolean, or one that contradicts the argument of ours (given, or
+    read from another alias), is an error saying which value of ours means what."""
+    target = alias.target
+    if not isinstance(value, bool):
+        errors.append(
+            f'"{name}" is not an argument of this tool: "{target}": '
+            f"{_show(alias.value(True))} means {name}=true, and "
+            f'"{target}": {_show(alias.value(False))} means {name}=false.'
+        )
+        return
+    ours = alias.value(value)
+    if target in values and not isinstance(values[target], bool):
+        return  # ours is not a boolean either: that is the error to fix first
+    if target in values and values[target] != ours:
+        errors.append(
+            f'"{name}": {_show(value)} means "{target}": {_show(ours)}, but "{target}" is '
+            f'{_show(values[target])}; send only "{target}".'
+        )
+        return
+    values[target] = ours
+    mapped.append(MappedArgument(name, value, target, ours))
+
+
+def _read_exclude(
+    name: str,
+    value: Any,
+    values: dict[str, Any],
+    errors: list[str],
+    mapped: list[MappedArgument],
+) -> None:
+    """Globs to leave out (`EXCLUDE_ALIASES`), added to ``glob`` with a leading ``!`` (after
+    the globs given: the last glob that matches decides)."""
+    excluded = [value] if isinstance(value, str) else value
+    if not (
+        isinstance(excluded, list)
+        and excluded
+        and all(isinstance(v, str) and v.strip("!") for v in excluded)
+    ):
+        errors.append(
+            f'"{name}" is not an argument of this tool: "glob": "!*.md" leaves out the files '
+            'that "*.md" names (a list such as ["*.py", "!test_*.py"] applies each in turn).'
+        )
+        return
+    given = values.get("glob")
+    if not (given is None or isinstance(given, (str, list))):
+        return  # glob is refused already: that is the error to fix first
+    globs = [given] if isinstance(given, str) else list(given or [])
+    added = ["!" + v.removeprefix("!") for v in excluded]
+    values["glob"] = [*globs, *added]
+    mapped.append(MappedArgument(name, value, "glob", added[0] if len(added) == 1 else added))
+
+
 def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> CheckedArguments:
     """Checks parsed arguments against an object schema; fills in each property's default.
 
     Returns every error at once. A `null` value counts as absent (so the default applies);
-    keys the schema does not know are dropped and reported with the closest accepted name.
+    a known boolean of another agent's name is read as the argument of ours it means
+    (`FLAG_ALIASES`: ``respect_gitignore=true`` is ``include_ignored=false``); other keys the
+    schema does not know are dropped and reported with the closest accepted name.
     """
     properties: Mapping[str, Any] = schema.get("properties", {})
     required = list(schema.get("required", ()))
     errors: list[str] = []
     ignored: list[IgnoredArgument] = []
+    mapped: list[MappedArgument] = []
     values: dict[str, Any] = {}
+    flags: list[tuple[str, Any, FlagAlias]] = []
+    excludes: list[tuple[str, Any]] = []
     for key, value in arguments.items():
         key = str(key)
         if key not in properties:
-            ignored.append(IgnoredArgument(key, closest_name(key, properties, ARGUMENT_ALIASES)))
+            alias = flag_alias(key)
+            if key.lower() in EXCLUDE_ALIASES:
+                if "glob" in properties and value is not None:
+                    excludes.append((key, value))
+                else:
+                    ignored.append(IgnoredArgument(key, None))
+            elif alias is None:
+                suggestion = closest_name(key, properties, ARGUMENT_ALIASES)
+                ignored.append(IgnoredArgument(key, suggestion))
+            elif alias.target in properties and value is not None:
+                flags.append((key, value, alias))
+            else:  # never a hint: the closest name may mean the opposite
+                ignored.append(IgnoredArgument(key, None))
             continue
         if value is None:
             continue
         values[key] = _check_value(key, value, properties[key], errors)
+    # After the arguments of ours: an alias that contradicts one is refused, whatever the order.
+    for key, value, alias in flags:
+        _read_flag(key, value, alias, values, errors, mapped)
+    for key, value in excludes:
+        _read_exclude(key, value, values, errors, mapped)
     for key in required:
         if key not in values:
             prop = properties.get(key, {})
@@ -369,7 +558,7 @@ def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     for key, prop in properties.items():
         if key not in values and "default" in prop and prop["default"] is not None:
             values[key] = prop["default"]
-    return CheckedArguments(values=values, errors=errors, ignored=ignored)
+    return CheckedArguments(values=values, errors=errors, ignored=ignored, mapped=mapped)
 
 
 def _json_state_at_end(text: str) -> tuple[bool, list[str]]:

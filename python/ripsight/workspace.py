@@ -21,7 +21,14 @@ import ripsight._core as _engine
 from .errors import InvalidArgumentError
 from .file_types import unknown_types
 from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
-from .pdf import PDF_MAX_SOURCE_BYTES, PdfText, parse_pages, read_pdf_bytes, too_large_error
+from .pdf import (
+    PDF_MAX_SOURCE_BYTES,
+    PageRange,
+    PdfText,
+    parse_pages,
+    read_pdf_bytes,
+    too_large_error,
+)
 
 __all__ = [
     "DEFAULT_DENY_GLOBS",
@@ -503,17 +510,18 @@ class Workspace:
     def read_pdf(
         self,
         path: str | os.PathLike[str],
-        pages: str | None = None,
+        pages: str | PageRange | None = None,
         budget: int = DEFAULT_LIMITS.max_result_chars,
         cancel: CancelToken | None = None,
     ) -> PdfText:
-        """The text of a PDF's pages: those `pages` names ("3", "1-5"; at most 20), or without
-        it the first pages whose text fits `budget` characters. The engine reads the bytes; a
-        child process parses them under memory, CPU and wall-clock limits. Raises what
-        `read_bytes` raises, :class:`ripsight.pdf.PdfError` (too large, unreadable, encrypted,
-        the parser stopped) and ``InvalidArgumentError`` (a bad `pages`)."""
-        if pages is not None:
-            parse_pages(pages)  # a bad `pages` is refused before the file is read
+        """The text of a PDF's pages: those `pages` names ("3", "1-5"; at most 20; or a
+        `PageRange` parsed already), or without it the first pages whose text fits `budget`
+        characters. The engine reads the bytes; a child process parses them under memory, CPU
+        and wall-clock limits. Raises what `read_bytes` raises, :class:`ripsight.pdf.PdfError`
+        (too large, unreadable, encrypted, the parser stopped) and ``InvalidArgumentError`` (a
+        bad `pages`)."""
+        if isinstance(pages, str):
+            pages = parse_pages(pages)  # a bad `pages` is refused before the file is read
         read = self.read_bytes(path, cancel=cancel)
         if read.too_large:
             raise too_large_error(read.path, read.size_bytes)
@@ -589,8 +597,11 @@ _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESUL
 
 
 def to_dict(value: Any) -> Any:
-    """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    if isinstance(value, (*RESULT_CLASSES, PdfText)):
+    """A result (or anything holding results) as plain JSON-ready data, with stable field names:
+    the engine's records, `PdfText`, and any tool's typed result with a ``to_dict`` method."""
+    if isinstance(value, (*RESULT_CLASSES, PdfText)) or (
+        not isinstance(value, type) and callable(getattr(value, "to_dict", None))
+    ):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]

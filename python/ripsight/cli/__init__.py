@@ -12,8 +12,9 @@
 The parts: `output` (exit codes, terminal-safe text, JSON), `options` (the limit and workspace
 flags every command shares), `tool_commands` (a subcommand per tool, its options generated from
 the tool's schema), `commands` (demo, tools, mcp, bench). A subcommand is a parser builder and a
-command (``args -> exit code``) registered in `SUBCOMMANDS`: a tool's comes from its entry in
-`TOOL_COMMANDS`, any other from one ``add_<name>_parser`` / ``cmd_<name>`` pair.
+command (``args -> exit code``) registered in `SUBCOMMANDS`: a tool's comes from its spec
+(`ToolSpec.command`, see `tool_commands`), any other from one ``add_<name>_parser`` /
+``cmd_<name>`` pair.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ..tools import builtin_tools
 from .commands import (
     add_bench_parser,
     add_demo_parser,
@@ -32,7 +34,14 @@ from .commands import (
     cmd_tools,
 )
 from .options import registry_from_args
-from .tool_commands import TOOL_COMMANDS, Subcommand, ToolCommand, add_tool_parser, tool_subcommand
+from .tool_commands import (
+    TOOL_COMMANDS,
+    Subcommand,
+    ToolCommand,
+    add_tool_parser,
+    tool_commands,
+    tool_subcommand,
+)
 
 __all__ = [
     "SUBCOMMANDS",
@@ -43,16 +52,25 @@ __all__ = [
     "build_parser",
     "main",
     "registry_from_args",
+    "subcommands",
+    "tool_commands",
 ]
 
-#: name -> subcommand, in the order `ripsight --help` lists them.
-SUBCOMMANDS: dict[str, Subcommand] = {
-    "demo": (add_demo_parser, cmd_demo),
-    "tools": (add_tools_parser, cmd_tools),
-    **{name: tool_subcommand(name) for name in TOOL_COMMANDS},
-    "mcp": (add_mcp_parser, cmd_mcp),
-    "bench": (add_bench_parser, cmd_bench),
-}
+
+def subcommands() -> dict[str, Subcommand]:
+    """name -> subcommand, in the order `ripsight --help` lists them: the built-in tools' in
+    the tools' order, between the others."""
+    return {
+        "demo": (add_demo_parser, cmd_demo),
+        "tools": (add_tools_parser, cmd_tools),
+        **{spec.command.name: tool_subcommand(spec) for spec in builtin_tools() if spec.command},
+        "mcp": (add_mcp_parser, cmd_mcp),
+        "bench": (add_bench_parser, cmd_bench),
+    }
+
+
+#: The subcommands of `build_parser` (see `subcommands`).
+SUBCOMMANDS: dict[str, Subcommand] = subcommands()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ripsight {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add_parser, command in SUBCOMMANDS.values():
+    for add_parser, command in subcommands().values():
         add_parser(sub).set_defaults(func=command)
     return parser
 

@@ -1,5 +1,5 @@
-"""The tools from a shell: `glob`, `grep`, `read`, `outline` and `defs`, each a subcommand
-whose options are generated from its tool's schema, printing the text a model would see (the
+"""The tools from a shell: each built-in tool whose spec has a `ToolCommand` (`glob`, `grep`,
+`read`, `outline`, `defs`) is a subcommand whose options are generated from its schema, printing the text a model would see (the
 registry's formatted, bounded result) or, with --json, `ripsight.to_dict` of the engine's typed
 result."""
 
@@ -8,10 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from ..types import ToolSpec
+from ..types import ToolCommand, ToolSpec
 from .options import (
     BUDGET_FLAGS,
     add_limit_arguments,
@@ -28,121 +27,21 @@ __all__ = [
     "add_schema_arguments",
     "add_tool_parser",
     "run_tool",
+    "tool_commands",
     "tool_subcommand",
 ]
 
 
-@dataclass(frozen=True)
-class ToolCommand:
-    """What the command line adds to a tool's schema for its subcommand: everything else (the
-    options, their types, choices and help) is generated from the schema, so a property added
-    to a tool is a flag of its command with no edit here.
+def tool_commands() -> dict[str, ToolCommand]:
+    """Each built-in tool's subcommand by name, from the tools' specs (`ToolSpec.command`), in
+    the tools' order."""
+    from ..tools import builtin_tools
 
-    Attributes:
-        tool: the tool the command calls.
-        positionals: properties taken as positional arguments, in order (an optional one may be
-            left out; one taking a list takes one value there); every other property is an
-            option ``--name-with-dashes``.
-        short: another name of an option, rg's: a one-letter flag (``-t``) or rg's long name
-            where it differs (``--no-ignore`` for ``--include-ignored``).
-        shortcuts: flags that set an option to one value (``-l`` for
-            ``--output-mode files_with_matches``), exclusive with it; a flag without a short
-            form has "" there.
-        limit_flags: the `ToolLimits` flags of this tool.
-        found: the typed result's count whose 0 makes the exit status 1 (no match), if any.
-    """
-
-    tool: str
-    help: str
-    description: str
-    epilog: str
-    positionals: tuple[str, ...]
-    short: Mapping[str, str] = field(default_factory=dict)
-    shortcuts: Mapping[str, tuple[tuple[str, str, str], ...]] = field(default_factory=dict)
-    limit_flags: tuple[str, ...] = ()
-    found: str | None = None
+    return {spec.command.name: spec.command for spec in builtin_tools() if spec.command}
 
 
-TOOL_COMMANDS: dict[str, ToolCommand] = {
-    "glob": ToolCommand(
-        tool="glob",
-        help="find files by name pattern",
-        description="Find files by glob pattern and print what a model would see. "
-        '"**" crosses directories, "*" does not: "**/*.py" is every Python file, "*.py" '
-        "only the top level.",
-        epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
-        "(one line on stderr)",
-        positionals=("pattern", "path"),
-        short={"type": "-t", "max_depth": "-d", "include_ignored": "--no-ignore"},
-        limit_flags=("--glob-limit",),
-        found="total",
-    ),
-    "grep": ToolCommand(
-        tool="grep",
-        help="search file contents with a regex",
-        description="Search file contents with a Rust regex (ripgrep syntax) and print what a "
-        "model would see: path:line:text, ordered by path then line.",
-        epilog="exit status: 0 matches found, 1 no match, 2 usage or input error such as an "
-        "invalid regex (one line on stderr)",
-        positionals=("pattern", "path"),
-        short={
-            "glob": "-g",
-            "literal": "-F",
-            "case_insensitive": "-i",
-            "context": "-C",
-            "before_context": "-B",
-            "after_context": "-A",
-            "multiline": "-U",
-            "type": "-t",
-            "type_not": "-T",
-            "max_count": "-m",
-            "invert_match": "-v",
-            "max_depth": "-d",
-            "include_ignored": "--no-ignore",
-        },
-        shortcuts={
-            "output_mode": (
-                ("-l", "--files-with-matches", "files_with_matches"),
-                ("-c", "--count", "count"),
-                ("", "--files-without-match", "files_without_match"),
-            )
-        },
-        limit_flags=("--grep-limit", "--grep-line-chars"),
-        found="total_matches",
-    ),
-    "read": ToolCommand(
-        tool="read_file",
-        help="read a file's numbered lines",
-        description="Read a text file's lines, numbered like cat -n, and print what a model "
-        "would see (the read_file tool).",
-        epilog="exit status: 0 file read (also: empty, binary, offset past the end, each said "
-        "in the text), 2 usage or input error such as a missing file or a path outside the "
-        "root (one line on stderr)",
-        positionals=("path",),
-        limit_flags=("--read-limit", "--read-line-chars"),
-    ),
-    "outline": ToolCommand(
-        tool="outline",
-        help="list a file's definitions",
-        description="List one file's definitions (classes, functions, methods... Markdown "
-        "headings) in source order with their line ranges, and print what a model would see "
-        "(the outline tool).",
-        epilog="exit status: 0 outline shown (also: a file without one, said in the text), 2 "
-        "usage or input error such as a missing file (one line on stderr)",
-        positionals=("path",),
-    ),
-    "defs": ToolCommand(
-        tool="find_definitions",
-        help="find where a name is defined",
-        description="Find the definitions of a name across the tree (path:line kind name) and "
-        "print what a model would see (the find_definitions tool).",
-        epilog="exit status: 0 definitions found, 1 none, 2 usage or input error (one line on "
-        "stderr)",
-        positionals=("name", "path"),
-        short={"glob": "-g", "kind": "-k"},
-        found="total",
-    ),
-}
+#: The built-in tools' subcommands by name (see `tool_commands`).
+TOOL_COMMANDS: dict[str, ToolCommand] = tool_commands()
 
 #: A subcommand: what adds its parser, and what runs it (returning the exit code).
 Subcommand: TypeAlias = (
@@ -231,13 +130,16 @@ def add_tool_parser(
     name: str,
     spec: ToolSpec | None = None,
 ) -> argparse.ArgumentParser:
-    """The subcommand `name` of `TOOL_COMMANDS`, its arguments generated from `spec` (default:
-    the built-in tool under the default limits)."""
+    """The subcommand `name` of a built-in tool (`tool_commands`), its arguments generated from
+    `spec` (default: the built-in tool under the default limits; a spec without a command of
+    that name gets the built-in one)."""
     from ..tools import builtin_tools
 
-    command = TOOL_COMMANDS[name]
     if spec is None:
-        spec = next(s for s in builtin_tools() if s.name == command.tool)
+        spec = next(s for s in builtin_tools() if s.command and s.command.name == name)
+    command = spec.command
+    if command is None or command.name != name:
+        command = tool_commands()[name]
     parser = sub.add_parser(
         name, help=command.help, description=command.description, epilog=command.epilog
     )
@@ -248,11 +150,12 @@ def add_tool_parser(
     return _intermixed(parser)
 
 
-def run_tool(args: argparse.Namespace, tool: str) -> int:
+def run_tool(args: argparse.Namespace, tool: str, found: str | None = None) -> int:
     """Runs one tool call through the registry and prints the result; returns the exit code.
 
     The call's arguments are the options named like the tool's schema properties (the parsers
     use those names as destinations), so the schema stays the one list of a tool's arguments.
+    `found` names the typed result's count whose 0 makes the exit status 1 (`ToolCommand.found`).
     """
     from ..errors import RipsightError
     from ..tools import ENGINE_RESULT_KEY
@@ -283,16 +186,26 @@ def run_tool(args: argparse.Namespace, tool: str) -> int:
         write_text(sys.stdout, result.content)
     sys.stdout.write("\n")
     sys.stdout.flush()
-    found = TOOL_COMMANDS[args.command].found
     if found is not None and engine_result is not None and getattr(engine_result, found) == 0:
         return EXIT_NO_MATCH
     return EXIT_OK
 
 
-def tool_subcommand(name: str) -> Subcommand:
-    """The parser builder and the command of the subcommand `name` of `TOOL_COMMANDS`."""
-    tool = TOOL_COMMANDS[name].tool
-    return (lambda sub: add_tool_parser(sub, name)), (lambda args: run_tool(args, tool))
+def tool_subcommand(name: str | ToolSpec) -> Subcommand:
+    """The parser builder and the command of a tool's subcommand (`name`: one of
+    `tool_commands`, or the spec of a tool that has a command)."""
+    from ..tools import builtin_tools
+
+    if isinstance(name, str):
+        spec = next(s for s in builtin_tools() if s.command and s.command.name == name)
+    else:
+        spec = name
+    command = spec.command
+    if command is None:
+        raise ValueError(f"{spec.name} has no subcommand")
+    return (lambda sub: add_tool_parser(sub, command.name, spec)), (
+        lambda args: run_tool(args, spec.name, command.found)
+    )
 
 
 class _IntermixedParser(argparse.ArgumentParser):

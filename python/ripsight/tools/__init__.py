@@ -4,105 +4,71 @@
     >>> [spec.name for spec in builtin_tools()]
     ['find_definitions', 'glob', 'grep', 'outline', 'read_file', 'read_result']
 
-Each tool is one module holding its model-facing definition (generated from a `ToolLimits`), its
-handler (the Rust engine does every walk, search and read) and the text the model sees.
-`format_glob`, `format_grep` and `format_read` are public so the CLI prints exactly that text.
+Each tool is one module of this package holding its model-facing definition (generated from a
+`ToolLimits`), its handler (the Rust engine does every walk, search and read), the text the
+model sees, and its `ToolSpec`, which carries the tool's whole contract: the result classes
+and their output schema, paging, and its ``ripsight`` subcommand. A module that names its spec's
+builder ``TOOL`` is a built-in tool: `builtin_tools` finds it there, and the package exports
+the names of its ``__all__`` (`format_grep`, `GREP_SCHEMA`...). So adding a tool is adding its
+module; the registry, every provider's definitions, the MCP server and the command line are
+generated from the specs.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..types import ToolSpec
-from ._common import ENGINE_RESULT_KEY, MAX_OFFSET
-from .definitions import (
-    FIND_DEFINITIONS_DESCRIPTION,
-    FIND_DEFINITIONS_SCHEMA,
-    find_definitions_description,
-    find_definitions_schema,
-    find_definitions_tool,
-    format_definitions,
-)
-from .glob import (
-    GLOB_DESCRIPTION,
-    GLOB_SCHEMA,
-    format_glob,
-    glob_description,
-    glob_schema,
-    glob_tool,
-)
-from .grep import (
-    GREP_DESCRIPTION,
-    GREP_SCHEMA,
-    format_grep,
-    grep_description,
-    grep_schema,
-    grep_tool,
-)
-from .outline import (
-    OUTLINE_DESCRIPTION,
-    OUTLINE_SCHEMA,
-    format_outline,
-    outline_description,
-    outline_schema,
-    outline_tool,
-)
-from .read_file import (
-    READ_FILE_DESCRIPTION,
-    READ_FILE_SCHEMA,
-    format_read,
-    read_file_description,
-    read_file_schema,
-    read_file_tool,
-)
-from .read_result import READ_RESULT_SCHEMA, read_result_tool
 
-__all__ = [
-    "ENGINE_RESULT_KEY",
-    "FIND_DEFINITIONS_DESCRIPTION",
-    "FIND_DEFINITIONS_SCHEMA",
-    "GLOB_DESCRIPTION",
-    "GLOB_SCHEMA",
-    "GREP_DESCRIPTION",
-    "GREP_SCHEMA",
-    "MAX_OFFSET",
-    "OUTLINE_DESCRIPTION",
-    "OUTLINE_SCHEMA",
-    "READ_FILE_DESCRIPTION",
-    "READ_FILE_SCHEMA",
-    "READ_RESULT_SCHEMA",
-    "builtin_tools",
-    "find_definitions_description",
-    "find_definitions_schema",
-    "find_definitions_tool",
-    "format_definitions",
-    "format_glob",
-    "format_grep",
-    "format_outline",
-    "format_read",
-    "glob_description",
-    "glob_schema",
-    "glob_tool",
-    "grep_description",
-    "grep_schema",
-    "grep_tool",
-    "outline_description",
-    "outline_schema",
-    "outline_tool",
-    "read_file_description",
-    "read_file_schema",
-    "read_file_tool",
-    "read_result_tool",
-]
+# Re-exported (the `as` says so to type checkers: `__all__` is generated, below).
+from ._common import ENGINE_RESULT_KEY as ENGINE_RESULT_KEY
+from ._common import MAX_OFFSET as MAX_OFFSET
+
+#: This module's own names; the tools' names are added to `__all__` as the tools are found.
+_OWN_NAMES = ("ENGINE_RESULT_KEY", "MAX_OFFSET", "builtin_tools", "tool_modules")
+
+
+def tool_modules() -> list[ModuleType]:
+    """The modules of this package that hold a built-in tool (they define ``TOOL``, the
+    builder of its `ToolSpec`), in name order. Helper modules (``media``, ``read_pdf``) and
+    private ones (``_common``) are not tools."""
+    modules: list[ModuleType] = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if callable(getattr(module, "TOOL", None)):
+            modules.append(module)
+    return modules
 
 
 def builtin_tools(limits: ToolLimits = DEFAULT_LIMITS) -> list[ToolSpec]:
     """The built-in read-only tools, in name order, their definitions generated from `limits`:
     the file tools and `read_result` (which reads results stored by reference)."""
-    return [
-        find_definitions_tool(limits),
-        glob_tool(limits),
-        grep_tool(limits),
-        outline_tool(limits),
-        read_file_tool(limits),
-        read_result_tool(),
-    ]
+    builders: list[Callable[[ToolLimits], ToolSpec]] = [m.TOOL for m in tool_modules()]
+    return sorted((build(limits) for build in builders), key=lambda spec: spec.name)
+
+
+def _exports() -> dict[str, ModuleType]:
+    """Each name a tool module exports (its ``__all__``), with the module."""
+    return {name: module for module in tool_modules() for name in getattr(module, "__all__", ())}
+
+
+def __getattr__(name: str) -> Any:
+    # The tools' public names, found anew on each lookup (a tool module is all a new tool
+    # needs); `__all__` is generated the same way.
+    if name == "__all__":
+        return sorted({*_OWN_NAMES, *_exports()})
+    module = _exports().get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(module, name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_exports()})

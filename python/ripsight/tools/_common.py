@@ -6,12 +6,13 @@ Descriptions and schemas are generated from a `ToolLimits`, so every number a mo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import orjson
 
 from .. import codes
+from .._core import IgnoreRule, SkipCounts
 from ..errors import InvalidArgumentError
 from ..file_types import unknown_types
 from ..limits import MAX_DEPTH
@@ -102,12 +103,14 @@ def check_types(args: dict[str, Any]) -> list[str]:
     return problems
 
 
-def rule_text(rule: Any) -> str:
+def rule_text(rule: IgnoreRule) -> str:
     """An ignore rule as a model is shown it: `file:line: rule` (`.gitignore:12: build/`)."""
     return f"{quote_path(rule.file)}:{rule.line}: {rule.rule}"
 
 
-def hidden_note(skipped: Any, hidden_by: Any, verb: str) -> str | None:
+def hidden_note(
+    skipped: SkipCounts, hidden_by: Sequence[IgnoreRule] | None, verb: str
+) -> str | None:
     """What ignore rules hid from a walk, the rules that hid the most and how to include them
     (`verb`: "search" or "list"); None when they hid nothing."""
     count = int(getattr(skipped, "ignored_by_rules", 0))
@@ -121,7 +124,7 @@ def hidden_note(skipped: Any, hidden_by: Any, verb: str) -> str | None:
     )
 
 
-def path_ignored_note(path: str, rule: Any, done: str) -> str:
+def path_ignored_note(path: str, rule: IgnoreRule, done: str) -> str:
     """The note for a `path` that ignore rules hide (`done`: "searched" or "listed")."""
     return (
         f"Note: {quote_path(path.rstrip('/') or '.')} is hidden by the ignore rule "
@@ -166,7 +169,7 @@ _SKIP_WORDS = (
 )
 
 
-def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
+def _skip_parts(skipped: SkipCounts, include_binary: bool) -> list[str]:
     parts: list[str] = []
     for field, one, many, rest in _SKIP_WORDS:
         count = int(getattr(skipped, field, 0))
@@ -175,7 +178,7 @@ def _skip_parts(skipped: Any, include_binary: bool) -> list[str]:
     return parts
 
 
-def skip_note(skipped: Any, include_binary: bool, nothing_found: bool) -> str | None:
+def skip_note(skipped: SkipCounts, include_binary: bool, nothing_found: bool) -> str | None:
     parts = _skip_parts(skipped, include_binary)
     ignored = getattr(skipped, "ignored", 0)
     if nothing_found and ignored:
@@ -273,12 +276,16 @@ def _remember_answer(
     return delivered
 
 
+#: A search tool's typed result (`GrepResult`, `GlobResult`...).
+Result = TypeVar("Result")
+
+
 def answer_search(
     context: ToolContext,
     tool: str,
     args: dict[str, Any],
-    search: Callable[[Workspace], Any],
-    describe: Callable[[Any], tuple[str, int]],
+    search: Callable[[Workspace], Result],
+    describe: Callable[[Result], tuple[str, int]],
 ) -> ToolOutput:
     """Runs a search tool's call: checks the path, answers "same as call X" for a repeat on an
     unchanged tree revision, else runs `search` on the workspace and turns its result into the

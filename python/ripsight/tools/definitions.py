@@ -6,9 +6,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .._core import DefinitionsResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolContext, ToolOutput, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import SYMBOL_KINDS, Workspace
 from ._common import (
     answer_search,
@@ -29,7 +30,6 @@ __all__ = [
     "find_definitions_schema",
     "find_definitions_tool",
     "format_definitions",
-    "run_find_definitions",
 ]
 
 _MATCH_WORDS = {"exact": "named", "prefix": "whose name starts with", "regex": "whose name matches"}
@@ -113,7 +113,9 @@ def _quoted(name: str) -> str:
     return f'"{name[:200]}…"' if len(name) > 200 else f'"{name}"'
 
 
-def format_definitions(result: Any, path: str | None = None, kinds: list[str] | None = None) -> str:
+def format_definitions(
+    result: DefinitionsResult, path: str | None = None, kinds: list[str] | None = None
+) -> str:
     """The text a model sees for a `Workspace.definitions` result."""
     what = f"{_MATCH_WORDS.get(result.matching, 'named')} {_quoted(result.name)}"
     if kinds:
@@ -196,7 +198,7 @@ def run_find_definitions(
     """Handler of `find_definitions`."""
     kinds = _kinds_arg(args.get("kind"))
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> DefinitionsResult:
         return workspace.definitions(
             args["name"],
             match=args["match"],
@@ -208,7 +210,7 @@ def run_find_definitions(
             cancel=context.cancel,
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: DefinitionsResult) -> tuple[str, int]:
         return format_definitions(result, args.get("path"), kinds), result.total
 
     return answer_search(context, "find_definitions", args, search, describe)
@@ -223,4 +225,21 @@ def find_definitions_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         handler=functools.partial(run_find_definitions, limits=limits),
         title="Find where a name is defined",
         prepare=unquote_paths,
+        results=(DefinitionsResult,),
+        paging={"definitions": "count"},
+        command=ToolCommand(
+            name="defs",
+            help="find where a name is defined",
+            description="Find the definitions of a name across the tree (path:line kind name) "
+            "and print what a model would see (the find_definitions tool).",
+            epilog="exit status: 0 definitions found, 1 none, 2 usage or input error (one line "
+            "on stderr)",
+            positionals=("name", "path"),
+            short={"glob": "-g", "kind": "-k"},
+            found="total",
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = find_definitions_tool

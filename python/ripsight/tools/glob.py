@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._core import GlobResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolContext, ToolOutput, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
     answer_search,
@@ -33,7 +34,6 @@ __all__ = [
     "glob_description",
     "glob_schema",
     "glob_tool",
-    "run_glob",
 ]
 
 
@@ -113,7 +113,7 @@ GLOB_DESCRIPTION = glob_description()
 GLOB_SCHEMA: dict[str, Any] = glob_schema()
 
 
-def format_glob(result: Any, sort: str = "path", path: str | None = None) -> str:
+def format_glob(result: GlobResult, sort: str = "path", path: str | None = None) -> str:
     """The text a model sees for a `Workspace.glob` result (`path`: the call's)."""
     pattern = '", "'.join([result.pattern, *result.more_patterns])
     where = where_text(result.searched)
@@ -178,7 +178,7 @@ def format_glob(result: Any, sort: str = "path", path: str | None = None) -> str
 def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> GlobResult:
         return workspace.glob(
             args["pattern"],
             path=args.get("path") or None,
@@ -191,7 +191,7 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
             include_ignored=args["include_ignored"],
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: GlobResult) -> tuple[str, int]:
         return format_glob(result, sort=args["sort"], path=args.get("path")), result.total
 
     return answer_search(context, "glob", args, search, describe)
@@ -207,4 +207,23 @@ def glob_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         title="Find files by pattern",
         prepare=unquote_paths,
         check=check_types,
+        results=(GlobResult,),
+        paging={"paths": "count"},
+        command=ToolCommand(
+            name="glob",
+            help="find files by name pattern",
+            description="Find files by glob pattern and print what a model would see. "
+            '"**" crosses directories, "*" does not: "**/*.py" is every Python file, "*.py" '
+            "only the top level.",
+            epilog="exit status: 0 files found, 1 no file matches, 2 usage or input error "
+            "(one line on stderr)",
+            positionals=("pattern", "path"),
+            short={"type": "-t", "max_depth": "-d", "include_ignored": "--no-ignore"},
+            limit_flags=("--glob-limit",),
+            found="total",
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = glob_tool

@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .._core import GrepResult, SkipCounts
 from ..limits import DEFAULT_LIMITS, MAX_CONTEXT, ToolLimits
 from ..names import quote_path
-from ..types import ToolContext, ToolOutput, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec, result_schema
 from ..workspace import Workspace
 from ._common import (
     answer_search,
@@ -33,11 +34,10 @@ __all__ = [
     "grep_description",
     "grep_schema",
     "grep_tool",
-    "run_grep",
 ]
 
 
-def _page_header(totals: str, result: Any, shown: int, total: int, entries: str) -> str:
+def _page_header(totals: str, result: GrepResult, shown: int, total: int, entries: str) -> str:
     """The line before a page of `shown` entries out of `total`: the totals, and which entries
     the page holds (or that its offset is past the end)."""
     if shown == 0:
@@ -59,7 +59,7 @@ def _shown_pattern(pattern: str) -> str:
     return f'"{pattern[:_PATTERN_ECHO_CHARS]}…" ({thousands(len(pattern))} characters)'
 
 
-def _candidates_skipped(skipped: Any) -> int:
+def _candidates_skipped(skipped: SkipCounts) -> int:
     """Files the search would have searched but passed over (skip counts other than the
     directories pruned by name)."""
     fields = ("binary", "denied", "unreadable", "special", "too_large", "line_too_long")
@@ -238,7 +238,7 @@ def _scope(
 
 
 def _nothing_found(
-    result: Any, pattern: str, scope: str, searched: str, invert: bool, filters: list[str]
+    result: GrepResult, pattern: str, scope: str, searched: str, invert: bool, filters: list[str]
 ) -> str:
     """The first line of a search that found nothing."""
     if invert:
@@ -256,7 +256,7 @@ def _nothing_found(
 
 
 def _files_without_match(
-    result: Any, pattern: str, scope: str, searched: str, invert: bool, lines: list[str]
+    result: GrepResult, pattern: str, scope: str, searched: str, invert: bool, lines: list[str]
 ) -> int:
     """The lines of a files_without_match page; returns its entries' total."""
     total = int(result.files_searched - result.total_files)
@@ -280,7 +280,7 @@ def _files_without_match(
 
 
 def format_grep(
-    result: Any,
+    result: GrepResult,
     *,
     context: int = 0,
     path: str | None = None,
@@ -417,7 +417,7 @@ def run_grep(
 ) -> ToolOutput:
     """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> GrepResult:
         return workspace.grep(
             args["pattern"],
             path=args.get("path") or None,
@@ -441,7 +441,7 @@ def run_grep(
             include_ignored=args["include_ignored"],
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: GrepResult) -> tuple[str, int]:
         sides = (args.get("before_context"), args.get("after_context"))
         text = format_grep(
             result,
@@ -466,6 +466,14 @@ def run_grep(
 
 def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
     """`grep`, its definition and line cap generated from `limits`."""
+    results = (GrepResult,)
+    schema = result_schema(results)
+    assert schema is not None
+    text = schema["properties"]["lines"]["items"]["properties"]["text"]
+    text["description"] = (
+        f"The line, cut to {limits.grep_line_chars} characters around the match (cut parts are "
+        "replaced by …)."
+    )
     return ToolSpec(
         name="grep",
         description=grep_description(limits),
@@ -474,4 +482,44 @@ def grep_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         title="Search file contents",
         prepare=unquote_paths,
         check=check_types,
+        results=results,
+        output_schema=schema,
+        paging={"lines": "matches", "files": "count"},
+        command=ToolCommand(
+            name="grep",
+            help="search file contents with a regex",
+            description="Search file contents with a Rust regex (ripgrep syntax) and print "
+            "what a model would see: path:line:text, ordered by path then line.",
+            epilog="exit status: 0 matches found, 1 no match, 2 usage or input error such as "
+            "an invalid regex (one line on stderr)",
+            positionals=("pattern", "path"),
+            short={
+                "glob": "-g",
+                "literal": "-F",
+                "case_insensitive": "-i",
+                "context": "-C",
+                "before_context": "-B",
+                "after_context": "-A",
+                "multiline": "-U",
+                "type": "-t",
+                "type_not": "-T",
+                "max_count": "-m",
+                "invert_match": "-v",
+                "max_depth": "-d",
+                "include_ignored": "--no-ignore",
+            },
+            shortcuts={
+                "output_mode": (
+                    ("-l", "--files-with-matches", "files_with_matches"),
+                    ("-c", "--count", "count"),
+                    ("", "--files-without-match", "files_without_match"),
+                )
+            },
+            limit_flags=("--grep-limit", "--grep-line-chars"),
+            found="total_matches",
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = grep_tool

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import codes
+from .._core import ImageResult, NotebookResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..types import ImagePart, ToolOutput
@@ -64,7 +65,7 @@ def _format_name(media_type: str) -> str:
     return _FORMAT_NAMES.get(media_type, media_type or "unknown")
 
 
-def format_image(result: Any) -> str:
+def format_image(result: ImageResult) -> str:
     """The one line a model reads beside a shown image (`ImageResult`)."""
     path = quote_path(result.path)
     kind = _format_name(result.source_media_type)
@@ -114,7 +115,7 @@ def _refused(path: str, what: str, refusal: str, detail: str) -> ToolOutput:
     return ToolOutput(text, is_error=True, code=code, meta={"refused": refusal})
 
 
-def _image_part(result: Any) -> ImagePart:
+def _image_part(result: ImageResult) -> ImagePart:
     return ImagePart(media_type=result.media_type, data=bytes(result.data))
 
 
@@ -241,7 +242,9 @@ def _output_lines(output: Any, cell: int, max_chars: int) -> list[str]:
     return out
 
 
-def format_notebook(result: Any, max_line_chars: int = DEFAULT_LIMITS.read_line_chars) -> str:
+def format_notebook(
+    result: NotebookResult, max_line_chars: int = DEFAULT_LIMITS.read_line_chars
+) -> str:
     """The text a model sees for a `Workspace.read_notebook` result."""
     path = quote_path(result.path)
     version = f"nbformat {result.nbformat}.{result.nbformat_minor}"

@@ -7,9 +7,10 @@ import functools
 from typing import Any
 
 from .. import codes
+from .._core import OutlineResult
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolContext, ToolOutput, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import OUTLINE_LANGUAGES, Workspace
 from ._common import (
     ENGINE_RESULT_KEY,
@@ -26,13 +27,10 @@ from ._common import (
 __all__ = [
     "OUTLINE_DESCRIPTION",
     "OUTLINE_SCHEMA",
-    "compact_outline",
     "format_outline",
     "outline_description",
     "outline_schema",
     "outline_tool",
-    "refusal_text",
-    "run_outline",
 ]
 
 #: Files larger than this get no outline.
@@ -118,7 +116,7 @@ def _span(symbol: Any) -> str:
     return thousands(symbol.line)
 
 
-def refusal_text(result: Any) -> str:
+def refusal_text(result: OutlineResult) -> str:
     """Why `result` (a refused `OutlineResult`) has no outline, and what to do instead."""
     path = quote_path(result.path)
     refused = result.refused
@@ -153,12 +151,13 @@ def refusal_text(result: Any) -> str:
     )
 
 
-def format_outline(result: Any) -> str:
+def format_outline(result: OutlineResult) -> str:
     """The text a model sees for a `Workspace.outline` result."""
     if result.refused is not None:
         return refusal_text(result)
     path = quote_path(result.path)
-    language = _LANGUAGE_NAMES.get(result.language, result.language)
+    language = result.language or ""  # None only with `refused`
+    language = _LANGUAGE_NAMES.get(language, language)
     total, shown = result.total, len(result.symbols)
     if total == 0:
         return f"{path} ({language}) defines nothing an outline lists."
@@ -185,7 +184,7 @@ def format_outline(result: Any) -> str:
     return "\n".join(lines)
 
 
-def compact_outline(result: Any, budget: int) -> str | None:
+def compact_outline(result: OutlineResult, budget: int) -> str | None:
     """The outline `read_file` adds to a page that stops before the end of a file, within
     `budget` characters, or None (no outline, or none fits). Deterministic: every definition
     when all fit; else those nested at most one level, else only the top level; else the first
@@ -224,12 +223,12 @@ def run_outline(
 ) -> ToolOutput:
     """Handler of `outline`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace) -> OutlineResult:
         return workspace.outline(
             args["path"], offset=args["offset"], limit=args["limit"], cancel=context.cancel
         )
 
-    def describe(result: Any) -> tuple[str, int]:
+    def describe(result: OutlineResult) -> tuple[str, int]:
         return format_outline(result), result.total
 
     output = answer_search(context, "outline", args, search, describe)
@@ -254,4 +253,20 @@ def outline_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         handler=functools.partial(run_outline, limits=limits),
         title="Outline a file",
         prepare=unquote_paths,
+        results=(OutlineResult,),
+        paging={"symbols": "count"},
+        command=ToolCommand(
+            name="outline",
+            help="list a file's definitions",
+            description="List one file's definitions (classes, functions, methods... Markdown "
+            "headings) in source order with their line ranges, and print what a model would "
+            "see (the outline tool).",
+            epilog="exit status: 0 outline shown (also: a file without one, said in the text), "
+            "2 usage or input error such as a missing file (one line on stderr)",
+            positionals=("path",),
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = outline_tool

@@ -6,11 +6,13 @@ import functools
 from typing import Any
 
 from .. import codes
+from .._core import ImageResult, NotebookImages, NotebookResult, ReadResult
 from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
+from ..pdf import PageRange, PdfText
 from ..session import ReadRecord, ReadState
-from ..types import ToolContext, ToolOutput, ToolResult, ToolSpec
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolResult, ToolSpec, result_schema
 from ..workspace import Workspace
 from . import media
 from ._common import (
@@ -27,7 +29,15 @@ from ._common import (
     workspace_of,
 )
 from .outline import compact_outline
-from .read_pdf import is_pdf_name, is_pdf_type, pages_property, pdf_description, run_read_pdf
+from .read_pdf import (
+    check_pages,
+    is_pdf_name,
+    is_pdf_type,
+    not_a_pdf,
+    pages_property,
+    pdf_description,
+    run_read_pdf,
+)
 
 #: The share of the result budget a page that stops before the end gives the file's outline.
 READ_OUTLINE_SHARE = float(LIMITS["read_outline_share"])
@@ -39,8 +49,6 @@ __all__ = [
     "read_file_description",
     "read_file_schema",
     "read_file_tool",
-    "read_kind",
-    "run_read_file",
 ]
 
 
@@ -117,7 +125,7 @@ _ENCODING_NAMES = {
 }
 
 
-def format_read(result: Any) -> str:
+def format_read(result: ReadResult) -> str:
     """The text a model sees for a `Workspace.read_file` result."""
     path = quote_path(result.path)
     if result.kind == "empty":
@@ -221,7 +229,8 @@ def _read_by_kind(
     context: ToolContext, workspace: Workspace, args: dict[str, Any], limits: ToolLimits
 ) -> ToolOutput | None:
     """The answer of the reader `read_kind` picks for the path, or None for a plain read (the
-    path's kind is "text", or its bytes are not of the kind its name says)."""
+    path's kind is "text", or its bytes are not of the kind its name says, or `pages` asks for
+    a PDF's pages of a file not named as one: the plain read's sniff decides)."""
     path, cancel, cell = args["path"], context.cancel, args.get("cell")
     kind = read_kind(path)
     if cell is not None and kind != "notebook":
@@ -229,11 +238,8 @@ def _read_by_kind(
             f"cell applies to Jupyter notebooks (.ipynb) only, and {quote_path(path)} is not "
             "one; call read_file without cell."
         )
-    if args.get("pages") is not None and kind in ("image", "notebook"):
-        raise InvalidArgumentError(
-            f"pages applies to PDF files only, and {quote_path(path)} is not one; call "
-            "read_file without pages."
-        )
+    if args.get("pages") is not None and kind != "pdf":
+        return None
     if kind == "image":
         shown = media.run_image(workspace, path, limits, cancel)
         return None if shown.meta.get("refused") == "unsupported" else shown
@@ -281,13 +287,13 @@ def _run_text(
     offset: int,
     limit: int,
     limits: ToolLimits,
-    pages: str | None = None,
+    pages: PageRange | None = None,
 ) -> ToolOutput:
     """A plain read of `path`'s lines (an image or a PDF sniffed from its bytes goes to its
-    reader; `pages` is refused for any other file)."""
+    reader; `pages` is refused, here only, for any file that is not a PDF)."""
     reads = context.session.reads
     identify = getattr(workspace, "identify", None)
-    if identify is not None:
+    if identify is not None and pages is None:  # with pages, the read must sniff the bytes
         try:
             seen = identify(path, cancel=context.cancel)
         except Exception:  # noqa: BLE001 - the read below reports the error as it should
@@ -307,10 +313,7 @@ def _run_text(
     if result.kind == "binary" and is_pdf_type(result.binary_type):
         return run_read_pdf(context, {"path": path, "pages": pages})
     if pages is not None:
-        raise InvalidArgumentError(
-            f"pages applies to PDF files only, and {quote_path(result.path)} is not one; read "
-            "its lines with offset and limit instead."
-        )
+        raise not_a_pdf(result.path)
     # ---- end of PDFs ----
     outline_text: str | None = None
     if result.kind == "text" and result.next_offset is not None:
@@ -347,8 +350,8 @@ def _run_text(
 
 
 def _with_outline(
-    context: ToolContext, workspace: Workspace, result: Any, limits: ToolLimits
-) -> tuple[Any, str | None]:
+    context: ToolContext, workspace: Workspace, result: ReadResult, limits: ToolLimits
+) -> tuple[ReadResult, str | None]:
     """A page that stops before the end of a file, with the file's compact outline: the
     outline gets at most `READ_OUTLINE_SHARE` of the result budget, and when the page's text
     and the outline together would overrun the budget, the page is read again shorter (its
@@ -394,6 +397,15 @@ def _with_outline(
 
 def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
     """`read_file`, its definition and line cap generated from `limits`."""
+    # A text file's lines, an image (its bytes are in the image part, not here), a page of
+    # notebook cells, a notebook cell's images, or a PDF's pages.
+    results = (ReadResult, ImageResult, NotebookResult, NotebookImages, PdfText)
+    schema = result_schema(results)
+    assert schema is not None
+    text = schema["anyOf"][0]["properties"]["lines"]["items"]["properties"]["text"]
+    text["description"] = (
+        f"The line without its terminator, cut to {limits.read_line_chars} characters."
+    )
     return ToolSpec(
         name="read_file",
         description=read_file_description(limits),
@@ -401,4 +413,23 @@ def read_file_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         handler=functools.partial(run_read_file, limits=limits),
         title="Read a file",
         prepare=unquote_paths,
+        check=check_pages,
+        results=results,
+        output_schema=schema,
+        paging={"lines": "number", "cells": "number", "pages": "page"},
+        command=ToolCommand(
+            name="read",
+            help="read a file's numbered lines",
+            description="Read a text file's lines, numbered like cat -n, and print what a "
+            "model would see (the read_file tool).",
+            epilog="exit status: 0 file read (also: empty, binary, offset past the end, each "
+            "said in the text), 2 usage or input error such as a missing file or a path "
+            "outside the root (one line on stderr)",
+            positionals=("path",),
+            limit_flags=("--read-limit", "--read-line-chars"),
+        ),
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = read_file_tool

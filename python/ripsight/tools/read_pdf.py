@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from .. import codes
+from ..errors import InvalidArgumentError
 from ..names import quote_path
 from ..pdf import (
     PDF_MAX_PAGES,
     PDF_MAX_SOURCE_BYTES,
+    PageRange,
     PdfText,
     is_pdf_name,
     is_pdf_type,
@@ -23,9 +25,11 @@ from ..types import ToolContext, ToolOutput
 from ._common import ENGINE_RESULT_KEY, plural, size_text, thousands, workspace_of
 
 __all__ = [
+    "check_pages",
     "format_pdf",
     "is_pdf_name",
     "is_pdf_type",
+    "not_a_pdf",
     "pages_property",
     "pdf_description",
     "run_read_pdf",
@@ -56,6 +60,26 @@ def pages_property() -> dict[str, Any]:
     }
 
 
+def check_pages(args: dict[str, Any]) -> list[str]:
+    """`pages` parsed, once, into its `PageRange` in `args` (read_file's `ToolSpec.check`); a
+    problem with it as a sentence."""
+    pages = args.get("pages")
+    if isinstance(pages, str):
+        try:
+            args["pages"] = parse_pages(pages)
+        except InvalidArgumentError as error:
+            return [str(error)]
+    return []
+
+
+def not_a_pdf(path: str) -> InvalidArgumentError:
+    """The one refusal of `pages` for a file that is not a PDF (by its name or its bytes)."""
+    return InvalidArgumentError(
+        f"pages applies to PDF files only, and {quote_path(path)} is not one; call read_file "
+        "without pages."
+    )
+
+
 def _span(first: int, last: int) -> str:
     return f"page {thousands(first)}" if first == last else f"pages {first:,}-{last:,}"
 
@@ -69,7 +93,7 @@ def _read_on(next_page: int, count: int) -> str:
     )
 
 
-def format_pdf(result: PdfText, requested: tuple[int, int] | None = None) -> str:
+def format_pdf(result: PdfText, requested: PageRange | None = None) -> str:
     """The text a model sees for the pages of a PDF."""
     path = quote_path(result.path)
     count = result.page_count
@@ -77,15 +101,16 @@ def format_pdf(result: PdfText, requested: tuple[int, int] | None = None) -> str
     if count == 0:
         return f"{path}: {about}; it has no pages, so there is no text to show."
     if not result.pages:
-        first = requested[0] if requested else 1
+        first = requested.first if requested else 1
         return (
             f"{path}: {about}. pages starts at {thousands(first)}, past the last page. Call "
             f'read_file with pages from "1" to "{count}".'
         )
     first, last = result.pages[0].number, result.pages[-1].number
     lines = [f"{path}: {about}; {_span(first, last)} shown."]
-    if requested is not None and requested[1] > count:
-        lines.append(f"(pages asked up to {requested[1]:,}; the document ends at page {count:,}.)")
+    if requested is not None and requested.last > count:
+        asked = requested.last
+        lines.append(f"(pages asked up to {asked:,}; the document ends at page {count:,}.)")
     for page in result.pages:
         lines.append(f"--- page {page.number:,} of {count:,} ---")
         if not page.text.strip():
@@ -102,9 +127,8 @@ def format_pdf(result: PdfText, requested: tuple[int, int] | None = None) -> str
 
 
 def run_read_pdf(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    """read_file's answer for a PDF. A bad `pages` is refused before the file is read."""
-    pages = args.get("pages")
-    requested = parse_pages(pages) if pages is not None else None
+    """read_file's answer for a PDF; `pages` is the `PageRange` `check_pages` made of it."""
+    pages: PageRange | None = args.get("pages")
     budget = max(context.max_result_chars - _FRAME_CHARS, 1)
     result = workspace_of(context).read_pdf(
         args["path"], pages=pages, budget=budget, cancel=context.cancel
@@ -115,4 +139,4 @@ def run_read_pdf(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
         code = codes.NO_TEXT
     else:
         code = codes.OK
-    return ToolOutput(format_pdf(result, requested), meta={ENGINE_RESULT_KEY: result}, code=code)
+    return ToolOutput(format_pdf(result, pages), meta={ENGINE_RESULT_KEY: result}, code=code)

@@ -13,15 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from .. import codes
+from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ._common import MAX_OFFSET, offset_property, thousands
 
 __all__ = [
-    "READ_RESULT_DESCRIPTION",
     "READ_RESULT_SCHEMA",
-    "UNKNOWN_REFERENCE",
     "read_result_tool",
-    "run_read_result",
 ]
 
 READ_RESULT_DEFAULT_LIMIT = 200
@@ -106,8 +104,10 @@ def run_read_result(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     return ToolOutput(text, meta=meta)
 
 
-def read_result_tool() -> ToolSpec:
-    """`read_result`: pages through results stored by reference."""
+def read_result_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
+    """`read_result`: pages through results stored by reference (its definition is the same
+    under every `limits`: the pages fit the budget the registry applies)."""
+    del limits
     return ToolSpec(
         name="read_result",
         description=READ_RESULT_DESCRIPTION,
@@ -115,3 +115,7 @@ def read_result_tool() -> ToolSpec:
         handler=run_read_result,
         title="Read a stored result",
     )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = read_result_tool
