@@ -590,8 +590,8 @@ _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESUL
 
 def to_dict(value: Any) -> Any:
     """A result (or anything holding results) as plain JSON-ready data, with stable field names."""
-    if isinstance(value, (*RESULT_CLASSES, PdfText)):
-        return value.to_dict()
+    if isinstance(value, (*RESULT_CLASSES, PdfText)) or callable(getattr(value, "to_dict", None)):
+        return value.to_dict()  # an engine result, or one merged from several roots
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]
     return value

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import SYMBOL_KINDS, Workspace
 from ._common import (
@@ -196,7 +197,7 @@ def run_find_definitions(
     """Handler of `find_definitions`."""
     kinds = _kinds_arg(args.get("kind"))
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace | Roots) -> Any:
         return workspace.definitions(
             args["name"],
             match=args["match"],

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
@@ -178,7 +179,7 @@ def format_glob(result: Any, sort: str = "path", path: str | None = None) -> str
 def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace | Roots) -> Any:
         return workspace.glob(
             args["pattern"],
             path=args.get("path") or None,

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..limits import DEFAULT_LIMITS, MAX_CONTEXT, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
@@ -417,7 +418,7 @@ def run_grep(
 ) -> ToolOutput:
     """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace | Roots) -> Any:
         return workspace.grep(
             args["pattern"],
             path=args.get("path") or None,

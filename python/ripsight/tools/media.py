@@ -13,6 +13,7 @@ from typing import Any
 from .. import codes
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ImagePart, ToolOutput
 from ..workspace import CancelToken, Workspace
 from ._common import ENGINE_RESULT_KEY, plural, size_text, thousands
@@ -130,7 +131,7 @@ def _image_bounds(limits: ToolLimits) -> dict[str, int]:
 
 
 def run_image(
-    workspace: Workspace, path: str, limits: ToolLimits, cancel: CancelToken | None = None
+    workspace: Workspace | Roots, path: str, limits: ToolLimits, cancel: CancelToken | None = None
 ) -> ToolOutput:
     """`read_file` of an image: one line of text and the image."""
     result = workspace.read_image(
@@ -144,7 +145,7 @@ def run_image(
 
 
 def run_notebook_images(
-    workspace: Workspace,
+    workspace: Workspace | Roots,
     path: str,
     cell: int,
     limits: ToolLimits,
@@ -287,7 +288,7 @@ def notebook_page(limit: int, limits: ToolLimits) -> int:
 
 
 def run_notebook(
-    workspace: Workspace,
+    workspace: Workspace | Roots,
     path: str,
     offset: int,
     limit: int,

@@ -9,6 +9,7 @@ from typing import Any
 from .. import codes
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import OUTLINE_LANGUAGES, Workspace
 from ._common import (
@@ -224,7 +225,7 @@ def run_outline(
 ) -> ToolOutput:
     """Handler of `outline`."""
 
-    def search(workspace: Workspace) -> Any:
+    def search(workspace: Workspace | Roots) -> Any:
         return workspace.outline(
             args["path"], offset=args["offset"], limit=args["limit"], cancel=context.cancel
         )
