@@ -326,7 +326,7 @@ class Roots:
             except (RipsightError, OSError) as error:
                 if strict:
                     raise
-                problems.append(f"the root {os.fspath(root)!r} is not served: {error}")
+                problems.append(f"the root {os.fspath(root)!r} is not served: {error}".rstrip("."))
                 logger.warning("root %s not served: %s", os.fspath(root), error)
         return cls(spaces, problems)
 
