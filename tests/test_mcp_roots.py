@@ -251,3 +251,52 @@ def test_a_text_only_client_gets_no_structured_content(roots, tmp_path):
     tools, result = _session(_server(str(roots[0])), body, tmp_path / "e", client_info=other)
     assert all(tool.get("outputSchema") for tool in tools["tools"] if tool["name"] != "read_result")
     assert result["structuredContent"]["total_matches"] == 1
+
+
+class _FakeSession:
+    """A server session on one protocol version, whose client declares `roots`."""
+
+    def __init__(self, version: str, roots: list[Path]) -> None:
+        self.protocol_version = version
+        self.roots = roots
+        self.asked = 0
+        self.logs: list[tuple[str, str]] = []
+
+    def check_client_capability(self, capability: Any) -> bool:
+        return True
+
+    async def list_roots(self) -> types.ListRootsResult:
+        self.asked += 1
+        return types.ListRootsResult(roots=[types.Root(uri=_uri(p)) for p in self.roots])
+
+    async def send_log_message(self, level: str, data: str, **options: Any) -> None:
+        self.logs.append((level, data))
+
+
+def test_roots_and_logging_only_on_the_versions_that_have_them(roots, tmp_path):
+    import anyio
+    from ripsight import Workspace, default_registry
+    from ripsight.mcp_server import _ClientLog, _ClientRoots
+
+    registry = default_registry(tmp_path)
+    served = _ClientRoots(registry, Workspace)
+    log = _ClientLog()
+    log.set_level("debug")
+    modern = _FakeSession("2026-07-28", roots[:2])
+    anyio.run(served.refresh, modern)
+    anyio.run(log.send, modern, "info", "glob answered")
+    assert modern.asked == 0 and modern.logs == []
+    assert registry.workspace.root == str(tmp_path.resolve())
+    older = _FakeSession("2025-11-25", roots[:2])
+    served.changed()
+    anyio.run(served.refresh, older)
+    anyio.run(served.refresh, older)  # unchanged: not asked again
+    anyio.run(log.send, older, "info", "glob answered")
+    assert older.asked == 1 and older.logs == [("info", "glob answered")]
+    assert registry.workspace.names == ("web", "api")
+    first = registry.workspace.workspaces["api"]
+    older.roots = [roots[1]]  # web goes; api stays open, the same workspace
+    served.changed()
+    anyio.run(served.refresh, older)
+    assert registry.workspace is first
+    served.close()

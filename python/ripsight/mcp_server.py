@@ -658,8 +658,10 @@ def _instructions(registry: Registry, client_roots: bool = False) -> str:
         "read_file reads a file's numbered lines."
     )
     if client_roots:
+        fallback = f" ({workspace.root} while the client declares none)" if workspace else ""
         return (
-            f"Read-only tools over your workspace's folders{tools} With one folder, paths are "
+            f"Read-only tools over your workspace's folders{fallback}{tools} With one folder, "
+            "paths are "
             "relative to it; with several, every path begins with a folder's name "
             "(web/src/app.ts) and a search without a path covers them all. Nothing outside "
             "them can be read, and results are bounded (each says how to get more)."
