@@ -282,3 +282,14 @@ def test_structured_form_of_a_merged_result(three):
     assert data["next_offset"] == 2 and data["total_matches"] == 6
     jsonschema.validate(data, _core.GrepResult.SCHEMA)
     assert to_dict(roots.read_file("api/lib/more.py"))["path"] == "api/lib/more.py"
+
+
+def test_roots_of_which_none_opened_answer_every_call_with_why(tmp_path):
+    roots = Roots.open([tmp_path / "gone"], strict=False)
+    assert roots.names == ()
+    reg = default_registry(roots)
+    for tool, arguments in [("grep", {"pattern": "x"}), ("read_file", {"path": "gone/a"})]:
+        result = call(reg, tool, **arguments)
+        assert result.meta["code"] == "not_found", result.content
+        assert "No root is served." in result.content
+        assert "gone" in result.content

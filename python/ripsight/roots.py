@@ -381,10 +381,13 @@ class Roots:
 
     def _unknown(self, path: str) -> str:
         names = ", ".join(f"{name}/" for name in self._by_name)
-        text = (
-            f"{path}: not found. The workspace has several roots, and every path begins with "
-            f"a root's name: {names}."
-        )
+        if names:
+            text = (
+                f"{path}: not found. The workspace has several roots, and every path begins "
+                f"with a root's name: {names}."
+            )
+        else:
+            text = f"{path}: not found. No root is served."
         if self.problems:
             text += " Not served: " + "; ".join(self.problems) + "."
         return text
@@ -395,6 +398,8 @@ class Roots:
         """The roots a search visits, the path inside them, and whether that is every root."""
         located = self.locate(path)
         if located is None:
+            if not self._by_name:
+                raise PathNotFoundError(self._unknown(os.fspath(path or ".")))
             return list(self._by_name.items()), None, True
         name, ws, inside = located
         return [(name, ws)], inside, False
