@@ -19,6 +19,13 @@ time are served concurrently. Each call runs with its own engine cancel token: a
 cancels (``notifications/cancelled``) or leaves (stdin closed) stops its search. Logging goes to
 stderr; stdout carries only the protocol.
 
+The client shapes the session, on the protocol versions that still have each feature: started
+without a root (`build_server`'s ``client_roots``), the server serves the client's workspace
+roots (``roots/list``), several as `ripsight.roots.Roots`; a call that runs longer than
+`MCP_PROGRESS_AFTER` sends ``notifications/progress`` to a client that gave a progress token; a
+client that sets a log level gets the server's line for each call. A client that shows the model
+only ``structuredContent`` (`TEXT_ONLY_CLIENTS`) gets the text only.
+
 Works on the MCP Python SDK 1.x (>= 1.24) and 2.x, so ripsight installs beside clients that pin
 either: ``pip install 'ripsight[mcp]'``.
 """
