@@ -199,6 +199,9 @@ def test_a_path_that_names_a_root_searches_that_root_only(three):
     directory = call(reg, "read_file", path="web")
     assert directory.meta["code"] == "is_a_directory"
     assert directory.content.startswith("web is a directory")
+    outside = call(reg, "read_file", path="/etc/hostname")
+    assert outside.meta["code"] == "outside_root"
+    assert outside.content.startswith("/etc/hostname is outside every root")
     unknown = call(reg, "read_file", path="src/app.py")
     assert unknown.meta["code"] == "not_found"
     assert "every path begins with a root's name: web/, web-2/, api/" in unknown.content

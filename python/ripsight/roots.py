@@ -29,7 +29,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import PathNotFoundError, RipsightError
+from .errors import OutsideRootError, PathNotFoundError, RipsightError
 from .workspace import CancelToken, Workspace
 
 __all__ = ["Record", "Rooted", "Roots", "root_names"]
@@ -376,7 +376,13 @@ class Roots:
             if best is None or len(ws.root) > len(best[1].root):
                 best = (name, ws, inside)
         if best is None:
-            raise PathNotFoundError(self._unknown(text))
+            names = ", ".join(f"{name}/" for name in self._by_name)
+            error = OutsideRootError(
+                f"{text} is outside every root; only files inside them can be read. Every "
+                f"path begins with a root's name: {names}."
+            )
+            error.path = text
+            raise error
         return best
 
     def _unknown(self, path: str) -> str:
