@@ -17,6 +17,7 @@ import pytest
 from _mcp_helpers import SLOW_GREP, make_slow_tree, wire
 from mcp import ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from ripsight.mcp_server import _SDK_HAS_DECORATORS
 
 pytestmark = pytest.mark.slow  # an MCP server process per test
 
@@ -150,6 +151,29 @@ def test_the_clients_roots_are_served_and_follow_its_changes(roots, tmp_path):
     assert "not found" in gone and "api/, docs/" in gone
     assert alone.splitlines()[1:] == ["src/main.txt"]
     assert len(asked) == 3  # once after initialize, once per change
+
+
+@pytest.mark.skipif(_SDK_HAS_DECORATORS, reason="SDK 1.x: asked before the first request")
+def test_the_roots_are_asked_right_after_initialize(roots, tmp_path):
+    asked: list[float] = []
+
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        asked.append(1)
+        return types.ListRootsResult(roots=[types.Root(uri=_uri(roots[0]))])
+
+    async def body(session: ClientSession) -> int:
+        for _ in range(100):  # up to 10 s, no request sent
+            if asked:
+                break
+            await asyncio.sleep(0.1)
+        seen = len(asked)
+        listed = _text(await session.call_tool("glob", {"pattern": "**/*"}))
+        assert listed.splitlines()[1:] == ["src/main.txt"]
+        return seen
+
+    seen = _session(_server(cwd=tmp_path), body, tmp_path / "e", list_roots_callback=list_roots)
+    assert seen == 1
+    assert len(asked) == 1  # the call used the roots already asked
 
 
 def test_a_client_without_roots_gets_the_working_directory(roots, tmp_path):

@@ -405,8 +405,10 @@ def _root_path(uri: str) -> str | None:
 class _ClientRoots:
     """The workspace roots the client declares, served when the server was given no root.
 
-    After the client's ``notifications/roots/list_changed`` (and before the first call), the
-    next request asks the client ``roots/list`` before it runs, so the call sees the change.
+    The server asks ``roots/list`` once the client is initialized (SDK 2.x; under SDK 1.x,
+    which shows a server no session outside requests, before the first request), and after the
+    client's ``notifications/roots/list_changed`` the next request asks again before it runs,
+    so the call sees the change.
     Each root is one `Workspace` (one warm index), opened when it appears and closed when it
     goes; a root that cannot be opened is left out with a sentence the tools add to their text.
     With no roots (a client without them, an empty list), the registry's own workspace serves.
@@ -424,8 +426,9 @@ class _ClientRoots:
         self.stale = self.open_root is not None
 
     async def refresh(self, session: Any) -> None:
-        """Asks the client for its roots when they may have changed, and serves them."""
-        if not self.stale:
+        """Asks the client for its roots when they may have changed, and serves them (while
+        another request asks, waits for its answer)."""
+        if not self.stale and not self.lock.locked():
             return
         async with self.lock:
             if not self.stale:
@@ -444,6 +447,13 @@ class _ClientRoots:
                 return
             uris = [str(root.uri) for root in answer.roots]
             await anyio.to_thread.run_sync(self._serve, uris)
+
+    async def refresh_quietly(self, session: Any) -> None:
+        """`refresh` in a background task: an error is logged, never the server's end."""
+        try:
+            await self.refresh(session)
+        except Exception:
+            logger.exception("the client's roots could not be served")
 
     def _serve(self, uris: list[str]) -> None:
         """Opens the new roots, swaps the registry's workspace, closes the roots that went."""
@@ -549,6 +559,8 @@ class _Tools:
         self.in_flight = _InFlight()
         self.roots = _ClientRoots(registry, client_roots)
         self.log = _ClientLog()
+        #: Starts a background task (`serve_stdio`'s task group), or None outside it.
+        self.spawn: Callable[..., Any] | None = None
 
     def _structured(self, session: Any) -> bool:
         """Whether this client gets ``outputSchema`` and ``structuredContent``."""
@@ -757,6 +769,16 @@ def _build(tools: _Tools, name: str) -> Server[Any]:
     server.add_notification_handler(
         "notifications/roots/list_changed", types.NotificationParams, on_roots_changed
     )
+
+    async def on_initialized(ctx: Any, params: Any) -> None:
+        # Ask for the roots at once (in the background: the answer comes through the loop
+        # that runs this handler); a request that comes first waits for them.
+        if tools.spawn is not None and tools.roots.stale:
+            tools.spawn(tools.roots.refresh_quietly, ctx.session)
+
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, on_initialized
+    )
     return cast("Server[Any]", server)
 
 
@@ -832,8 +854,14 @@ async def serve_stdio(
     # wrap_file only calls readline (and what __getattr__ forwards) on the object it wraps.
     stdin = anyio.wrap_file(_WatchedStdin(on_eof))  # type: ignore[arg-type]
     try:
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        async with (
+            stdio_server(stdin=stdin) as (read_stream, write_stream),
+            anyio.create_task_group() as background,
+        ):
+            tools.spawn = background.start_soon
             await server.run(read_stream, write_stream, server.create_initialization_options())
+            tools.spawn = None
+            background.cancel_scope.cancel()
     except Exception as error:
         # SDK 1.x before 1.2x sends the answer of a call that ends after the client left down
         # the closed stream, and fails the session with ClosedResourceError: nobody is there
