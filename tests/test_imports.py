@@ -126,6 +126,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ripsight.errors", "ripsight.names", "ripsight.limits", "ripsight.file_types"),
     ("ripsight.pdf", "ripsight._pdf_worker", "ripsight._outline_worker"),
     ("ripsight.codes", "ripsight.workspace", "ripsight.session"),
+    ("ripsight.roots",),
     ("ripsight.validation", "ripsight.oplog", "ripsight.types"),
     (
         "ripsight.lookup",

@@ -33,6 +33,7 @@ from .providers import (
     openai_responses_items,
 )
 from .registry import Registry, default_registry
+from .roots import Roots
 from .session import Session
 from .streaming import ToolCallAccumulator
 from .types import ImagePart, ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
@@ -70,6 +71,7 @@ __all__ = [
     # protocol layer
     "Registry",
     "RipsightError",
+    "Roots",
     "Session",
     "SpecialFileError",
     "ToolCall",

@@ -29,6 +29,8 @@ __all__ = [
     "MAX_CONTEXT",
     "MAX_DEPTH",
     "MAX_OFFSET",
+    "MCP_PROGRESS_AFTER",
+    "MCP_ROOTS_WAIT",
     "MCP_TIME_BUDGET",
     "MIN_LINE_CHARS",
     "MIN_RESULT_CHARS",
@@ -55,6 +57,11 @@ HIDING_RULES = int(LIMITS["hiding_rules"])
 TIME_BUDGET = float(LIMITS["time_budget_seconds"])
 #: The same for `ripsight mcp`: under the 5 s common MCP clients wait for a call.
 MCP_TIME_BUDGET = float(LIMITS["mcp_time_budget_seconds"])
+#: Seconds an MCP tool call runs before the server sends `notifications/progress` (to a client
+#: that asked with a progress token), and between two of them.
+MCP_PROGRESS_AFTER = float(LIMITS["mcp_progress_after_seconds"])
+#: Seconds an MCP tool call waits for the client's `roots/list` answer.
+MCP_ROOTS_WAIT = float(LIMITS["mcp_roots_wait_seconds"])
 #: Tool calls an MCP server runs at the same time unless told otherwise (a server's bound, not
 #: a tool's: it lives here, beside the server's time budget, not in the engine).
 MAX_CONCURRENT_CALLS = 8

@@ -19,6 +19,13 @@ time are served concurrently. Each call runs with its own engine cancel token: a
 cancels (``notifications/cancelled``) or leaves (stdin closed) stops its search. Logging goes to
 stderr; stdout carries only the protocol.
 
+The client shapes the session, on the protocol versions that still have each feature: started
+without a root (`build_server`'s ``client_roots``), the server serves the client's workspace
+roots (``roots/list``), several as `ripsight.roots.Roots`; a call that runs longer than
+`MCP_PROGRESS_AFTER` sends ``notifications/progress`` to a client that gave a progress token; a
+client that sets a log level gets the server's line for each call. A client that shows the model
+only ``structuredContent`` (`TEXT_ONLY_CLIENTS`) gets the text only.
+
 Works on the MCP Python SDK 1.x (>= 1.24) and 2.x, so ripsight installs beside clients that pin
 either: ``pip install 'ripsight[mcp]'``.
 """
@@ -29,11 +36,14 @@ import copy
 import io
 import json
 import logging
+import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, cast
+from urllib.parse import unquote, urlparse
 
 import anyio
 import anyio.to_thread
@@ -42,15 +52,24 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import _core
-from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
+from .limits import (
+    DEFAULT_LIMITS,
+    MAX_CONCURRENT_CALLS,
+    MCP_PROGRESS_AFTER,
+    MCP_ROOTS_WAIT,
+    MCP_TIME_BUDGET,
+    ToolLimits,
+)
 from .registry import Registry
+from .roots import Roots
 from .tools import ENGINE_RESULT_KEY, builtin_tools
 from .types import PAGE_COUNTERS, PageBy, ToolCall, ToolResult, ToolSpec
-from .workspace import to_dict
+from .workspace import Workspace, to_dict
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",
     "OUTPUT_SCHEMAS",
+    "TEXT_ONLY_CLIENTS",
     "bound_structured",
     "build_server",
     "output_schema",
@@ -328,11 +347,211 @@ def _call_result(
     )
 
 
+# -- what the client is and declared ------------------------------------------------------------
+
+#: The first protocol version without roots and logging (SEP-2577 deprecates them): a client on
+#: it or later is never asked for its roots and never sent log messages.
+_WITHOUT_ROOTS_AND_LOGGING = "2026-07-28"
+
+#: Clients (their ``clientInfo.name``) that hand the model a tool result's ``structuredContent``
+#: in place of its text (Claude Code, claude-code#79944): they get the text only, no
+#: ``outputSchema`` and no ``structuredContent``, so the model reads the bounded text with its
+#: paging hints and notes.
+TEXT_ONLY_CLIENTS = frozenset({"claude-code"})
+
+#: The levels of MCP logging (RFC 5424), lowest first.
+_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def _client_params(session: Any) -> Any:
+    return getattr(session, "client_params", None)
+
+
+def _protocol_version(session: Any) -> str:
+    """The negotiated version (SDK 2.x says it; SDK 1.x keeps the client's initialize params)."""
+    version = getattr(session, "protocol_version", None)
+    if isinstance(version, str):
+        return version
+    params = _client_params(session)
+    return str(getattr(params, "protocolVersion", None) or getattr(params, "protocol_version", ""))
+
+
+def _has_roots_and_logging(session: Any) -> bool:
+    return _protocol_version(session) < _WITHOUT_ROOTS_AND_LOGGING
+
+
+def _client_name(session: Any) -> str:
+    params = _client_params(session)
+    info = getattr(params, "clientInfo", None) or getattr(params, "client_info", None)
+    return str(getattr(info, "name", "") or "")
+
+
+def _progress_token(meta: Any) -> str | int | None:
+    """The request's ``_meta.progressToken`` (a model in SDK 1.x, a dict in SDK 2.x)."""
+    if meta is None:
+        return None
+    if isinstance(meta, dict):
+        token = meta.get("progress_token", meta.get("progressToken"))
+    else:
+        token = getattr(meta, "progressToken", None)
+    return token if isinstance(token, (str, int)) else None
+
+
+def _quietly(call: Callable[[], Any]) -> Any:
+    """`call()` without the SDK's deprecation warnings (roots and logging, SEP-2577)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call()
+
+
+def _root_path(uri: str) -> str | None:
+    """The directory of a ``file://`` root, or None for another scheme."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return os.path.normpath(unquote(parsed.path)) or None
+
+
+class _ClientRoots:
+    """The workspace roots the client declares, served when the server was given no root.
+
+    The server asks ``roots/list`` once the client is initialized (SDK 2.x; under SDK 1.x,
+    which shows a server no session outside requests, before the first request), and after the
+    client's ``notifications/roots/list_changed`` the next request asks again before it runs,
+    so the call sees the change.
+    Each root is one `Workspace` (one warm index), opened when it appears and closed when it
+    goes; a root that cannot be opened is left out with a sentence the tools add to their text.
+    With no roots (a client without them, an empty list), the registry's own workspace serves.
+    """
+
+    def __init__(self, registry: Registry, open_root: Callable[[str], Workspace] | None) -> None:
+        self.registry = registry
+        self.open_root = open_root
+        self.fallback = registry.workspace
+        self.stale = open_root is not None
+        self.spaces: dict[str, Workspace] = {}
+        self.lock = anyio.Lock()
+
+    def changed(self) -> None:
+        self.stale = self.open_root is not None
+
+    async def refresh(self, session: Any) -> None:
+        """Asks the client for its roots when they may have changed, and serves them (while
+        another request asks, waits for its answer)."""
+        if not self.stale and not self.lock.locked():
+            return
+        async with self.lock:
+            if not self.stale:
+                return
+            self.stale = False
+            capability = types.ClientCapabilities(roots=types.RootsCapability())
+            if not _has_roots_and_logging(session) or not session.check_client_capability(
+                capability
+            ):
+                return
+            try:
+                with anyio.fail_after(MCP_ROOTS_WAIT):
+                    answer = await _quietly(session.list_roots)
+            except Exception as error:  # noqa: BLE001 - the roots we had still serve
+                logger.warning("roots/list failed (%s); serving the roots we had", error)
+                return
+            uris = [str(root.uri) for root in answer.roots]
+            await anyio.to_thread.run_sync(self._serve, uris)
+
+    async def refresh_quietly(self, session: Any) -> None:
+        """`refresh` in a background task: an error is logged, never the server's end."""
+        try:
+            await self.refresh(session)
+        except Exception:
+            logger.exception("the client's roots could not be served")
+
+    def _serve(self, uris: list[str]) -> None:
+        """Opens the new roots, swaps the registry's workspace, closes the roots that went."""
+        assert self.open_root is not None
+        problems: list[str] = []
+        spaces: dict[str, Workspace] = {}
+        for uri in uris:
+            path = _root_path(uri)
+            if path is None:
+                problems.append(f"the root {uri} is not served: only file:// roots are")
+                continue
+            if path in spaces:
+                continue
+            workspace = self.spaces.get(path)
+            if workspace is None:
+                try:
+                    workspace = self.open_root(path)
+                except Exception as error:  # noqa: BLE001 - told to the model, never a crash
+                    problems.append(f"the root {path!r} is not served: {error}".rstrip("."))
+                    logger.warning("client root %s not served: %s", path, error)
+                    continue
+                logger.info("serving the client's root %s", path)
+            spaces[path] = workspace
+        gone = [ws for path, ws in self.spaces.items() if path not in spaces]
+        self.spaces = spaces
+        if not spaces and not problems:
+            self.registry.workspace = self.fallback
+        elif len(spaces) == 1 and not problems:
+            self.registry.workspace = next(iter(spaces.values()))
+        else:
+            self.registry.workspace = Roots(spaces.values(), problems)
+        for workspace in gone:
+            logger.info("the client's root %s is gone; closing it", workspace.root)
+            workspace.close()
+
+    def close(self) -> None:
+        for workspace in self.spaces.values():
+            workspace.close()
+
+
+class _ClientLog:
+    """``notifications/message`` to a client that set a level (``logging/setLevel``) on a
+    protocol version that still has logging: the server's own lines of each call, at that
+    level and above. Nothing is sent before the client sets a level."""
+
+    def __init__(self) -> None:
+        self.level: str | None = None
+
+    def set_level(self, level: str) -> None:
+        self.level = str(level)
+        logger.info("the client set the log level to %s", level)
+
+    async def send(self, session: Any, level: str, text: str, request_id: Any = None) -> None:
+        if self.level is None or not _has_roots_and_logging(session):
+            return
+        if _LOG_LEVELS.index(level) < _LOG_LEVELS.index(self.level):
+            return
+        try:
+            await _quietly(
+                lambda: session.send_log_message(
+                    level, text, logger="ripsight", related_request_id=request_id
+                )
+            )
+        except Exception:  # a log line never fails a call
+            logger.debug("a log message could not be sent", exc_info=True)
+
+
+def _progress_text(name: str, elapsed: float, workspace: Any) -> str:
+    """What a progress notification says: how long the call has run, and the index's phase."""
+    text = f"{name} running for {elapsed:.1f} s"
+    spaces = list(workspace) if isinstance(workspace, Roots) else [workspace]
+    building = [ws.index_status() for ws in spaces if ws is not None]
+    building = [status for status in building if status.get("state") == "building"]
+    if building:
+        files = sum(int(status.get("files") or 0) for status in building)
+        text += f"; the index is building ({files:,} files so far), searching without it"
+    return text
+
+
 class _Tools:
     """The protocol-independent half of the server: listing and answering tool calls."""
 
     def __init__(
-        self, registry: Registry, max_concurrent_calls: int, structured_content: bool
+        self,
+        registry: Registry,
+        max_concurrent_calls: int,
+        structured_content: bool,
+        client_roots: Callable[[str], Workspace] | None = None,
     ) -> None:
         # It outlives conversations (Claude Desktop keeps it running across chats) and cannot
         # tell them apart: every read and every call is answered in full.
@@ -343,18 +562,77 @@ class _Tools:
             types.Tool.model_validate(tool)
             for tool in tool_definitions(registry, structured=structured_content)
         ]
+        self.text_tools = [
+            types.Tool.model_validate(tool) for tool in tool_definitions(registry, structured=False)
+        ]
         self.limiter = anyio.CapacityLimiter(max_concurrent_calls)
         self.in_flight = _InFlight()
+        self.roots = _ClientRoots(registry, client_roots)
+        self.log = _ClientLog()
+        #: Starts a background task (`serve_stdio`'s task group), or None outside it.
+        self.spawn: Callable[..., Any] | None = None
 
-    def list(self) -> list[types.Tool]:
-        return [tool.model_copy(deep=True) for tool in self.tools]
+    def _structured(self, session: Any) -> bool:
+        """Whether this client gets ``outputSchema`` and ``structuredContent``."""
+        return self.structured_content and _client_name(session) not in TEXT_ONLY_CLIENTS
+
+    async def list(self, session: Any = None) -> list[types.Tool]:
+        await self.roots.refresh(session)
+        tools = self.tools if self._structured(session) else self.text_tools
+        return [tool.model_copy(deep=True) for tool in tools]
 
     async def call(
-        self, request_id: Any, name: str, arguments: dict[str, Any] | None
+        self,
+        request_id: Any,
+        name: str,
+        arguments: dict[str, Any] | None,
+        session: Any = None,
+        meta: Any = None,
+    ) -> types.CallToolResult:
+        if session is not None:
+            await self.roots.refresh(session)
+        token = _progress_token(meta) if session is not None else None
+        if token is None:
+            return await self._call(request_id, name, arguments, session)
+        done = anyio.Event()
+        reply: types.CallToolResult | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._progress, session, token, request_id, name, done)
+            try:
+                reply = await self._call(request_id, name, arguments, session)
+            finally:
+                done.set()
+        assert reply is not None
+        return reply
+
+    async def _progress(
+        self, session: Any, token: str | int, request_id: Any, name: str, done: anyio.Event
+    ) -> None:
+        """``notifications/progress`` every `MCP_PROGRESS_AFTER` seconds until the call ends:
+        the seconds it has run (the progress, no total) and what it waits for."""
+        started = time.perf_counter()
+        while True:
+            with anyio.move_on_after(MCP_PROGRESS_AFTER):
+                await done.wait()
+            if done.is_set():
+                return
+            elapsed = time.perf_counter() - started
+            text = _progress_text(name, elapsed, self.registry.workspace)
+            try:
+                await session.send_progress_notification(
+                    token, round(elapsed, 3), None, text, related_request_id=str(request_id)
+                )
+            except Exception:  # progress never fails a call
+                logger.debug("a progress notification could not be sent", exc_info=True)
+                return
+
+    async def _call(
+        self, request_id: Any, name: str, arguments: dict[str, Any] | None, session: Any
     ) -> types.CallToolResult:
         call = ToolCall(id=str(request_id), name=name, arguments=arguments or {})
         state = _Call(name)
         budget = self.registry.limits.max_result_chars
+        structured = self._structured(session)
 
         def answer() -> tuple[ToolResult, types.CallToolResult] | None:
             # Runs in a worker thread; the token goes with the call to the tool and from there
@@ -365,7 +643,7 @@ class _Tools:
             try:
                 result = self.registry.execute(call, cancel=state.token)
                 spec = self.registry.get(name)
-                return result, _call_result(result, spec, self.structured_content, budget)
+                return result, _call_result(result, spec, structured, budget)
             finally:
                 if state.cancelled_at is not None:
                     logger.info(
@@ -391,31 +669,52 @@ class _Tools:
             self.in_flight.give_up(state)
         assert answered is not None  # the worker ran: the request was not given up
         result, reply = answered
-        logger.info(
-            "%s %s in %.1f ms%s",
+        line = "{} {} in {:.1f} ms{}".format(
             name,
             "failed" if result.is_error else "answered",
             result.meta.get("duration_ms", 0.0),
             f" ({result.meta.get('error_type')})" if result.is_error else "",
         )
+        logger.info("%s", line)
+        if session is not None:
+            await self.log.send(session, "info", line, request_id)
         return reply
 
 
-def _instructions(registry: Registry) -> str:
-    """The server's instructions: the registry's tools, each with its title (from the specs)."""
-    root = registry.workspace.root if registry.workspace is not None else None
-    tools, read_only = [], True
+def _instructions(registry: Registry, client_roots: bool = False) -> str:
+    """The server's instructions: the registry's tools, each with its title (from the specs),
+    and the directories they work in (one root, several, or the client's folders)."""
+    workspace = registry.workspace
+    names, read_only = [], True
     for name in registry.names:
         spec = registry.get(name)
         title = spec.title if spec is not None else None
         read_only = read_only and spec is not None and spec.effect == "read"
-        tools.append(f"{name} ({title[0].lower() + title[1:]})" if title else name)
+        names.append(f"{name} ({title[0].lower() + title[1:]})" if title else name)
+    kind = "Read-only tools" if read_only else "Tools"
+    tools = f": {', '.join(names)}."
+    if client_roots:
+        fallback = f" ({workspace.root} while the client declares none)" if workspace else ""
+        return (
+            f"{kind} over your workspace's folders{fallback}{tools} With one folder, paths are "
+            "relative to it; with several, every path begins with a folder's name "
+            "(web/src/app.ts) and a search without a path covers them all. Nothing outside "
+            "them can be read, and results are bounded (each says how to get more)."
+        )
+    if isinstance(workspace, Roots):
+        roots = ", ".join(f"{name} ({ws.root})" for name, ws in workspace.workspaces.items())
+        return (
+            f"{kind} over several directories, each named: {roots}{tools} Every path "
+            "begins with a directory's name (web/src/app.ts); without a path, a search covers "
+            "them all. Nothing outside them can be read, and results are bounded (each says "
+            "how to get more)."
+        )
+    root = workspace.root if workspace is not None else None
     return (
-        ("Read-only tools" if read_only else "Tools")
-        + " over one directory"
+        f"{kind} over one directory"
         + (f" ({root})" if root else "")
-        + f": {', '.join(tools)}. Paths are relative to that directory; nothing outside it "
-        "can be read, and results are bounded (each says how to get more)."
+        + f"{tools} Paths are relative to that directory; nothing outside it can be read, and "
+        "results are bounded (each says how to get more)."
     )
 
 
@@ -426,7 +725,7 @@ _SDK_HAS_DECORATORS = hasattr(Server, "call_tool")
 def _build(tools: _Tools, name: str) -> Server[Any]:
     from . import __version__
 
-    instructions = _instructions(tools.registry)
+    instructions = _instructions(tools.registry, tools.roots.open_root is not None)
     # Typed as Any: the constructor and the registration differ between the SDK majors, and the
     # type checker sees only the installed one.
     server_class: Any = Server
@@ -434,34 +733,68 @@ def _build(tools: _Tools, name: str) -> Server[Any]:
         server = server_class(name, version=__version__, instructions=instructions)
 
         async def list_tools() -> list[types.Tool]:
-            return tools.list()
+            return await tools.list(server.request_context.session)
 
         async def call_tool(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
-            return await tools.call(server.request_context.request_id, tool, arguments)
+            context = server.request_context
+            return await tools.call(
+                context.request_id, tool, arguments, context.session, context.meta
+            )
+
+        async def set_level(level: Any) -> None:
+            tools.log.set_level(level)
+
+        async def roots_changed(notification: Any) -> None:
+            tools.roots.changed()
 
         server.list_tools()(list_tools)
         # validate_input=False: the registry checks arguments and says how to fix them.
         server.call_tool(validate_input=False)(call_tool)
+        server.set_logging_level()(set_level)
+        server.notification_handlers[types.RootsListChangedNotification] = roots_changed
         return cast("Server[Any]", server)
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools.list())
+        return types.ListToolsResult(tools=await tools.list(ctx.session))
 
     async def on_call_tool(ctx: Any, params: Any) -> types.CallToolResult:
-        return await tools.call(ctx.request_id, params.name, params.arguments)
+        return await tools.call(
+            ctx.request_id, params.name, params.arguments, ctx.session, ctx.meta
+        )
 
-    return cast(
-        "Server[Any]",
-        server_class(
-            name,
-            version=__version__,
-            title="ripsight",
-            description="Fast, bounded, read-only glob, grep and read_file for coding agents.",
-            instructions=instructions,
-            on_list_tools=on_list_tools,
-            on_call_tool=on_call_tool,
-        ),
+    async def on_set_level(ctx: Any, params: Any) -> types.EmptyResult:
+        tools.log.set_level(params.level)
+        return types.EmptyResult()
+
+    async def on_roots_changed(ctx: Any, params: Any) -> None:
+        tools.roots.changed()
+
+    server = server_class(
+        name,
+        version=__version__,
+        title="ripsight",
+        description="Fast, bounded, read-only glob, grep and read_file for coding agents.",
+        instructions=instructions,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
     )
+    # Registered apart from the constructor, whose deprecation warnings (SEP-2577) would reach
+    # the user's stderr: both are served only on the protocol versions that have them.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, on_set_level)
+    server.add_notification_handler(
+        "notifications/roots/list_changed", types.NotificationParams, on_roots_changed
+    )
+
+    async def on_initialized(ctx: Any, params: Any) -> None:
+        # Ask for the roots at once (in the background: the answer comes through the loop
+        # that runs this handler); a request that comes first waits for them.
+        if tools.spawn is not None and tools.roots.stale:
+            tools.spawn(tools.roots.refresh_quietly, ctx.session)
+
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, on_initialized
+    )
+    return cast("Server[Any]", server)
 
 
 def build_server(
@@ -470,6 +803,7 @@ def build_server(
     name: str = "ripsight",
     max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
     structured_content: bool = True,
+    client_roots: Callable[[str], Workspace] | None = None,
 ) -> Server[Any]:
     """An MCP `Server` exposing the registry's tools; run it with `serve_stdio` or the SDK.
 
@@ -483,9 +817,13 @@ def build_server(
         structured_content: declare an ``outputSchema`` per tool and return the typed result
             as ``structuredContent`` beside the text (default), held to the text's budget.
             Some clients hand the model the structured JSON in place of the text; False keeps
-            them on the text with its paging sentences.
+            them on the text with its paging sentences (`TEXT_ONLY_CLIENTS` always are).
+        client_roots: opens a root directory as a `Workspace`; given, the server serves the
+            roots the client declares (``roots/list``, on protocol versions before 2026-07-28),
+            one workspace per root, and the registry's workspace while the client has none.
     """
-    return _build(_Tools(registry, max_concurrent_calls, structured_content), name)
+    tools = _Tools(registry, max_concurrent_calls, structured_content, client_roots)
+    return _build(tools, name)
 
 
 class _WatchedStdin:
@@ -516,10 +854,12 @@ async def serve_stdio(
     *,
     max_concurrent_calls: int = MAX_CONCURRENT_CALLS,
     structured_content: bool = True,
+    client_roots: Callable[[str], Workspace] | None = None,
 ) -> None:
     """Serves the registry's tools on stdin/stdout until the client closes stdin; calls still
-    running then are cancelled."""
-    tools = _Tools(registry, max_concurrent_calls, structured_content)
+    running then are cancelled. `client_roots` as `build_server`'s; the roots opened for the
+    client are closed at exit."""
+    tools = _Tools(registry, max_concurrent_calls, structured_content, client_roots)
     server = _build(tools, "ripsight")
 
     def on_eof() -> None:
@@ -529,8 +869,14 @@ async def serve_stdio(
     # wrap_file only calls readline (and what __getattr__ forwards) on the object it wraps.
     stdin = anyio.wrap_file(_WatchedStdin(on_eof))  # type: ignore[arg-type]
     try:
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        async with (
+            stdio_server(stdin=stdin) as (read_stream, write_stream),
+            anyio.create_task_group() as background,
+        ):
+            tools.spawn = background.start_soon
             await server.run(read_stream, write_stream, server.create_initialization_options())
+            tools.spawn = None
+            background.cancel_scope.cancel()
     except Exception as error:
         # SDK 1.x before 1.2x sends the answer of a call that ends after the client left down
         # the closed stream, and fails the session with ClosedResourceError: nobody is there
@@ -543,6 +889,7 @@ async def serve_stdio(
     # holding the exit.
     if not await anyio.to_thread.run_sync(tools.in_flight.wait_idle, SHUTDOWN_GRACE):
         logger.warning("exiting with calls still running after %.0f s", SHUTDOWN_GRACE)
+    tools.roots.close()
 
 
 def _only_closed_streams(error: BaseException) -> bool:

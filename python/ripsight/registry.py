@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import codes
@@ -32,6 +32,7 @@ from .limits import DEFAULT_LIMITS, ToolLimits
 from .lookup import TOOL_ALIASES, unknown_tool_message
 from .oplog import CallRecord, OperationLog, result_summary
 from .providers import FORMATS, definitions
+from .roots import Roots
 from .session import DEFAULT_ROW_CHARS, NoReadState, NoRepeatMemo, ReadState, RepeatMemo, Session
 from .steps import (
     INTERRUPTS,
@@ -63,10 +64,10 @@ logger = logging.getLogger("ripsight.registry")
 
 
 class Registry:
-    """The tools of one session, bound to one `Workspace`.
+    """The tools of one session, bound to one `Workspace` (or the `Roots` of several).
 
     Args:
-        workspace: the workspace the built-in tools work in (None for definitions only, or
+        workspace: the workspace (or `Roots`) the built-in tools work in (None for definitions only, or
             for host tools that need none).
         limits: the `ToolLimits`; the registry applies their result budget
             (``max_result_chars``, default 8000, keeping ``head_ratio`` of it, default 0.6, from
@@ -85,7 +86,7 @@ class Registry:
 
     def __init__(
         self,
-        workspace: Workspace | None = None,
+        workspace: Workspace | Roots | None = None,
         *,
         limits: ToolLimits = DEFAULT_LIMITS,
         max_result_chars: int | None = None,
@@ -333,7 +334,7 @@ class Registry:
 
 
 def default_registry(
-    root: str | os.PathLike[str] | Workspace,
+    root: str | os.PathLike[str] | Workspace | Roots | Sequence[str | os.PathLike[str] | Workspace],
     *,
     limits: ToolLimits = DEFAULT_LIMITS,
     max_result_chars: int | None = None,
@@ -358,12 +359,33 @@ def default_registry(
     that replace those fields of `limits`. `log`, `policy`, `before` and `after` go to the
     `Registry`. `root` may be a `Workspace`; otherwise `workspace_options` (``index``,
     ``deny``, ``time_budget`` ...) go to `Workspace(root, ...)`.
+
+    `root` may also be a list of roots (paths or `Workspace`s) or a `Roots`: the tools then
+    serve every root, each path in a result beginning with its root's name (`ripsight.roots`).
+    A list of one root is that root, served exactly as without the list.
+
+        >>> default_registry(["/src/web", "/src/api"]).execute(call).content  # web/..., api/...
     """
     limits = with_budget(limits, max_result_chars, head_ratio)
-    workspace = root if isinstance(root, Workspace) else Workspace(root, **workspace_options)
+    workspace = _workspace(root, workspace_options)
     registry = Registry(
         workspace, limits=limits, log=log, policy=policy, before=before, after=after
     )
     for spec in builtin_tools(limits):
         registry.register(spec)
     return registry
+
+
+def _workspace(
+    root: str | os.PathLike[str] | Workspace | Roots | Sequence[str | os.PathLike[str] | Workspace],
+    options: dict[str, Any],
+) -> Workspace | Roots:
+    """The workspace of `default_registry`'s `root`: one `Workspace`, or `Roots` for several."""
+    if isinstance(root, (Workspace, Roots)):
+        return root
+    if isinstance(root, (str, os.PathLike)):
+        return Workspace(root, **options)
+    spaces = [r if isinstance(r, Workspace) else Workspace(r, **options) for r in root]
+    if not spaces:
+        raise ValueError("default_registry() needs at least one root")
+    return spaces[0] if len(spaces) == 1 else Roots(spaces)

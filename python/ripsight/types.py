@@ -20,6 +20,7 @@ import orjson
 from .session import ReadState, Session
 
 if TYPE_CHECKING:
+    from .roots import Roots
     from .workspace import CancelToken, Workspace
 
 __all__ = [
@@ -49,7 +50,8 @@ class ToolContext:
     """What a handler gets besides its arguments.
 
     Attributes:
-        workspace: the registry's workspace (None for a registry without one).
+        workspace: the registry's workspace, or its `Roots` when it serves several (None for a
+            registry without one).
         call_id: the id of the call being answered.
         session: the conversation's state (delivered reads, stored results, repeated calls).
         max_result_chars: the budget of one result's text.
@@ -58,7 +60,7 @@ class ToolContext:
             client cancels); None when the caller gave none.
     """
 
-    workspace: Workspace | None
+    workspace: Workspace | Roots | None
     call_id: str
     session: Session
     max_result_chars: int = 8000

@@ -602,7 +602,7 @@ def to_dict(value: Any) -> Any:
     if isinstance(value, (*RESULT_CLASSES, PdfText)) or (
         not isinstance(value, type) and callable(getattr(value, "to_dict", None))
     ):
-        return value.to_dict()
+        return value.to_dict()  # an engine result, or one merged from several roots
     if isinstance(value, (list, tuple)):
         return [to_dict(v) for v in value]
     return value

@@ -31,6 +31,12 @@ pub const MIN_RESULT_CHARS: usize = 200;
 /// [`workspace::DEFAULT_TIME_BUDGET`]: common MCP clients give up on a call after 5 seconds, and
 /// a partial answer marked incomplete within that serves better than a client-side timeout.
 pub const MCP_TIME_BUDGET: Duration = Duration::from_secs(4);
+/// How long an MCP tool call runs before the server starts sending `notifications/progress`
+/// (to a client that gave a progress token), and then the interval between them.
+pub const MCP_PROGRESS_AFTER: Duration = Duration::from_millis(500);
+/// How long an MCP tool call waits for the client's answer to `roots/list` (a server started
+/// without a root serves the client's roots) before it is answered with the roots it had.
+pub const MCP_ROOTS_WAIT: Duration = Duration::from_secs(5);
 
 /// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
 /// the parser's child process.
@@ -119,6 +125,14 @@ pub const LIMITS: &[(&str, Limit)] = &[
     (
         "mcp_time_budget_seconds",
         Limit::Seconds(MCP_TIME_BUDGET.as_secs_f64()),
+    ),
+    (
+        "mcp_progress_after_seconds",
+        Limit::Seconds(MCP_PROGRESS_AFTER.as_secs_f64()),
+    ),
+    (
+        "mcp_roots_wait_seconds",
+        Limit::Seconds(MCP_ROOTS_WAIT.as_secs_f64()),
     ),
     // Images and notebooks (crate::media).
     ("image_max_edge", Limit::Count(image::DEFAULT_MAX_EDGE)),

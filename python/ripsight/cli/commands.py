@@ -17,6 +17,7 @@ from .options import (
     limits_from_args,
     registry_from_args,
     workspace_error,
+    workspace_options,
 )
 from .output import EXIT_OK, fail
 
@@ -114,8 +115,17 @@ def add_mcp_parser(
         "configured numbers. The server exits when the client closes stdin.",
     )
     add_workspace_arguments(parser)
-    # Under the 5 s that common MCP clients wait for a call.
-    parser.set_defaults(time_budget=MCP_TIME_BUDGET)
+    parser.add_argument(
+        "roots",
+        nargs="*",
+        metavar="DIR",
+        help="the directories to serve, beside --root (several: every path begins with its "
+        "directory's name). A directory that cannot be opened is left out, logged and told to "
+        "the model. With none, the client's workspace roots are served (roots/list, on "
+        "protocol versions that have them), else the current directory",
+    )
+    # Under the 5 s that common MCP clients wait for a call; no --root: see `roots`.
+    parser.set_defaults(time_budget=MCP_TIME_BUDGET, root=None)
     add_limit_arguments(parser, LIMIT_FLAGS)
     parser.add_argument(
         "--max-concurrent-calls",
@@ -185,14 +195,31 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         level=getattr(logging, args.log_level.upper()),
         format="%(asctime)s ripsight-mcp %(levelname)s %(name)s: %(message)s",
     )
+    from ..roots import Roots
+    from ..workspace import Workspace
+
+    given = [*([args.root] if args.root is not None else []), *args.roots]
+    options = workspace_options(args, index=not args.no_index)
     try:
-        registry = registry_from_args(args, index=not args.no_index)
+        if len(given) > 1:
+            roots = Roots.open(given, strict=False, **options)
+            if not len(roots):
+                return fail("mcp", "no root can be served: " + "; ".join(roots.problems))
+            registry = registry_from_args(args, index=not args.no_index, root=roots)
+        else:
+            args.root = given[0] if given else "."
+            registry = registry_from_args(args, index=not args.no_index)
     except (RipsightError, ValueError, TypeError, OSError) as error:
         return fail("mcp", workspace_error(args, error))
+
+    def open_root(path: str) -> Workspace:
+        return Workspace(path, **options)
+
     logging.getLogger("ripsight.mcp").info(
-        "serving %s on stdio for %s",
+        "serving %s on stdio for %s%s",
         ", ".join(registry.names),
         registry.workspace.root if registry.workspace is not None else args.root,
+        "" if given else " (or the client's roots)",
     )
     with registry:
         try:
@@ -201,6 +228,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                     registry,
                     max_concurrent_calls=args.max_concurrent_calls,
                     structured_content=not args.no_structured_content,
+                    client_roots=None if given else open_root,
                 )
             )
         finally:

@@ -229,25 +229,34 @@ def operation_log_from_args(args: argparse.Namespace) -> OperationLog | None:
     return OperationLog(jsonl=path)
 
 
-def registry_from_args(args: argparse.Namespace, index: bool = False) -> Registry:
-    """A registry with the built-in tools, bound to the workspace the options describe (with
-    the warm index when `index`, its file kept in memory only with ``--no-persist``)."""
-    from ..registry import default_registry
+def workspace_options(args: argparse.Namespace, index: bool = False) -> dict[str, Any]:
+    """The `Workspace` options the flags describe (with the warm index when `index`, its file
+    kept in memory only with ``--no-persist``)."""
     from ..workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
     excludes = [] if args.no_default_excludes else list(DEFAULT_EXCLUDE_DIRS)
     excludes += [d for d in args.exclude_dir if d not in excludes]
     deny = list(DEFAULT_DENY_GLOBS) + [g for g in args.deny if g not in DEFAULT_DENY_GLOBS]
+    return {
+        "exclude_dirs": excludes,
+        "deny": deny,
+        "time_budget": args.time_budget,
+        "respect_ignore_files": not args.no_ignore_files,
+        "index": index,
+        "persist": not getattr(args, "no_persist", False),
+    }
+
+
+def registry_from_args(args: argparse.Namespace, index: bool = False, root: Any = None) -> Registry:
+    """A registry with the built-in tools, bound to the workspace the options describe (`root`:
+    a `Roots` or another root in place of ``--root``)."""
+    from ..registry import default_registry
+
     return default_registry(
-        args.root,
+        args.root if root is None else root,
         limits=limits_from_args(args),
-        exclude_dirs=excludes,
-        deny=deny,
-        time_budget=args.time_budget,
-        respect_ignore_files=not args.no_ignore_files,
-        index=index,
-        persist=not getattr(args, "no_persist", False),
         log=operation_log_from_args(args),
+        **workspace_options(args, index),
     )
 
 

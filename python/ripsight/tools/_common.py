@@ -18,6 +18,7 @@ from ..file_types import unknown_types
 from ..limits import MAX_DEPTH
 from ..limits import MAX_OFFSET as _MAX_OFFSET
 from ..names import quote_path, unquote_path
+from ..roots import Roots
 from ..types import ToolContext, ToolOutput, ToolResult
 from ..workspace import Workspace
 
@@ -212,7 +213,7 @@ def check_paths(args: dict[str, Any]) -> None:
             )
 
 
-def workspace_of(context: ToolContext) -> Workspace:
+def workspace_of(context: ToolContext) -> Workspace | Roots:
     if context.workspace is None:
         raise InvalidArgumentError(
             "this registry has no workspace, so tools cannot run; create it with "
@@ -284,7 +285,7 @@ def answer_search(
     context: ToolContext,
     tool: str,
     args: dict[str, Any],
-    search: Callable[[Workspace], Result],
+    search: Callable[[Workspace | Roots], Result],
     describe: Callable[[Result], tuple[str, int]],
 ) -> ToolOutput:
     """Runs a search tool's call: checks the path, answers "same as call X" for a repeat on an
@@ -298,6 +299,8 @@ def answer_search(
         return earlier
     result = search(workspace)
     text, total = describe(result)
+    if isinstance(workspace, Roots) and workspace.problems:
+        text += "\nNot served: " + "; ".join(workspace.problems) + "."
     return ToolOutput(
         text,
         meta={ENGINE_RESULT_KEY: result},

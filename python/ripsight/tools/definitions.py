@@ -4,11 +4,12 @@ the model sees)."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 from .._core import DefinitionsResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import SYMBOL_KINDS, Workspace
 from ._common import (
@@ -198,16 +199,20 @@ def run_find_definitions(
     """Handler of `find_definitions`."""
     kinds = _kinds_arg(args.get("kind"))
 
-    def search(workspace: Workspace) -> DefinitionsResult:
-        return workspace.definitions(
-            args["name"],
-            match=args["match"],
-            path=args.get("path") or None,
-            glob=args.get("glob") or None,
-            kind=kinds,
-            limit=args["limit"],
-            offset=args["offset"],
-            cancel=context.cancel,
+    def search(workspace: Workspace | Roots) -> DefinitionsResult:
+        # A result merged from several roots (`roots.Record`) has the same fields.
+        return cast(
+            DefinitionsResult,
+            workspace.definitions(
+                args["name"],
+                match=args["match"],
+                path=args.get("path") or None,
+                glob=args.get("glob") or None,
+                kind=kinds,
+                limit=args["limit"],
+                offset=args["offset"],
+                cancel=context.cancel,
+            ),
         )
 
     def describe(result: DefinitionsResult) -> tuple[str, int]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .._core import GlobResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
 from ._common import (
@@ -178,17 +179,21 @@ def format_glob(result: GlobResult, sort: str = "path", path: str | None = None)
 def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
 
-    def search(workspace: Workspace) -> GlobResult:
-        return workspace.glob(
-            args["pattern"],
-            path=args.get("path") or None,
-            limit=args["limit"],
-            offset=args["offset"],
-            sort=args["sort"],
-            cancel=context.cancel,
-            type=args.get("type"),
-            max_depth=args.get("max_depth"),
-            include_ignored=args["include_ignored"],
+    def search(workspace: Workspace | Roots) -> GlobResult:
+        # A result merged from several roots (`roots.Record`) has the same fields.
+        return cast(
+            GlobResult,
+            workspace.glob(
+                args["pattern"],
+                path=args.get("path") or None,
+                limit=args["limit"],
+                offset=args["offset"],
+                sort=args["sort"],
+                cancel=context.cancel,
+                type=args.get("type"),
+                max_depth=args.get("max_depth"),
+                include_ignored=args["include_ignored"],
+            ),
         )
 
     def describe(result: GlobResult) -> tuple[str, int]:

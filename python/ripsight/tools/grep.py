@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 from .._core import GrepResult, SkipCounts
 from ..limits import DEFAULT_LIMITS, MAX_CONTEXT, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec, result_schema
 from ..workspace import Workspace
 from ._common import (
@@ -417,28 +418,32 @@ def run_grep(
 ) -> ToolOutput:
     """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
 
-    def search(workspace: Workspace) -> GrepResult:
-        return workspace.grep(
-            args["pattern"],
-            path=args.get("path") or None,
-            glob=args.get("glob") or None,
-            literal=args["literal"],
-            case_insensitive=args["case_insensitive"],
-            context=args["context"],
-            before_context=args.get("before_context"),
-            after_context=args.get("after_context"),
-            multiline=args["multiline"],
-            output_mode=args["output_mode"],
-            limit=args["limit"],
-            offset=args["offset"],
-            max_line_chars=limits.grep_line_chars,
-            cancel=context.cancel,
-            type=args.get("type"),
-            type_not=args.get("type_not"),
-            max_count=args.get("max_count"),
-            invert_match=args["invert_match"],
-            max_depth=args.get("max_depth"),
-            include_ignored=args["include_ignored"],
+    def search(workspace: Workspace | Roots) -> GrepResult:
+        # A result merged from several roots (`roots.Record`) has the same fields.
+        return cast(
+            GrepResult,
+            workspace.grep(
+                args["pattern"],
+                path=args.get("path") or None,
+                glob=args.get("glob") or None,
+                literal=args["literal"],
+                case_insensitive=args["case_insensitive"],
+                context=args["context"],
+                before_context=args.get("before_context"),
+                after_context=args.get("after_context"),
+                multiline=args["multiline"],
+                output_mode=args["output_mode"],
+                limit=args["limit"],
+                offset=args["offset"],
+                max_line_chars=limits.grep_line_chars,
+                cancel=context.cancel,
+                type=args.get("type"),
+                type_not=args.get("type_not"),
+                max_count=args.get("max_count"),
+                invert_match=args["invert_match"],
+                max_depth=args.get("max_depth"),
+                include_ignored=args["include_ignored"],
+            ),
         )
 
     def describe(result: GrepResult) -> tuple[str, int]:

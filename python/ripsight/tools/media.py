@@ -14,6 +14,7 @@ from .. import codes
 from .._core import ImageResult, NotebookResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ImagePart, ToolOutput
 from ..workspace import CancelToken, Workspace
 from ._common import ENGINE_RESULT_KEY, plural, size_text, thousands
@@ -131,7 +132,7 @@ def _image_bounds(limits: ToolLimits) -> dict[str, int]:
 
 
 def run_image(
-    workspace: Workspace, path: str, limits: ToolLimits, cancel: CancelToken | None = None
+    workspace: Workspace | Roots, path: str, limits: ToolLimits, cancel: CancelToken | None = None
 ) -> ToolOutput:
     """`read_file` of an image: one line of text and the image."""
     result = workspace.read_image(
@@ -145,7 +146,7 @@ def run_image(
 
 
 def run_notebook_images(
-    workspace: Workspace,
+    workspace: Workspace | Roots,
     path: str,
     cell: int,
     limits: ToolLimits,
@@ -290,7 +291,7 @@ def notebook_page(limit: int, limits: ToolLimits) -> int:
 
 
 def run_notebook(
-    workspace: Workspace,
+    workspace: Workspace | Roots,
     path: str,
     offset: int,
     limit: int,

@@ -10,6 +10,7 @@ from .. import codes
 from .._core import OutlineResult
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import OUTLINE_LANGUAGES, Workspace
 from ._common import (
@@ -223,7 +224,7 @@ def run_outline(
 ) -> ToolOutput:
     """Handler of `outline`."""
 
-    def search(workspace: Workspace) -> OutlineResult:
+    def search(workspace: Workspace | Roots) -> OutlineResult:
         return workspace.outline(
             args["path"], offset=args["offset"], limit=args["limit"], cancel=context.cancel
         )

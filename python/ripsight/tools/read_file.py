@@ -11,6 +11,7 @@ from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
 from ..pdf import PageRange, PdfText
+from ..roots import Roots
 from ..session import ReadRecord, ReadState
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolResult, ToolSpec, result_schema
 from ..workspace import Workspace
@@ -226,7 +227,7 @@ def run_read_file(
 
 
 def _read_by_kind(
-    context: ToolContext, workspace: Workspace, args: dict[str, Any], limits: ToolLimits
+    context: ToolContext, workspace: Workspace | Roots, args: dict[str, Any], limits: ToolLimits
 ) -> ToolOutput | None:
     """The answer of the reader `read_kind` picks for the path, or None for a plain read (the
     path's kind is "text", or its bytes are not of the kind its name says, or `pages` asks for
@@ -282,7 +283,7 @@ def read_kind(path: str) -> str:
 
 def _run_text(
     context: ToolContext,
-    workspace: Workspace,
+    workspace: Workspace | Roots,
     path: str,
     offset: int,
     limit: int,
@@ -350,7 +351,7 @@ def _run_text(
 
 
 def _with_outline(
-    context: ToolContext, workspace: Workspace, result: ReadResult, limits: ToolLimits
+    context: ToolContext, workspace: Workspace | Roots, result: ReadResult, limits: ToolLimits
 ) -> tuple[ReadResult, str | None]:
     """A page that stops before the end of a file, with the file's compact outline: the
     outline gets at most `READ_OUTLINE_SHARE` of the result budget, and when the page's text
