@@ -145,7 +145,7 @@ def test_a_tool_module_is_served_over_mcp_with_its_output_schema(toy: Any, tmp_p
     registry = default_registry(tmp_path)
     assert "count_letters (count letters)" in _instructions(registry)
     tools = _Tools(registry, 2, True)
-    listed = {tool["name"]: tool for tool in wire(tools.list())}
+    listed = {tool["name"]: tool for tool in wire(anyio.run(tools.list))}
     assert listed["count_letters"]["outputSchema"] == toy.LetterCount.SCHEMA
 
     async def call() -> Any:
