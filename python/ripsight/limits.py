@@ -22,6 +22,7 @@ from typing import Any
 from ._core import LIMITS as _ENGINE_LIMITS
 
 __all__ = [
+    "APPROVAL_DEADLINE",
     "DEFAULT_LIMITS",
     "HIDING_RULES",
     "LIMITS",
@@ -55,6 +56,8 @@ HIDING_RULES = int(LIMITS["hiding_rules"])
 TIME_BUDGET = float(LIMITS["time_budget_seconds"])
 #: The same for `ripsight mcp`: under the 5 s common MCP clients wait for a call.
 MCP_TIME_BUDGET = float(LIMITS["mcp_time_budget_seconds"])
+#: Seconds a call that needs a person's approval waits for the answer before it is refused.
+APPROVAL_DEADLINE = float(LIMITS["approval_deadline_seconds"])
 #: Tool calls an MCP server runs at the same time unless told otherwise (a server's bound, not
 #: a tool's: it lives here, beside the server's time budget, not in the engine).
 MAX_CONCURRENT_CALLS = 8

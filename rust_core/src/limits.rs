@@ -31,6 +31,10 @@ pub const MIN_RESULT_CHARS: usize = 200;
 /// [`workspace::DEFAULT_TIME_BUDGET`]: common MCP clients give up on a call after 5 seconds, and
 /// a partial answer marked incomplete within that serves better than a client-side timeout.
 pub const MCP_TIME_BUDGET: Duration = Duration::from_secs(4);
+/// How long a call that needs a person's approval waits for the answer before it is refused
+/// (two minutes: time to read the question and decide, shorter than the patience of the clients
+/// that can ask, which wait minutes for a call).
+pub const APPROVAL_DEADLINE: Duration = Duration::from_secs(120);
 
 /// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
 /// the parser's child process.
@@ -119,6 +123,10 @@ pub const LIMITS: &[(&str, Limit)] = &[
     (
         "mcp_time_budget_seconds",
         Limit::Seconds(MCP_TIME_BUDGET.as_secs_f64()),
+    ),
+    (
+        "approval_deadline_seconds",
+        Limit::Seconds(APPROVAL_DEADLINE.as_secs_f64()),
     ),
     // Images and notebooks (crate::media).
     ("image_max_edge", Limit::Count(image::DEFAULT_MAX_EDGE)),
