@@ -124,7 +124,7 @@ def test_the_package_has_no_import_cycles() -> None:
 #: registry, which renders its definitions through them.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("ripsight.errors", "ripsight.names", "ripsight.limits", "ripsight.file_types"),
-    ("ripsight.pdf", "ripsight._pdf_worker", "ripsight._outline_worker"),
+    ("ripsight.pdf", "ripsight._pdf_worker", "ripsight._outline_worker", "ripsight.approval"),
     ("ripsight.codes", "ripsight.workspace", "ripsight.session"),
     ("ripsight.validation", "ripsight.oplog", "ripsight.types"),
     (

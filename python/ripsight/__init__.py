@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ._core import __version__
 from ._core import truncate_middle as _truncate_middle
+from .approval import ApprovalRequest, Ask, Decision, Rule
 from .errors import (
     CancelledError,
     DeniedError,
@@ -55,8 +56,11 @@ __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
     "DEFAULT_LIMITS",
+    "ApprovalRequest",
+    "Ask",
     "CancelToken",
     "CancelledError",
+    "Decision",
     "DeniedError",
     "EngineError",
     "ImagePart",
@@ -70,6 +74,7 @@ __all__ = [
     # protocol layer
     "Registry",
     "RipsightError",
+    "Rule",
     "Session",
     "SpecialFileError",
     "ToolCall",
