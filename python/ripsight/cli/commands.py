@@ -125,6 +125,21 @@ def add_mcp_parser(
         help="tool calls running at the same time in worker threads (default: %(default)s)",
     )
     parser.add_argument(
+        "--ask",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="calls reaching paths this glob covers (read as --deny reads it) need a person's "
+        "approval, asked through the client (an input request, or elicitation/create on older "
+        "protocol versions); a client that cannot ask gets a refusal; repeatable",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML file whose keys add to the repeatable flags: ask = [GLOB, ...], "
+        "deny = [GLOB, ...]",
+    )
+    parser.add_argument(
         "--no-structured-content",
         action="store_true",
         help="leave out each tool's outputSchema and the typed result (structuredContent): "
@@ -180,6 +195,20 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         )
     if args.max_concurrent_calls < 1:
         return fail("mcp", "--max-concurrent-calls must be at least 1")
+    from ..approval import AskRules
+    from .config import ConfigError, read_config
+
+    if args.config:
+        try:
+            config = read_config(args.config)
+        except ConfigError as error:
+            return fail("mcp", f"--config: {error}")
+        args.ask = [*args.ask, *config.get("ask", [])]
+        args.deny = [*args.deny, *config.get("deny", [])]
+    try:
+        ask_rules = AskRules(args.ask)
+    except RipsightError as error:
+        return fail("mcp", f"cannot use the ask rules {args.ask}: {error}")
     logging.basicConfig(
         stream=sys.stderr,
         level=getattr(logging, args.log_level.upper()),
@@ -189,6 +218,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         registry = registry_from_args(args, index=not args.no_index)
     except (RipsightError, ValueError, TypeError, OSError) as error:
         return fail("mcp", workspace_error(args, error))
+    if ask_rules:
+        registry.policy = ask_rules
     logging.getLogger("ripsight.mcp").info(
         "serving %s on stdio for %s",
         ", ".join(registry.names),
