@@ -19,6 +19,7 @@ from ripsight import (
     DEFAULT_LIMITS,
     ApprovalRequest,
     Ask,
+    CancelToken,
     Decision,
     OperationLog,
     PatternError,
@@ -164,6 +165,29 @@ def test_no_answer_within_the_deadline_is_a_refusal(tree: Path) -> None:
     assert entry["approval"]["decided_by"] == "deadline"
     assert entry["approval"]["decision"] == "denied"
     assert entry["approval"]["wait_ms"] >= 300
+
+
+def test_cancelling_a_call_that_waits_ends_the_wait(tree: Path) -> None:
+    release = threading.Event()
+
+    def approve(request: ApprovalRequest) -> Decision:
+        release.wait(WAIT)
+        return Decision.allow()
+
+    reg = default_registry(tree, policy=outside_src, approve=approve)
+    token = CancelToken()
+    timer = threading.Timer(0.2, token.cancel)
+    timer.start()
+    started = time.perf_counter()
+    result = reg.execute(read("c1", "docs/a.md"), cancel=token)
+    waited = time.perf_counter() - started
+    release.set()
+    timer.join(WAIT)
+    assert waited < WAIT
+    assert (result.meta["code"], result.is_error) == ("cancelled", True)
+    assert result.content.endswith("and it was cancelled while it waited.")
+    entry = record(reg, "c1")
+    assert (entry["status"], entry["approval"]["decided_by"]) == ("cancelled", "cancelled")
 
 
 def test_a_callback_that_raises_or_answers_nonsense_refuses_the_call(tree: Path) -> None:

@@ -84,7 +84,7 @@ CANCEL = {"action": "cancel"}
 def run(
     params: StdioServerParameters,
     mechanism: str,
-    person: Person | None,
+    person: Callable[[Any, Any], Awaitable[Any]] | None,
     body: Callable[[Callable[[str, dict[str, Any]], Awaitable[Any]]], Awaitable[Any]],
     errlog: Path,
 ) -> Any:
@@ -236,6 +236,22 @@ def test_a_client_without_elicitation_is_told_how_to_allow_the_call(
     assert "it declares no elicitation" in text
     assert "start ripsight mcp without that --ask rule" in text
     assert _records(log)[-1]["code"] == "not_approved"
+
+
+def test_a_person_who_does_not_answer_in_time_is_a_refusal(tree: Path, tmp_path: Path) -> None:
+    log = tmp_path / "ops.jsonl"
+
+    async def slow(context: Any, params: Any) -> Any:
+        await asyncio.sleep(3)
+        return types.ElicitResult.model_validate(ALLOW_ONCE)
+
+    async def body(call: Callable[[str, dict[str, Any]], Awaitable[Any]]) -> Any:
+        return _text(await call("read_file", {"path": "private/notes.txt"}))
+
+    flags = ("--ask", "private/**", "--approval-deadline", "0.5")
+    text, is_error = run(_server(tree, log, *flags), "elicitation", slow, body, tmp_path / "e.log")
+    assert is_error and "and no answer came within 0.5 s, so it is refused." in text, text
+    assert _records(log)[-1]["approval"]["decided_by"] == "deadline"
 
 
 def test_ask_rules_come_from_a_config_file_too(tree: Path, tmp_path: Path) -> None:

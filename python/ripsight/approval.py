@@ -56,8 +56,15 @@ __all__ = [
 
 #: Who decided a call that needed approval: the host's callback, a rule or an input approved
 #: earlier in the session, or nobody (no callback, a callback that failed, the deadline).
+#: A call cancelled while it waits is decided by nobody either.
 Decider = Literal[
-    "callback", "session_rule", "approved_before", "no_callback", "callback_error", "deadline"
+    "callback",
+    "session_rule",
+    "approved_before",
+    "no_callback",
+    "callback_error",
+    "deadline",
+    "cancelled",
 ]
 DECIDERS: tuple[Decider, ...] = (
     "callback",
@@ -66,7 +73,10 @@ DECIDERS: tuple[Decider, ...] = (
     "no_callback",
     "callback_error",
     "deadline",
+    "cancelled",
 )
+#: Seconds between two looks at the call's cancel token while it waits for an answer.
+_CANCEL_POLL = 0.05
 
 #: The event loop of the `aexecute` that runs a call, so an async `approve` callback runs on the
 #: host's loop (asyncio.to_thread hands the context to the worker thread).
@@ -291,10 +301,12 @@ def seek_approval(
     memory: ApprovalMemory,
     request: ApprovalRequest,
     deadline: float = APPROVAL_DEADLINE,
+    cancel: Any = None,
 ) -> Approval:
     """Decides a call that needs approval: by the session's memory, else by the callback within
     `deadline` seconds (in a thread of its own, so a callback that never returns is left
-    behind, not waited for)."""
+    behind, not waited for). A `cancel` token (anything with ``cancelled``) cancelled meanwhile
+    ends the wait."""
     started = time.perf_counter()
 
     def waited() -> float:
@@ -315,8 +327,20 @@ def seek_approval(
         name="ripsight-approval",
         daemon=True,
     ).start()
+    ends = time.monotonic() + deadline
+    value: Any = None
     try:
-        value = answer.result(timeout=deadline)
+        while True:
+            remaining = ends - time.monotonic()
+            if remaining <= 0:
+                raise FutureTimeout
+            if cancel is not None and getattr(cancel, "cancelled", False):
+                return Approval(request.reason, False, "cancelled", waited())
+            try:
+                value = answer.result(timeout=min(remaining, _CANCEL_POLL))
+                break
+            except FutureTimeout:
+                continue
     except FutureTimeout:
         message = f"no answer came within {deadline:g} s"
         return Approval(request.reason, False, "deadline", waited(), message)

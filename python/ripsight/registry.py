@@ -292,7 +292,7 @@ class Registry:
                 call.name,
                 values,
                 meta,
-                lambda reason: self._ask(record, call.name, values, reason),
+                lambda reason: self._ask(record, call.name, values, reason, cancel),
             )
             context = ToolContext(
                 self.workspace, record.call_id, self.session, self.max_result_chars, cancel
@@ -303,13 +303,20 @@ class Registry:
             return answer
         return classify(spec, output, meta, note)
 
-    def _ask(self, record: CallRecord, tool: str, values: dict[str, Any], reason: str) -> Approval:
+    def _ask(
+        self,
+        record: CallRecord,
+        tool: str,
+        values: dict[str, Any],
+        reason: str,
+        cancel: CancelToken | None,
+    ) -> Approval:
         """Seeks approval of a call (the running operation says it waits), by the session's
-        memory or the `approve` callback."""
+        memory or the `approve` callback; cancelling the call ends the wait."""
         record.update(approval={"reason": reason, "decision": "waiting"})
         request = ApprovalRequest(tool, frozen_arguments(values), reason, record.call_id)
         approval = seek_approval(
-            self.approve, self.session.approvals, request, self.approval_deadline
+            self.approve, self.session.approvals, request, self.approval_deadline, cancel
         )
         log = logger.info if approval.decider in ("deadline", "callback_error") else logger.debug
         log("%s %s: approval %s by %s", record.call_id, tool, approval.allowed, approval.decider)

@@ -242,6 +242,10 @@ def _approved(ask: AskApproval | None, name: str, reason: str, meta: dict[str, A
         if approval.allowed:
             return
     needs = f"{name} was not run: it needs a person's approval ({reason})"
+    if approval is not None and approval.decider == "cancelled":
+        raise Answer(
+            f"{needs}, and it was cancelled while it waited.", "cancelled", codes.CANCELLED
+        )
     if approval is None or approval.decider == "no_callback":
         text = f"{needs}, and this application has no way to ask for it, so it is refused."
     elif approval.later:

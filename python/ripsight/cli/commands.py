@@ -8,7 +8,7 @@ import sys
 
 import orjson
 
-from ..limits import MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET
+from ..limits import APPROVAL_DEADLINE, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET
 from ..registry import FORMATS, Registry
 from .options import (
     LIMIT_FLAGS,
@@ -134,6 +134,14 @@ def add_mcp_parser(
         "protocol versions); a client that cannot ask gets a refusal; repeatable",
     )
     parser.add_argument(
+        "--approval-deadline",
+        type=float,
+        default=APPROVAL_DEADLINE,
+        metavar="SECONDS",
+        help="how long a call that needs approval waits for the person's answer before it is "
+        "refused (default: %(default)g)",
+    )
+    parser.add_argument(
         "--config",
         metavar="FILE",
         help="a TOML file whose keys add to the repeatable flags: ask = [GLOB, ...], "
@@ -195,6 +203,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         )
     if args.max_concurrent_calls < 1:
         return fail("mcp", "--max-concurrent-calls must be at least 1")
+    if not 0 < args.approval_deadline < float("inf"):
+        return fail("mcp", "--approval-deadline must be a number of seconds more than 0")
     from ..approval import AskRules
     from .config import ConfigError, read_config
 
@@ -220,6 +230,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return fail("mcp", workspace_error(args, error))
     if ask_rules:
         registry.policy = ask_rules
+    registry.approval_deadline = args.approval_deadline
     logging.getLogger("ripsight.mcp").info(
         "serving %s on stdio for %s",
         ", ".join(registry.names),
