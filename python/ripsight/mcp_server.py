@@ -362,8 +362,10 @@ class _Asker:
             return Decision.later()
         if not _can_elicit(asking.session):
             return _cannot_ask(request.reason)
+        # elicit_form where the SDK has it (elicit is its older name, in every SDK since 1.9).
+        elicit = getattr(asking.session, "elicit_form", None) or asking.session.elicit
         result = anyio.from_thread.run(
-            asking.session.elicit,
+            elicit,
             _question(request),
             copy.deepcopy(_QUESTION_SCHEMA),
             asking.request_id,
