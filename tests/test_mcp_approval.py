@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import json
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -269,3 +270,16 @@ def test_ask_rules_come_from_a_config_file_too(tree: Path, tmp_path: Path) -> No
     asked, denied = run(params, "elicitation", Person(DECLINE), body, tmp_path / "err.log")
     assert asked[1] and "'*.txt'" in asked[0]
     assert denied[1] and "denied by the workspace policy (rule 'app.py')" in denied[0]
+
+
+def test_mcp_help_documents_the_ask_flags() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ripsight.cli", "mcp", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for flag in ("--ask GLOB", "--config FILE", "--approval-deadline SECONDS"):
+        assert flag in done.stdout

@@ -112,7 +112,7 @@ class Rule:
     tool: str | None = None
     path: str | None = None
     glob: str | None = None
-    _rules: PathRules | None = field(default=None, repr=False, compare=False)
+    _rules: PathRules | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.path is not None and self.glob is not None:
