@@ -283,3 +283,42 @@ def test_mcp_help_documents_the_ask_flags() -> None:
     assert done.returncode == 0, done.stderr
     for flag in ("--ask GLOB", "--config FILE", "--approval-deadline SECONDS"):
         assert flag in done.stdout
+
+
+@pytest.mark.skipif(
+    SDK_MAJOR < 2,
+    reason="the SDK 1.x client awaits the elicitation callback inside its receive loop, so no "
+    "other answer reaches it while the person decides",
+)
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_call_waiting_for_the_person_holds_no_slot(
+    tree: Path, tmp_path: Path, mechanism: str
+) -> None:
+    log = tmp_path / "ops.jsonl"
+    other_answered = asyncio.Event()
+
+    async def person(context: Any, params: Any) -> Any:
+        # Answers once the other call was answered: with one slot, a waiting call that held it
+        # would keep the other from running, and this would give up.
+        try:
+            await asyncio.wait_for(other_answered.wait(), 20)
+        except asyncio.TimeoutError:
+            return types.ElicitResult.model_validate(DENY)
+        return types.ElicitResult.model_validate(ALLOW_ONCE)
+
+    async def body(call: Callable[[str, dict[str, Any]], Awaitable[Any]]) -> Any:
+        async def other() -> Any:
+            await asyncio.sleep(0.3)  # after the asking call started
+            result = await call("read_file", {"path": "src/app.py"})
+            other_answered.set()
+            return result
+
+        asked, free = await asyncio.gather(
+            call("read_file", {"path": "private/notes.txt"}), other()
+        )
+        return _text(asked), _text(free)
+
+    flags = ("--ask", "private/**", "--max-concurrent-calls", "1")
+    asked, free = run(_server(tree, log, *flags), mechanism, person, body, tmp_path / "e.log")
+    assert not free[1] and "def main" in free[0]
+    assert not asked[1] and MARKER in asked[0], asked

@@ -55,6 +55,7 @@ from mcp.server.stdio import stdio_server
 
 from . import _core, codes
 from .approval import ApprovalRequest, Decision, Rule, call_path
+from .batches import WAITING_THREADS
 from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
 from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
@@ -506,7 +507,10 @@ class _Tools:
             types.Tool.model_validate(tool)
             for tool in tool_definitions(registry, structured=structured_content)
         ]
-        self.limiter = anyio.CapacityLimiter(max_concurrent_calls)
+        # The bound is on tools running (`slot`); a call waiting for a person's approval holds
+        # a worker thread but no slot, so the other calls run meanwhile.
+        self.slot = threading.BoundedSemaphore(max_concurrent_calls)
+        self.limiter = anyio.CapacityLimiter(max_concurrent_calls + WAITING_THREADS)
         self.in_flight = _InFlight()
         # The person is asked through the client, unless the host gave its own callback.
         self.asker = _Asker(registry.approval_deadline)
@@ -551,7 +555,7 @@ class _Tools:
             logger.debug("%s running", name)
             _ASKING.set(asking)
             try:
-                result = self.registry.execute(call, cancel=state.token)
+                result = self.registry.execute(call, cancel=state.token, slot=self.slot)
                 return result, _call_result(result, self.structured_content, budget)
             finally:
                 if state.cancelled_at is not None:
@@ -682,7 +686,7 @@ def build_server(
             engine cancel token (`ToolContext.cancel`).
         name: the server name reported at initialization.
         max_concurrent_calls: tool calls running at the same time in worker threads; further
-            requests wait their turn.
+            requests wait their turn (a call waiting for a person's approval does not count).
         structured_content: declare an ``outputSchema`` per tool and return the typed result
             as ``structuredContent`` beside the text (default), held to the text's budget.
             Some clients hand the model the structured JSON in place of the text; False keeps

@@ -231,9 +231,13 @@ class Registry:
 
     # -- the pipeline --------------------------------------------------------------------------
 
-    def execute(self, call: Any, *, cancel: CancelToken | None = None) -> ToolResult:
+    def execute(
+        self, call: Any, *, cancel: CancelToken | None = None, slot: Slot | None = None
+    ) -> ToolResult:
         """Runs one call through the pipeline; never raises (except on Ctrl-C and exit).
-        A call that needs approval waits for it here (at most `approval_deadline` seconds).
+        A call that needs approval waits for it here (at most `approval_deadline` seconds);
+        `slot`, a context manager such as a semaphore that bounds the tools running at once, is
+        held only while the tool runs, never during that wait.
 
         `cancel` reaches the tool (`ToolContext.cancel`, and from there every engine call):
         cancelling it from another thread stops the call, which answers with code
@@ -242,7 +246,7 @@ class Registry:
         >>> reg.execute(ToolCall("c1", "Read", "{}")).content
         'There is no tool named Read. Did you mean read_file? Available tools: find_definitions, ...'
         """
-        return self._execute(call, cancel, None)
+        return self._execute(call, cancel, slot)
 
     def _execute(self, call: Any, cancel: CancelToken | None, slot: Slot | None) -> ToolResult:
         """`execute`, the tool itself run while holding `slot` (a worker slot of a batch)."""
