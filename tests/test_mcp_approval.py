@@ -235,7 +235,7 @@ def test_a_client_without_elicitation_is_told_how_to_allow_the_call(
     text, is_error = run(params, mechanism, None, body, tmp_path / "err.log")
     assert is_error and MARKER not in text
     assert "it declares no elicitation" in text
-    assert "start ripsight mcp without that --ask rule" in text
+    assert "start ripsight mcp without the --ask rule that covers them" in text
     assert _records(log)[-1]["code"] == "not_approved"
 
 

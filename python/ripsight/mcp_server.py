@@ -31,22 +31,17 @@ either: ``pip install 'ripsight[mcp]'``.
 
 from __future__ import annotations
 
-import contextvars
 import copy
-import hashlib
 import io
 import json
 import logging
-import secrets
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import anyio
-import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 from mcp import types
@@ -54,9 +49,9 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import _core, codes
-from .approval import ApprovalRequest, Decision, Rule, call_path
 from .batches import WAITING_THREADS
 from .limits import DEFAULT_LIMITS, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET, ToolLimits
+from .mcp_approval import ASKING, INPUT_REQUEST_VERSION, Asker, Asking
 from .pdf import PDF_TEXT_SCHEMA
 from .registry import Registry
 from .tools import ENGINE_RESULT_KEY
@@ -215,166 +210,6 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
 # -- the server ----------------------------------------------------------------------------------
 
 
-# -- asking the person: input requests (2026-07-28) and elicitation/create (older) ---------------
-
-#: The first protocol version whose tools/call asks through an input request.
-INPUT_REQUEST_VERSION = "2026-07-28"
-#: The person's choices, as the question's form offers them.
-ALLOW_ONCE, ALLOW_SESSION, DENY = "allow once", "allow for this session", "deny"
-_QUESTION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "decision": {
-            "type": "string",
-            "title": "Decision",
-            "enum": [ALLOW_ONCE, ALLOW_SESSION, DENY],
-            "default": ALLOW_ONCE,
-        }
-    },
-    "required": ["decision"],
-}
-
-
-def _question(request: ApprovalRequest) -> str:
-    """The question the person reads: the exact call and why it needs them."""
-    shown = json.dumps(dict(request.arguments), ensure_ascii=False, sort_keys=True)
-    where = call_path(request.arguments) or "the whole tree"
-    return (
-        f"The model asks to run {request.tool} {shown}, which needs your approval: "
-        f"{request.reason}. Allow it once, allow {request.tool} on {where} (and below) for "
-        "this session, or deny it?"
-    )
-
-
-def _session_rule(request: ApprovalRequest) -> Rule:
-    return Rule(tool=request.tool, path=call_path(request.arguments) or ".")
-
-
-def _decision(result: Any, request: ApprovalRequest) -> Decision:
-    """The person's answer (an ``ElicitResult``, or its wire form) as a `Decision`."""
-    data = result.model_dump(mode="json") if hasattr(result, "model_dump") else dict(result)
-    action = data.get("action")
-    choice = (data.get("content") or {}).get("decision")
-    if action == "accept" and choice == ALLOW_ONCE:
-        return Decision.allow()
-    if action == "accept" and choice == ALLOW_SESSION:
-        return Decision.allow(_session_rule(request))
-    if action == "cancel":
-        return Decision.deny("The person dismissed the question")
-    return Decision.deny("The person declined")
-
-
-def _can_elicit(session: Any) -> bool:
-    """Whether the client declared form elicitation (a bare ``elicitation: {}`` counts)."""
-    capabilities = getattr(session, "client_capabilities", None)
-    if capabilities is None:  # SDK 1.x
-        params = getattr(session, "client_params", None)
-        capabilities = getattr(params, "capabilities", None)
-    elicitation = getattr(capabilities, "elicitation", None)
-    if elicitation is None:
-        return False
-    return (
-        getattr(elicitation, "form", None) is not None or getattr(elicitation, "url", None) is None
-    )
-
-
-def _cannot_ask(reason: str) -> Decision:
-    return Decision.deny(
-        f"This MCP client cannot put the question to the person (it declares no elicitation), "
-        f"so the call is refused; the server's ask rules need one ({reason}). To allow such "
-        "calls, start ripsight mcp without that --ask rule (or drop it from the --config file), "
-        "or use a client that supports elicitation"
-    )
-
-
-def _question_key(request: ApprovalRequest) -> str:
-    text = json.dumps([request.tool, dict(request.arguments), request.reason], sort_keys=True)
-    return "approve-" + hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-@dataclass
-class _Asking:
-    """One tools/call's way to the person: the session and request, whether the negotiated
-    version asks through an input request, the answers the client sent back with it, and the
-    questions this call leaves open."""
-
-    session: Any
-    request_id: Any
-    input_request: bool
-    answers: dict[str, Any] = field(default_factory=dict)
-    pending: dict[str, Any] = field(default_factory=dict)
-    loop: Any = None
-
-
-_ASKING: contextvars.ContextVar[_Asking | None] = contextvars.ContextVar(
-    "ripsight_mcp_asking", default=None
-)
-
-
-class _Asker:
-    """The registry's `approve` callback in the server: the question goes to the person through
-    the call's negotiated mechanism (`_Asking`). The questions an input request left open are
-    kept by their `request_state` until the deadline, so an answer counts only for a question
-    this server asked."""
-
-    def __init__(self, deadline: float) -> None:
-        self.deadline = deadline
-        self._lock = threading.Lock()
-        self._asked: dict[str, tuple[float, frozenset[str]]] = {}
-
-    def open(self, state: str | None, responses: dict[str, Any] | None) -> dict[str, Any]:
-        """The answers of a retried call that count: those to questions asked under `state`."""
-        now = time.monotonic()
-        with self._lock:
-            self._asked = {k: v for k, v in self._asked.items() if now - v[0] < self.deadline}
-            asked = self._asked.pop(state, None) if state else None
-        if asked is None or not responses:
-            return {}
-        return {key: value for key, value in responses.items() if key in asked[1]}
-
-    def leave_open(self, keys: list[str]) -> str:
-        """Keeps the keys of the questions an input request carries; returns its state."""
-        state = secrets.token_urlsafe(16)
-        with self._lock:
-            self._asked[state] = (time.monotonic(), frozenset(keys))
-        return state
-
-    def __call__(self, request: ApprovalRequest) -> Decision:
-        asking = _ASKING.get()
-        if asking is None:
-            return Decision.deny("The server could not reach the client to ask")
-        if asking.input_request:
-            key = _question_key(request)
-            answer = asking.answers.get(key)
-            if answer is not None:
-                return _decision(answer, request)
-            if not _can_elicit(asking.session):
-                return _cannot_ask(request.reason)
-            asking.pending[key] = types.ElicitRequest.model_validate(
-                {
-                    "method": "elicitation/create",
-                    "params": {
-                        "mode": "form",
-                        "message": _question(request),
-                        "requestedSchema": _QUESTION_SCHEMA,
-                    },
-                }
-            )
-            return Decision.later()
-        if not _can_elicit(asking.session):
-            return _cannot_ask(request.reason)
-        # elicit_form where the SDK has it (elicit is its older name, in every SDK since 1.9).
-        elicit = getattr(asking.session, "elicit_form", None) or asking.session.elicit
-        result = anyio.from_thread.run(
-            elicit,
-            _question(request),
-            copy.deepcopy(_QUESTION_SCHEMA),
-            asking.request_id,
-            token=asking.loop,
-        )
-        return _decision(result, request)
-
-
 def _new_token() -> Any:
     """A fresh engine cancel token, or None while the engine offers none."""
     token_class = getattr(_core, "CancelToken", None)
@@ -513,7 +348,7 @@ class _Tools:
         self.limiter = anyio.CapacityLimiter(max_concurrent_calls + WAITING_THREADS)
         self.in_flight = _InFlight()
         # The person is asked through the client, unless the host gave its own callback.
-        self.asker = _Asker(registry.approval_deadline)
+        self.asker = Asker(registry.approval_deadline)
         if registry.approve is None:
             registry.approve = self.asker
 
@@ -527,19 +362,19 @@ class _Tools:
         protocol_version: str | None = None,
         request_state: str | None = None,
         input_responses: dict[str, Any] | None = None,
-    ) -> _Asking:
+    ) -> Asking:
         """How this call reaches the person (in the event loop, for `anyio.from_thread`)."""
         input_request = protocol_version is not None and protocol_version >= INPUT_REQUEST_VERSION
         answers = self.asker.open(request_state, input_responses) if input_request else {}
         token = anyio.lowlevel.current_token()
-        return _Asking(session, request_id, input_request, answers, loop=token)
+        return Asking(session, request_id, input_request, answers, loop=token)
 
     async def call(
         self,
         request_id: Any,
         name: str,
         arguments: dict[str, Any] | None,
-        asking: _Asking | None = None,
+        asking: Asking | None = None,
     ) -> Any:
         """The call's result: a ``CallToolResult``, or an ``InputRequiredResult`` when it
         needs the person's approval and the negotiated version asks through one."""
@@ -553,7 +388,7 @@ class _Tools:
             if not self.in_flight.begin(state):
                 return None  # given up before this thread started: nobody waits for it
             logger.debug("%s running", name)
-            _ASKING.set(asking)
+            ASKING.set(asking)
             try:
                 result = self.registry.execute(call, cancel=state.token, slot=self.slot)
                 return result, _call_result(result, self.structured_content, budget)
