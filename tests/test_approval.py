@@ -239,6 +239,34 @@ def test_an_async_callback_is_awaited_and_under_aexecute_on_the_callers_loop(tre
     assert record(reg, "c2")["approval"]["decided_by"] == "callback"
 
 
+def test_an_async_callback_past_the_deadline_is_cancelled(tree: Path) -> None:
+    outcome: list[str] = []
+
+    async def approve(request: ApprovalRequest) -> Decision:
+        try:
+            await asyncio.sleep(WAIT)
+        except asyncio.CancelledError:
+            outcome.append("cancelled")
+            raise
+        outcome.append("ran on")
+        return Decision.allow()
+
+    reg = default_registry(tree, policy=outside_src, approve=approve, approval_deadline=0.2)
+
+    async def main() -> ToolResult:
+        result = await reg.aexecute(read("c1", "docs/a.md"))
+        for _ in range(100):  # the callback sees its cancellation within a poll or two
+            if outcome:
+                break
+            await asyncio.sleep(0.02)
+        return result
+
+    result = asyncio.run(asyncio.wait_for(main(), WAIT))
+    assert result.meta["code"] == "not_approved"
+    assert record(reg, "c1")["approval"]["decided_by"] == "deadline"
+    assert outcome == ["cancelled"]
+
+
 def test_the_before_hook_may_ask_too(tree: Path) -> None:
     def before(tool: str, arguments: dict[str, Any]) -> Ask | None:
         return Ask("grep of the whole tree") if tool == "grep" else None

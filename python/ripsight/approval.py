@@ -268,11 +268,16 @@ class ApprovalMemory:
             self._allowed.clear()
 
 
-def _as_coroutine(awaitable: Awaitable[Any]) -> Any:
-    async def wait() -> Any:
-        return await awaitable
-
-    return wait()
+async def _until_given_up(awaitable: Awaitable[Any], given_up: threading.Event) -> Any:
+    """`awaitable`'s value; cancelled once the wait for it was given up (the deadline passed,
+    the call was cancelled), so an async callback does not run on unseen."""
+    task = asyncio.ensure_future(awaitable)
+    while not task.done():
+        if given_up.is_set():
+            task.cancel()
+            break
+        await asyncio.wait({task}, timeout=_CANCEL_POLL)
+    return await task
 
 
 def _run_callback(
@@ -280,17 +285,18 @@ def _run_callback(
     request: ApprovalRequest,
     loop: asyncio.AbstractEventLoop | None,
     answer: Future[Any],
+    given_up: threading.Event,
 ) -> None:
     """In its own thread: the callback's answer into `answer`; an async one awaited on the
     caller's loop when there is one, else on a loop of this thread."""
     try:
         value: Any = approve(request)
         if inspect.isawaitable(value):
-            coroutine = value if inspect.iscoroutine(value) else _as_coroutine(value)
+            waiting = _until_given_up(value, given_up)
             if loop is not None and loop.is_running():
-                value = asyncio.run_coroutine_threadsafe(coroutine, loop).result()
+                value = asyncio.run_coroutine_threadsafe(waiting, loop).result()
             else:
-                value = asyncio.run(coroutine)
+                value = asyncio.run(waiting)
         answer.set_result(value)
     except BaseException as error:  # noqa: BLE001 - a failing callback is a refusal
         answer.set_exception(error)
@@ -319,11 +325,12 @@ def seek_approval(
     if approve is None:
         return Approval(request.reason, False, "no_callback", waited())
     answer: Future[Any] = Future()
+    given_up = threading.Event()
     # In the caller's context: a callback may read what the caller set (the MCP request).
     context = contextvars.copy_context()
     threading.Thread(
         target=context.run,
-        args=(_run_callback, approve, request, CALLER_LOOP.get(), answer),
+        args=(_run_callback, approve, request, CALLER_LOOP.get(), answer, given_up),
         name="ripsight-approval",
         daemon=True,
     ).start()
@@ -335,6 +342,7 @@ def seek_approval(
             if remaining <= 0:
                 raise FutureTimeout
             if cancel is not None and getattr(cancel, "cancelled", False):
+                given_up.set()
                 return Approval(request.reason, False, "cancelled", waited())
             try:
                 value = answer.result(timeout=min(remaining, _CANCEL_POLL))
@@ -342,6 +350,7 @@ def seek_approval(
             except FutureTimeout:
                 continue
     except FutureTimeout:
+        given_up.set()
         message = f"no answer came within {deadline:g} s"
         return Approval(request.reason, False, "deadline", waited(), message)
     except BaseException as error:  # noqa: BLE001 - includes a cancelled coroutine
