@@ -107,7 +107,7 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.endswith(".__main__")))
 def test_every_module_imports(module: str) -> None:
-    if module == "ripsight.mcp_server":
+    if module in ("ripsight.mcp_server", "ripsight.mcp_approval"):
         pytest.importorskip("mcp")
     importlib.import_module(module)
 
@@ -124,7 +124,7 @@ def test_the_package_has_no_import_cycles() -> None:
 #: registry, which renders its definitions through them.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("ripsight.errors", "ripsight.names", "ripsight.limits", "ripsight.file_types"),
-    ("ripsight.pdf", "ripsight._pdf_worker", "ripsight._outline_worker"),
+    ("ripsight.pdf", "ripsight._pdf_worker", "ripsight._outline_worker", "ripsight.approval"),
     ("ripsight.codes", "ripsight.workspace", "ripsight.session"),
     ("ripsight.roots",),
     ("ripsight.validation", "ripsight.oplog", "ripsight.types"),
@@ -136,7 +136,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "ripsight.providers",
         "ripsight.streaming",
     ),
-    ("ripsight.steps",),
+    ("ripsight.steps", "ripsight.mcp_approval"),
     ("ripsight.registry",),
     ("ripsight",),
     ("ripsight.demo", "ripsight.mcp_server", "ripsight.bench"),

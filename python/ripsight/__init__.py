@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ._core import __version__
 from ._core import truncate_middle as _truncate_middle
+from .approval import ApprovalRequest, Ask, Decision, Rule
 from .errors import (
     CancelledError,
     DeniedError,
@@ -56,8 +57,11 @@ __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
     "DEFAULT_LIMITS",
+    "ApprovalRequest",
+    "Ask",
     "CancelToken",
     "CancelledError",
+    "Decision",
     "DeniedError",
     "EngineError",
     "ImagePart",
@@ -72,6 +76,7 @@ __all__ = [
     "Registry",
     "RipsightError",
     "Roots",
+    "Rule",
     "Session",
     "SpecialFileError",
     "ToolCall",

@@ -44,6 +44,7 @@ __all__ = [
     "OutlineSymbol",
     "OutsideRootError",
     "PathNotFoundError",
+    "PathRules",
     "PatternError",
     "ReadLine",
     "ReadResult",
@@ -706,6 +707,14 @@ class CancelToken:
     def cancel(self) -> None: ...
     @property
     def cancelled(self) -> bool: ...
+
+@final
+class PathRules:
+    """Globs read the way the deny policy reads them: a slash-free glob matches any path
+    component, a glob with a slash the path or a prefix of it; case-insensitive."""
+
+    def __new__(cls, globs: list[str]) -> PathRules: ...
+    def covering(self, path: str) -> str | None: ...
 
 @final
 class Engine:

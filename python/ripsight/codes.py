@@ -92,6 +92,10 @@ INCOMPLETE_ARGUMENTS = "incomplete_arguments"
 INVALID_CALL = "invalid_call"
 # The application's policy refused the call, or failed.
 POLICY_ERROR = "policy_error"
+# The call needed a person's approval and did not get it (declined, no way to ask, no answer in
+# time, the asking failed), or the question was put to them and the call is to be made again.
+NOT_APPROVED = "not_approved"
+APPROVAL_PENDING = "approval_pending"
 # The application's hook failed, or the tool did (a bug: not the model's doing).
 HOOK_FAILED = "hook_failed"
 INTERNAL = "internal"
@@ -128,7 +132,7 @@ CODES: tuple[tuple[Status, Outcome, tuple[str, ...]], ...] = (
         "failure",
         (UNKNOWN_TOOL, MALFORMED_JSON, INVALID_ARGUMENTS, INCOMPLETE_ARGUMENTS, INVALID_CALL),
     ),
-    ("denied", "failure", (DENIED, POLICY_ERROR)),
+    ("denied", "failure", (DENIED, POLICY_ERROR, NOT_APPROVED, APPROVAL_PENDING)),
     (
         "runtime_error",
         "failure",

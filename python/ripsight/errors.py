@@ -66,6 +66,7 @@ _PATTERN_ADVICE = {
     "parent_glob": ". To list another directory of the workspace, pass it as `path` (for example "
     'path="src", pattern="**/*.py").',
     "deny_rule": "; deny rules use glob syntax such as '*.pem' or 'secrets/**'.",
+    "ask_rule": "; ask rules use glob syntax such as '*.pdf' or 'private/**'.",
 }
 
 

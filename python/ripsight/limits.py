@@ -22,6 +22,7 @@ from typing import Any
 from ._core import LIMITS as _ENGINE_LIMITS
 
 __all__ = [
+    "APPROVAL_DEADLINE",
     "DEFAULT_LIMITS",
     "HIDING_RULES",
     "LIMITS",
@@ -62,6 +63,8 @@ MCP_TIME_BUDGET = float(LIMITS["mcp_time_budget_seconds"])
 MCP_PROGRESS_AFTER = float(LIMITS["mcp_progress_after_seconds"])
 #: Seconds an MCP tool call waits for the client's `roots/list` answer.
 MCP_ROOTS_WAIT = float(LIMITS["mcp_roots_wait_seconds"])
+#: Seconds a call that needs a person's approval waits for the answer before it is refused.
+APPROVAL_DEADLINE = float(LIMITS["approval_deadline_seconds"])
 #: Tool calls an MCP server runs at the same time unless told otherwise (a server's bound, not
 #: a tool's: it lives here, beside the server's time budget, not in the engine).
 MAX_CONCURRENT_CALLS = 8

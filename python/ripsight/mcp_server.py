@@ -26,6 +26,12 @@ roots (``roots/list``), several as `ripsight.roots.Roots`; a call that runs long
 client that sets a log level gets the server's line for each call. A client that shows the model
 only ``structuredContent`` (`TEXT_ONLY_CLIENTS`) gets the text only.
 
+A call the registry's policy answers *ask* (``ripsight mcp --ask GLOB``) is put to the person
+through the negotiated protocol: on 2026-07-28 the call answers with an input request (an
+``InputRequiredResult`` holding an elicitation) and runs when the client calls again with the
+person's answer; on older versions the server sends ``elicitation/create`` and waits. A client
+that declares no elicitation gets a refusal that says how to allow such calls.
+
 Works on the MCP Python SDK 1.x (>= 1.24) and 2.x, so ripsight installs beside clients that pin
 either: ``pip install 'ripsight[mcp]'``.
 """
@@ -46,12 +52,14 @@ from typing import Any, cast
 from urllib.parse import unquote, urlparse
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from . import _core
+from . import _core, codes
+from .batches import WAITING_THREADS
 from .limits import (
     DEFAULT_LIMITS,
     MAX_CONCURRENT_CALLS,
@@ -60,6 +68,7 @@ from .limits import (
     MCP_TIME_BUDGET,
     ToolLimits,
 )
+from .mcp_approval import ASKING, INPUT_REQUEST_VERSION, Asker, Asking
 from .registry import Registry
 from .roots import Roots
 from .tools import ENGINE_RESULT_KEY, builtin_tools
@@ -565,12 +574,19 @@ class _Tools:
         self.text_tools = [
             types.Tool.model_validate(tool) for tool in tool_definitions(registry, structured=False)
         ]
-        self.limiter = anyio.CapacityLimiter(max_concurrent_calls)
+        # The bound is on tools running (`slot`); a call waiting for a person's approval holds
+        # a worker thread but no slot, so the other calls run meanwhile.
+        self.slot = threading.BoundedSemaphore(max_concurrent_calls)
+        self.limiter = anyio.CapacityLimiter(max_concurrent_calls + WAITING_THREADS)
         self.in_flight = _InFlight()
         self.roots = _ClientRoots(registry, client_roots)
         self.log = _ClientLog()
         #: Starts a background task (`serve_stdio`'s task group), or None outside it.
         self.spawn: Callable[..., Any] | None = None
+        # The person is asked through the client, unless the host gave its own callback.
+        self.asker = Asker(registry.approval_deadline)
+        if registry.approve is None:
+            registry.approve = self.asker
 
     def _structured(self, session: Any) -> bool:
         """Whether this client gets ``outputSchema`` and ``structuredContent``."""
@@ -581,6 +597,20 @@ class _Tools:
         tools = self.tools if self._structured(session) else self.text_tools
         return [tool.model_copy(deep=True) for tool in tools]
 
+    def asking(
+        self,
+        session: Any,
+        request_id: Any,
+        protocol_version: str | None = None,
+        request_state: str | None = None,
+        input_responses: dict[str, Any] | None = None,
+    ) -> Asking:
+        """How this call reaches the person (in the event loop, for `anyio.from_thread`)."""
+        input_request = protocol_version is not None and protocol_version >= INPUT_REQUEST_VERSION
+        answers = self.asker.open(request_state, input_responses) if input_request else {}
+        token = anyio.lowlevel.current_token()
+        return Asking(session, request_id, input_request, answers, loop=token)
+
     async def call(
         self,
         request_id: Any,
@@ -588,18 +618,21 @@ class _Tools:
         arguments: dict[str, Any] | None,
         session: Any = None,
         meta: Any = None,
-    ) -> types.CallToolResult:
+        asking: Asking | None = None,
+    ) -> Any:
+        """The call's result: a ``CallToolResult``, or an ``InputRequiredResult`` when it
+        needs the person's approval and the negotiated version asks through one."""
         if session is not None:
             await self.roots.refresh(session)
         token = _progress_token(meta) if session is not None else None
         if token is None:
-            return await self._call(request_id, name, arguments, session)
+            return await self._call(request_id, name, arguments, session, asking)
         done = anyio.Event()
-        reply: types.CallToolResult | None = None
+        reply: Any = None
         async with anyio.create_task_group() as group:
             group.start_soon(self._progress, session, token, request_id, name, done)
             try:
-                reply = await self._call(request_id, name, arguments, session)
+                reply = await self._call(request_id, name, arguments, session, asking)
             finally:
                 done.set()
         assert reply is not None
@@ -627,8 +660,13 @@ class _Tools:
                 return
 
     async def _call(
-        self, request_id: Any, name: str, arguments: dict[str, Any] | None, session: Any
-    ) -> types.CallToolResult:
+        self,
+        request_id: Any,
+        name: str,
+        arguments: dict[str, Any] | None,
+        session: Any,
+        asking: Asking | None,
+    ) -> Any:
         call = ToolCall(id=str(request_id), name=name, arguments=arguments or {})
         state = _Call(name)
         budget = self.registry.limits.max_result_chars
@@ -640,8 +678,9 @@ class _Tools:
             if not self.in_flight.begin(state):
                 return None  # given up before this thread started: nobody waits for it
             logger.debug("%s running", name)
+            ASKING.set(asking)
             try:
-                result = self.registry.execute(call, cancel=state.token)
+                result = self.registry.execute(call, cancel=state.token, slot=self.slot)
                 spec = self.registry.get(name)
                 return result, _call_result(result, spec, structured, budget)
             finally:
@@ -669,6 +708,17 @@ class _Tools:
             self.in_flight.give_up(state)
         assert answered is not None  # the worker ran: the request was not given up
         result, reply = answered
+        if result.meta.get("code") == codes.APPROVAL_PENDING and asking and asking.pending:
+            logger.info("%s waits for the person's approval (input request)", name)
+            return types.InputRequiredResult.model_validate(
+                {
+                    "inputRequests": {
+                        key: request.model_dump(mode="json", by_alias=True, exclude_none=True)
+                        for key, request in asking.pending.items()
+                    },
+                    "requestState": self.asker.leave_open(list(asking.pending)),
+                }
+            )
         line = "{} {} in {:.1f} ms{}".format(
             name,
             "failed" if result.is_error else "answered",
@@ -737,8 +787,12 @@ def _build(tools: _Tools, name: str) -> Server[Any]:
 
         async def call_tool(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
             context = server.request_context
-            return await tools.call(
-                context.request_id, tool, arguments, context.session, context.meta
+            asking = tools.asking(context.session, context.request_id)
+            return cast(
+                "types.CallToolResult",
+                await tools.call(
+                    context.request_id, tool, arguments, context.session, context.meta, asking
+                ),
             )
 
         async def set_level(level: Any) -> None:
@@ -757,9 +811,16 @@ def _build(tools: _Tools, name: str) -> Server[Any]:
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=await tools.list(ctx.session))
 
-    async def on_call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+    async def on_call_tool(ctx: Any, params: Any) -> Any:
+        asking = tools.asking(
+            ctx.session,
+            ctx.request_id,
+            getattr(ctx, "protocol_version", None),
+            getattr(params, "request_state", None),
+            getattr(params, "input_responses", None),
+        )
         return await tools.call(
-            ctx.request_id, params.name, params.arguments, ctx.session, ctx.meta
+            ctx.request_id, params.name, params.arguments, ctx.session, ctx.meta, asking
         )
 
     async def on_set_level(ctx: Any, params: Any) -> types.EmptyResult:
@@ -813,7 +874,7 @@ def build_server(
             engine cancel token (`ToolContext.cancel`).
         name: the server name reported at initialization.
         max_concurrent_calls: tool calls running at the same time in worker threads; further
-            requests wait their turn.
+            requests wait their turn (a call waiting for a person's approval does not count).
         structured_content: declare an ``outputSchema`` per tool and return the typed result
             as ``structuredContent`` beside the text (default), held to the text's budget.
             Some clients hand the model the structured JSON in place of the text; False keeps

@@ -129,6 +129,7 @@ _COLUMNS = (
     "model_chars",
     "input",
     "output",
+    "approval",
 )
 
 
@@ -152,8 +153,12 @@ class _SqliteSink:
                     "CREATE TABLE IF NOT EXISTS operations (op_id TEXT PRIMARY KEY, "
                     "call_id TEXT, tool TEXT, status TEXT, outcome TEXT, code TEXT, "
                     "started_at REAL, duration_ms REAL, model_chars INTEGER, input TEXT, "
-                    "output TEXT)"
+                    "output TEXT, approval TEXT)"
                 )
+                # A database written before approvals existed gets the column.
+                columns = {row[1] for row in db.execute("PRAGMA table_info(operations)")}
+                if "approval" not in columns:
+                    db.execute("ALTER TABLE operations ADD COLUMN approval TEXT")
             except BaseException:
                 db.close()
                 raise
@@ -164,7 +169,7 @@ class _SqliteSink:
         row = []
         for column in _COLUMNS:
             value = record.get(column)
-            if column in ("input", "output"):
+            if column in ("input", "output") or (column == "approval" and value is not None):
                 value = orjson.dumps(value, default=str).decode()
             row.append(value)
         with self._lock:
@@ -203,12 +208,14 @@ class OperationLog:
         jsonl: a file each finished operation is appended to, one JSON object per line.
         sqlite: an SQLite database; finished operations go to its ``operations`` table
             (columns: op_id, call_id, tool, status, outcome, code, started_at, duration_ms,
-            model_chars, input and output as JSON text).
+            model_chars, input, output and approval as JSON text).
 
     A record is a dict with ``op_id``, ``call_id``, ``tool``, ``status``, ``outcome``, ``code``,
     ``started_at`` (Unix time), ``duration_ms``, ``model_chars`` (the size of the text the model
-    got), ``input`` (compact arguments) and ``output`` (sizes and counts). Sinks receive each
-    operation once, when it finishes.
+    got), ``input`` (compact arguments), ``output`` (sizes and counts) and ``approval`` (None, or
+    for a call that needed a person's approval: the reason, the decision, who decided and the
+    wait; `ripsight.approval.Approval.record`). Sinks receive each operation once, when it
+    finishes.
     """
 
     def __init__(
@@ -252,6 +259,7 @@ class OperationLog:
             "model_chars": None,
             "input": compact_arguments(arguments),
             "output": None,
+            "approval": None,
         }
         with self._lock:
             self._running[op_id] = record
@@ -412,9 +420,15 @@ class CallRecord:
             logger.debug("operation log update failed", exc_info=True)
 
     def finish(
-        self, status: Status, code: str, model_chars: int, output: Mapping[str, Any] | None
+        self,
+        status: Status,
+        code: str,
+        model_chars: int,
+        output: Mapping[str, Any] | None,
+        approval: Mapping[str, Any] | None = None,
     ) -> None:
-        """Finishes the operation (a second finish is ignored by the log)."""
+        """Finishes the operation (a second finish is ignored by the log); `approval` is what
+        the record keeps of an approval the call needed."""
         if self.op_id is None:
             return
         try:
@@ -427,6 +441,7 @@ class CallRecord:
                 output=output,
                 call_id=self.call_id,
                 tool=self.tool,
+                approval=compact_arguments(approval) if approval is not None else None,
             )
         except Exception:
             logger.debug("operation log finish failed", exc_info=True)

@@ -9,7 +9,8 @@ through.
 
 Every call of every tool, built-in or registered by the host, passes the same steps (SPEC §3):
 accept the call id; record a running operation in `log`; look the tool up (aliases,
-did-you-mean); parse and check the arguments; ask the `policy` and the `before` hook; execute;
+did-you-mean); parse and check the arguments; ask the `policy` and the `before` hook (and, when
+either answers ``Ask(reason)``, the host's `approve` callback); execute;
 classify the outcome; finish the operation; return one bounded result. Whatever the model sent,
 `execute` answers with exactly one `ToolResult` whose ``meta["code"]`` is a stable machine code
 (`ripsight.codes`). The registry keeps the catalogue and runs the steps; each concern has a
@@ -20,15 +21,24 @@ in `budget`, batches in `batches`, the operation record in `oplog`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from . import codes
-from .batches import Batches, is_concurrency_safe
+from .approval import (
+    CALLER_LOOP,
+    Approval,
+    ApprovalRequest,
+    Approver,
+    frozen_arguments,
+    seek_approval,
+)
+from .batches import Batches, Slot, is_concurrency_safe
 from .budget import bound, bound_images, with_budget
-from .limits import DEFAULT_LIMITS, ToolLimits
+from .limits import APPROVAL_DEADLINE, DEFAULT_LIMITS, ToolLimits
 from .lookup import TOOL_ALIASES, unknown_tool_message
 from .oplog import CallRecord, OperationLog, result_summary
 from .providers import FORMATS, definitions
@@ -76,9 +86,16 @@ class Registry:
         max_result_chars, head_ratio: shorthands that replace those two fields of `limits`.
         max_workers: threads for a parallel batch (default min(8, 2 x cores)).
         log: the `OperationLog` every call is recorded in (default: an in-memory ring).
-        policy: ``policy(tool_name, arguments) -> str | None``, asked after the arguments
-            check: None allows the call, a string denies it with that reason.
-        before: ``before(tool_name, arguments)``, run after the policy allowed a call.
+        policy: ``policy(tool_name, arguments) -> str | Ask | None``, asked after the
+            arguments check: None allows the call, a string denies it with that reason,
+            ``Ask(reason)`` asks `approve`.
+        before: ``before(tool_name, arguments)``, run after the policy allowed a call; it may
+            return ``Ask(reason)`` too.
+        approve: ``approve(ApprovalRequest) -> Decision | bool`` (or an async function): the
+            person's word on a call the policy or the hook asked about (`ripsight.approval`).
+            Without it such a call is refused.
+        approval_deadline: seconds `approve` has to answer before the call is refused (default
+            ``LIMITS["approval_deadline_seconds"]``, 120).
         after: ``after(tool_name, arguments, result) -> ToolResult | None``, run after a call
             ran (a returned result replaces it). A hook that raises turns into an error result.
         session: the conversation state (default: a new `Session`).
@@ -97,8 +114,18 @@ class Registry:
         before: BeforeHook | None = None,
         after: AfterHook | None = None,
         session: Session | None = None,
+        approve: Approver | None = None,
+        approval_deadline: float = APPROVAL_DEADLINE,
     ) -> None:
+        if isinstance(approval_deadline, bool) or not isinstance(approval_deadline, (int, float)):
+            raise TypeError(f"approval_deadline must be a number, got {approval_deadline!r}")
+        if not approval_deadline > 0:
+            raise ValueError(
+                f"approval_deadline must be more than 0 seconds, got {approval_deadline}"
+            )
         self.workspace = workspace
+        self.approve = approve
+        self.approval_deadline = float(approval_deadline)
         self.limits = with_budget(limits, max_result_chars, head_ratio)
         self.log = log if log is not None else OperationLog()
         self.policy = policy
@@ -131,6 +158,7 @@ class Registry:
     def reset_session(self) -> None:
         """Starts a new conversation: forgets delivered reads, stored results and repeats."""
         reads, repeats = self.session.reads, self.session.repeats
+        # The approvals a person gave go with the conversation (a new Session has none).
         self.session = Session(
             reference_bytes=self.session.references.max_bytes,
             reference_ttl=self.session.references.ttl,
@@ -204,8 +232,13 @@ class Registry:
 
     # -- the pipeline --------------------------------------------------------------------------
 
-    def execute(self, call: Any, *, cancel: CancelToken | None = None) -> ToolResult:
+    def execute(
+        self, call: Any, *, cancel: CancelToken | None = None, slot: Slot | None = None
+    ) -> ToolResult:
         """Runs one call through the pipeline; never raises (except on Ctrl-C and exit).
+        A call that needs approval waits for it here (at most `approval_deadline` seconds);
+        `slot`, a context manager such as a semaphore that bounds the tools running at once, is
+        held only while the tool runs, never during that wait.
 
         `cancel` reaches the tool (`ToolContext.cancel`, and from there every engine call):
         cancelling it from another thread stops the call, which answers with code
@@ -214,12 +247,17 @@ class Registry:
         >>> reg.execute(ToolCall("c1", "Read", "{}")).content
         'There is no tool named Read. Did you mean read_file? Available tools: find_definitions, ...'
         """
+        return self._execute(call, cancel, slot)
+
+    def _execute(self, call: Any, cancel: CancelToken | None, slot: Slot | None) -> ToolResult:
+        """`execute`, the tool itself run while holding `slot` (a worker slot of a batch)."""
         parsed = read_call(call)
         call_id, name = (parsed.id, parsed.name) if parsed else ToolCall.peek(call)
         record = CallRecord(self.log, call_id, name, parsed.arguments if parsed else None)
         meta: dict[str, Any] = {}
         try:
-            return self._finish(record, self._pipeline(parsed, record, cancel, meta), meta)
+            answer = self._pipeline(parsed, record, cancel, meta, slot)
+            return self._finish(record, answer, meta)
         except INTERRUPTS:
             record.finish("cancelled", codes.CANCELLED, 0, None)
             raise
@@ -237,9 +275,10 @@ class Registry:
         record: CallRecord,
         cancel: CancelToken | None,
         meta: dict[str, Any],
+        slot: Slot | None = None,
     ) -> Answer:
-        """Steps 3-7: look the tool up, check the arguments, admit the call, run it, classify
-        what it returned."""
+        """Steps 3-7: look the tool up, check the arguments, admit the call (waiting for an
+        approval holds no slot), run it, classify what it returned."""
         try:
             if call is None:
                 raise Answer(
@@ -252,14 +291,41 @@ class Registry:
             spec = look_up(self._tools, call.name, meta)
             values, note = checked_arguments(spec, call, meta, record)
             record.arguments = values
-            admit(self.policy, self.before, call.name, values, meta)
+            admit(
+                self.policy,
+                self.before,
+                call.name,
+                values,
+                meta,
+                lambda reason: self._ask(record, call.name, values, reason, cancel),
+            )
             context = ToolContext(
                 self.workspace, record.call_id, self.session, self.max_result_chars, cancel
             )
-            output = run_handler(spec, context, values, meta, note)
+            with slot if slot is not None else contextlib.nullcontext():
+                output = run_handler(spec, context, values, meta, note)
         except Answer as answer:
             return answer
         return classify(spec, output, meta, note)
+
+    def _ask(
+        self,
+        record: CallRecord,
+        tool: str,
+        values: dict[str, Any],
+        reason: str,
+        cancel: CancelToken | None,
+    ) -> Approval:
+        """Seeks approval of a call (the running operation says it waits), by the session's
+        memory or the `approve` callback; cancelling the call ends the wait."""
+        record.update(approval={"reason": reason, "decision": "waiting"})
+        request = ApprovalRequest(tool, frozen_arguments(values), reason, record.call_id)
+        approval = seek_approval(
+            self.approve, self.session.approvals, request, self.approval_deadline, cancel
+        )
+        log = logger.info if approval.decider in ("deadline", "callback_error") else logger.debug
+        log("%s %s: approval %s by %s", record.call_id, tool, approval.allowed, approval.decider)
+        return approval
 
     def _finish(self, record: CallRecord, answer: Answer, meta: dict[str, Any]) -> ToolResult:
         """Steps 8-9: bound the text, build the result, run the after hook, finish the record."""
@@ -286,7 +352,13 @@ class Registry:
         if answer.ran and self.after is not None and record.arguments is not None:
             result, status = after_hook(self.after, record, result, status, self.limits)
         output = result_summary(result.content, meta, meta.get(ENGINE_RESULT_KEY))
-        record.finish(status, str(result.meta.get("code", code)), len(result.content), output)
+        record.finish(
+            status,
+            str(result.meta.get("code", code)),
+            len(result.content),
+            output,
+            meta.get("approval"),
+        )
         if answer.on_delivered is not None and result is original and not result.is_error:
             try:
                 answer.on_delivered(result)
@@ -306,17 +378,32 @@ class Registry:
         """Runs one model turn's calls; exactly one result per call, in call order.
 
         Consecutive concurrency-safe calls run in parallel threads (the engine releases the GIL);
-        a call that is not concurrency-safe runs alone, after everything before it.
+        a call that is not concurrency-safe runs alone, after everything before it. A call
+        waiting for approval holds no worker slot: the others of its batch run meanwhile.
         """
-        return self._batches.run(self.execute, list(calls), self.is_concurrency_safe)
+        return self._batches.run(self._execute_in_batch, list(calls), self.is_concurrency_safe)
+
+    def _execute_in_batch(self, call: Any, slot: Slot | None) -> ToolResult:
+        return self._execute(call, None, slot)
 
     async def aexecute(self, call: Any) -> ToolResult:
-        """`execute` in a worker thread, for asyncio agents."""
-        return await asyncio.to_thread(self.execute, call)
+        """`execute` in a worker thread, for asyncio agents; an async `approve` callback runs
+        on this event loop."""
+        token = CALLER_LOOP.set(asyncio.get_running_loop())
+        try:
+            return await asyncio.to_thread(self.execute, call)
+        finally:
+            CALLER_LOOP.reset(token)
 
     async def aexecute_many(self, calls: Iterable[Any]) -> list[ToolResult]:
         """`execute_many` for asyncio: same batching, same order, the event loop stays free."""
-        return await self._batches.arun(self.aexecute, list(calls), self.is_concurrency_safe)
+        token = CALLER_LOOP.set(asyncio.get_running_loop())
+        try:
+            return await self._batches.arun(
+                self._execute_in_batch, list(calls), self.is_concurrency_safe
+            )
+        finally:
+            CALLER_LOOP.reset(token)
 
     def close(self) -> None:
         """Stops the worker threads of parallel batches (they also stop at interpreter exit)."""
@@ -343,6 +430,8 @@ def default_registry(
     policy: Policy | None = None,
     before: BeforeHook | None = None,
     after: AfterHook | None = None,
+    approve: Approver | None = None,
+    approval_deadline: float = APPROVAL_DEADLINE,
     **workspace_options: Any,
 ) -> Registry:
     """A registry with `find_definitions`, `glob`, `grep`, `outline`, `read_file` and
@@ -356,8 +445,8 @@ def default_registry(
     `limits` (default: SPEC section 5) drives everything: the definitions the model reads
     (schema defaults and maxima, the numbers in descriptions), the defaults filled into calls,
     the line caps, and the result budget. `max_result_chars` and `head_ratio` are shorthands
-    that replace those fields of `limits`. `log`, `policy`, `before` and `after` go to the
-    `Registry`. `root` may be a `Workspace`; otherwise `workspace_options` (``index``,
+    that replace those fields of `limits`. `log`, `policy`, `before`, `after`, `approve` and
+    `approval_deadline` go to the `Registry`. `root` may be a `Workspace`; otherwise `workspace_options` (``index``,
     ``deny``, ``time_budget`` ...) go to `Workspace(root, ...)`.
 
     `root` may also be a list of roots (paths or `Workspace`s) or a `Roots`: the tools then
@@ -369,7 +458,14 @@ def default_registry(
     limits = with_budget(limits, max_result_chars, head_ratio)
     workspace = _workspace(root, workspace_options)
     registry = Registry(
-        workspace, limits=limits, log=log, policy=policy, before=before, after=after
+        workspace,
+        limits=limits,
+        log=log,
+        policy=policy,
+        before=before,
+        after=after,
+        approve=approve,
+        approval_deadline=approval_deadline,
     )
     for spec in builtin_tools(limits):
         registry.register(spec)

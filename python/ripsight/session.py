@@ -1,4 +1,5 @@
-"""The state of one conversation: what was delivered, what is stored by reference, what repeats.
+"""The state of one conversation: what was delivered, what is stored by reference, what repeats,
+what a person approved.
 
     >>> session = Session()
     >>> ref = session.references.put("x" * 20_000)
@@ -22,6 +23,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
+
+from .approval import ApprovalMemory
 
 __all__ = [
     "DEFAULT_REFERENCE_BYTES",
@@ -351,7 +354,8 @@ class NoRepeatMemo(RepeatMemo):
 
 
 class Session:
-    """Everything one conversation remembers: delivered reads, stored results, repeated calls."""
+    """Everything one conversation remembers: delivered reads, stored results, repeated calls,
+    the approvals a person gave (inputs and rules for the session)."""
 
     def __init__(
         self,
@@ -366,3 +370,4 @@ class Session:
             max_bytes=reference_bytes, ttl=reference_ttl, row_chars=row_chars, clock=clock
         )
         self.repeats = RepeatMemo()
+        self.approvals = ApprovalMemory()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import codes
+from .approval import Approval, Ask
 from .budget import bound_replacement
 from .codes import Status, error_code
 from .errors import RipsightError, model_text
@@ -27,6 +28,7 @@ __all__ = [
     "REF_TOOL",
     "AfterHook",
     "Answer",
+    "AskApproval",
     "BeforeHook",
     "Policy",
     "admit",
@@ -38,10 +40,14 @@ __all__ = [
     "run_handler",
 ]
 
-#: ``policy(tool_name, arguments) -> None`` to allow a call, or a reason (str) to deny it.
-Policy = Callable[[str, dict[str, Any]], "str | None"]
-#: ``before(tool_name, arguments)``: runs after the policy allowed a call, before it runs.
-BeforeHook = Callable[[str, dict[str, Any]], None]
+#: ``policy(tool_name, arguments) -> None`` to allow a call, a reason (str) to deny it, or
+#: ``Ask(reason)`` to ask the host's `approve` callback.
+Policy = Callable[[str, dict[str, Any]], "str | Ask | None"]
+#: ``before(tool_name, arguments)``: runs after the policy allowed a call, before it runs; it
+#: may return ``Ask(reason)`` too.
+BeforeHook = Callable[[str, dict[str, Any]], "Ask | None"]
+#: Asks for approval of the call being admitted, for a reason; says how it was decided.
+AskApproval = Callable[[str], Approval]
 #: ``after(tool_name, arguments, result)``: may return a replacement result, or None.
 AfterHook = Callable[[str, dict[str, Any], ToolResult], "ToolResult | None"]
 
@@ -188,8 +194,11 @@ def admit(
     name: str,
     values: dict[str, Any],
     meta: dict[str, Any],
+    ask: AskApproval | None = None,
 ) -> None:
-    """Step 5: the application's policy, then its `before` hook."""
+    """Step 5: the application's policy, then its `before` hook; either may answer
+    ``Ask(reason)``, and then the call runs only if `ask` gets it approved (what was decided is
+    ``meta["approval"]``)."""
     if policy is not None:
         try:
             reason = policy(name, values)
@@ -203,7 +212,9 @@ def admit(
                 "denied",
                 codes.POLICY_ERROR,
             ) from None
-        if reason is not None:
+        if isinstance(reason, Ask):
+            _approved(ask, name, reason.reason, meta)
+        elif reason is not None:
             meta["policy_reason"] = str(reason)
             raise Answer(
                 f"{name} was not run: the application's policy denies this call: {reason}",
@@ -212,7 +223,7 @@ def admit(
             )
     if before is not None:
         try:
-            before(name, values)
+            asked = before(name, values)
         except INTERRUPTS:
             raise
         except BaseException as error:  # noqa: BLE001 - a hook failure becomes a result
@@ -223,6 +234,46 @@ def admit(
                 "runtime_error",
                 codes.HOOK_FAILED,
             ) from None
+        if isinstance(asked, Ask):
+            _approved(ask, name, asked.reason, meta)
+
+
+def _approved(ask: AskApproval | None, name: str, reason: str, meta: dict[str, Any]) -> None:
+    """Returns when the call was approved; otherwise raises the refusal, which says that
+    approval was needed and not given, and why."""
+    approval = ask(reason) if ask is not None else None
+    if approval is not None:
+        meta["approval"] = approval.record()
+        if approval.allowed:
+            return
+    needs = f"{name} was not run: it needs a person's approval ({reason})"
+    if approval is not None and approval.decider == "cancelled":
+        raise Answer(
+            f"{needs}, and it was cancelled while it waited.", "cancelled", codes.CANCELLED
+        )
+    if approval is None or approval.decider == "no_callback":
+        text = f"{needs}, and this application has no way to ask for it, so it is refused."
+    elif approval.later:
+        text = (
+            f"{needs}; the question was put to them. Call {name} again with the same "
+            "arguments once they have answered."
+        )
+    elif approval.decider == "deadline":
+        text = f"{needs}, and {approval.message}, so it is refused."
+    elif approval.decider == "callback_error":
+        text = f"{needs}, and asking for it failed, so it is refused."
+    elif approval.decider == "session_rule":
+        text = f"{needs}, and such calls were declined for this session."
+    elif approval.message:
+        text = f"{needs}, and it was not given: {approval.message.rstrip('.')}."
+    else:
+        text = f"{needs}, and it was declined."
+    if approval is None or not approval.later:
+        text += " Do not repeat the call unchanged: go on without it, or ask the user."
+    elif approval.message:
+        text += f" {approval.message.rstrip('.')}."
+    code = codes.APPROVAL_PENDING if approval is not None and approval.later else codes.NOT_APPROVED
+    raise Answer(text, "denied", code)
 
 
 def classify(spec: ToolSpec, output: Any, meta: dict[str, Any], note: str) -> Answer:

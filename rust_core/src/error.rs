@@ -30,6 +30,8 @@ crate::choice! {
         ParentGlob = "parent_glob",
         /// A deny rule that does not compile.
         DenyRule = "deny_rule",
+        /// An ask rule (calls that need a person's approval) that does not compile.
+        AskRule = "ask_rule",
     }
 }
 

@@ -18,7 +18,8 @@
 //! The modules stack without cycles; each imports only from those below it:
 //! 1. [`boundary`]: every open, beneath a directory descriptor;
 //! 2. `ignore_rules`: ripgrep's ignore files, and the one list of their names;
-//! 3. `pattern`: globs compiled and normalized (grep's `glob` filter too);
+//! 3. `pattern`: globs compiled and normalized (grep's `glob` filter too), and [`path_rules`]:
+//!    the globs that cover paths (deny rules, the MCP server's ask rules);
 //! 4. [`workspace`]: the root, its options, deny rules and caches;
 //! 5. [`walker`]: the one parallel walk from directory descriptors;
 //! 6. [`open`]: requested paths opened, and the targets the tools walk or search;
@@ -55,6 +56,7 @@ pub mod limits;
 pub mod media;
 pub mod open;
 pub mod outline;
+pub mod path_rules;
 mod pattern;
 pub mod raw;
 pub mod read;

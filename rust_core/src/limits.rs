@@ -37,6 +37,10 @@ pub const MCP_PROGRESS_AFTER: Duration = Duration::from_millis(500);
 /// How long an MCP tool call waits for the client's answer to `roots/list` (a server started
 /// without a root serves the client's roots) before it is answered with the roots it had.
 pub const MCP_ROOTS_WAIT: Duration = Duration::from_secs(5);
+/// How long a call that needs a person's approval waits for the answer before it is refused
+/// (two minutes: time to read the question and decide, shorter than the patience of the clients
+/// that can ask, which wait minutes for a call).
+pub const APPROVAL_DEADLINE: Duration = Duration::from_secs(120);
 
 /// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
 /// the parser's child process.
@@ -133,6 +137,10 @@ pub const LIMITS: &[(&str, Limit)] = &[
     (
         "mcp_roots_wait_seconds",
         Limit::Seconds(MCP_ROOTS_WAIT.as_secs_f64()),
+    ),
+    (
+        "approval_deadline_seconds",
+        Limit::Seconds(APPROVAL_DEADLINE.as_secs_f64()),
     ),
     // Images and notebooks (crate::media).
     ("image_max_edge", Limit::Count(image::DEFAULT_MAX_EDGE)),

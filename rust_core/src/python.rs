@@ -10,6 +10,7 @@ mod call_thread;
 mod cancel;
 mod errors;
 mod outline_bindings;
+mod path_rules;
 mod records;
 
 use std::ffi::OsString;
@@ -687,6 +688,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FILE_TYPES", types)?;
     m.add_class::<Engine>()?;
     m.add_class::<CancelToken>()?;
+    m.add_class::<crate::path_rules::PathRules>()?;
     records::add_classes(m)?;
     errors::add_classes(m)?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;

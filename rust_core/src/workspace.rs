@@ -6,19 +6,17 @@
 //! opened later.
 
 use std::collections::VecDeque;
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use grep_regex::RegexMatcher;
 
 use crate::boundary::RootDir;
 pub use crate::budget::{CancelToken, Deadline};
 use crate::error::{CoreError, PatternIssue};
 use crate::ignore_rules::{DirRules, RuleLine, TreeRules};
+use crate::path_rules::PathRules;
 use crate::pattern::{CompiledGlob, compile_glob};
 pub use crate::skip::SkipCounts;
 
@@ -100,10 +98,7 @@ struct Inner {
     /// Where the ignore rules start: the directories above the root, read once.
     rules: TreeRules,
     options: WorkspaceOptions,
-    deny_names: GlobSet,
-    deny_paths: GlobSet,
-    deny_name_rules: Vec<String>,
-    deny_path_rules: Vec<String>,
+    deny: PathRules,
     memo: Memo,
 }
 
@@ -212,45 +207,12 @@ impl Workspace {
             }
         })?;
         let rules = TreeRules::new(root.path(), options.respect_ignore_files);
-        let mut names = GlobSetBuilder::new();
-        let mut paths = GlobSetBuilder::new();
-        let mut deny_name_rules = Vec::new();
-        let mut deny_path_rules = Vec::new();
-        for rule in &options.deny_globs {
-            let trimmed = rule.trim_matches('/');
-            // Case-insensitive: a `KEY.PEM` is key material too (SPEC §2.5).
-            let glob = GlobBuilder::new(trimmed)
-                .literal_separator(true)
-                .case_insensitive(true)
-                .build()
-                .map_err(|e| CoreError::InvalidPattern {
-                    pattern: rule.clone(),
-                    issue: PatternIssue::DenyRule,
-                    message: e.kind().to_string(),
-                })?;
-            if trimmed.contains('/') {
-                paths.add(glob);
-                deny_path_rules.push(rule.clone());
-            } else {
-                names.add(glob);
-                deny_name_rules.push(rule.clone());
-            }
-        }
-        let build = |b: GlobSetBuilder| {
-            b.build().map_err(|e| CoreError::InvalidPattern {
-                pattern: options.deny_globs.join(", "),
-                issue: PatternIssue::DenyRule,
-                message: e.to_string(),
-            })
-        };
+        let deny = PathRules::new(&options.deny_globs, PatternIssue::DenyRule)?;
         Ok(Workspace {
             inner: Arc::new(Inner {
                 root,
                 rules,
-                deny_names: build(names)?,
-                deny_paths: build(paths)?,
-                deny_name_rules,
-                deny_path_rules,
+                deny,
                 options,
                 memo: Memo::new(),
             }),
@@ -368,53 +330,13 @@ impl Workspace {
 
     /// The deny rule covering `relative` (a `/`-separated path relative to the root), if any.
     pub fn denied_by(&self, relative: impl AsRef<[u8]>) -> Option<&str> {
-        let relative = relative.as_ref();
-        if relative.is_empty() {
-            return None;
-        }
-        let as_path = |bytes: &[u8]| Path::new(OsStr::from_bytes(bytes)).to_path_buf();
-        for component in relative.split(|b| *b == b'/') {
-            if let Some(i) = self.inner.deny_names.matches(as_path(component)).first() {
-                return Some(&self.inner.deny_name_rules[*i]);
-            }
-        }
-        if !self.inner.deny_paths.is_empty() {
-            let mut end = 0;
-            // Every prefix: a rule like `secrets/**` or `config/prod` covers what lies below it.
-            loop {
-                let next = relative[end..]
-                    .iter()
-                    .position(|b| *b == b'/')
-                    .map(|i| end + i)
-                    .unwrap_or(relative.len());
-                if let Some(i) = self
-                    .inner
-                    .deny_paths
-                    .matches(as_path(&relative[..next]))
-                    .first()
-                {
-                    return Some(&self.inner.deny_path_rules[*i]);
-                }
-                if next == relative.len() {
-                    break;
-                }
-                end = next + 1;
-            }
-        }
-        None
+        self.inner.deny.covering(relative.as_ref())
     }
 
     /// The deny check for a walk: is the entry named `name` at `relative` denied?
     /// Faster than [`Workspace::denied_by`] because ancestors were already checked.
     pub fn is_denied_entry(&self, relative: &[u8], name: &[u8]) -> bool {
-        self.inner
-            .deny_names
-            .is_match(Path::new(OsStr::from_bytes(name)))
-            || (!self.inner.deny_paths.is_empty()
-                && self
-                    .inner
-                    .deny_paths
-                    .is_match(Path::new(OsStr::from_bytes(relative))))
+        self.inner.deny.covers_entry(relative, name)
     }
 }
 

@@ -8,7 +8,7 @@ import sys
 
 import orjson
 
-from ..limits import MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET
+from ..limits import APPROVAL_DEADLINE, MAX_CONCURRENT_CALLS, MCP_TIME_BUDGET
 from ..registry import FORMATS, Registry
 from .options import (
     LIMIT_FLAGS,
@@ -135,6 +135,29 @@ def add_mcp_parser(
         help="tool calls running at the same time in worker threads (default: %(default)s)",
     )
     parser.add_argument(
+        "--ask",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="calls reaching paths this glob covers (read as --deny reads it) need a person's "
+        "approval, asked through the client (an input request, or elicitation/create on older "
+        "protocol versions); a client that cannot ask gets a refusal; repeatable",
+    )
+    parser.add_argument(
+        "--approval-deadline",
+        type=float,
+        default=APPROVAL_DEADLINE,
+        metavar="SECONDS",
+        help="how long a call that needs approval waits for the person's answer before it is "
+        "refused (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="a TOML file whose keys add to the repeatable flags: ask = [GLOB, ...], "
+        "deny = [GLOB, ...]",
+    )
+    parser.add_argument(
         "--no-structured-content",
         action="store_true",
         help="leave out each tool's outputSchema and the typed result (structuredContent): "
@@ -190,6 +213,22 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         )
     if args.max_concurrent_calls < 1:
         return fail("mcp", "--max-concurrent-calls must be at least 1")
+    if not 0 < args.approval_deadline < float("inf"):
+        return fail("mcp", "--approval-deadline must be a number of seconds more than 0")
+    from ..approval import AskRules
+    from .config import ConfigError, read_config
+
+    if args.config:
+        try:
+            config = read_config(args.config)
+        except ConfigError as error:
+            return fail("mcp", f"--config: {error}")
+        args.ask = [*args.ask, *config.get("ask", [])]
+        args.deny = [*args.deny, *config.get("deny", [])]
+    try:
+        ask_rules = AskRules(args.ask)
+    except RipsightError as error:
+        return fail("mcp", f"cannot use the ask rules {args.ask}: {error}")
     logging.basicConfig(
         stream=sys.stderr,
         level=getattr(logging, args.log_level.upper()),
@@ -215,6 +254,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     def open_root(path: str) -> Workspace:
         return Workspace(path, **options)
 
+    if ask_rules:
+        registry.policy = ask_rules
+    registry.approval_deadline = args.approval_deadline
     logging.getLogger("ripsight.mcp").info(
         "serving %s on stdio for %s%s",
         ", ".join(registry.names),
