@@ -55,41 +55,30 @@ def pytest_configure(config: pytest.Config) -> None:
 #: any glob or grep result.
 SECRET = "sk-ripsight-0123456789"
 
+#: The expected listings of the rich tree, one data file for this suite and cargo's
+#: (rust_core/tests/common/rich.rs).
+RICH_LISTING = Path(__file__).with_name("data") / "rich_tree_listing.txt"
+
+
+def rich_listing(name: str) -> frozenset[str]:
+    """The paths of the listing's list ``[name]``."""
+    paths: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for raw in RICH_LISTING.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            current = paths.setdefault(line.strip("[]"), [])
+        elif line and not line.startswith("#") and current is not None:
+            current.append(line)
+    return frozenset(paths[name])
+
+
 #: Relative paths of the rich tree's files that glob lists with the default options inside git
 #: (walks never follow symlinks: `links/` holds four links, counted, none listed).
-RICH_LISTED_IN_GIT = frozenset(
-    {
-        ".github/workflows/ci.yml",
-        ".gitignore",
-        ".ignore",
-        ".ripsightignore",
-        "README.md",
-        "data/early.bin",
-        "data/late.bin",
-        "generated/api.py",
-        "generated/keep.py",
-        "src/app.py",
-        "src/lib/core.rs",
-        "src/lib/mod.rs",
-        "src/sub/.gitignore",
-        "src/sub/keep.tmp",
-        "src/util.py",
-        "src/web/index.ts",
-        "text/crlf.txt",
-        "text/latin1.txt",
-        "text/long.txt",
-        "text/utf16.txt",
-    }
-)
+RICH_LISTED_IN_GIT = rich_listing("listed_in_git")
 
 #: The files that `.gitignore` files hide: listed only outside git.
-RICH_GITIGNORED = frozenset(
-    {
-        "app.log",
-        "generated/junk.py",
-        "src/sub/scratch.tmp",
-    }
-)
+RICH_GITIGNORED = rich_listing("gitignored")
 
 
 def write_files(root: Path, files: Mapping[str, Content]) -> Path:

@@ -66,3 +66,13 @@ def test_every_workspace_keyword_reaches_the_engine(make_tree) -> None:
     assert Workspace(root, time_budget=1e-9).glob("**/*").incomplete
     with pytest.raises(InvalidArgumentError, match="threads must be at least 0"):
         Workspace(root, threads=-1)
+
+
+def test_the_rich_tree_lists_what_the_shared_listing_says(
+    rich_tree, rich_tree_no_git, rich_facts
+) -> None:
+    # The listing is one data file, read by cargo's copy of the tree too (common/rich.rs).
+    listed = Workspace(rich_tree).glob("**/*", limit=None).paths
+    assert listed == sorted(rich_facts.listed_in_git)
+    outside_git = Workspace(rich_tree_no_git).glob("**/*", limit=None).paths
+    assert outside_git == sorted(rich_facts.listed_in_git | rich_facts.gitignored)

@@ -7,12 +7,17 @@ as read-only properties, ``FIELDS`` (their names in order), ``SCHEMA`` (the JSON
 """
 
 import concurrent.futures
-from typing import Any, ClassVar, final
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Literal, TypedDict, final
+
+from typing_extensions import Unpack
 
 __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
     "FILE_TYPES",
+    "KEYWORDS",
     "LIMITS",
     "OUTLINE_LANGUAGES",
     "SYMBOL_KINDS",
@@ -68,371 +73,11 @@ SYMBOL_KINDS: list[str]
 OUTLINE_LANGUAGES: list[str]
 #: ripgrep's built-in file types (grep's and glob's ``type``): name -> the globs of its files.
 FILE_TYPES: dict[str, list[str]]
+#: Every keyword argument of the engine's calls: call name -> keyword -> (the Python type it
+#: takes, its default). Each is declared once, in the binding, with its one check.
+KEYWORDS: dict[str, dict[str, tuple[str, Any]]]
 
-# ==== Results ====
-
-@final
-class SkipCounts:
-    """What a walk or search passed over, by reason."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def ignored(self) -> int: ...
-    @property
-    def ignored_by_rules(self) -> int:
-        """Files and directories hidden by ignore files (a directory counted once)."""
-    @property
-    def binary(self) -> int: ...
-    @property
-    def denied(self) -> int: ...
-    @property
-    def unreadable(self) -> int: ...
-    @property
-    def special(self) -> int: ...
-    @property
-    def too_large(self) -> int: ...
-    @property
-    def line_too_long(self) -> int: ...
-    @property
-    def outside_root(self) -> int: ...
-    @property
-    def symlink(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class IgnoreRule:
-    """One rule of an ignore file, and how many files and directories it hid."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def file(self) -> str: ...
-    @property
-    def line(self) -> int: ...
-    @property
-    def rule(self) -> str: ...
-    @property
-    def hidden(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class GlobResult:
-    """What a glob found."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def pattern(self) -> str: ...
-    @property
-    def more_patterns(self) -> list[str]: ...
-    @property
-    def paths(self) -> list[str]: ...
-    @property
-    def total(self) -> int: ...
-    @property
-    def offset(self) -> int: ...
-    @property
-    def withheld(self) -> int: ...
-    @property
-    def next_offset(self) -> int | None: ...
-    @property
-    def files_in_scope(self) -> int | None: ...
-    @property
-    def anywhere_pattern(self) -> str | None: ...
-    @property
-    def anywhere_total(self) -> int | None: ...
-    @property
-    def searched(self) -> str: ...
-    @property
-    def skipped(self) -> SkipCounts: ...
-    @property
-    def hidden_by(self) -> list[IgnoreRule]: ...
-    @property
-    def path_ignored_by(self) -> IgnoreRule | None: ...
-    @property
-    def incomplete(self) -> bool: ...
-    @property
-    def elapsed_ms(self) -> float: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class GrepLine:
-    """One shown line of a grep result; ``str()`` gives ``path:line:text``."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def path(self) -> str: ...
-    @property
-    def line(self) -> int: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def is_match(self) -> bool: ...
-    @property
-    def cut(self) -> bool: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class FileCount:
-    """A file and its number of matching lines."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def path(self) -> str: ...
-    @property
-    def count(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class GrepResult:
-    """What a search found."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def pattern(self) -> str: ...
-    @property
-    def output_mode(self) -> str:
-        """ "content", "files_with_matches", "count" or "files_without_match"."""
-    @property
-    def lines(self) -> list[GrepLine]: ...
-    @property
-    def matches(self) -> list[GrepLine]:
-        """The matching lines of the page (context lines left out)."""
-    @property
-    def files(self) -> list[FileCount]: ...
-    @property
-    def total_matches(self) -> int: ...
-    @property
-    def total_files(self) -> int: ...
-    @property
-    def offset(self) -> int: ...
-    @property
-    def withheld(self) -> int: ...
-    @property
-    def next_offset(self) -> int | None: ...
-    @property
-    def files_searched(self) -> int: ...
-    @property
-    def skipped(self) -> SkipCounts: ...
-    @property
-    def hidden_by(self) -> list[IgnoreRule]: ...
-    @property
-    def path_ignored_by(self) -> IgnoreRule | None: ...
-    @property
-    def withheld_key_blocks(self) -> int: ...
-    @property
-    def withheld_key_lines(self) -> int: ...
-    @property
-    def incomplete(self) -> bool: ...
-    @property
-    def elapsed_ms(self) -> float: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class ReadLine:
-    """One shown line of a read."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def number(self) -> int: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def cut_from(self) -> int | None: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class ReadResult:
-    """What a read returned."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def path(self) -> str: ...
-    @property
-    def kind(self) -> str:
-        """ "text", "empty" or "binary"."""
-    @property
-    def binary_type(self) -> str | None: ...
-    @property
-    def size_bytes(self) -> int: ...
-    @property
-    def dev(self) -> int: ...
-    @property
-    def inode(self) -> int: ...
-    @property
-    def mtime_ns(self) -> int: ...
-    @property
-    def lines(self) -> list[ReadLine]: ...
-    @property
-    def offset(self) -> int: ...
-    @property
-    def total_lines(self) -> int: ...
-    @property
-    def total_lines_estimated(self) -> bool: ...
-    @property
-    def next_offset(self) -> int | None: ...
-    @property
-    def encoding(self) -> str: ...
-    @property
-    def line_ending(self) -> str: ...
-    @property
-    def withheld_key_lines(self) -> list[int]: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class FileIdentity:
-    """What `Engine.identify` found: the opened file's identity and real path (from the root)."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def path(self) -> str: ...
-    @property
-    def dev(self) -> int: ...
-    @property
-    def inode(self) -> int: ...
-    @property
-    def size(self) -> int: ...
-    @property
-    def mtime_ns(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class FileBytes:
-    """What `Engine.read_bytes` read: a whole file's bytes and the opened file's identity."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def path(self) -> str: ...
-    @property
-    def size_bytes(self) -> int: ...
-    @property
-    def dev(self) -> int: ...
-    @property
-    def inode(self) -> int: ...
-    @property
-    def mtime_ns(self) -> int: ...
-    @property
-    def max_bytes(self) -> int: ...
-    @property
-    def too_large(self) -> bool: ...
-    @property
-    def media_type(self) -> str | None: ...
-    @property
-    def data(self) -> bytes: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class IndexStatus:
-    """What `Engine.index_status` reports about the warm index (SPEC section 2.8)."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def state(self) -> str:
-        """ "building", "ready", "fallback" or "closed"."""
-    @property
-    def files(self) -> int: ...
-    @property
-    def bytes(self) -> int: ...
-    @property
-    def index_bytes(self) -> int: ...
-    @property
-    def index_path(self) -> str | None: ...
-    @property
-    def indexed_files(self) -> int: ...
-    @property
-    def unindexed_files(self) -> int: ...
-    @property
-    def mode(self) -> str:
-        """ "watch" (a file watcher's events) or "recheck" (every call re-checks the tree)."""
-    @property
-    def recheck_reason(self) -> str | None: ...
-    @property
-    def watched_dirs(self) -> int: ...
-    @property
-    def watched_files(self) -> int: ...
-    @property
-    def rechecked_files(self) -> int: ...
-    @property
-    def fallback(self) -> str | None: ...
-    @property
-    def build_ms(self) -> float | None: ...
-    @property
-    def rescans(self) -> int: ...
-    @property
-    def loaded(self) -> bool: ...
-    @property
-    def merges(self) -> int: ...
-    @property
-    def adoptions(self) -> int: ...
-    @property
-    def warm_calls(self) -> int: ...
-    @property
-    def cold_calls(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-# ==== Errors: each is a RipsightError and the built-in that fits ====
-
-# ---- images and notebooks (rust_core/src/media) ----
-
-@final
-class ImageResult:
-    """An image as it is shown, or why it is not (`refused`, `detail`)."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def path(self) -> str: ...
-    @property
-    def media_type(self) -> str: ...
-    @property
-    def source_media_type(self) -> str: ...
-    @property
-    def width(self) -> int: ...
-    @property
-    def height(self) -> int: ...
-    @property
-    def shown_width(self) -> int: ...
-    @property
-    def shown_height(self) -> int: ...
-    @property
-    def data(self) -> bytes:
-        """The shown image's encoded bytes (left out of `to_dict()`)."""
-    @property
-    def byte_size(self) -> int: ...
-    @property
-    def source_bytes(self) -> int: ...
-    @property
-    def downscaled(self) -> bool: ...
-    @property
-    def reencoded(self) -> bool: ...
-    @property
-    def refused(self) -> str | None:
-        """ "too_large", "too_many_pixels", "unsupported", "undecodable", "cannot_fit",
-        "no_such_cell", or None when the image is shown."""
-    @property
-    def detail(self) -> str: ...
-    def to_dict(self) -> dict[str, Any]: ...
-
-@final
-class NotebookImage:
-    """An image a notebook output holds."""
-
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def media_type(self) -> str: ...
-    @property
-    def size_bytes(self) -> int: ...
-    def to_dict(self) -> dict[str, Any]: ...
+# ==== Results and options (generated by scripts/gen_stub.py: do not edit) ====
 
 @final
 class CellOutput:
@@ -442,91 +87,635 @@ class CellOutput:
     SCHEMA: ClassVar[dict[str, Any]]
     @property
     def output_type(self) -> str:
-        """ "stream", "execute_result", "display_data", "error" or "other"."""
+        """stream, execute_result, display_data, error or other."""
     @property
-    def name(self) -> str | None: ...
+    def name(self) -> str | None:
+        """A stream's name (stdout, stderr), an error's name (ValueError...); else null."""
     @property
-    def text(self) -> str: ...
+    def text(self) -> str:
+        """The output's text (a stream's text, a result's text/plain, an error's traceback with ANSI
+        escape codes removed), cut to what is left of the cell's output budget."""
     @property
-    def cut_from(self) -> int | None: ...
+    def cut_from(self) -> int | None:
+        """The text's full length in characters when it was cut."""
     @property
-    def images(self) -> list[NotebookImage]: ...
+    def images(self) -> list[NotebookImage]:
+        """The images the output holds."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class Definition:
+    """One definition found."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file, relative to the root (raw bytes, as for read_file)."""
+    @property
+    def line(self) -> int:
+        """1-based line of its name."""
+    @property
+    def end_line(self) -> int:
+        """1-based last line of the definition."""
+    @property
+    def kind(self) -> str:
+        """What it is."""
+    @property
+    def name(self) -> str:
+        """Its name."""
+    @property
+    def container(self) -> str | None:
+        """The name of the definition that directly encloses it (a method's class), or null."""
+    @property
+    def language(self) -> str:
+        """The language the file was parsed as."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class DefinitionsResult:
+    """The definitions whose name matches, one page."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def name(self) -> str:
+        """The name (or prefix, or regex) as given."""
+    @property
+    def matching(self) -> str:
+        """How names were matched."""
+    @property
+    def prefilter(self) -> str:
+        """The grep pattern that picked the candidate files."""
+    @property
+    def definitions(self) -> list[Definition]:
+        """This page of definitions, by path then line."""
+    @property
+    def offset(self) -> int:
+        """Definitions skipped before this page."""
+    @property
+    def total(self) -> int:
+        """Definitions found (exact unless incomplete)."""
+    @property
+    def withheld(self) -> int:
+        """Definitions after this page."""
+    @property
+    def next_offset(self) -> int | None:
+        """The offset of the next page, when definitions follow this one."""
+    @property
+    def files_searched(self) -> int:
+        """Files searched by the prefilter."""
+    @property
+    def candidate_files(self) -> int:
+        """Files that contain the text and have a parser: the candidates."""
+    @property
+    def files_parsed(self) -> int:
+        """Candidates outlined (parsed now or taken from the cache)."""
+    @property
+    def files_cached(self) -> int:
+        """Candidates whose outline came from the cache."""
+    @property
+    def unparsed(self) -> list[UnparsedFile]:
+        """Candidates without an outline (the first 20; unparsed_total counts all)."""
+    @property
+    def unparsed_total(self) -> int:
+        """Candidates without an outline."""
+    @property
+    def incomplete(self) -> bool:
+        """The time budget ran out: the definitions cover only part of the tree."""
+    @property
+    def skipped(self) -> SkipCounts:
+        """What the prefilter's search passed over, by reason."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class FileBytes:
+    """A whole file's bytes, read through the boundary, with the identity of what was opened."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file's real path relative to the root (raw bytes)."""
+    @property
+    def size_bytes(self) -> int:
+        """File size in bytes (from fstat of the opened file; the bytes read when it changed while
+        it was read)."""
+    @property
+    def dev(self) -> int:
+        """Device number of the file that was read."""
+    @property
+    def inode(self) -> int:
+        """Inode number of the file that was read."""
+    @property
+    def mtime_ns(self) -> int:
+        """Modification time of the file that was read, in nanoseconds since the Unix epoch."""
+    @property
+    def max_bytes(self) -> int:
+        """The cap the read was made with, in bytes."""
+    @property
+    def too_large(self) -> bool:
+        """True when the file is larger than max_bytes: data is then empty."""
+    @property
+    def media_type(self) -> str | None:
+        """The media type its first bytes show ("application/pdf", "image/png"...), or null."""
+    @property
+    def data(self) -> bytes: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class FileCount:
+    """A file and its number of matching lines."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """File path relative to the root (raw bytes)."""
+    @property
+    def count(self) -> int:
+        """Matching lines in the file."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class FileIdentity:
+    """What `identify` found: the identity of the file a path opens and its real path."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file's real path relative to the root (raw bytes)."""
+    @property
+    def dev(self) -> int:
+        """Device number."""
+    @property
+    def inode(self) -> int:
+        """Inode number."""
+    @property
+    def size(self) -> int:
+        """Size in bytes."""
+    @property
+    def mtime_ns(self) -> int:
+        """Modification time in nanoseconds since the Unix epoch."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class GlobResult:
+    """What a glob found."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def pattern(self) -> str:
+        """The glob pattern as given."""
+    @property
+    def more_patterns(self) -> list[str]:
+        """The further patterns as given."""
+    @property
+    def paths(self) -> list[str]:
+        """This page of matching files, relative to the root, /-separated (raw bytes: a non-UTF-8
+        name round-trips, as a str with surrogate escapes in Python)."""
+    @property
+    def total(self) -> int:
+        """Exact number of matching files across all pages."""
+    @property
+    def offset(self) -> int:
+        """Matching files skipped before this page."""
+    @property
+    def withheld(self) -> int:
+        """Matching files after this page."""
+    @property
+    def next_offset(self) -> int | None:
+        """The offset of the next page, when matching files follow this one."""
+    @property
+    def files_in_scope(self) -> int | None:
+        """Files the searched directory holds (after ignore and deny rules), counted when nothing
+        matched."""
+    @property
+    def anywhere_pattern(self) -> str | None:
+        """For a slash-free pattern that found fewer than ANYWHERE_HINT_BELOW files: the "**/" form,
+        when that finds more."""
+    @property
+    def anywhere_total(self) -> int | None:
+        """Files the anywhere_pattern matches."""
+    @property
+    def searched(self) -> str:
+        """The walked directory relative to the root ("" for the root): the path asked for, or the
+        pattern's literal leading directory below it when the walk was pruned to it (src/**/*.rs
+        walks src); files_in_scope counts this directory's files."""
+    @property
+    def skipped(self) -> SkipCounts:
+        """What the walk passed over, by reason."""
+    @property
+    def hidden_by(self) -> list[IgnoreRule]:
+        """The ignore rules that hid the most files and directories from the walk, most first (at
+        most 3)."""
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None:
+        """The rule hiding the requested path (or a directory above it) from a walk of the root,
+        when one does: it was listed anyway, as rg searches a path it is given."""
+    @property
+    def incomplete(self) -> bool:
+        """True when the time budget ran out: the result and its totals cover only what was walked."""
+    @property
+    def elapsed_ms(self) -> float:
+        """Engine time in milliseconds."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class GrepLine:
+    """One shown line: a match or a context line."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """File path relative to the root (raw bytes: a non-UTF-8 name round-trips, as a str with
+        surrogate escapes in Python)."""
+    @property
+    def line(self) -> int:
+        """1-based line number."""
+    @property
+    def text(self) -> str:
+        """The line's text, lossily decoded, without the line terminator, cut to max_line_chars
+        characters around the match (cut parts are replaced by …)."""
+    @property
+    def is_match(self) -> bool:
+        """False for a context line."""
+    @property
+    def cut(self) -> bool:
+        """True when the text was cut."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class GrepResult:
+    """What a search found."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def pattern(self) -> str:
+        """The regex (or literal text) as given."""
+    @property
+    def output_mode(self) -> str:
+        """The output mode of the call."""
+    @property
+    def lines(self) -> list[GrepLine]:
+        """content mode: this page's matching lines with their context lines, by path then line,
+        overlapping context merged (each line appears once)."""
+    @property
+    def files(self) -> list[FileCount]:
+        """files_with_matches, count and files_without_match modes: this page of files with their
+        counts (0 in files_without_match)."""
+    @property
+    def total_matches(self) -> int:
+        """Exact number of matching lines."""
+    @property
+    def total_files(self) -> int:
+        """Exact number of files with a match."""
+    @property
+    def offset(self) -> int:
+        """Entries (matches, or files in the file modes: in files_without_match, the files searched
+        without a match, files_searched - total_files) skipped before this page."""
+    @property
+    def withheld(self) -> int:
+        """Entries after this page."""
+    @property
+    def next_offset(self) -> int | None:
+        """The offset of the next page, when entries follow this one."""
+    @property
+    def files_searched(self) -> int:
+        """Files searched."""
+    @property
+    def skipped(self) -> SkipCounts:
+        """What the search passed over, by reason."""
+    @property
+    def hidden_by(self) -> list[IgnoreRule]:
+        """The ignore rules that hid the most files and directories from the walk, most first (at
+        most 3)."""
+    @property
+    def path_ignored_by(self) -> IgnoreRule | None:
+        """The rule hiding the requested path (or a directory above it) from a walk of the root,
+        when one does: it was searched anyway, as rg searches a path it is given."""
+    @property
+    def withheld_key_blocks(self) -> int:
+        """Private-key blocks (PEM BEGIN ... PRIVATE KEY through its END line) in the files with
+        matches: their lines are withheld, neither matched, counted nor shown. Blocks in files
+        without other matches are not counted (the count would tell the key)."""
+    @property
+    def withheld_key_lines(self) -> int:
+        """Lines of those blocks."""
+    @property
+    def incomplete(self) -> bool:
+        """True when the time budget ran out: the result and its totals cover only what was
+        searched."""
+    @property
+    def elapsed_ms(self) -> float:
+        """Engine time in milliseconds."""
+    @property
+    def matches(self) -> list[GrepLine]:
+        """The matching lines of the page (context lines left out)."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class IgnoreRule:
+    """One rule of an ignore file, and how many files and directories it hid."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def file(self) -> str:
+        """The ignore file, relative to the root, /-separated (../ steps for a file in a directory
+        above the root)."""
+    @property
+    def line(self) -> int:
+        """The rule's 1-based line number in that file."""
+    @property
+    def rule(self) -> str:
+        """The rule as written (trailing spaces dropped)."""
+    @property
+    def hidden(self) -> int:
+        """Files and directories it hid (a directory counted once); 1 for the requested path itself
+        (path_ignored_by)."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class ImageResult:
+    """An image as it is shown, or why it is not."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file, relative to the root (raw bytes, as for read_file)."""
+    @property
+    def media_type(self) -> str:
+        """Media type of the shown bytes ("image/png", "image/jpeg", "image/gif", "image/webp");
+        empty when nothing is shown."""
+    @property
+    def source_media_type(self) -> str:
+        """Media type of the file as its bytes declare it; empty when not an image format this
+        reader knows."""
+    @property
+    def width(self) -> int:
+        """Width of the image in the file, in pixels (0 when its header was not read)."""
+    @property
+    def height(self) -> int:
+        """Height of the image in the file, in pixels (0 when its header was not read)."""
+    @property
+    def shown_width(self) -> int:
+        """Width of the shown image (0 when nothing is shown)."""
+    @property
+    def shown_height(self) -> int:
+        """Height of the shown image (0 when nothing is shown)."""
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def byte_size(self) -> int:
+        """Size of the shown bytes."""
+    @property
+    def source_bytes(self) -> int:
+        """Size of the file."""
+    @property
+    def downscaled(self) -> bool:
+        """True when the image was scaled down to fit the bounds."""
+    @property
+    def reencoded(self) -> bool:
+        """True when the shown bytes were encoded here rather than passed through from the file."""
+    @property
+    def refused(self) -> str | None:
+        """Why nothing is shown (too_large, too_many_pixels, unsupported, undecodable, cannot_fit,
+        no_such_cell); null when the image is shown."""
+    @property
+    def detail(self) -> str:
+        """The facts behind a refusal (the decoder's message, the declared size...); empty when the
+        image is shown."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class IndexStatus:
+    """What `index_status()` reports."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def state(self) -> str:
+        """Where the index is in its life."""
+    @property
+    def files(self) -> int:
+        """Files in the live table."""
+    @property
+    def bytes(self) -> int:
+        """Their bytes."""
+    @property
+    def index_bytes(self) -> int:
+        """Size of the index file (posting lists, keys, the file table and its paths), mapped
+        read-only: its pages are the page cache's, shared by every process on the tree."""
+    @property
+    def index_path(self) -> str | None:
+        """Where the index file is (None: memory only)."""
+    @property
+    def indexed_files(self) -> int:
+        """Files whose current contents the index describes."""
+    @property
+    def unindexed_files(self) -> int:
+        """Files every query searches directly (changed since indexing, binary, too large)."""
+    @property
+    def mode(self) -> str:
+        """How the table is kept fresh: a watcher's events, or a re-check at every call."""
+    @property
+    def recheck_reason(self) -> str | None:
+        """Why the table is re-checked rather than watched, if it is."""
+    @property
+    def watched_dirs(self) -> int:
+        """Directories watched."""
+    @property
+    def watched_files(self) -> int:
+        """Files with several hard links whose inode is watched (a write through any name is seen)."""
+    @property
+    def rechecked_files(self) -> int:
+        """Files with several hard links past the watch budget: re-checked at every call."""
+    @property
+    def fallback(self) -> str | None:
+        """Why the table does not answer although it is built (the cold engine answers), if so."""
+    @property
+    def build_ms(self) -> float | None:
+        """Wall time of the last build in milliseconds."""
+    @property
+    def rescans(self) -> int:
+        """Re-walks forced by lost events (overflow) since the start."""
+    @property
+    def loaded(self) -> bool:
+        """The index file was loaded (written by an earlier or another process), not built."""
+    @property
+    def merges(self) -> int:
+        """Index files this process wrote after its first (merges of changed files, rebuilds)."""
+    @property
+    def adoptions(self) -> int:
+        """Index files written by other processes that this one took over."""
+    @property
+    def warm_calls(self) -> int:
+        """Calls answered from the table (and the index, for grep)."""
+    @property
+    def cold_calls(self) -> int:
+        """Calls the cold engine answered."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class NotebookCell:
-    """One notebook cell."""
+    """One cell."""
 
     FIELDS: ClassVar[tuple[str, ...]]
     SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def number(self) -> int: ...
+    def number(self) -> int:
+        """1-based cell number."""
     @property
     def kind(self) -> str:
-        """ "code", "markdown" or "raw"."""
+        """code, markdown or raw."""
     @property
-    def id(self) -> str | None: ...
+    def id(self) -> str | None:
+        """The cell's id (nbformat 4.5 and later), else null."""
     @property
-    def execution_count(self) -> int | None: ...
+    def execution_count(self) -> int | None:
+        """A code cell's execution count, null when it never ran."""
     @property
-    def source(self) -> str: ...
+    def source(self) -> str:
+        """The cell's source text."""
     @property
-    def outputs(self) -> list[CellOutput]: ...
+    def outputs(self) -> list[CellOutput]:
+        """The outputs (the first 100)."""
     @property
-    def outputs_withheld(self) -> int: ...
+    def outputs_withheld(self) -> int:
+        """Outputs past the first 100, not shown."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
-class NotebookResult:
-    """A page of a notebook's cells, or why none are shown (`refused`, `detail`)."""
+class NotebookImage:
+    """An image an output holds (read it with read_notebook_images)."""
 
     FIELDS: ClassVar[tuple[str, ...]]
     SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def path(self) -> str: ...
+    def media_type(self) -> str:
+        """Its media type ("image/png", "image/svg+xml"...)."""
     @property
-    def size_bytes(self) -> int: ...
-    @property
-    def nbformat(self) -> int: ...
-    @property
-    def nbformat_minor(self) -> int: ...
-    @property
-    def language(self) -> str | None: ...
-    @property
-    def total_cells(self) -> int: ...
-    @property
-    def offset(self) -> int: ...
-    @property
-    def next_offset(self) -> int | None: ...
-    @property
-    def cells(self) -> list[NotebookCell]: ...
-    @property
-    def refused(self) -> str | None: ...
-    @property
-    def detail(self) -> str: ...
+    def size_bytes(self) -> int:
+        """Its size in bytes (decoded from base64; an SVG's text length)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class NotebookImages:
-    """The images of one notebook cell, each prepared as `Engine.read_image` prepares a file."""
+    """The images of one notebook cell, prepared as read_image prepares a file."""
 
     FIELDS: ClassVar[tuple[str, ...]]
     SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The notebook, relative to the root (raw bytes)."""
     @property
-    def cell(self) -> int: ...
+    def cell(self) -> int:
+        """The 1-based cell asked for."""
     @property
-    def total_cells(self) -> int: ...
+    def total_cells(self) -> int:
+        """Cells in the notebook (0 when it was refused)."""
     @property
-    def images(self) -> list[ImageResult]: ...
+    def images(self) -> list[ImageResult]:
+        """Each image of the cell's outputs, in order (each may be refused on its own)."""
     @property
-    def refused(self) -> str | None: ...
+    def refused(self) -> str | None:
+        """Why no image is read (too_large, undecodable, no_such_cell); null otherwise."""
     @property
-    def detail(self) -> str: ...
+    def detail(self) -> str:
+        """The facts behind a refusal; else empty."""
     def to_dict(self) -> dict[str, Any]: ...
 
-# ---- end of images and notebooks ----
+@final
+class NotebookResult:
+    """A page of a notebook's cells, or why none are shown."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file, relative to the root (raw bytes, as for read_file)."""
+    @property
+    def size_bytes(self) -> int:
+        """File size in bytes."""
+    @property
+    def nbformat(self) -> int:
+        """The nbformat major version (4 or 3; 0 when the file does not say)."""
+    @property
+    def nbformat_minor(self) -> int:
+        """The nbformat minor version."""
+    @property
+    def language(self) -> str | None:
+        """The kernel's language (from the metadata), else null."""
+    @property
+    def total_cells(self) -> int:
+        """Cells in the notebook (exact)."""
+    @property
+    def offset(self) -> int:
+        """1-based first cell asked for."""
+    @property
+    def next_offset(self) -> int | None:
+        """The offset that reads on, when more cells follow."""
+    @property
+    def cells(self) -> list[NotebookCell]:
+        """The cells of the page."""
+    @property
+    def refused(self) -> str | None:
+        """Why no cells are shown (too_large, undecodable); null otherwise."""
+    @property
+    def detail(self) -> str:
+        """The facts behind a refusal (the parser's message, the size); else empty."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class OutlineResult:
+    """One page of a file's outline, or why it has none."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file's real path relative to the root (raw bytes, as for read_file)."""
+    @property
+    def language(self) -> str | None:
+        """The language it was parsed as (python, rust, markdown...); null when it has no parser."""
+    @property
+    def size_bytes(self) -> int:
+        """File size in bytes."""
+    @property
+    def symbols(self) -> list[OutlineSymbol]:
+        """The page of definitions, in source order."""
+    @property
+    def offset(self) -> int:
+        """Definitions skipped before the page."""
+    @property
+    def total(self) -> int:
+        """Definitions in the file (those up to max_depth, when given): exact."""
+    @property
+    def withheld(self) -> int:
+        """Definitions after the page."""
+    @property
+    def next_offset(self) -> int | None:
+        """The offset of the next page, or null when this page reaches the end."""
+    @property
+    def refused(self) -> str | None:
+        """Why the file has no outline (no_parser, binary, too_large, minified, timeout, crashed,
+        deadline, busy, unavailable); null when it has one."""
+    @property
+    def detail(self) -> str:
+        """The facts behind a refusal (the size and the cap, the longest line...); empty otherwise."""
+    @property
+    def has_errors(self) -> bool:
+        """The parser met text it could not parse; the outline covers what it could."""
+    @property
+    def cached(self) -> bool:
+        """The outline came from the cache (the file is unchanged since it was parsed)."""
+    def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class OutlineSymbol:
@@ -535,124 +724,259 @@ class OutlineSymbol:
     FIELDS: ClassVar[tuple[str, ...]]
     SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """What it is (class, function, method, struct, heading...)."""
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """Its name (whitespace runs made one space, cut to 200 characters)."""
     @property
-    def line(self) -> int: ...
+    def line(self) -> int:
+        """1-based line of its name (read_file's line numbers)."""
     @property
-    def end_line(self) -> int: ...
+    def end_line(self) -> int:
+        """1-based last line of its definition (of a heading: of its section)."""
     @property
-    def depth(self) -> int: ...
+    def depth(self) -> int:
+        """How many definitions enclose it (0: at the top of the file)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
-class OutlineResult:
-    """What `Engine.outline` returns: one page of a file's definitions, or why it has none."""
+class ReadLine:
+    """One shown line."""
 
     FIELDS: ClassVar[tuple[str, ...]]
     SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def path(self) -> str: ...
+    def number(self) -> int:
+        """1-based line number."""
     @property
-    def language(self) -> str | None: ...
+    def text(self) -> str:
+        """The line without its terminator, cut to max_line_chars characters."""
     @property
-    def size_bytes(self) -> int: ...
-    @property
-    def symbols(self) -> list[OutlineSymbol]: ...
-    @property
-    def offset(self) -> int: ...
-    @property
-    def total(self) -> int: ...
-    @property
-    def withheld(self) -> int: ...
-    @property
-    def next_offset(self) -> int | None: ...
-    @property
-    def refused(self) -> str | None: ...
-    @property
-    def detail(self) -> str: ...
-    @property
-    def has_errors(self) -> bool: ...
-    @property
-    def cached(self) -> bool: ...
+    def cut_from(self) -> int | None:
+        """The line's full length in characters when it was cut (invalid bytes count as the
+        replacement characters they are shown as)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
-class Definition:
-    """One definition `Engine.definitions` found; str() is ``path:line kind name``."""
+class ReadResult:
+    """What a read returned."""
 
     FIELDS: ClassVar[tuple[str, ...]]
     SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The file, relative to the root (its real path, raw bytes: a non-UTF-8 name round-trips,
+        as a str with surrogate escapes in Python)."""
     @property
-    def line(self) -> int: ...
+    def kind(self) -> str:
+        """text, empty, or binary (content not shown)."""
     @property
-    def end_line(self) -> int: ...
+    def binary_type(self) -> str | None:
+        """For a binary file: a type guess such as "PNG image (image/png)" or "ELF executable
+        (application/x-executable)"; null when unknown."""
     @property
-    def kind(self) -> str: ...
+    def size_bytes(self) -> int:
+        """File size in bytes."""
     @property
-    def name(self) -> str: ...
+    def dev(self) -> int:
+        """Device number of the file that was read (with inode and mtime_ns, what the read state
+        keys on)."""
     @property
-    def container(self) -> str | None: ...
+    def inode(self) -> int:
+        """Inode number of the file that was read."""
     @property
-    def language(self) -> str: ...
+    def mtime_ns(self) -> int:
+        """Modification time of the file that was read, in nanoseconds since the Unix epoch."""
+    @property
+    def lines(self) -> list[ReadLine]:
+        """The lines read (none when offset lies past the end)."""
+    @property
+    def offset(self) -> int:
+        """1-based first line requested."""
+    @property
+    def total_lines(self) -> int:
+        """Lines in the file (exact up to 1 GiB, else an estimate, see total_lines_estimated)."""
+    @property
+    def total_lines_estimated(self) -> bool:
+        """True when total_lines is estimated from the size."""
+    @property
+    def next_offset(self) -> int | None:
+        """The offset that reads on, when more lines follow."""
+    @property
+    def encoding(self) -> str:
+        """ "utf-8", "utf-8-bom", "utf-16le", "utf-16be", or "utf-8-lossy" when invalid bytes were
+        replaced (with or without a BOM); "binary" for binary files."""
+    @property
+    def line_ending(self) -> str:
+        """ "LF", "CRLF", "mixed" (both LF and CRLF, or CR and CRLF), "CR" or "none" (no line break)."""
+    @property
+    def withheld_key_lines(self) -> list[int]:
+        """Numbers of this page's lines that lie in a private-key block (PEM BEGIN ... PRIVATE KEY
+        through its END line, or to the end of the file): their text is withheld (empty)."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class SkipCounts:
+    """What a walk or search passed over, by reason, so "nothing found" can be told apart from
+    "nothing looked at"."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def ignored(self) -> int:
+        """Skip-set directories (such as .git and node_modules) pruned by a walk, each counted once."""
+    @property
+    def ignored_by_rules(self) -> int:
+        """Files and directories hidden by ignore files (.gitignore, .ignore, .ripsightignore,
+        .git/info/exclude); a hidden directory is counted once, without walking into it."""
+    @property
+    def binary(self) -> int:
+        """Binary files (a NUL byte), not searched."""
+    @property
+    def denied(self) -> int:
+        """Files or directories covered by a deny rule (secrets policy)."""
+    @property
+    def unreadable(self) -> int:
+        """Entries that could not be read (permissions, vanished, I/O errors)."""
+    @property
+    def special(self) -> int:
+        """FIFOs, sockets and devices, never opened."""
+    @property
+    def too_large(self) -> int:
+        """Files over the size limit of a search."""
+    @property
+    def line_too_long(self) -> int:
+        """Files with a line longer than a search holds in memory (grep::MAX_LINE_BYTES), not
+        searched."""
+    @property
+    def outside_root(self) -> int:
+        """Requested paths (or links in them) leading outside the root, not followed."""
+    @property
+    def symlink(self) -> int:
+        """Symlinks met in a walk (never followed by walks; pass one as path to look inside)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
 class UnparsedFile:
-    """A candidate file of `Engine.definitions` that has no outline, and why."""
+    """A candidate file that has no outline."""
 
     FIELDS: ClassVar[tuple[str, ...]]
     SCHEMA: ClassVar[dict[str, Any]]
     @property
-    def path(self) -> str: ...
+    def path(self) -> str:
+        """The file, relative to the root (raw bytes)."""
     @property
-    def refused(self) -> str: ...
+    def refused(self) -> str:
+        """Why (too_large, minified, binary, timeout, crashed, deadline, busy, unavailable)."""
     @property
-    def detail(self) -> str: ...
+    def detail(self) -> str:
+        """The facts behind it."""
     def to_dict(self) -> dict[str, Any]: ...
 
-@final
-class DefinitionsResult:
-    """What `Engine.definitions` returns: one page of the definitions whose name matches."""
+class _EngineOptions(TypedDict, total=False):
+    """The keyword arguments of Engine (KEYWORDS['Engine'])."""
 
-    FIELDS: ClassVar[tuple[str, ...]]
-    SCHEMA: ClassVar[dict[str, Any]]
-    @property
-    def name(self) -> str: ...
-    @property
-    def matching(self) -> str: ...
-    @property
-    def prefilter(self) -> str: ...
-    @property
-    def definitions(self) -> list[Definition]: ...
-    @property
-    def offset(self) -> int: ...
-    @property
-    def total(self) -> int: ...
-    @property
-    def withheld(self) -> int: ...
-    @property
-    def next_offset(self) -> int | None: ...
-    @property
-    def files_searched(self) -> int: ...
-    @property
-    def candidate_files(self) -> int: ...
-    @property
-    def files_parsed(self) -> int: ...
-    @property
-    def files_cached(self) -> int: ...
-    @property
-    def unparsed(self) -> list[UnparsedFile]: ...
-    @property
-    def unparsed_total(self) -> int: ...
-    @property
-    def incomplete(self) -> bool: ...
-    @property
-    def skipped(self) -> SkipCounts: ...
-    def to_dict(self) -> dict[str, Any]: ...
+    exclude_dirs: Iterable[str]
+    deny: Iterable[str]
+    time_budget: float
+    threads: int
+    respect_ignore_files: bool
+    index: bool
+    index_dir: str | os.PathLike[str] | None
+    persist: bool
+
+class _DefinitionsOptions(TypedDict, total=False):
+    """The keyword arguments of definitions (KEYWORDS['definitions'])."""
+
+    match: Literal["exact", "prefix", "regex"]
+    path: str | os.PathLike[str] | None
+    glob: str | Sequence[str] | None
+    kind: str | Sequence[str] | None
+    limit: int | None
+    offset: int
+
+class _GlobOptions(TypedDict, total=False):
+    """The keyword arguments of glob (KEYWORDS['glob'])."""
+
+    path: str | os.PathLike[str] | None
+    limit: int | None
+    offset: int
+    sort: Literal["path", "mtime"]
+    type: str | Sequence[str] | None
+    max_depth: int | None
+    include_ignored: bool
+
+class _GrepOptions(TypedDict, total=False):
+    """The keyword arguments of grep (KEYWORDS['grep'])."""
+
+    path: str | os.PathLike[str] | None
+    glob: str | Sequence[str] | None
+    literal: bool
+    case_insensitive: bool
+    context: int
+    multiline: bool
+    output_mode: Literal["content", "files_with_matches", "count", "files_without_match"]
+    limit: int | None
+    offset: int
+    max_line_chars: int
+    before_context: int | None
+    after_context: int | None
+    type: str | Sequence[str] | None
+    type_not: str | Sequence[str] | None
+    max_count: int | None
+    invert_match: bool
+    max_depth: int | None
+    include_ignored: bool
+
+class _OutlineOptions(TypedDict, total=False):
+    """The keyword arguments of outline (KEYWORDS['outline'])."""
+
+    offset: int
+    limit: int | None
+    max_depth: int | None
+
+class _ReadBytesOptions(TypedDict, total=False):
+    """The keyword arguments of read_bytes (KEYWORDS['read_bytes'])."""
+
+    max_bytes: int
+
+class _ReadFileOptions(TypedDict, total=False):
+    """The keyword arguments of read_file (KEYWORDS['read_file'])."""
+
+    offset: int
+    limit: int
+    max_line_chars: int
+
+class _ReadImageOptions(TypedDict, total=False):
+    """The keyword arguments of read_image (KEYWORDS['read_image'])."""
+
+    max_edge: int
+    max_pixels: int
+    max_bytes: int
+    max_source_bytes: int
+    max_decode_pixels: int
+
+class _ReadNotebookOptions(TypedDict, total=False):
+    """The keyword arguments of read_notebook (KEYWORDS['read_notebook'])."""
+
+    offset: int
+    limit: int
+    max_output_chars: int
+    max_bytes: int
+
+class _ReadNotebookImagesOptions(TypedDict, total=False):
+    """The keyword arguments of read_notebook_images (KEYWORDS['read_notebook_images'])."""
+
+    max_bytes: int
+    max_edge: int
+    max_pixels: int
+    max_image_bytes: int
+    max_source_bytes: int
+    max_decode_pixels: int
+
+# ==== End of the generated results and options ====
+# ==== Errors: each is a RipsightError and the built-in that fits ====
 
 class RipsightError(Exception):
     """Base class of every ripsight error."""
@@ -718,20 +1042,18 @@ class PathRules:
 
 @final
 class Engine:
+    """One workspace root with its policy. Every call takes its keyword arguments as one set of
+    options (``**options``): each is checked strictly and given its default once, in the
+    binding; ``KEYWORDS[call]`` names them with their types and defaults, and the generated
+    ``_GrepOptions`` and its kind type them here."""
+
     def __new__(
         cls,
         root: str,
         /,
         *,
-        exclude_dirs: list[str],
-        deny: list[str],
-        time_budget: float,
-        threads: int,
-        respect_ignore_files: bool,
-        index: bool = False,
-        index_dir: str | None = None,
-        persist: bool = True,
         outline_worker: list[str] | None = None,
+        **options: Unpack[_EngineOptions],
     ) -> Engine: ...
     @property
     def outline_workers_started(self) -> int:
@@ -745,113 +1067,73 @@ class Engine:
     def close(self) -> None: ...
     def glob(
         self,
-        pattern: str,
+        pattern: str | Sequence[str],
         /,
         *,
-        path: str | None,
-        limit: int | None,
-        offset: int,
-        sort: str,
         cancel: CancelToken | None = None,
-        more_patterns: list[str] | None = None,
-        types: list[str] | None = None,
-        max_depth: int | None = None,
-        include_ignored: bool = False,
-    ) -> GlobResult: ...
+        **options: Unpack[_GlobOptions],
+    ) -> GlobResult:
+        """`pattern`: one glob or a list, applied in order (the last that matches a file
+        decides)."""
     def grep(
-        self,
-        pattern: str,
-        /,
-        *,
-        path: str | None,
-        glob: list[str] | None,
-        literal: bool,
-        case_insensitive: bool,
-        context: int,
-        multiline: bool,
-        output_mode: str,
-        limit: int | None,
-        offset: int,
-        max_line_chars: int | None = None,
-        cancel: CancelToken | None = None,
-        before_context: int | None = None,
-        after_context: int | None = None,
-        types: list[str] | None = None,
-        types_not: list[str] | None = None,
-        max_count: int | None = None,
-        invert_match: bool = False,
-        max_depth: int | None = None,
-        include_ignored: bool = False,
-    ) -> GrepResult:
-        """`max_line_chars` (None: ``LIMITS["grep_line_chars"]``) below
-        ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
-    def identify(self, path: str, /, *, cancel: CancelToken | None = None) -> FileIdentity:
+        self, pattern: str, /, *, cancel: CancelToken | None = None, **options: Unpack[_GrepOptions]
+    ) -> GrepResult: ...
+    def identify(
+        self, path: str | os.PathLike[str], /, *, cancel: CancelToken | None = None
+    ) -> FileIdentity:
         """Opens `path` as `read_file` would and returns the file's identity, reading nothing."""
     def read_file(
         self,
-        path: str,
+        path: str | os.PathLike[str],
         /,
         *,
-        offset: int,
-        limit: int,
-        max_line_chars: int | None = None,
         cancel: CancelToken | None = None,
-    ) -> ReadResult:
-        """`max_line_chars` (None: ``LIMITS["read_line_chars"]``) below
-        ``LIMITS["min_line_chars"]`` raises InvalidArgumentError."""
+        **options: Unpack[_ReadFileOptions],
+    ) -> ReadResult: ...
     def read_image(
         self,
-        path: str,
+        path: str | os.PathLike[str],
         /,
         *,
-        max_edge: int,
-        max_pixels: int,
-        max_bytes: int,
-        max_source_bytes: int,
-        max_decode_pixels: int,
         cancel: CancelToken | None = None,
+        **options: Unpack[_ReadImageOptions],
     ) -> ImageResult:
         """Reads one image and prepares it within the bounds (``LIMITS["image_*"]``)."""
     def read_notebook(
         self,
-        path: str,
+        path: str | os.PathLike[str],
         /,
         *,
-        offset: int,
-        limit: int,
-        max_output_chars: int,
-        max_bytes: int,
         cancel: CancelToken | None = None,
+        **options: Unpack[_ReadNotebookOptions],
     ) -> NotebookResult:
         """Cells `offset` (1-based) .. `offset + limit - 1` of a notebook."""
     def read_notebook_images(
         self,
-        path: str,
+        path: str | os.PathLike[str],
+        cell: int,
         /,
         *,
-        cell: int,
-        max_bytes: int,
-        max_edge: int,
-        max_pixels: int,
-        max_image_bytes: int,
-        max_source_bytes: int,
-        max_decode_pixels: int,
         cancel: CancelToken | None = None,
+        **options: Unpack[_ReadNotebookImagesOptions],
     ) -> NotebookImages:
         """The images of notebook cell `cell` (1-based), each prepared as `read_image` does."""
     def read_bytes(
-        self, path: str, /, *, max_bytes: int, cancel: CancelToken | None = None
+        self,
+        path: str | os.PathLike[str],
+        /,
+        *,
+        cancel: CancelToken | None = None,
+        **options: Unpack[_ReadBytesOptions],
     ) -> FileBytes:
         """The whole file when it holds at most `max_bytes` bytes, else `too_large` (unread)."""
     def outline(
         self,
-        path: str,
+        path: str | os.PathLike[str],
         /,
         *,
-        offset: int,
-        limit: int | None,
-        max_depth: int | None = None,
         cancel: CancelToken | None = None,
+        **options: Unpack[_OutlineOptions],
     ) -> OutlineResult:
         """One page of a file's definitions, parsed in an outline worker process."""
     def definitions(
@@ -859,13 +1141,8 @@ class Engine:
         name: str,
         /,
         *,
-        matching: str,
-        path: str | None,
-        glob: list[str] | None,
-        kinds: list[str],
-        limit: int | None,
-        offset: int,
         cancel: CancelToken | None = None,
+        **options: Unpack[_DefinitionsOptions],
     ) -> DefinitionsResult:
         """The definitions whose name matches, in the files grep finds the name in."""
     def clear_outline_cache(self) -> None:

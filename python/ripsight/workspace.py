@@ -20,7 +20,7 @@ import ripsight._core as _engine
 
 from .errors import InvalidArgumentError
 from .file_types import unknown_types
-from .limits import DEFAULT_LIMITS, MIN_LINE_CHARS, TIME_BUDGET
+from .limits import DEFAULT_LIMITS, TIME_BUDGET
 from .pdf import (
     PDF_MAX_SOURCE_BYTES,
     PageRange,
@@ -70,71 +70,29 @@ SYMBOL_KINDS: tuple[str, ...] = tuple(_engine.SYMBOL_KINDS)
 OUTLINE_LANGUAGES: tuple[str, ...] = tuple(_engine.OUTLINE_LANGUAGES)
 
 
-#: The largest integer the engine takes (its counts and offsets are 64-bit).
-_MAX_ENGINE_INT = 2**64 - 1
+def _defaults(call: str) -> dict[str, Any]:
+    """The defaults of an engine call's keyword arguments, as the engine declares them (each
+    option has one default, and one check, in the engine's binding)."""
+    return {name: default for name, (_, default) in _engine.KEYWORDS[call].items()}
 
 
-def _check_int(name: str, value: Any, minimum: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgumentError(
-            f"{name} must be an integer, got {type(value).__name__} {value!r}"
-        )
-    if value < minimum:
-        raise InvalidArgumentError(f"{name} must be at least {minimum}, got {value}")
-    if value > _MAX_ENGINE_INT:
-        # Not echoed: such a number can have thousands of digits.
-        raise InvalidArgumentError(
-            f"{name} must be at most {_MAX_ENGINE_INT} (64 bits), got a {value.bit_length()}-bit "
-            "number"
-        )
+_ENGINE = _defaults("Engine")
+_GLOB = _defaults("glob")
+_GREP = _defaults("grep")
+_READ_FILE = _defaults("read_file")
+_OUTLINE = _defaults("outline")
+_DEFINITIONS = _defaults("definitions")
+_NOTEBOOK = _defaults("read_notebook")
 
 
-def _check_text(name: str, value: Any) -> None:
-    """A pattern must be Unicode text the engine can take: no lone surrogate (a path may hold
-    the surrogate escapes of a non-UTF-8 name; a pattern is text to match)."""
-    if not isinstance(value, str):
-        return
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        char = value[error.start]
-        raise InvalidArgumentError(
-            f"{name} holds a lone surrogate (U+{ord(char):04X}) at character {error.start + 1}; "
-            "it must be valid Unicode text"
-        ) from None
-
-
-def _strings_arg(name: str, value: str | Sequence[str] | None) -> list[str] | None:
-    """An argument that takes one string or several (rg's repeated -g, -t): a list, each
-    checked as text."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        values = [value]
-    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        values = list(value)
-    else:
-        raise InvalidArgumentError(
-            f"{name} must be a string or a list of strings, got {type(value).__name__} {value!r}"
-        )
-    for one in values:
-        _check_text(name, one)
-    return values
-
-
-def _types_arg(name: str, value: str | Sequence[str] | None) -> list[str] | None:
-    """`type` / `type_not`: ripgrep's file type names, each one the engine knows."""
-    names = _strings_arg(name, value)
-    problems = unknown_types(names or ())
+def _check_types(name: str, value: object) -> None:
+    """`type` / `type_not`: a name that is not one of ripgrep's file types is refused with the
+    type it likely meant (the engine checks the value's type and refuses unknown names too,
+    without the hint)."""
+    names = [value] if isinstance(value, str) else value if isinstance(value, (list, tuple)) else []
+    problems = unknown_types(n for n in names if isinstance(n, str))
     if problems:
         raise InvalidArgumentError(f"{name}: " + "; ".join(problems))
-    return names
-
-
-def _path_arg(path: str | os.PathLike[str] | None) -> str | None:
-    return None if path is None else os.fspath(path)
 
 
 class Workspace:
@@ -180,24 +138,23 @@ class Workspace:
         exclude_dirs: Iterable[str] = DEFAULT_EXCLUDE_DIRS,
         deny: Iterable[str] = DEFAULT_DENY_GLOBS,
         time_budget: float = TIME_BUDGET,
-        threads: int = 0,
-        respect_ignore_files: bool = True,
-        index: bool = False,
+        threads: int = _ENGINE["threads"],
+        respect_ignore_files: bool = _ENGINE["respect_ignore_files"],
+        index: bool = _ENGINE["index"],
         index_dir: str | os.PathLike[str] | None = None,
-        persist: bool = True,
+        persist: bool = _ENGINE["persist"],
     ) -> None:
-        _check_int("threads", threads, 0)
         self._engine = _engine.Engine(
             os.fspath(root),
-            exclude_dirs=[str(d) for d in exclude_dirs],
-            deny=[str(g) for g in deny],
-            time_budget=float(time_budget),
-            threads=threads,
-            respect_ignore_files=bool(respect_ignore_files),
-            index=bool(index),
-            index_dir=None if index_dir is None else os.fspath(index_dir),
-            persist=bool(persist),
             outline_worker=list(OUTLINE_WORKER),
+            exclude_dirs=exclude_dirs,
+            deny=deny,
+            time_budget=time_budget,
+            threads=threads,
+            respect_ignore_files=respect_ignore_files,
+            index=index,
+            index_dir=index_dir,
+            persist=persist,
         )
 
     @property
@@ -210,13 +167,13 @@ class Workspace:
         pattern: str | Sequence[str],
         path: str | os.PathLike[str] | None = None,
         limit: int | None = DEFAULT_LIMITS.glob_limit,
-        offset: int = 0,
-        sort: Literal["path", "mtime"] = "path",
+        offset: int = _GLOB["offset"],
+        sort: Literal["path", "mtime"] = _GLOB["sort"],
         cancel: CancelToken | None = None,
         *,
         type: str | Sequence[str] | None = None,
         max_depth: int | None = None,
-        include_ignored: bool = False,
+        include_ignored: bool = _GLOB["include_ignored"],
     ) -> GlobResult:
         """Files under `path` matching `pattern` (``**/*.py``, ``src/*.{c,h}``), one page.
 
@@ -228,23 +185,17 @@ class Workspace:
         deny rules still apply). ``limit=None`` returns every match (default 200 per page).
         The result states the exact total, what was withheld, and what ignore rules hid.
         """
-        _check_int("limit", limit, 1, allow_none=True)
-        _check_int("offset", offset, 0)
-        _check_int("max_depth", max_depth, 0, allow_none=True)
-        patterns = _strings_arg("pattern", pattern)
-        if not patterns:
-            raise InvalidArgumentError("pattern must name at least one glob")
+        _check_types("type", type)
         return self._engine.glob(
-            patterns[0],
-            path=_path_arg(path),
+            pattern,
+            cancel=cancel,
+            path=path,
             limit=limit,
             offset=offset,
             sort=sort,
-            cancel=cancel,
-            more_patterns=patterns[1:],
-            types=_types_arg("type", type),
+            type=type,
             max_depth=max_depth,
-            include_ignored=bool(include_ignored),
+            include_ignored=include_ignored,
         )
 
     def grep(
@@ -252,15 +203,15 @@ class Workspace:
         pattern: str,
         path: str | os.PathLike[str] | None = None,
         glob: str | Sequence[str] | None = None,
-        literal: bool = False,
-        case_insensitive: bool = False,
-        context: int = 0,
-        multiline: bool = False,
+        literal: bool = _GREP["literal"],
+        case_insensitive: bool = _GREP["case_insensitive"],
+        context: int = _GREP["context"],
+        multiline: bool = _GREP["multiline"],
         output_mode: Literal[
             "content", "files_with_matches", "count", "files_without_match"
-        ] = "content",
+        ] = _GREP["output_mode"],
         limit: int | None = DEFAULT_LIMITS.grep_limit,
-        offset: int = 0,
+        offset: int = _GREP["offset"],
         max_line_chars: int = DEFAULT_LIMITS.grep_line_chars,
         cancel: CancelToken | None = None,
         before_context: int | None = None,
@@ -269,9 +220,9 @@ class Workspace:
         type: str | Sequence[str] | None = None,
         type_not: str | Sequence[str] | None = None,
         max_count: int | None = None,
-        invert_match: bool = False,
+        invert_match: bool = _GREP["invert_match"],
         max_depth: int | None = None,
-        include_ignored: bool = False,
+        include_ignored: bool = _GREP["include_ignored"],
     ) -> GrepResult:
         """Lines matching a Rust regex, ordered by path then line, one page of `limit` entries.
 
@@ -290,37 +241,29 @@ class Workspace:
         too; the skip set and deny rules still apply), ``output_mode="files_without_match"``
         (the files searched without a match).
         """
-        _check_int("context", context, 0)
-        _check_int("before_context", before_context, 0, allow_none=True)
-        _check_int("after_context", after_context, 0, allow_none=True)
-        _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
-        _check_int("limit", limit, 1, allow_none=True)
-        _check_int("offset", offset, 0)
-        _check_int("max_count", max_count, 1, allow_none=True)
-        _check_int("max_depth", max_depth, 0, allow_none=True)
-        _check_text("pattern", pattern)
-        globs = _strings_arg("glob", glob)
+        _check_types("type", type)
+        _check_types("type_not", type_not)
         return self._engine.grep(
             pattern,
-            path=_path_arg(path),
-            glob=globs,
-            literal=bool(literal),
-            case_insensitive=bool(case_insensitive),
+            cancel=cancel,
+            path=path,
+            glob=glob,
+            literal=literal,
+            case_insensitive=case_insensitive,
             context=context,
-            multiline=bool(multiline),
+            multiline=multiline,
             output_mode=output_mode,
             limit=limit,
             offset=offset,
             max_line_chars=max_line_chars,
-            cancel=cancel,
             before_context=before_context,
             after_context=after_context,
-            types=_types_arg("type", type),
-            types_not=_types_arg("type_not", type_not),
+            type=type,
+            type_not=type_not,
             max_count=max_count,
-            invert_match=bool(invert_match),
+            invert_match=invert_match,
             max_depth=max_depth,
-            include_ignored=bool(include_ignored),
+            include_ignored=include_ignored,
         )
 
     def identify(
@@ -329,12 +272,12 @@ class Workspace:
         """Opens `path` as `read_file` would (boundary, deny rules, regular files only) and
         returns the opened file's real path (relative to the root), device, inode, size and
         modification time, reading nothing. Raises what `read_file` raises."""
-        return self._engine.identify(os.fspath(path), cancel=cancel)
+        return self._engine.identify(path, cancel=cancel)
 
     def read_file(
         self,
         path: str | os.PathLike[str],
-        offset: int = 1,
+        offset: int = _READ_FILE["offset"],
         limit: int = DEFAULT_LIMITS.read_limit,
         max_line_chars: int = DEFAULT_LIMITS.read_line_chars,
         cancel: CancelToken | None = None,
@@ -343,15 +286,8 @@ class Workspace:
         the file's line total. Each line is cut to `max_line_chars` characters (default 500, at
         least 20); a cut line's `cut_from` gives its full length.
         """
-        _check_int("offset", offset, 1)
-        _check_int("limit", limit, 1)
-        _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         return self._engine.read_file(
-            os.fspath(path),
-            offset=offset,
-            limit=limit,
-            max_line_chars=max_line_chars,
-            cancel=cancel,
+            path, cancel=cancel, offset=offset, limit=limit, max_line_chars=max_line_chars
         )
 
     # ==== Outlines and definitions (the engine's crate::outline) ====
@@ -359,7 +295,7 @@ class Workspace:
     def outline(
         self,
         path: str | os.PathLike[str],
-        offset: int = 0,
+        offset: int = _OUTLINE["offset"],
         limit: int | None = DEFAULT_LIMITS.outline_limit,
         max_depth: int | None = None,
         cancel: CancelToken | None = None,
@@ -370,22 +306,19 @@ class Workspace:
         minified comes back with `refused` set and no symbols; so does one whose parse was
         stopped (its time cap, a crash of the parser's process). tree-sitter runs in a child
         process; outlines are cached by file identity. Raises what `read_file` raises."""
-        _check_int("offset", offset, 0)
-        _check_int("limit", limit, 1, allow_none=True)
-        _check_int("max_depth", max_depth, 0, allow_none=True)
         return self._engine.outline(
-            os.fspath(path), offset=offset, limit=limit, max_depth=max_depth, cancel=cancel
+            path, cancel=cancel, offset=offset, limit=limit, max_depth=max_depth
         )
 
     def definitions(
         self,
         name: str,
-        match: Literal["exact", "prefix", "regex"] = "exact",
+        match: Literal["exact", "prefix", "regex"] = _DEFINITIONS["match"],
         path: str | os.PathLike[str] | None = None,
         glob: str | Sequence[str] | None = None,
         kind: str | Sequence[str] | None = None,
         limit: int | None = DEFAULT_LIMITS.definitions_limit,
-        offset: int = 0,
+        offset: int = _DEFINITIONS["offset"],
         cancel: CancelToken | None = None,
     ) -> DefinitionsResult:
         """Where `name` is defined: the definitions whose name is `name` (`match="prefix"`:
@@ -394,18 +327,15 @@ class Workspace:
         files as grep's do; `kind` keeps only those kinds (one or a list of `SYMBOL_KINDS`).
         The candidate files are those grep finds the name in (the warm index's grep when the
         workspace has one); only they are parsed."""
-        _check_int("offset", offset, 0)
-        _check_int("limit", limit, 1, allow_none=True)
-        _check_text("name", name)
         return self._engine.definitions(
             name,
-            matching=match,
-            path=_path_arg(path),
-            glob=_strings_arg("glob", glob),
-            kinds=_strings_arg("kind", kind) or [],
+            cancel=cancel,
+            match=match,
+            path=path,
+            glob=glob,
+            kind=kind,
             limit=limit,
             offset=offset,
-            cancel=cancel,
         )
 
     # ==== Images and notebooks (the engine's crate::media) ====
@@ -427,21 +357,20 @@ class Workspace:
         A file over `max_source_bytes` or declaring more than `max_decode_pixels` pixels, or
         one that does not decode, comes back with `refused` set and nothing shown. Raises what
         `read_file` raises for the path (missing, outside the root, denied...)."""
-        bounds = {
-            "max_edge": max_edge,
-            "max_pixels": max_pixels,
-            "max_bytes": max_bytes,
-            "max_source_bytes": max_source_bytes,
-            "max_decode_pixels": max_decode_pixels,
-        }
-        for name, value in bounds.items():
-            _check_int(name, value, 1)
-        return self._engine.read_image(os.fspath(path), **bounds, cancel=cancel)
+        return self._engine.read_image(
+            path,
+            cancel=cancel,
+            max_edge=max_edge,
+            max_pixels=max_pixels,
+            max_bytes=max_bytes,
+            max_source_bytes=max_source_bytes,
+            max_decode_pixels=max_decode_pixels,
+        )
 
     def read_notebook(
         self,
         path: str | os.PathLike[str],
-        offset: int = 1,
+        offset: int = _NOTEBOOK["offset"],
         limit: int = DEFAULT_LIMITS.notebook_limit,
         *,
         max_output_chars: int = DEFAULT_LIMITS.notebook_output_chars,
@@ -452,17 +381,13 @@ class Workspace:
         notebook (nbformat 4 or 3), with the exact cell total; each cell's output text is cut
         to `max_output_chars` (default 2000). A notebook over `max_bytes` (default
         64,000,000) or one that does not parse comes back with `refused` set."""
-        _check_int("offset", offset, 1)
-        _check_int("limit", limit, 1)
-        _check_int("max_output_chars", max_output_chars, 0)
-        _check_int("max_bytes", max_bytes, 1)
         return self._engine.read_notebook(
-            os.fspath(path),
+            path,
+            cancel=cancel,
             offset=offset,
             limit=limit,
             max_output_chars=max_output_chars,
             max_bytes=max_bytes,
-            cancel=cancel,
         )
 
     def read_notebook_images(
@@ -480,18 +405,17 @@ class Workspace:
     ) -> NotebookImages:
         """The image outputs of notebook cell `cell` (1-based), each prepared as `read_image`
         prepares a file (`max_image_bytes` is its `max_bytes`)."""
-        bounds = {
-            "cell": cell,
-            "max_bytes": max_bytes,
-            "max_edge": max_edge,
-            "max_pixels": max_pixels,
-            "max_image_bytes": max_image_bytes,
-            "max_source_bytes": max_source_bytes,
-            "max_decode_pixels": max_decode_pixels,
-        }
-        for name, value in bounds.items():
-            _check_int(name, value, 1)
-        return self._engine.read_notebook_images(os.fspath(path), **bounds, cancel=cancel)
+        return self._engine.read_notebook_images(
+            path,
+            cell,
+            cancel=cancel,
+            max_bytes=max_bytes,
+            max_edge=max_edge,
+            max_pixels=max_pixels,
+            max_image_bytes=max_image_bytes,
+            max_source_bytes=max_source_bytes,
+            max_decode_pixels=max_decode_pixels,
+        )
 
     # ==== Whole files: raw bytes, PDFs (issue 18) ====
 
@@ -504,8 +428,7 @@ class Workspace:
         """The whole file's bytes, read as `read_file` opens a file (boundary, deny rules,
         regular files only), with the opened file's identity. A file over `max_bytes` (default
         50 MiB) is not read: the result has ``too_large=True`` and empty ``data``."""
-        _check_int("max_bytes", max_bytes, 0)
-        return self._engine.read_bytes(os.fspath(path), max_bytes=max_bytes, cancel=cancel)
+        return self._engine.read_bytes(path, cancel=cancel, max_bytes=max_bytes)
 
     def read_pdf(
         self,
@@ -520,6 +443,11 @@ class Workspace:
         and wall-clock limits. Raises what `read_bytes` raises, :class:`ripsight.pdf.PdfError`
         (too large, unreadable, encrypted, the parser stopped) and ``InvalidArgumentError`` (a
         bad `pages`)."""
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            # Python's own: the budget never crosses into the engine.
+            raise InvalidArgumentError(
+                f"budget must be an integer, got {type(budget).__name__} {budget!r}"
+            )
         if isinstance(pages, str):
             pages = parse_pages(pages)  # a bad `pages` is refused before the file is read
         read = self.read_bytes(path, cancel=cancel)

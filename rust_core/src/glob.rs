@@ -12,8 +12,8 @@
 //! 5. FIFOs, sockets and devices: never opened, counted `special`.
 //!
 //! Options narrow the listing as ripgrep's do for `rg --files`: `max_depth` (`--max-depth`),
-//! `include_ignored` (`--no-ignore`: ignore files do not apply; the skip set and deny rules
-//! still do), `types` (`-t`: file names of these types). Several patterns apply in order, the
+//! `respect_ignore_files` (false is `--no-ignore`: ignore files do not apply; the skip set and
+//! deny rules still do), `types` (`-t`: file names of these types). Several patterns apply in order, the
 //! last that matches deciding, a leading `!` excluding (what lies below a directory it matches
 //! too).
 //!
@@ -73,9 +73,10 @@ pub struct GlobOptions {
     pub types: Vec<String>,
     /// Levels below `path` listed at most (`rg --max-depth`; 1: its own files).
     pub max_depth: Option<usize>,
-    /// List what ignore files hide too (`rg --no-ignore`); the skip set and deny rules still
-    /// apply.
-    pub include_ignored: bool,
+    /// Whether ignore files apply, as far as the workspace's own `respect_ignore_files` lets
+    /// them (false: what they hide is listed too, `rg --no-ignore`); the skip set and deny rules
+    /// always apply.
+    pub respect_ignore_files: bool,
     /// Paths returned at most; `None` returns every path (default 200).
     pub limit: Option<usize>,
     /// Paths skipped before the first one returned (default 0).
@@ -94,7 +95,7 @@ impl Default for GlobOptions {
             path: None,
             types: Vec::new(),
             max_depth: None,
-            include_ignored: false,
+            respect_ignore_files: true,
             limit: Some(DEFAULT_GLOB_LIMIT),
             offset: 0,
             sort: SortOrder::Path,
@@ -176,7 +177,7 @@ fn pruned_start(
         }
         relative.extend_from_slice(part.as_bytes());
         if workspace.denied_by(&relative).is_some()
-            || (walk.respect_ignore && workspace.ignores_dir(&relative))
+            || (walk.respect_ignore_files && workspace.ignores_dir(&relative))
         {
             return search;
         }
@@ -456,8 +457,8 @@ impl GlobSetup {
             search.relative.len() + 1
         };
         let search_real = search.relative.clone();
-        let mut walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
-        let path_ignored_by = match walk.respect_ignore && !search_real.is_empty() {
+        let mut walk = WalkOptions::new(workspace, options.respect_ignore_files, options.max_depth);
+        let path_ignored_by = match walk.respect_ignore_files && !search_real.is_empty() {
             true => workspace.hiding(&search_real, true).map(|r| r.stated(1)),
             false => None,
         };

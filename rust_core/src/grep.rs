@@ -30,8 +30,8 @@
 //! matches), `max_count` (`-m`: matches per file; the after-context of the last one is still
 //! shown, and matches inside it appear as context lines), `types` / `types_not` (`-t` / `-T`,
 //! after the `glob` filter as rg's overrides come first), `max_depth` (`--max-depth`),
-//! `include_ignored` (`--no-ignore`: ignore files do not apply; the skip set and deny rules
-//! still do), and `OutputMode::FilesWithoutMatch` (`--files-without-match`: the files searched
+//! `respect_ignore_files` (false is `--no-ignore`: ignore files do not apply; the skip set and
+//! deny rules still do), and `OutputMode::FilesWithoutMatch` (`--files-without-match`: the files searched
 //! without a match are the entries).
 //!
 //! Skipped and counted: binary files (a NUL byte anywhere, detected while reading; a UTF-16 file
@@ -111,9 +111,10 @@ pub struct GrepOptions {
     pub invert_match: bool,
     /// Levels below `path` searched at most (`rg --max-depth`; 1: its own files).
     pub max_depth: Option<usize>,
-    /// Search what ignore files hide too (`rg --no-ignore`); the skip set and deny rules still
-    /// apply.
-    pub include_ignored: bool,
+    /// Whether ignore files apply, as far as the workspace's own `respect_ignore_files` lets
+    /// them (false: what they hide is searched too, `rg --no-ignore`); the skip set and deny
+    /// rules always apply.
+    pub respect_ignore_files: bool,
     /// Treat the pattern as a literal string.
     pub literal: bool,
     /// Match case-insensitively.
@@ -155,7 +156,7 @@ impl Default for GrepOptions {
             max_count: None,
             invert_match: false,
             max_depth: None,
-            include_ignored: false,
+            respect_ignore_files: true,
             literal: false,
             case_insensitive: false,
             before_context: 0,
@@ -208,7 +209,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         prepared.select.start = start.relative.len();
     }
     let plan = Plan::new(options, &prepared.select, &deadline);
-    let walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
+    let walk = WalkOptions::new(workspace, options.respect_ignore_files, options.max_depth);
     let matcher = &prepared.matcher;
 
     let (workers, walked) = match target {
@@ -260,10 +261,10 @@ pub(crate) fn path_ignored_by(
     real: &[u8],
     is_dir: bool,
 ) -> Option<IgnoreRule> {
-    if !walk.respect_ignore || real.is_empty() {
-        return None;
+    match walk.respect_ignore_files && !real.is_empty() {
+        true => workspace.hiding(real, is_dir).map(|rule| rule.stated(1)),
+        false => None,
     }
-    workspace.hiding(real, is_dir).map(|rule| rule.stated(1))
 }
 
 /// What a search compiles once: the regex (through the workspace's cache) and which files it

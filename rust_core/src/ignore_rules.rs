@@ -353,9 +353,9 @@ impl DirRules {
 
 /// The rules of the directories above the root (ripgrep's `parents(true)`), read once by path
 /// when the workspace opens: that path comes from the embedding application, not a model.
-fn rules_above_root(root: &Path, respect: bool) -> Arc<DirRules> {
+fn rules_above_root(root: &Path, respect_ignore_files: bool) -> Arc<DirRules> {
     let mut chain = Arc::new(DirRules::default());
-    if !respect {
+    if !respect_ignore_files {
         return chain;
     }
     let ancestors: Vec<&Path> = root.ancestors().skip(1).collect();
@@ -445,15 +445,16 @@ pub(crate) fn dir_rules(
 #[derive(Debug)]
 pub(crate) struct TreeRules {
     above_root: Arc<DirRules>,
-    respect: bool,
+    respect_ignore_files: bool,
 }
 
 impl TreeRules {
-    /// The rules above `root` (its canonical path), or none when `respect` is false.
-    pub(crate) fn new(root: &Path, respect: bool) -> TreeRules {
+    /// The rules above `root` (its canonical path), or none when `respect_ignore_files` is
+    /// false.
+    pub(crate) fn new(root: &Path, respect_ignore_files: bool) -> TreeRules {
         TreeRules {
-            above_root: rules_above_root(root, respect),
-            respect,
+            above_root: rules_above_root(root, respect_ignore_files),
+            respect_ignore_files,
         }
     }
 
@@ -461,7 +462,7 @@ impl TreeRules {
     /// `relative`, excluding `relative` itself: what a walk starting at `relative` inherits.
     pub(crate) fn down_to(&self, root: &RootDir, relative: &[u8]) -> io::Result<Arc<DirRules>> {
         let mut rules = Arc::clone(&self.above_root);
-        if self.respect {
+        if self.respect_ignore_files {
             self.descend(root, relative, |chain, _, _| {
                 rules = Arc::clone(chain);
                 false
@@ -479,7 +480,7 @@ impl TreeRules {
         relative: &[u8],
         is_dir: bool,
     ) -> Option<Arc<RuleLine>> {
-        if !self.respect {
+        if !self.respect_ignore_files {
             return None;
         }
         let mut hidden = None;
@@ -531,7 +532,7 @@ impl TreeRules {
     /// ignore rules (used to prune a glob's walk to a literal leading directory only when that
     /// is exact).
     pub(crate) fn ignores_dir(&self, root: &RootDir, relative: &[u8]) -> bool {
-        if !self.respect {
+        if !self.respect_ignore_files {
             return false;
         }
         // The chain down to `relative` (excluded) holds its parent's rules and theirs.

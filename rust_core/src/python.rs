@@ -1,14 +1,16 @@
 //! The PyO3 bindings: the only code that knows Python exists.
 //!
 //! The engine's result structs are the Python classes (`python/records.rs` adds their methods);
-//! engine errors become the exception classes of `python/errors.rs`. Each method converts its
-//! arguments to owned Rust values, runs the engine on an engine thread while the calling thread
+//! engine errors become the exception classes of `python/errors.rs`. Each method takes its
+//! keyword arguments as one dict and makes them the engine's options struct once
+//! (`python/options.rs`: one default and one check per option), runs the engine on an engine thread while the calling thread
 //! waits with the GIL released and answers Ctrl-C (see [`run_detached`]), then hands the result
 //! struct to Python as it is.
 
 mod call_thread;
 mod cancel;
 mod errors;
+mod options;
 mod outline_bindings;
 mod path_rules;
 mod records;
@@ -24,37 +26,25 @@ use pyo3::types::PyDict;
 
 use crate::budget::CancelToken;
 use crate::error::CoreError;
-use crate::glob::{self, GlobOptions, GlobOutput, SortOrder};
-use crate::grep::{self, GrepOptions, GrepOutput, OutputMode};
-use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
-use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
-use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
+use crate::glob::{self, GlobOutput};
+use crate::grep::{self, GrepOptions, GrepOutput};
+use crate::index::{IndexState, IndexStatus, WarmIndex};
+use crate::limits::{LIMITS, Limit};
+use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
-use crate::outline::definitions::DefinitionsOutput;
+use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
-use crate::workspace::{Workspace, WorkspaceOptions};
+use crate::workspace::Workspace;
 use cancel::call_token;
 use errors::{Class, new_error};
+use options::{BytesOptions, EngineOptions, NotebookImagesOptions};
 
 /// An `InvalidArgumentError` with `message`.
 fn invalid_argument(py: Python<'_>, message: String) -> PyErr {
     new_error(py, Class::InvalidArgument, message, &[])
-}
-
-/// Raises `InvalidArgumentError` when `max_line_chars` is below [`MIN_LINE_CHARS`].
-fn check_line_chars(py: Python<'_>, max_line_chars: usize) -> PyResult<()> {
-    if max_line_chars < MIN_LINE_CHARS {
-        return Err(invalid_argument(
-            py,
-            format!(
-                "max_line_chars must be at least {MIN_LINE_CHARS} characters, got {max_line_chars}."
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// How often a waiting call looks for Python signals (Ctrl-C): well under the 100 ms a
@@ -151,47 +141,24 @@ pub struct Engine {
 
 #[pymethods]
 impl Engine {
+    /// `options`: the workspace's and the index's (see `options::ENGINE`).
     #[new]
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "mirrors the Workspace's keyword arguments"
-    )]
-    #[pyo3(signature = (root, /, *, exclude_dirs, deny, time_budget, threads, respect_ignore_files, index = false, index_dir = None, persist = true, outline_worker = None))]
+    #[pyo3(signature = (root, /, *, outline_worker = None, **options))]
     fn new(
         py: Python<'_>,
-        root: String,
-        exclude_dirs: Vec<String>,
-        deny: Vec<String>,
-        time_budget: f64,
-        threads: usize,
-        respect_ignore_files: bool,
-        index: bool,
-        index_dir: Option<std::path::PathBuf>,
-        persist: bool,
+        root: OsString,
         outline_worker: Option<Vec<OsString>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        if !(time_budget.is_finite() && time_budget > 0.0) {
-            return Err(invalid_argument(
-                py,
-                format!("time_budget must be a positive number of seconds, got {time_budget}"),
-            ));
-        }
-        let options = WorkspaceOptions {
-            exclude_dirs,
-            deny_globs: deny,
-            time_budget: Duration::from_secs_f64(time_budget),
-            threads,
-            respect_ignore_files,
-        };
+        let EngineOptions {
+            workspace: workspace_options,
+            index,
+            index_options,
+        } = options::options("Engine", options::ENGINE, options)?;
         let workspace = run_detached(py, &CancelToken::new(), move || {
-            Workspace::new(&root, options)
+            Workspace::new(&root, workspace_options)
         })?;
-        let index = index.then(|| {
-            Arc::new(WarmIndex::start(
-                &workspace,
-                IndexOptions { index_dir, persist },
-            ))
-        });
+        let index = index.then(|| Arc::new(WarmIndex::start(&workspace, index_options)));
         Ok(Engine {
             workspace: Arc::new(workspace),
             index,
@@ -262,48 +229,19 @@ impl Engine {
         self.workspace.root().display().to_string()
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "mirrors the glob tool's keyword arguments"
-    )]
-    #[pyo3(signature = (pattern, /, *, path, limit, offset, sort, cancel = None, more_patterns = None, types = None, max_depth = None, include_ignored = false))]
+    /// `pattern`: one glob or several; `options`: see `options::GLOB`.
+    #[pyo3(signature = (pattern, /, *, cancel = None, **options))]
     fn glob(
         &self,
         py: Python<'_>,
-        pattern: String,
-        path: Option<OsString>,
-        limit: Option<usize>,
-        offset: usize,
-        sort: &str,
+        pattern: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
-        more_patterns: Option<Vec<String>>,
-        types: Option<Vec<String>>,
-        max_depth: Option<usize>,
-        include_ignored: bool,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<GlobOutput> {
         let cancel = call_token(cancel);
-        let sort = match sort {
-            "path" => SortOrder::Path,
-            "mtime" | "modified" => SortOrder::Modified,
-            other => {
-                return Err(invalid_argument(
-                    py,
-                    format!("sort must be \"path\" or \"mtime\", not {other:?}."),
-                ));
-            }
-        };
-        let options = GlobOptions {
-            pattern,
-            more_patterns: more_patterns.unwrap_or_default(),
-            path,
-            types: types.unwrap_or_default(),
-            max_depth,
-            include_ignored,
-            limit,
-            offset,
-            sort,
-            cancel: cancel.clone(),
-        };
+        let mut options = options::options("glob", options::GLOB, options)?;
+        options::glob_patterns(&mut options, pattern)?;
+        options.cancel = cancel.clone();
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
         run_detached(py, &cancel, move || match &index {
@@ -312,68 +250,20 @@ impl Engine {
         })
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "mirrors the grep tool's keyword arguments"
-    )]
-    #[pyo3(signature = (pattern, /, *, path, glob, literal, case_insensitive, context, multiline, output_mode, limit, offset, max_line_chars = None, cancel = None, before_context = None, after_context = None, types = None, types_not = None, max_count = None, invert_match = false, max_depth = None, include_ignored = false))]
+    /// `options`: see `options::GREP`.
+    #[pyo3(signature = (pattern, /, *, cancel = None, **options))]
     fn grep(
         &self,
         py: Python<'_>,
-        pattern: String,
-        path: Option<OsString>,
-        glob: Option<Vec<String>>,
-        literal: bool,
-        case_insensitive: bool,
-        context: usize,
-        multiline: bool,
-        output_mode: &str,
-        limit: Option<usize>,
-        offset: usize,
-        max_line_chars: Option<usize>,
+        pattern: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
-        before_context: Option<usize>,
-        after_context: Option<usize>,
-        types: Option<Vec<String>>,
-        types_not: Option<Vec<String>>,
-        max_count: Option<u64>,
-        invert_match: bool,
-        max_depth: Option<usize>,
-        include_ignored: bool,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<GrepOutput> {
         let cancel = call_token(cancel);
-        let max_line_chars = max_line_chars.unwrap_or(grep::DEFAULT_MAX_LINE_CHARS);
-        check_line_chars(py, max_line_chars)?;
-        let Some(output_mode) = OutputMode::from_name(output_mode) else {
-            return Err(invalid_argument(
-                py,
-                format!(
-                    "output_mode must be one of {}, not {output_mode:?}.",
-                    OutputMode::NAMES.join(", ")
-                ),
-            ));
-        };
         let options = GrepOptions {
-            pattern,
-            path,
-            glob: glob.unwrap_or_default(),
-            types: types.unwrap_or_default(),
-            types_not: types_not.unwrap_or_default(),
-            max_count,
-            invert_match,
-            max_depth,
-            include_ignored,
-            literal,
-            case_insensitive,
-            // As rg: -A and -B override their side of -C.
-            before_context: before_context.unwrap_or(context),
-            after_context: after_context.unwrap_or(context),
-            multiline,
-            output_mode,
-            limit,
-            offset,
-            max_line_chars,
+            pattern: options::text("pattern", pattern)?,
             cancel: cancel.clone(),
+            ..options::options("grep", options::GREP, options)?
         };
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
@@ -389,34 +279,29 @@ impl Engine {
     fn identify(
         &self,
         py: Python<'_>,
-        path: OsString,
+        path: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
     ) -> PyResult<Identified> {
+        let path = options::path("path", path)?;
         let cancel = call_token(cancel);
         let workspace = Arc::clone(&self.workspace);
         run_detached(py, &cancel, move || read::identify(&workspace, &path))
     }
 
-    #[pyo3(signature = (path, /, *, offset, limit, max_line_chars = None, cancel = None))]
+    /// `options`: see `options::READ_FILE`.
+    #[pyo3(signature = (path, /, *, cancel = None, **options))]
     fn read_file(
         &self,
         py: Python<'_>,
-        path: OsString,
-        offset: u64,
-        limit: usize,
-        max_line_chars: Option<usize>,
+        path: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<ReadOutput> {
         let cancel = call_token(cancel);
-        let max_line_chars = max_line_chars.unwrap_or(read::DEFAULT_MAX_LINE_CHARS);
-        check_line_chars(py, max_line_chars)?;
         let options = ReadOptions {
-            path,
-            offset,
-            limit,
-            max_line_chars,
+            path: options::path("path", path)?,
             cancel: cancel.clone(),
-            ..ReadOptions::default()
+            ..options::options("read_file", options::READ_FILE, options)?
         };
         let workspace = Arc::clone(&self.workspace);
         run_detached(py, &cancel, move || read::read_file(&workspace, &options))
@@ -424,54 +309,39 @@ impl Engine {
 
     // -- outlines and definitions (crate::outline) ---------------------------------------------
 
-    #[pyo3(signature = (path, /, *, offset, limit, max_depth = None, cancel = None))]
+    /// `options`: see `options::OUTLINE`.
+    #[pyo3(signature = (path, /, *, cancel = None, **options))]
     fn outline(
         &self,
         py: Python<'_>,
-        path: OsString,
-        offset: usize,
-        limit: Option<usize>,
-        max_depth: Option<u64>,
+        path: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<OutlineOutput> {
         let options = OutlineOptions {
-            path,
-            offset,
-            limit,
-            max_depth,
+            path: options::path("path", path)?,
             cancel: call_token(cancel),
+            ..options::options("outline", options::OUTLINE, options)?
         };
         outline_bindings::outline(py, &self.workspace, &self.outliner, options)
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "mirrors the definitions tool's keyword arguments"
-    )]
-    #[pyo3(signature = (name, /, *, matching, path, glob, kinds, limit, offset, cancel = None))]
+    /// `options`: see `options::DEFINITIONS`.
+    #[pyo3(signature = (name, /, *, cancel = None, **options))]
     fn definitions(
         &self,
         py: Python<'_>,
-        name: String,
-        matching: &str,
-        path: Option<OsString>,
-        glob: Option<Vec<String>>,
-        kinds: Vec<String>,
-        limit: Option<usize>,
-        offset: usize,
+        name: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<DefinitionsOutput> {
-        let arguments = outline_bindings::DefinitionsArguments {
-            name,
-            matching: matching.to_string(),
-            path,
-            glob,
-            kinds,
-            limit,
-            offset,
+        let options = DefinitionsOptions {
+            name: options::text("name", name)?,
+            cancel: call_token(cancel),
+            ..options::options("definitions", options::DEFINITIONS, options)?
         };
         let sources = (&self.workspace, &self.index, &self.outliner);
-        outline_bindings::definitions(py, sources, arguments, call_token(cancel))
+        outline_bindings::definitions(py, sources, options)
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an
@@ -497,61 +367,39 @@ impl Engine {
 
     // -- images and notebooks (crate::media) ---------------------------------------------------
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one keyword argument per image bound"
-    )]
-    #[pyo3(signature = (path, /, *, max_edge, max_pixels, max_bytes, max_source_bytes, max_decode_pixels, cancel = None))]
+    /// `options`: the bounds, see `options::READ_IMAGE`.
+    #[pyo3(signature = (path, /, *, cancel = None, **options))]
     fn read_image(
         &self,
         py: Python<'_>,
-        path: OsString,
-        max_edge: u64,
-        max_pixels: u64,
-        max_bytes: u64,
-        max_source_bytes: u64,
-        max_decode_pixels: u64,
+        path: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<ImageOutput> {
         let cancel = call_token(cancel);
         let options = ImageOptions {
-            path,
-            bounds: ImageBounds {
-                max_edge,
-                max_pixels,
-                max_bytes,
-                max_source_bytes,
-                max_decode_pixels,
-            },
+            path: options::path("path", path)?,
             cancel: cancel.clone(),
+            ..options::options("read_image", options::READ_IMAGE, options)?
         };
         let workspace = Arc::clone(&self.workspace);
         run_detached(py, &cancel, move || image::read_image(&workspace, &options))
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "mirrors the notebook read's keyword arguments"
-    )]
-    #[pyo3(signature = (path, /, *, offset, limit, max_output_chars, max_bytes, cancel = None))]
+    /// `options`: see `options::READ_NOTEBOOK`.
+    #[pyo3(signature = (path, /, *, cancel = None, **options))]
     fn read_notebook(
         &self,
         py: Python<'_>,
-        path: OsString,
-        offset: u64,
-        limit: usize,
-        max_output_chars: usize,
-        max_bytes: u64,
+        path: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<NotebookOutput> {
         let cancel = call_token(cancel);
         let options = NotebookOptions {
-            path,
-            offset,
-            limit,
-            max_output_chars,
-            max_bytes,
+            path: options::path("path", path)?,
             cancel: cancel.clone(),
+            ..options::options("read_notebook", options::READ_NOTEBOOK, options)?
         };
         let workspace = Arc::clone(&self.workspace);
         run_detached(py, &cancel, move || {
@@ -559,32 +407,24 @@ impl Engine {
         })
     }
 
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the cell, the notebook cap and one keyword argument per image bound"
-    )]
-    #[pyo3(signature = (path, /, *, cell, max_bytes, max_edge, max_pixels, max_image_bytes, max_source_bytes, max_decode_pixels, cancel = None))]
+    /// The images of cell `cell` (1-based); `options`: see `options::READ_NOTEBOOK_IMAGES`.
+    #[pyo3(signature = (path, cell, /, *, cancel = None, **options))]
     fn read_notebook_images(
         &self,
         py: Python<'_>,
-        path: OsString,
-        cell: u64,
-        max_bytes: u64,
-        max_edge: u64,
-        max_pixels: u64,
-        max_image_bytes: u64,
-        max_source_bytes: u64,
-        max_decode_pixels: u64,
+        path: &Bound<'_, PyAny>,
+        cell: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<NotebookImages> {
+        let path = options::path("path", path)?;
+        let cell = options::count("cell", cell, 1)?;
+        let NotebookImagesOptions { max_bytes, bounds } = options::options(
+            "read_notebook_images",
+            options::READ_NOTEBOOK_IMAGES,
+            options,
+        )?;
         let cancel = call_token(cancel);
-        let bounds = ImageBounds {
-            max_edge,
-            max_pixels,
-            max_bytes: max_image_bytes,
-            max_source_bytes,
-            max_decode_pixels,
-        };
         let workspace = Arc::clone(&self.workspace);
         run_detached(py, &cancel, move || {
             notebook::notebook_images(&workspace, &path, cell, max_bytes, &bounds)
@@ -593,15 +433,19 @@ impl Engine {
 
     // -- end of images and notebooks ------------------------------------------------------------
 
-    /// The whole of `path`'s bytes when it holds at most `max_bytes` (else `too_large`, unread).
-    #[pyo3(signature = (path, /, *, max_bytes, cancel = None))]
+    /// The whole of `path`'s bytes when it holds at most `max_bytes` (else `too_large`, unread);
+    /// `options`: see `options::READ_BYTES`.
+    #[pyo3(signature = (path, /, *, cancel = None, **options))]
     fn read_bytes(
         &self,
         py: Python<'_>,
-        path: OsString,
-        max_bytes: u64,
+        path: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<FileBytes> {
+        let path = options::path("path", path)?;
+        let BytesOptions { max_bytes } =
+            options::options("read_bytes", options::READ_BYTES, options)?;
         let cancel = call_token(cancel);
         let workspace = Arc::clone(&self.workspace);
         let token = cancel.clone();
@@ -693,5 +537,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::add_classes(m)?;
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
     outline_bindings::add_to_module(m)?;
+    options::add_to_module(m)?;
     Ok(())
 }

@@ -17,8 +17,8 @@
 //! its matchers do the matching, fed with the bytes of the ignore files read through the
 //! descriptors):
 //!
-//! 1. ignore files, unless `WorkspaceOptions::respect_ignore_files` is false or the walk
-//!    includes ignored entries ([`WalkOptions::respect_ignore`]), with ripgrep's precedence
+//! 1. ignore files, when both the workspace's and the call's `respect_ignore_files` say so
+//!    ([`WalkOptions::respect_ignore_files`]), with ripgrep's precedence
 //!    (see [`crate::ignore_rules`]): `.ripsightignore` > `.ignore` > `.gitignore` >
 //!    `.git/info/exclude`, deeper over shallower, git files only inside a repository, parents
 //!    above the root included, the global git excludes never. Hidden files are included.
@@ -188,28 +188,30 @@ pub(crate) struct WalkOutcome<V> {
 /// What one walk lets through, beside the workspace's rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct WalkOptions {
-    /// Whether ignore files apply (the skip set and deny rules always do).
-    pub(crate) respect_ignore: bool,
+    /// Whether ignore files apply: the workspace's `respect_ignore_files` and the call's (the
+    /// skip set and deny rules always apply).
+    pub(crate) respect_ignore_files: bool,
     /// Levels below the start met at most (`rg --max-depth`); `None`: all.
     pub(crate) max_depth: Option<usize>,
 }
 
 impl WalkOptions {
-    /// A walk of `workspace` (ignore files as its options say, unless `include_ignored`).
+    /// A walk of `workspace` where ignore files apply when both its options and the call's
+    /// `respect_ignore_files` say so.
     pub(crate) fn new(
         workspace: &Workspace,
-        include_ignored: bool,
+        respect_ignore_files: bool,
         max_depth: Option<usize>,
     ) -> WalkOptions {
         WalkOptions {
-            respect_ignore: workspace.options().respect_ignore_files && !include_ignored,
+            respect_ignore_files: workspace.options().respect_ignore_files && respect_ignore_files,
             max_depth,
         }
     }
 
     /// Every entry the workspace's rules let through.
     pub(crate) fn full(workspace: &Workspace) -> WalkOptions {
-        WalkOptions::new(workspace, false, None)
+        WalkOptions::new(workspace, true, None)
     }
 }
 
@@ -354,7 +356,7 @@ where
         WalkMode::Parallel => false,
     };
     let mut skipped = SkipCounts::default();
-    let rules = if options.respect_ignore {
+    let rules = if options.respect_ignore_files {
         workspace.rules_down_to(&start.relative)
     } else {
         Ok(Arc::new(DirRules::default()))
@@ -564,7 +566,7 @@ fn list_dir<V: FileVisitor>(
         stop(shared, false);
         return Vec::new();
     }
-    let rules = if shared.options.respect_ignore {
+    let rules = if shared.options.respect_ignore_files {
         let mut found = Found::default();
         for (name, kind) in &names {
             found.note(name, *kind);

@@ -84,8 +84,8 @@ fn a_search_whose_matches_lie_only_in_ignored_files_counts_them_and_names_the_ru
     let listed = glob_all(&ws, None);
     assert_eq!(listed.skipped.ignored_by_rules, 4);
     assert_eq!(listed.hidden_by, out.hidden_by);
-    // With include_ignored every match is found and nothing is hidden.
-    let all = search(&ws, "needle", |o| o.include_ignored = true);
+    // Without the ignore files every match is found and nothing is hidden.
+    let all = search(&ws, "needle", |o| o.respect_ignore_files = false);
     assert_eq!((all.total_matches, all.skipped.ignored_by_rules), (6, 0));
     assert!(all.hidden_by.is_empty());
 }
@@ -175,14 +175,14 @@ fn a_path_inside_an_ignored_directory_is_searched_and_the_rule_is_named() {
         listed.path_ignored_by,
         Some(rule(".gitignore", 2, "build/", 1))
     );
-    // Nothing hides a path outside them; with include_ignored nothing is said to.
+    // Nothing hides a path outside them; without the ignore files nothing is said to.
     assert_eq!(
         search(&ws, "fn", |o| o.path = Some("src".into())).path_ignored_by,
         None
     );
     let included = search(&ws, "needle", |o| {
         o.path = Some("build".into());
-        o.include_ignored = true;
+        o.respect_ignore_files = false;
     });
     assert_eq!(included.path_ignored_by, None);
 }

@@ -1,5 +1,5 @@
 //! grep's and glob's ripgrep options on small fixed trees: `types`/`types_not` (rg -t/-T, after
-//! the `glob` filter), `max_count` (-m), `invert_match` (-v), `max_depth`, `include_ignored`
+//! the `glob` filter), `max_count` (-m), `invert_match` (-v), `max_depth`, `respect_ignore_files`
 //! (--no-ignore), `files_without_match`, and glob lists. Real rg judges the same options on
 //! generated trees in `tests/test_rg_options.py`; these pin the cases by name.
 
@@ -296,7 +296,7 @@ fn max_depth_counts_levels_below_the_path() {
 }
 
 #[test]
-fn include_ignored_searches_what_ignore_files_hide_but_not_the_skip_set_or_secrets() {
+fn without_ignore_files_the_search_covers_what_they_hide_but_not_the_skip_set_or_secrets() {
     let dir = tree(&[
         (".gitignore", "build/\n*.log\n"),
         (".ripsightignore", "gen.rs\n"),
@@ -309,21 +309,21 @@ fn include_ignored_searches_what_ignore_files_hide_but_not_the_skip_set_or_secre
     ]);
     std::fs::create_dir(dir.path().join(".git")).expect("git");
     let ws = ws(dir.path());
-    let names = |include: bool| {
+    let names = |respect: bool| {
         let out = search(&ws, "needle", |o| {
-            o.include_ignored = include;
+            o.respect_ignore_files = respect;
             o.output_mode = OutputMode::FilesWithMatches;
         });
         let names: Vec<String> = files(&out).into_iter().map(|f| f.0).collect();
         (names, out.skipped)
     };
-    let (without, skipped) = names(false);
+    let (without, skipped) = names(true);
     assert_eq!(without, ["src/main.rs"]);
     assert_eq!(
         (skipped.ignored_by_rules, skipped.ignored, skipped.denied),
         (3, 2, 1)
     );
-    let (with, skipped) = names(true);
+    let (with, skipped) = names(false);
     assert_eq!(with, ["app.log", "build/out.rs", "gen.rs", "src/main.rs"]);
     // .git and node_modules stay pruned, .env denied; nothing is hidden any more.
     assert_eq!(
@@ -332,7 +332,7 @@ fn include_ignored_searches_what_ignore_files_hide_but_not_the_skip_set_or_secre
     );
     let all = listed(&ws, |o| {
         o.pattern = "**/*".into();
-        o.include_ignored = true;
+        o.respect_ignore_files = false;
     });
     assert!(all.contains(&"build/out.rs".to_string()) && !all.iter().any(|p| p.contains(".env")));
 }

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, SystemTime};
 
-use common::rich::{GITIGNORED, LISTED_IN_GIT, SECRET, rich_tree};
+use common::rich::{SECRET, gitignored, listed_in_git, rich_tree};
 use common::{files, glob_all, listed, names, try_glob, write, ws, ws_with};
 use ripsight_core::error::{CoreError, PatternIssue};
 use ripsight_core::glob::{ANYWHERE_HINT_BELOW, SortOrder};
@@ -183,7 +183,7 @@ fn the_rules_compose_on_the_rich_tree() {
     let parent = tempfile::tempdir().expect("tempdir");
     let root = rich_tree(parent.path(), true);
     let out = glob_all(&ws(&root), "**/*", |_| {});
-    assert_eq!(names(&out), LISTED_IN_GIT);
+    assert_eq!(names(&out), listed_in_git());
     // node_modules and .git are pruned skip-set directories.
     assert_eq!(out.skipped.ignored, 2);
     // links/: src_link, outside, outside_file.txt and loop, none followed.
@@ -203,7 +203,8 @@ fn the_rules_compose_on_the_rich_tree() {
     // Outside git, .gitignore files hide nothing; .ignore still does.
     let parent = tempfile::tempdir().expect("tempdir");
     let root = rich_tree(parent.path(), false);
-    let mut expected: Vec<&str> = LISTED_IN_GIT.iter().chain(GITIGNORED).copied().collect();
+    let mut expected = listed_in_git();
+    expected.extend(gitignored());
     expected.sort_unstable();
     assert_eq!(listed(&ws(&root), "**/*"), expected);
 }

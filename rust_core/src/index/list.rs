@@ -1,7 +1,7 @@
 //! Listing from the table: a glob matched against the table's paths below the searched
 //! directory (on several threads for a large table), paged and sorted as the cold glob does.
-//! A listing of what ignore files hide (`include_ignored`) is the cold engine's: the table
-//! holds only what they let through.
+//! A listing with other ignore rules than the workspace's (`respect_ignore_files` false) is the
+//! cold engine's: the table holds only what the workspace's rules let through.
 
 use std::ffi::OsString;
 use std::sync::MutexGuard;
@@ -31,7 +31,9 @@ pub(super) fn glob(
         Ok((setup, _start)) => setup,
         Err(error) => return Some(Err(error)),
     };
-    if !setup.walk.respect_ignore && workspace.options().respect_ignore_files {
+    // The table holds what the workspace's ignore rules let through: a call that sets them
+    // aside is answered cold.
+    if setup.walk.respect_ignore_files != workspace.options().respect_ignore_files {
         return None;
     }
     let scope = std::str::from_utf8(&setup.search).ok()?;

@@ -39,13 +39,13 @@ pub(super) fn grep(
         Ok(prepared) => prepared,
         Err(error) => return Some(Err(error)),
     };
-    let walk = WalkOptions::new(workspace, options.include_ignored, options.max_depth);
-    // A single file is searched cold (one open either way), and so is what ignore files hide
-    // (the table holds only what they let through).
+    let walk = WalkOptions::new(workspace, options.respect_ignore_files, options.max_depth);
+    // A single file is searched cold (one open either way), and so is a call that sets the
+    // workspace's ignore rules aside (the table holds only what they let through).
     let Target::Dir(start) = target else {
         return None;
     };
-    if !walk.respect_ignore && workspace.options().respect_ignore_files {
+    if walk.respect_ignore_files != workspace.options().respect_ignore_files {
         return None;
     }
     let scope = String::from_utf8(start.relative).ok()?;
@@ -61,7 +61,7 @@ pub(super) fn grep(
         true => None,
         false => {
             let query = plan::plan(&options.pattern, options.literal, options.case_insensitive);
-            evaluate(&query, &live.data.postings, !options.multiline)
+            evaluate(&query, &live.data.postings, options.multiline)
         }
     };
     if live.data.postings.damaged() {
@@ -246,27 +246,25 @@ fn search_files<'a>(
     (workers, skipped, incomplete.into_inner())
 }
 
-/// The documents satisfying `query`, sorted; `None` for all. When every match lies within one
-/// line (`within_lines`), one section of a document must satisfy the whole query (sections end
-/// at line ends); otherwise the document as a whole must.
-fn evaluate(query: &Query, postings: &Postings, within_lines: bool) -> Option<Vec<u32>> {
+/// The documents satisfying `query`, sorted; `None` for all. Unless a match may span lines
+/// (`multiline`), one section of a document must satisfy the whole query (sections end at line
+/// ends); with `multiline` the document as a whole must.
+fn evaluate(query: &Query, postings: &Postings, multiline: bool) -> Option<Vec<u32>> {
     // The entries holding `gram`, among the sorted `among` when given.
-    let leaf = |gram: Gram, among: Option<&[u32]>| {
-        if within_lines {
-            postings.sections_among(gram, among)
-        } else {
+    let leaf = |gram: Gram, among: Option<&[u32]>| match multiline {
+        true => {
             let documents = postings.documents_of(&postings.sections(gram));
             match among {
                 Some(among) => intersect(among, &documents),
                 None => documents,
             }
         }
+        false => postings.sections_among(gram, among),
     };
     let found = satisfying(query, postings, &leaf)?;
-    Some(if within_lines {
-        postings.documents_of(&found)
-    } else {
-        found
+    Some(match multiline {
+        true => found,
+        false => postings.documents_of(&found),
     })
 }
 

@@ -1,7 +1,7 @@
 //! The bodies of `Engine`'s outline methods (the methods, in `python.rs`'s one `#[pymethods]`
-//! block, hand over to these), their argument checks, and the outline worker's entry point.
+//! block, hand over to these; their options are checked in `options.rs`), and the outline
+//! worker's entry point.
 
-use std::ffi::OsString;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -10,7 +10,7 @@ use super::{invalid_argument, run_detached};
 use crate::budget::CancelToken;
 use crate::grep::{self, GrepOptions};
 use crate::index::WarmIndex;
-use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput, NameMatch};
+use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput};
 use crate::outline::{self, OutlineOptions, OutlineOutput, Outliner, SymbolKind, worker};
 use crate::workspace::Workspace;
 
@@ -34,10 +34,9 @@ pub(super) fn outline(
 pub(super) fn definitions(
     py: Python<'_>,
     (workspace, index, outliner): (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
-    arguments: DefinitionsArguments,
-    cancel: CancelToken,
+    options: DefinitionsOptions,
 ) -> PyResult<DefinitionsOutput> {
-    let options = definitions_options(py, arguments, &cancel)?;
+    let cancel = options.cancel.clone();
     let workspace = Arc::clone(workspace);
     let index = index.clone();
     let outliner = Arc::clone(outliner);
@@ -60,61 +59,6 @@ pub(super) fn fault(py: Python<'_>, outliner: &Arc<Outliner>, fault: &str) -> Py
             Ok(_) => "answered".to_string(),
             Err(failure) => failure.refusal.name().to_string(),
         })
-    })
-}
-
-/// `Engine.definitions`' arguments as Python gave them.
-pub(super) struct DefinitionsArguments {
-    pub name: String,
-    pub matching: String,
-    pub path: Option<OsString>,
-    pub glob: Option<Vec<String>>,
-    pub kinds: Vec<String>,
-    pub limit: Option<usize>,
-    pub offset: usize,
-}
-
-/// The engine's options for `arguments`; an unknown `matching` or kind is an
-/// `InvalidArgumentError` naming the choices.
-fn definitions_options(
-    py: Python<'_>,
-    arguments: DefinitionsArguments,
-    cancel: &CancelToken,
-) -> PyResult<DefinitionsOptions> {
-    let Some(matching) = NameMatch::from_name(&arguments.matching) else {
-        return Err(invalid_argument(
-            py,
-            format!(
-                "matching must be one of {}, not {:?}.",
-                NameMatch::NAMES.join(", "),
-                arguments.matching
-            ),
-        ));
-    };
-    let kinds = arguments
-        .kinds
-        .iter()
-        .map(|kind| {
-            SymbolKind::from_name(kind).ok_or_else(|| {
-                invalid_argument(
-                    py,
-                    format!(
-                        "kind must be one of {}, not {kind:?}.",
-                        SymbolKind::NAMES.join(", ")
-                    ),
-                )
-            })
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(DefinitionsOptions {
-        name: arguments.name,
-        matching,
-        path: arguments.path,
-        glob: arguments.glob.unwrap_or_default(),
-        kinds,
-        limit: arguments.limit,
-        offset: arguments.offset,
-        cancel: cancel.clone(),
     })
 }
 

@@ -9,32 +9,34 @@ use super::{symlink, write};
 /// The secret in `.env` and `certs/server.pem`: no result may ever hold it.
 pub const SECRET: &str = "sk-ripsight-0123456789";
 
+/// The expected listings, one data file for this suite and pytest's (`tests/conftest.py`).
+const LISTING: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/data/rich_tree_listing.txt"
+));
+
+/// The paths of the listing's list `[name]`, in the file's (sorted) order.
+fn listing(name: &str) -> Vec<&'static str> {
+    let header = format!("[{name}]");
+    LISTING
+        .lines()
+        .map(str::trim)
+        .skip_while(|line| *line != header)
+        .skip(1)
+        .take_while(|line| !line.starts_with('['))
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect()
+}
+
 /// What `glob("**/*")` lists inside git with the default options (links are counted, not listed).
-pub const LISTED_IN_GIT: &[&str] = &[
-    ".github/workflows/ci.yml",
-    ".gitignore",
-    ".ignore",
-    ".ripsightignore",
-    "README.md",
-    "data/early.bin",
-    "data/late.bin",
-    "generated/api.py",
-    "generated/keep.py",
-    "src/app.py",
-    "src/lib/core.rs",
-    "src/lib/mod.rs",
-    "src/sub/.gitignore",
-    "src/sub/keep.tmp",
-    "src/util.py",
-    "src/web/index.ts",
-    "text/crlf.txt",
-    "text/latin1.txt",
-    "text/long.txt",
-    "text/utf16.txt",
-];
+pub fn listed_in_git() -> Vec<&'static str> {
+    listing("listed_in_git")
+}
 
 /// What the `.gitignore` files hide: listed as well outside git.
-pub const GITIGNORED: &[&str] = &["app.log", "generated/junk.py", "src/sub/scratch.tmp"];
+pub fn gitignored() -> Vec<&'static str> {
+    listing("gitignored")
+}
 
 /// A 100,000-character line whose only match (`LATE_NEEDLE`) starts at character 90,000, after
 /// 45,000 two-byte characters.
