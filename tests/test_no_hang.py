@@ -8,6 +8,8 @@ What counts as a wait, by the call's shape:
   process, thread, event, barrier or queue without a bound; ``"".join(parts)`` and
   ``mapping.get(key)`` take an argument, so they do not count);
 - ``.read()``, ``.readline()`` and ``.readlines()`` of a ``.stdout`` or ``.stderr`` pipe.
+
+A bare wait handed to ``asyncio.wait_for(wait, timeout)`` is bounded by that timeout.
 """
 
 from __future__ import annotations
@@ -28,7 +30,17 @@ _PIPE_READS = {"read", "readline", "readlines"}
 def _unbounded_waits(source: str) -> list[str]:
     """Each call in `source` that may wait forever, as ``line: code``."""
     found: list[str] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    bounded = {
+        id(call.args[0])
+        for call in ast.walk(tree)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "wait_for"
+        and len(call.args) + len(call.keywords) >= 2
+        and call.args
+    }
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
         func = node.func
@@ -41,7 +53,12 @@ def _unbounded_waits(source: str) -> list[str]:
             and "timeout" not in keywords
         ):
             found.append(f"{node.lineno}: subprocess.{func.attr} without timeout=")
-        elif func.attr in _BARE_WAITS and not node.args and not node.keywords:
+        elif (
+            func.attr in _BARE_WAITS
+            and not node.args
+            and not node.keywords
+            and id(node) not in bounded
+        ):
             found.append(f"{node.lineno}: {ast.unparse(node)} without a timeout")
         elif (
             func.attr in _PIPE_READS
