@@ -198,7 +198,9 @@ def test_page_header_counts_the_original_results_lines_and_says_so() -> None:
     reg = registry_returning(f"big.py: lines 1-3000 of 3000.\n{lines}")
     ref = reg.execute(ToolCall("c1", "dump", "{}")).meta["ref"]
     result = reg.execute(
-        ToolCall("c2", "read_result", orjson.dumps({"ref": ref, "offset": 168, "limit": 3}).decode())
+        ToolCall(
+            "c2", "read_result", orjson.dumps({"ref": ref, "offset": 168, "limit": 3}).decode()
+        )
     )
     header, first, *_ = result.content.split("\n")
     assert header.startswith(
