@@ -13,6 +13,7 @@ __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
     "FILE_TYPES",
+    "INDEX_STALENESS",
     "LIMITS",
     "OUTLINE_LANGUAGES",
     "SYMBOL_KINDS",
@@ -32,6 +33,7 @@ __all__ = [
     "GrepResult",
     "IgnoreRule",
     "ImageResult",
+    "IndexFile",
     "IndexStatus",
     "InvalidArgumentError",
     "IsADirectoryPathError",
@@ -53,11 +55,15 @@ __all__ = [
     "UnparsedFile",
     "UnreadableError",
     "__version__",
+    "index_dir",
+    "index_files",
+    "prune_index_files",
     "serve_outline_worker",
     "truncate_middle",
 ]
 __version__: str
 DEFAULT_EXCLUDE_DIRS: list[str]
+INDEX_STALENESS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
 #: Every default and bound of the tools' parameters, by name (SPEC section 5).
 LIMITS: dict[str, int | float]
@@ -326,6 +332,29 @@ class FileBytes:
     def media_type(self) -> str | None: ...
     @property
     def data(self) -> bytes: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class IndexFile:
+    """One index file of a cache directory (`index_files`, `prune_index_files`)."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def root(self) -> str | None: ...
+    @property
+    def size_bytes(self) -> int: ...
+    @property
+    def last_used(self) -> float: ...
+    @property
+    def stale(self) -> str | None:
+        """ "tree_gone", "other_format", "unreadable", "too_old", "over_size_cap", or None."""
+    @property
+    def removed(self) -> bool: ...
+    @property
+    def busy(self) -> bool: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -866,6 +895,21 @@ class Engine:
 
 def serve_outline_worker() -> int:
     """The outline worker process's main loop (standard input to standard output)."""
+
+def index_dir() -> str | None:
+    """The default directory of index files, or None where the platform has no cache
+    directory."""
+
+def index_files(
+    dir: str | None = None, *, max_age_seconds: float | None = None, max_bytes: int | None = None
+) -> list[IndexFile]:
+    """The index files in `dir` (default: `index_dir()`), most recently used first, each with
+    why it is stale under the age limit and size cap (default: ``LIMITS``); removes nothing."""
+
+def prune_index_files(
+    dir: str | None = None, *, max_age_seconds: float | None = None, max_bytes: int | None = None
+) -> list[IndexFile]:
+    """`index_files`, every stale file removed (`removed`) but one a writer holds (`busy`)."""
 
 def truncate_middle(
     text: str, /, max_chars: int | None = None, head_ratio: float | None = None

@@ -24,6 +24,8 @@ from ._core import LIMITS as _ENGINE_LIMITS
 __all__ = [
     "DEFAULT_LIMITS",
     "HIDING_RULES",
+    "INDEX_CACHE_MAX_AGE",
+    "INDEX_CACHE_MAX_BYTES",
     "LIMITS",
     "MAX_CONCURRENT_CALLS",
     "MAX_CONTEXT",
@@ -55,6 +57,11 @@ HIDING_RULES = int(LIMITS["hiding_rules"])
 TIME_BUDGET = float(LIMITS["time_budget_seconds"])
 #: The same for `ripsight mcp`: under the 5 s common MCP clients wait for a call.
 MCP_TIME_BUDGET = float(LIMITS["mcp_time_budget_seconds"])
+#: Seconds after its last use an index file is stale, and the bytes a cache directory's index
+#: files may fill, most recently used first: every index file written applies both to its
+#: directory, and `ripsight cache --prune` does on demand.
+INDEX_CACHE_MAX_AGE = float(LIMITS["index_cache_max_age_seconds"])
+INDEX_CACHE_MAX_BYTES = int(LIMITS["index_cache_max_bytes"])
 #: Tool calls an MCP server runs at the same time unless told otherwise (a server's bound, not
 #: a tool's: it lives here, beside the server's time budget, not in the engine).
 MAX_CONCURRENT_CALLS = 8

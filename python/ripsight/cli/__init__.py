@@ -8,10 +8,11 @@
                                           MCP server on stdio (warm index by default, its file
                                           shared with every process on the tree)
     ripsight bench [--warm | --scale]     ripsight against rg and indexed peers
+    ripsight cache [--prune]              the warm index's files: trees, sizes, ages, stale ones
 
 The parts: `output` (exit codes, terminal-safe text, JSON), `options` (the limit and workspace
 flags every command shares), `tool_commands` (a subcommand per tool, its options generated from
-the tool's schema), `commands` (demo, tools, mcp, bench). A subcommand is a parser builder and a
+the tool's schema), `commands` (demo, tools, mcp, bench, cache). A subcommand is a parser builder and a
 command (``args -> exit code``) registered in `SUBCOMMANDS`: a tool's comes from its entry in
 `TOOL_COMMANDS`, any other from one ``add_<name>_parser`` / ``cmd_<name>`` pair.
 """
@@ -23,10 +24,12 @@ from collections.abc import Sequence
 
 from .commands import (
     add_bench_parser,
+    add_cache_parser,
     add_demo_parser,
     add_mcp_parser,
     add_tools_parser,
     cmd_bench,
+    cmd_cache,
     cmd_demo,
     cmd_mcp,
     cmd_tools,
@@ -52,6 +55,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     **{name: tool_subcommand(name) for name in TOOL_COMMANDS},
     "mcp": (add_mcp_parser, cmd_mcp),
     "bench": (add_bench_parser, cmd_bench),
+    "cache": (add_cache_parser, cmd_cache),
 }
 
 
