@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from ..types import ToolSpec
+from .hints import CommandWords, cut_hint, data_prefixes, in_command_words
 from .options import (
     BUDGET_FLAGS,
     add_limit_arguments,
@@ -253,40 +254,91 @@ def run_tool(args: argparse.Namespace, tool: str) -> int:
 
     The call's arguments are the options named like the tool's schema properties (the parsers
     use those names as destinations), so the schema stays the one list of a tool's arguments.
+    A `path` outside the current directory, with no --root given, is searched as its own root,
+    as rg searches the directory it is given. The text's advice names the command's flags
+    (`hints`).
     """
-    from ..errors import RipsightError
     from ..tools import ENGINE_RESULT_KEY
-    from ..types import ToolCall
     from ..workspace import to_dict
 
-    try:
-        registry = registry_from_args(args)
-    except (RipsightError, ValueError, TypeError, OSError) as error:
-        return fail(args.command, workspace_error(args, error))
-    with registry:
-        properties = registry.get(tool).parameters["properties"]  # type: ignore[union-attr]
-        arguments = {name: getattr(args, name, None) for name in properties}
-        call = ToolCall(
-            id="cli",
-            name=tool,
-            arguments={key: value for key, value in arguments.items() if value is not None},
-        )
-        result = registry.execute(call)
-    if result.is_error:
-        return fail(args.command, result.content)
+    answer = _call(args, tool)
+    if isinstance(answer, str):
+        return fail(args.command, answer)
+    result, words, budget, root = answer
     engine_result = result.meta.get(ENGINE_RESULT_KEY)
+    if result.is_error:
+        message = result.content
+        if result.meta.get("code") == "outside_root":
+            message = f"{message.split(' Use a path ')[0]} {_outside_root_hint(root)}"
+        return fail(args.command, in_command_words(message, words))
     if args.json:
         if engine_result is None:
             return fail(args.command, "the tool returned no structured result (a bug)")
         write_text(sys.stdout, json_text(to_dict(engine_result)))
     else:
-        write_text(sys.stdout, result.content)
+        text = in_command_words(result.content, words, data_prefixes(engine_result))
+        if result.meta.get("truncated"):
+            text += "\n" + cut_hint(int(result.meta.get("original_chars", 0)), budget)
+        write_text(sys.stdout, text)
     sys.stdout.write("\n")
     sys.stdout.flush()
     found = TOOL_COMMANDS[args.command].found
     if found is not None and engine_result is not None and getattr(engine_result, found) == 0:
         return EXIT_NO_MATCH
     return EXIT_OK
+
+
+def _outside_root_hint(root: str) -> str:
+    return (
+        f"The root is {root} (--root, default: the current directory): name a path inside it, "
+        "or give a --root that holds the path."
+    )
+
+
+def _call(args: argparse.Namespace, tool: str) -> Any:
+    """The call's result, the command's words, the result budget and the root in force; or the
+    error text when the workspace cannot be made. A `path` outside the current directory (the
+    default root) is retried as the root itself, or, when it names a file, with its directory
+    as the root."""
+    import os
+
+    from ..errors import RipsightError
+    from ..types import ToolCall
+
+    try:
+        registry = registry_from_args(args)
+    except (RipsightError, ValueError, TypeError, OSError) as error:
+        return workspace_error(args, error)
+    with registry:
+        # The command line keeps no stored result: a cut result says how to see it whole.
+        registry.unregister("read_result")
+        properties = {
+            name: tuple(registry.get(name).parameters["properties"])  # type: ignore[union-attr]
+            for name in registry.names
+        }
+        arguments = {name: getattr(args, name, None) for name in properties[tool]}
+        call = ToolCall(
+            id="cli",
+            name=tool,
+            arguments={key: value for key, value in arguments.items() if value is not None},
+        )
+        result = registry.execute(call)
+        workspace = registry.workspace
+        root = str(workspace.root) if workspace is not None else str(args.root)
+    path = arguments.get("path")
+    if result.meta.get("code") == "outside_root" and args.root == "." and isinstance(path, str):
+        # As rg: `ripsight grep TODO /elsewhere` searches /elsewhere. A file's directory is its
+        # root when the path names a file (the engine decides, through the workspace).
+        for new_root, new_path in (
+            (path, None),
+            (os.path.dirname(path) or "/", os.path.basename(path)),
+        ):
+            retry = argparse.Namespace(**{**vars(args), "root": new_root, "path": new_path})
+            answer = _call(retry, tool)
+            if not isinstance(answer, str) and answer[0].meta.get("code") != "not_a_directory":
+                return answer
+    words = CommandWords(args.command, TOOL_COMMANDS, properties)
+    return result, words, registry.limits.max_result_chars, root
 
 
 def tool_subcommand(name: str) -> Subcommand:
