@@ -132,6 +132,22 @@ def words(command: str) -> CommandWords:
                 "pages a call)."
             ),
         ),
+        (
+            "grep",
+            (
+                'Invalid arguments for grep (1 problem); nothing was run:\n- "limit" must be at '
+                "least 1, got 0."
+            ),
+            (
+                "Invalid arguments for grep (1 problem); nothing was run:\n- --limit must be at "
+                "least 1, got 0."
+            ),
+        ),
+        (
+            "read",
+            "nosuchfile.py does not exist. Use glob to find the file's real path.",
+            "nosuchfile.py does not exist. Use ripsight glob to find the file's real path.",
+        ),
     ],
 )
 def test_advice_names_the_commands_flags(command: str, model: str, cli: str) -> None:

@@ -60,7 +60,9 @@ class CommandWords:
             rf"(?: with (?P<args>{_ASSIGNMENTS.pattern}))?"
         )
         self._set = re.compile(rf"\b(?P<verb>[Ss]et|[Pp]ass) {_ASSIGNMENT}")
-        self._named = re.compile(rf"\b(?:with|using) (?P<tool>{tools})\b")
+        self._named = re.compile(rf"\b(?P<verb>with|using|[Uu]se) (?P<tool>{tools})\b")
+        #: A problem of the argument check: `- "limit" must be at least 1`.
+        self._problem = re.compile(r'(?<=- )"(?P<name>[a-z_]+)"')
 
     def flag(self, tool: str, name: str) -> str:
         """How the command of `tool` names the argument `name`: a positional as its metavar
@@ -141,7 +143,12 @@ class CommandWords:
         text = self._set.sub(self._set_words, text)
         text = _ONE.sub(self._assignment_words, text)
         text = _NAME_LIST.sub(self._list_words, text)
-        return self._named.sub(lambda m: f"with ripsight {self.commands[m['tool']]}", text)
+        text = self._problem.sub(self._problem_words, text)
+        return self._named.sub(lambda m: f"{m['verb']} ripsight {self.commands[m['tool']]}", text)
+
+    def _problem_words(self, match: re.Match[str]) -> str:
+        name = match["name"]
+        return self.flag(self.tool, name) if self._known(self.tool, [name]) else match[0]
 
 
 def data_prefixes(result: Any) -> tuple[str, ...]:
