@@ -191,14 +191,16 @@ fn read_key(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
     let mut file = File::open(path)?;
     let length = file.metadata()?.len();
+    // The magic first: another version's header may be laid out otherwise.
     let mut fixed = [0u8; 24];
-    file.read_exact(&mut fixed)?;
+    file.read_exact(&mut fixed[..8])?;
     if !fixed.starts_with(FAMILY) {
         return Err(invalid("not an index file"));
     }
     if fixed[..8] != MAGIC[..] {
         return Ok(None);
     }
+    file.read_exact(&mut fixed[8..])?;
     let sections = u64::from(le_u32(&fixed, 8));
     if sections > 64 {
         return Err(invalid("too many sections"));
@@ -336,20 +338,34 @@ mod tests {
         assert_eq!(by_name("c.rsidx").stale, Some(Staleness::OtherFormat));
         assert_eq!(by_name("d.rsidx").stale, Some(Staleness::Unreadable));
 
-        let none = CachePolicy {
-            max_age: Duration::from_secs(3600),
-            max_bytes: 0,
+        // The size cap counts the files kept, most recently used first: a's alone fits its
+        // own size, and nothing fits 0 bytes. The stale ones never count.
+        let size = by_name("a.rsidx").size_bytes;
+        let stale_of_a = |policy: CachePolicy, now: SystemTime| {
+            list(cache.path(), &policy, now)
+                .unwrap()
+                .into_iter()
+                .find(|f| Path::new(&f.path).file_name().unwrap() == "a.rsidx")
+                .unwrap()
+                .stale
         };
-        let capped = list(cache.path(), &none, SystemTime::now()).unwrap();
-        assert_eq!(by_name("a.rsidx").size_bytes, capped[0].size_bytes);
-        assert!(
-            capped
-                .iter()
-                .any(|f| f.stale == Some(Staleness::OverSizeCap))
+        let hour = Duration::from_secs(3600);
+        let fits = CachePolicy {
+            max_age: hour,
+            max_bytes: size,
+        };
+        assert_eq!(stale_of_a(fits, SystemTime::now()), None);
+        let full = CachePolicy {
+            max_age: hour,
+            max_bytes: size - 1,
+        };
+        assert_eq!(
+            stale_of_a(full, SystemTime::now()),
+            Some(Staleness::OverSizeCap)
         );
-        let later = SystemTime::now() + Duration::from_secs(7200);
-        let old = list(cache.path(), &none, later).unwrap();
-        assert!(old.iter().any(|f| f.stale == Some(Staleness::TooOld)));
+        // Two hours on, a file last used now is over the one-hour age limit.
+        let later = SystemTime::now() + 2 * hour;
+        assert_eq!(stale_of_a(fits, later), Some(Staleness::TooOld));
 
         let pruned = prune(
             cache.path(),
