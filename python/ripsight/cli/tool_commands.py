@@ -9,9 +9,9 @@ import argparse
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
-from ..types import ToolSpec
+from ..types import ToolResult, ToolSpec
 from .hints import CommandWords, cut_hint, data_prefixes, in_command_words
 from .options import (
     BUDGET_FLAGS,
@@ -295,11 +295,19 @@ def _outside_root_hint(root: str) -> str:
     )
 
 
-def _call(args: argparse.Namespace, tool: str) -> Any:
-    """The call's result, the command's words, the result budget and the root in force; or the
-    error text when the workspace cannot be made. A `path` outside the current directory (the
-    default root) is retried as the root itself, or, when it names a file, with its directory
-    as the root."""
+class _Answer(NamedTuple):
+    """A call made from the command line, with what its text needs."""
+
+    result: ToolResult
+    words: CommandWords
+    budget: int  # the result budget (--max-result-chars)
+    root: str  # the root in force
+
+
+def _call(args: argparse.Namespace, tool: str) -> _Answer | str:
+    """The call's answer; or the error text when the workspace cannot be made. A `path`
+    outside the current directory (the default root) is retried as the root itself (unless
+    the command needs a path), then with its directory as the root and its name as the path."""
     import os
 
     from ..errors import RipsightError
@@ -329,16 +337,18 @@ def _call(args: argparse.Namespace, tool: str) -> Any:
     if result.meta.get("code") == "outside_root" and args.root == "." and isinstance(path, str):
         # As rg: `ripsight grep TODO /elsewhere` searches /elsewhere. A file's directory is its
         # root when the path names a file (the engine decides, through the workspace).
-        for new_root, new_path in (
-            (path, None),
-            (os.path.dirname(path) or "/", os.path.basename(path)),
-        ):
+        tries: list[tuple[str, str | None]] = [
+            (os.path.dirname(path) or "/", os.path.basename(path))
+        ]
+        if TOOL_COMMANDS[args.command].positionals[0] != "path":
+            tries.insert(0, (path, None))
+        for new_root, new_path in tries:
             retry = argparse.Namespace(**{**vars(args), "root": new_root, "path": new_path})
             answer = _call(retry, tool)
-            if not isinstance(answer, str) and answer[0].meta.get("code") != "not_a_directory":
+            if not isinstance(answer, str):
                 return answer
     words = CommandWords(args.command, TOOL_COMMANDS, properties)
-    return result, words, registry.limits.max_result_chars, root
+    return _Answer(result, words, registry.limits.max_result_chars, root)
 
 
 def tool_subcommand(name: str) -> Subcommand:
