@@ -168,22 +168,24 @@ def test_an_error_names_the_flag(tree: Path) -> None:
     assert done.stderr.endswith(" or pass -F to search for the text as written.\n")
 
 
-def test_a_cut_result_says_how_to_see_the_rest(tree: Path) -> None:
+def test_a_cut_result_says_how_to_see_the_rest_within_the_budget(tree: Path) -> None:
     (tree / "big.txt").write_text("".join(f"TODO item {n}\n" for n in range(400)))
     done = ripsight("grep", "TODO", "--limit", "400", "--max-result-chars", "1000", cwd=tree)
     assert done.returncode == 0, done.stderr
     assert "read_result" not in done.stdout and "ref_" not in done.stdout
-    last = done.stdout.splitlines()[-1]
-    original = int(last.split(" characters, over")[0].rsplit(" ", 1)[1].replace(",", ""))
-    assert last == (
-        f"The result was {original:,} characters, over the budget of 1,000 "
-        f"(--max-result-chars): run the command again with --max-result-chars {original} to see "
-        "it whole, or with --offset and --limit to read it a page at a time."
+    assert len(done.stdout) <= 1000 + 1  # the budget, and the final newline
+    note = next(line for line in done.stdout.splitlines() if line.startswith("[... "))
+    cut, original = (int(n.replace(",", "")) for n in note.split()[1:4:2])
+    assert note == (
+        f"[... {cut:,} of {original:,} characters cut from the middle; run the command again "
+        f"with --max-result-chars {original} to see them, or with --offset and --limit for a "
+        "page ...]"
     )
+    assert len(done.stdout) - 1 - len(note) + cut == original
     whole = ripsight(
         "grep", "TODO", "--limit", "400", "--max-result-chars", str(original), cwd=tree
     )
-    assert "over the budget" not in whole.stdout and "TODO item 399" in whole.stdout
+    assert "characters cut" not in whole.stdout and "TODO item 399" in whole.stdout
 
 
 # -- a path outside the root ---------------------------------------------------------------------

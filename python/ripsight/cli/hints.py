@@ -21,7 +21,7 @@ import orjson
 
 from ..names import quote_path
 
-__all__ = ["CommandWords", "cut_hint", "data_prefixes", "in_command_words"]
+__all__ = ["CommandWords", "cut_in_command_words", "data_prefixes", "in_command_words"]
 
 #: `name=value` as the tools write an argument: a JSON string, or a bare number or word.
 _ASSIGNMENT = r'(?P<name>[a-z_]+)=(?P<value>"(?:[^"\\]|\\.)*"|[\w.\-]+)'
@@ -185,11 +185,32 @@ def in_command_words(text: str, words: CommandWords, data: tuple[str, ...] = ())
     return "\n".join(lines)
 
 
-def cut_hint(original_chars: int, budget: int) -> str:
-    """What a result cut at the budget says on the command line: how to see it whole, or page
-    by page (the CLI keeps no stored result to page)."""
-    return (
-        f"The result was {original_chars:,} characters, over the budget of {budget:,} "
-        f"(--max-result-chars): run the command again with --max-result-chars {original_chars} "
-        "to see it whole, or with --offset and --limit to read it a page at a time."
-    )
+#: The note the engine's middle truncation puts where it cut (`truncate.rs`: the full note, or
+#: the short one when the budget is small).
+_CUT_NOTE = re.compile(
+    r"\[\.\.\. \d+ of \d+ characters cut from the middle of this result;[^\]]*\]"
+    r"|\[\.\.\. \d+ chars cut \.\.\.\]"
+)
+
+
+def cut_in_command_words(text: str, original_chars: int, budget: int) -> str:
+    """A result the budget cut, its note saying how to see the rest from the command line (the
+    command line keeps no stored result to page): the same command with --max-result-chars
+    set to the whole result's length, or --offset and --limit. The text stays within `budget`
+    (the head gives up what the longer note needs)."""
+    found = _CUT_NOTE.search(text)
+    if found is None:
+        return text
+    head, tail = text[: found.start()], text[found.end() :]
+
+    def note(cut: int) -> str:
+        return (
+            f"[... {cut:,} of {original_chars:,} characters cut from the middle; run the "
+            f"command again with --max-result-chars {original_chars} to see them, or with "
+            "--offset and --limit for a page ...]"
+        )
+
+    for _ in range(2):  # the count's width may change once as the head shrinks
+        room = budget - len(note(original_chars - len(head) - len(tail))) - len(tail)
+        head = head[: max(0, room)]
+    return head + note(original_chars - len(head) - len(tail)) + tail

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeAlias
 
 from ..types import ToolResult, ToolSpec
-from .hints import CommandWords, cut_hint, data_prefixes, in_command_words
+from .hints import CommandWords, cut_in_command_words, data_prefixes, in_command_words
 from .options import (
     BUDGET_FLAGS,
     add_limit_arguments,
@@ -278,7 +278,7 @@ def run_tool(args: argparse.Namespace, tool: str) -> int:
     else:
         text = in_command_words(result.content, words, data_prefixes(engine_result))
         if result.meta.get("truncated"):
-            text += "\n" + cut_hint(int(result.meta.get("original_chars", 0)), budget)
+            text = cut_in_command_words(text, int(result.meta.get("original_chars", 0)), budget)
         write_text(sys.stdout, text)
     sys.stdout.write("\n")
     sys.stdout.flush()
