@@ -139,7 +139,13 @@ def test_text_output_is_what_the_model_sees(tree: Path) -> None:
         # The default root is the current directory.
         done = ripsight(*argv, cwd=tree)
         assert done.returncode == 0, done.stderr
-        assert done.stdout == _model_text(tree, tool, arguments) + "\n"
+        # The same text, its advice in the command's words (tests/test_cli_words.py).
+        expected = (
+            _model_text(tree, tool, arguments)
+            .replace("call read_file with offset=4", "run the command again with --offset 4")
+            .replace("call outline for", "run ripsight outline for")
+        )
+        assert done.stdout == expected + "\n"
         assert done.stderr == ""
 
 

@@ -299,12 +299,12 @@ def test_cli_limit_flags(tree: Path) -> None:
 
     glob = ripsight("glob", "**/*.py", "--glob-limit", "2", *root)
     assert glob.returncode == 0, glob.stderr
-    assert "call glob again with offset=2" in glob.stdout
+    assert "run the command again with --offset 2" in glob.stdout
 
     read = ripsight("read", "long.txt", "--read-line-chars", "80", "--read-limit", "1", *root)
     assert read.returncode == 0, read.stderr
     assert "[... line cut at 80 of 300 characters]" in read.stdout
-    assert "offset=2" in read.stdout
+    assert "--offset 2" in read.stdout
 
     cut = ripsight("grep", "TODO", "long.txt", "--grep-line-chars", "40", *root)
     assert "longer than 40 characters" in cut.stdout

@@ -77,8 +77,8 @@ def test_200000_characters_round_trip_exactly(ending: str) -> None:
     ref = result.meta["ref"]
     assert REF.fullmatch(ref) and ref in result.content
     note = re.search(
-        r"\[\.\.\. ([\d,]+) of 200,00\d characters cut from the middle \(lines "
-        r"([\d,]+)-([\d,]+) of ([\d,]+)\)\. The whole result is stored as " + ref,
+        r"\[\.\.\. ([\d,]+) of 200,00\d characters cut from the middle \(the result's "
+        r"lines ([\d,]+)-([\d,]+) of ([\d,]+)\)\. The whole result is stored as " + ref,
         result.content,
     )
     assert note, result.content[4000:5000]
@@ -184,10 +184,29 @@ def test_read_result_past_the_end_and_paging_limits() -> None:
         ToolCall("c2", "read_result", orjson.dumps({"ref": ref, "offset": 10, "limit": 3}).decode())
     )
     assert limited.content == (
-        f"{ref}: lines 10-12 of 3,000 ({len(text):,} characters in all).\n"
+        f"{ref}: lines 10-12 of the original result's 3,000 lines, counted from its first "
+        f"line ({len(text):,} characters in all).\n"
         "line 9\nline 10\nline 11\nMore lines follow: call read_result "
         f'with ref="{ref}" and offset=13.'
     )
+
+
+def test_page_header_counts_the_original_results_lines_and_says_so() -> None:
+    # A read_file result: its first line is the tool's header, so the result's line 168 holds
+    # the file's line 167, and the header must not pass for the file's numbering.
+    lines = "".join(f"{n:>6}\tvalue_{n}\n" for n in range(1, 3001))
+    reg = registry_returning(f"big.py: lines 1-3000 of 3000.\n{lines}")
+    ref = reg.execute(ToolCall("c1", "dump", "{}")).meta["ref"]
+    result = reg.execute(
+        ToolCall(
+            "c2", "read_result", orjson.dumps({"ref": ref, "offset": 168, "limit": 3}).decode()
+        )
+    )
+    header, first, *_ = result.content.split("\n")
+    assert header.startswith(
+        f"{ref}: lines 168-170 of the original result's 3,001 lines, counted from its first line ("
+    )
+    assert first == "   167\tvalue_167"
 
 
 # -- repeated calls on an unchanged revision ------------------------------------------------

@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_DENY_GLOBS",
     "DEFAULT_EXCLUDE_DIRS",
     "FILE_TYPES",
+    "INDEX_STALENESS",
     "KEYWORDS",
     "LIMITS",
     "OUTLINE_LANGUAGES",
@@ -37,6 +38,7 @@ __all__ = [
     "GrepResult",
     "IgnoreRule",
     "ImageResult",
+    "IndexFile",
     "IndexStatus",
     "InvalidArgumentError",
     "IsADirectoryPathError",
@@ -59,11 +61,15 @@ __all__ = [
     "UnparsedFile",
     "UnreadableError",
     "__version__",
+    "index_dir",
+    "index_files",
+    "prune_index_files",
     "serve_outline_worker",
     "truncate_middle",
 ]
 __version__: str
 DEFAULT_EXCLUDE_DIRS: list[str]
+INDEX_STALENESS: list[str]
 DEFAULT_DENY_GLOBS: list[str]
 #: Every default and bound of the tools' parameters, by name (SPEC section 5).
 LIMITS: dict[str, int | float]
@@ -491,6 +497,38 @@ class ImageResult:
     def detail(self) -> str:
         """The facts behind a refusal (the decoder's message, the declared size...); empty when the
         image is shown."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class IndexFile:
+    """One index file of a cache directory: the tree it describes, its size and age, and whether
+    (and why) it is stale."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file's path."""
+    @property
+    def root(self) -> str | None:
+        """The root of the tree it describes (raw bytes); null when the key cannot be read."""
+    @property
+    def size_bytes(self) -> int:
+        """Its size in bytes."""
+    @property
+    def last_used(self) -> float:
+        """When it was last used (the later of its modification and access times), in seconds since
+        the Unix epoch."""
+    @property
+    def stale(self) -> str | None:
+        """Why it is stale (tree_gone, other_format, unreadable, too_old, over_size_cap); null when
+        it is kept."""
+    @property
+    def removed(self) -> bool:
+        """True when it was removed (by a prune; a listing removes nothing)."""
+    @property
+    def busy(self) -> bool:
+        """True when a stale file was left because a process was writing it (its lock was held)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -1152,6 +1190,21 @@ class Engine:
 
 def serve_outline_worker() -> int:
     """The outline worker process's main loop (standard input to standard output)."""
+
+def index_dir() -> str | None:
+    """The default directory of index files, or None where the platform has no cache
+    directory."""
+
+def index_files(
+    dir: str | None = None, *, max_age_seconds: float | None = None, max_bytes: int | None = None
+) -> list[IndexFile]:
+    """The index files in `dir` (default: `index_dir()`), most recently used first, each with
+    why it is stale under the age limit and size cap (default: ``LIMITS``); removes nothing."""
+
+def prune_index_files(
+    dir: str | None = None, *, max_age_seconds: float | None = None, max_bytes: int | None = None
+) -> list[IndexFile]:
+    """`index_files`, every stale file removed (`removed`) but one a writer holds (`busy`)."""
 
 def truncate_middle(
     text: str, /, max_chars: int | None = None, head_ratio: float | None = None

@@ -121,8 +121,8 @@ def head_and_tail(entry: StoredResult, budget: int, head_ratio: float) -> str:
 
     def note(cut: int, first: int, last: int) -> str:
         return (
-            f"\n[... {cut:,} of {total:,} characters cut from the middle (lines {first:,}-"
-            f"{last:,} of {rows:,}). The whole result is stored as {entry.ref}: call "
+            f"\n[... {cut:,} of {total:,} characters cut from the middle (the result's lines "
+            f"{first:,}-{last:,} of {rows:,}). The whole result is stored as {entry.ref}: call "
             f'read_result with ref="{entry.ref}" and offset={first} to read the cut lines ...]\n'
         )
 

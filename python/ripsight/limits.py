@@ -25,6 +25,8 @@ __all__ = [
     "APPROVAL_DEADLINE",
     "DEFAULT_LIMITS",
     "HIDING_RULES",
+    "INDEX_CACHE_MAX_AGE",
+    "INDEX_CACHE_MAX_BYTES",
     "LIMITS",
     "MAX_CONCURRENT_CALLS",
     "MAX_CONTEXT",
@@ -65,6 +67,11 @@ MCP_PROGRESS_AFTER = float(LIMITS["mcp_progress_after_seconds"])
 MCP_ROOTS_WAIT = float(LIMITS["mcp_roots_wait_seconds"])
 #: Seconds a call that needs a person's approval waits for the answer before it is refused.
 APPROVAL_DEADLINE = float(LIMITS["approval_deadline_seconds"])
+#: Seconds after its last use an index file is stale, and the bytes a cache directory's index
+#: files may fill, most recently used first: every index file written applies both to its
+#: directory, and `ripsight cache --prune` does on demand.
+INDEX_CACHE_MAX_AGE = float(LIMITS["index_cache_max_age_seconds"])
+INDEX_CACHE_MAX_BYTES = int(LIMITS["index_cache_max_bytes"])
 #: Tool calls an MCP server runs at the same time unless told otherwise (a server's bound, not
 #: a tool's: it lives here, beside the server's time budget, not in the engine).
 MAX_CONCURRENT_CALLS = 8

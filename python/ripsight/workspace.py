@@ -37,7 +37,11 @@ __all__ = [
     "OUTLINE_WORKER",
     "SYMBOL_KINDS",
     "CancelToken",
+    "IndexFile",
     "Workspace",
+    "index_dir",
+    "index_files",
+    "prune_index_files",
     "to_dict",
 ]
 
@@ -55,6 +59,16 @@ NotebookImages = _engine.NotebookImages
 FileBytes = _engine.FileBytes
 OutlineResult = _engine.OutlineResult
 DefinitionsResult = _engine.DefinitionsResult
+IndexFile = _engine.IndexFile
+
+#: The index files of a cache directory (the warm index's, one per tree), from the engine:
+#: `index_dir()` the default directory, `index_files(dir)` lists them with their trees, sizes,
+#: last use and staleness, `prune_index_files(dir)` removes the stale ones. The age limit and
+#: size cap default to ``LIMITS["index_cache_max_age_seconds"]`` and
+#: ``LIMITS["index_cache_max_bytes"]``, which every index file written also applies.
+index_dir = _engine.index_dir
+index_files = _engine.index_files
+prune_index_files = _engine.prune_index_files
 
 #: The command that starts an outline worker: this interpreter, isolated from the user's
 #: environment (-I), running the worker script beside this module. tree-sitter runs there,
@@ -515,6 +529,7 @@ RESULT_CLASSES = (
     _engine.NotebookImage,
     _engine.NotebookImages,
     _engine.FileBytes,
+    _engine.IndexFile,
     _engine.OutlineResult,
     _engine.OutlineSymbol,
     _engine.DefinitionsResult,

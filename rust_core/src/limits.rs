@@ -61,6 +61,13 @@ pub const PDF_WORKER_CPU_SECONDS: u64 = 3;
 /// (under the 5 s that common MCP clients wait).
 pub const PDF_DEADLINE_MS: u64 = 3_500;
 
+/// Index files not used for this long (30 days) are stale, and removed by the next prune of
+/// their directory (`index::files`): every index file written prunes it.
+pub const INDEX_CACHE_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+/// The index files of one directory kept at most, in bytes (4 GiB), most recently used first;
+/// the Linux tree's file is about 290 MB.
+pub const INDEX_CACHE_MAX_BYTES: u64 = 4 << 30;
+
 /// The largest `limit` an outline call may ask for by default.
 pub const MAX_OUTLINE_LIMIT: usize = 1000;
 /// The largest `limit` a definitions call may ask for by default.
@@ -142,6 +149,11 @@ pub const LIMITS: &[(&str, Limit)] = &[
         "approval_deadline_seconds",
         Limit::Seconds(APPROVAL_DEADLINE.as_secs_f64()),
     ),
+    (
+        "index_cache_max_age_seconds",
+        Limit::Seconds(INDEX_CACHE_MAX_AGE.as_secs_f64()),
+    ),
+    ("index_cache_max_bytes", Limit::Count(INDEX_CACHE_MAX_BYTES)),
     // Images and notebooks (crate::media).
     ("image_max_edge", Limit::Count(image::DEFAULT_MAX_EDGE)),
     ("image_max_pixels", Limit::Count(image::DEFAULT_MAX_PIXELS)),

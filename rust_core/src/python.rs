@@ -7,6 +7,7 @@
 //! waits with the GIL released and answers Ctrl-C (see [`run_detached`]), then hands the result
 //! struct to Python as it is.
 
+mod cache_bindings;
 mod call_thread;
 mod cancel;
 mod errors;
@@ -538,5 +539,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(truncate_middle, m)?)?;
     outline_bindings::add_to_module(m)?;
     options::add_to_module(m)?;
+    cache_bindings::add_to_module(m)?;
     Ok(())
 }

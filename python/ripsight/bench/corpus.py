@@ -246,11 +246,43 @@ def _generate_repo(root: str, visible: int, seed: int) -> None:
     del rng
 
 
+def _small_name(files: int) -> str:
+    return f"small-v{GENERATOR_VERSION}-{files}"
+
+
+def _monorepo_name(files: int) -> str:
+    return f"monorepo-v{GENERATOR_VERSION}-{files}"
+
+
+def _log_name(megabytes: int) -> str:
+    return f"logs-v{GENERATOR_VERSION}/{megabytes}mb.log"
+
+
+#: Bytes a generated repository takes on disk per visible file, measured with ``du -sb``
+#: (monorepo-v1-2000: 10,669,729 bytes; small-v1-300: 1,889,695): the size said before a run.
+REPO_BYTES_PER_FILE = 6_300
+
+
+def corpus_plan(
+    repositories: Sequence[tuple[str, int]], log_megabytes: int
+) -> list[tuple[str, str, int, bool]]:
+    """What a run generates, before it does: for each repository (``("monorepo", files)`` or
+    ``("small", files)``) and the log, (what, where, about how many bytes, already there)."""
+    names = {"monorepo": _monorepo_name, "small": _small_name}
+    wanted = [
+        (f"a {files:,}-file repository", names[kind](files), files * REPO_BYTES_PER_FILE)
+        for kind, files in dict.fromkeys(repositories)
+    ]
+    wanted.append(
+        (f"a {log_megabytes:,} MB log", _log_name(log_megabytes), log_megabytes * 1_000_000)
+    )
+    places = [(what, os.path.join(cache_dir(), name), size) for what, name, size in wanted]
+    return [(what, where, size, os.path.exists(where)) for what, where, size in places]
+
+
 def small_repo(files: int = 300) -> str:
     """A generated repository with ``files`` visible files (default ~300), cached."""
-    return _cached(
-        f"small-v{GENERATOR_VERSION}-{files}", lambda d: _generate_repo(d, files, SEED + files)
-    )
+    return _cached(_small_name(files), lambda d: _generate_repo(d, files, SEED + files))
 
 
 def monorepo(files: int = 100_000) -> str:
@@ -258,10 +290,7 @@ def monorepo(files: int = 100_000) -> str:
 
     At the default 100,000 it holds ~125,000 files, ~260 MB; generation takes about a minute once.
     """
-    return _cached(
-        f"monorepo-v{GENERATOR_VERSION}-{files}",
-        lambda d: _generate_repo(d, files, SEED + 7 * files),
-    )
+    return _cached(_monorepo_name(files), lambda d: _generate_repo(d, files, SEED + 7 * files))
 
 
 LOG_LINE = "{n:09d} 2026-01-01T00:00:00Z INFO worker-{w:02d} request id={r:08x} status=200 {word}\n"
@@ -291,4 +320,4 @@ def log_file(megabytes: int = 500) -> str:
 
     # In a directory of its own: the deep-read Workspace is rooted there.
     os.makedirs(os.path.join(cache_dir(), f"logs-v{GENERATOR_VERSION}"), exist_ok=True)
-    return _cached(f"logs-v{GENERATOR_VERSION}/{megabytes}mb.log", build)
+    return _cached(_log_name(megabytes), build)

@@ -23,6 +23,8 @@ import os
 import sys
 
 from .corpus import (
+    cache_dir,
+    corpus_plan,
     monorepo,
     small_repo,
 )
@@ -78,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print("--log-mb must be at least 1 (megabytes of generated log).", file=sys.stderr)
         return 2
     repeat = args.repeat or (3 if args.quick else 5)
+    print(plan_text(args), file=sys.stderr, flush=True)
     root = args.root or (small_repo(300) if args.quick else monorepo(5_000))
     fig = run_suite(
         root,
@@ -100,6 +103,39 @@ def run(args: argparse.Namespace) -> int:
     print(f"patterns: {pats}; glob: {fig['glob']!r}")
     print(format_table(fig))
     return finish(fig, args, plot)
+
+
+def plan_text(args: argparse.Namespace) -> str:
+    """What the suite will generate, where and about how large, said before it starts."""
+    plan = _plan(args.quick, args.root, args.log_mb)
+    parts = [
+        f"{what} (about {_megabytes(size)}{', already there' if there else ''})"
+        for what, _, size, there in plan
+    ]
+    to_write = sum(size for _, _, size, there in plan if not there)
+    text = (
+        f"ripsight bench: its corpora are generated in {cache_dir()} ($RIPSIGHT_BENCH_DIR "
+        f"chooses another place) and kept for later runs: {', '.join(parts)}. "
+    )
+    if not to_write:
+        return text + "All of them are there already."
+    text += f"This run writes about {_megabytes(to_write)} there first"
+    if args.quick:
+        return text + "."
+    quick = sum(size for _, _, size, _ in _plan(True, args.root, None))
+    return text + f"; --quick measures on smaller ones (about {_megabytes(quick)} in all)."
+
+
+def _plan(quick: bool, root: str | None, log_mb: int | None) -> list[tuple[str, str, int, bool]]:
+    """`corpus_plan` of a run: the repository measured (unless `root`), the small one of the
+    per-call cases, the log of the deep read (as `run` and `run_suite` choose them)."""
+    repositories = [] if root else [("small", 300) if quick else ("monorepo", 5_000)]
+    repositories.append(("small", 60 if quick else 300))
+    return corpus_plan(repositories, log_mb if log_mb is not None else (20 if quick else 500))
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:,.0f} MB" if size >= 1_000_000 else "1 MB"
 
 
 if __name__ == "__main__":

@@ -8,11 +8,12 @@
                                           MCP server on stdio (warm index by default, its file
                                           shared with every process on the tree)
     ripsight bench [--warm | --scale]     ripsight against rg and indexed peers
+    ripsight cache [--prune]              the warm index's files: trees, sizes, ages, stale ones
 
 The parts: `output` (exit codes, terminal-safe text, JSON), `options` (the limit and workspace
 flags every command shares), `tool_commands` (a subcommand per tool, its options generated from
-the tool's schema), `commands` (demo, tools, mcp, bench). A subcommand is a parser builder and a
-command (``args -> exit code``) registered in `SUBCOMMANDS`: a tool's comes from its spec
+the tool's schema), `commands` (demo, tools, mcp, bench, cache). A subcommand is a parser builder
+and a command (``args -> exit code``) registered in `SUBCOMMANDS`: a tool's comes from its spec
 (`ToolSpec.command`, see `tool_commands`), any other from one ``add_<name>_parser`` /
 ``cmd_<name>`` pair.
 """
@@ -25,10 +26,12 @@ from collections.abc import Sequence
 from ..tools import builtin_tools
 from .commands import (
     add_bench_parser,
+    add_cache_parser,
     add_demo_parser,
     add_mcp_parser,
     add_tools_parser,
     cmd_bench,
+    cmd_cache,
     cmd_demo,
     cmd_mcp,
     cmd_tools,
@@ -66,6 +69,7 @@ def subcommands() -> dict[str, Subcommand]:
         **{spec.command.name: tool_subcommand(spec) for spec in builtin_tools() if spec.command},
         "mcp": (add_mcp_parser, cmd_mcp),
         "bench": (add_bench_parser, cmd_bench),
+        "cache": (add_cache_parser, cmd_cache),
     }
 
 

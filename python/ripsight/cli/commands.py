@@ -1,10 +1,12 @@
-"""The commands that are not one tool call: `demo`, `tools`, `mcp` and `bench`, each an
+"""The commands that are not one tool call: `demo`, `tools`, `mcp`, `bench` and `cache`, each an
 ``add_<name>_parser`` and a ``cmd_<name>(args) -> int``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 
@@ -23,10 +25,13 @@ from .output import EXIT_OK, fail
 
 __all__ = [
     "add_bench_parser",
+    "add_cache_parser",
     "add_demo_parser",
     "add_mcp_parser",
     "add_tools_parser",
+    "cache_text",
     "cmd_bench",
+    "cmd_cache",
     "cmd_demo",
     "cmd_mcp",
     "cmd_tools",
@@ -300,3 +305,155 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench.harness import run
 
     return run(args)
+
+
+def add_cache_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    from ..limits import INDEX_CACHE_MAX_AGE, INDEX_CACHE_MAX_BYTES
+
+    parser = sub.add_parser(
+        "cache",
+        help="list the warm index's files, or remove the stale ones",
+        description="List the index files of the warm index (one per tree, in the user's cache "
+        "directory) with the tree each describes, its size and when it was last used, and say "
+        "which are stale: their tree is gone, another version wrote them, they are damaged, "
+        f"unused for longer than the age limit (default {_days(INDEX_CACHE_MAX_AGE)}), or "
+        "beyond the size cap once the more recently used files are counted (default "
+        f"{_size(INDEX_CACHE_MAX_BYTES)}). Every index file written applies both limits to its "
+        "directory; --prune applies them now.",
+        epilog="exit status: 0 listed (or pruned), 2 error (one line on stderr)",
+    )
+    parser.add_argument(
+        "--prune", action="store_true", help="remove the stale files (a file being written stays)"
+    )
+    parser.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="the directory of index files (default: ripsight/index in the user's cache "
+        "directory; an index_dir given to Workspace)",
+    )
+    parser.add_argument(
+        "--max-age-days",
+        type=_days_argument,
+        metavar="DAYS",
+        help=f"files unused for longer are stale (default: {INDEX_CACHE_MAX_AGE / 86400:g})",
+    )
+    parser.add_argument(
+        "--max-size",
+        type=_size_argument,
+        metavar="SIZE",
+        help="the size the kept files may reach together, most recently used first, in bytes "
+        f"or with K, M or G (default: {_size(INDEX_CACHE_MAX_BYTES)})",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the files as one line of JSON (IndexFile)"
+    )
+    return parser
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    import time
+
+    from ..errors import RipsightError
+    from ..workspace import index_dir, index_files, prune_index_files, to_dict
+    from .output import json_text, write_text
+
+    directory = args.dir if args.dir is not None else index_dir()
+    limits = {
+        "max_age_seconds": None if args.max_age_days is None else args.max_age_days * 86400,
+        "max_bytes": args.max_size,
+    }
+    try:
+        files = (prune_index_files if args.prune else index_files)(directory, **limits)
+    except (RipsightError, OSError, ValueError) as error:
+        return fail("cache", str(error))
+    if args.json:
+        write_text(sys.stdout, json_text(to_dict(files)) + "\n")
+        return EXIT_OK
+    write_text(sys.stdout, cache_text(str(directory), files, time.time(), args.prune) + "\n")
+    return EXIT_OK
+
+
+#: What each staleness means, as `ripsight cache` says it.
+_STALE_WORDS = {
+    "tree_gone": "its tree is gone",
+    "other_format": "another version wrote it",
+    "unreadable": "damaged or not an index file",
+    "too_old": "unused for longer than the age limit",
+    "over_size_cap": "beyond the size cap",
+}
+
+
+def cache_text(directory: str, files: Sequence[Any], now: float, pruned: bool) -> str:
+    """What `ripsight cache` prints: the directory, then one line a file (size, last use, tree,
+    staleness), then what --prune removes or removed."""
+    total = sum(f.size_bytes for f in files)
+    count = f"{len(files)} index file{'' if len(files) == 1 else 's'}"
+    lines = [f"{directory}: {count}, {_size(total)}"]
+    for f in files:
+        tree = f.root if f.root is not None else "(unknown tree)"
+        line = f"  {_size(f.size_bytes):>10}  used {_ago(now - f.last_used):<14}  {tree}"
+        if f.stale is not None:
+            state = "removed" if f.removed else "kept: being written" if f.busy else "stale"
+            line += f"  [{state}: {_STALE_WORDS.get(f.stale, f.stale)}]"
+        lines.append(line)
+    stale = [f for f in files if f.stale is not None]
+    if pruned:
+        removed = [f for f in stale if f.removed]
+        lines.append(
+            f"Removed {len(removed)} stale file{'' if len(removed) == 1 else 's'} "
+            f"({_size(sum(f.size_bytes for f in removed))})."
+        )
+    elif stale:
+        lines.append(
+            f"{len(stale)} stale file{'' if len(stale) == 1 else 's'} "
+            f"({_size(sum(f.size_bytes for f in stale))}): ripsight cache --prune removes "
+            f"{'it' if len(stale) == 1 else 'them'}."
+        )
+    return "\n".join(lines)
+
+
+def _size(size: int) -> str:
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}"
+    return f"{size} B"
+
+
+def _days(seconds: float) -> str:
+    return f"{seconds / 86400:g} days"
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= length:
+            n = int(seconds // length)
+            return f"{n} {unit}{'' if n == 1 else 's'} ago"
+    return "just now"
+
+
+def _days_argument(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of days, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 days or more, got {text}")
+    return value
+
+
+def _size_argument(text: str) -> int:
+    factors = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    body = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = body[-1:] if body[-1:] in factors else ""
+    try:
+        value = float(body[: len(body) - len(unit)])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a size such as 500M or 4G, got {text!r}"
+        ) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return int(value * factors[unit])

@@ -8,9 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
-from ..types import ToolCommand, ToolSpec
+from ..types import ToolCommand, ToolResult, ToolSpec
+from .hints import CommandWords, cut_in_command_words, data_prefixes, in_command_words
 from .options import (
     BUDGET_FLAGS,
     add_limit_arguments,
@@ -156,39 +157,100 @@ def run_tool(args: argparse.Namespace, tool: str, found: str | None = None) -> i
     The call's arguments are the options named like the tool's schema properties (the parsers
     use those names as destinations), so the schema stays the one list of a tool's arguments.
     `found` names the typed result's count whose 0 makes the exit status 1 (`ToolCommand.found`).
+    A `path` outside the current directory, with no --root given, is searched as its own root,
+    as rg searches the directory it is given. The text's advice names the command's flags
+    (`hints`).
     """
-    from ..errors import RipsightError
     from ..tools import ENGINE_RESULT_KEY
-    from ..types import ToolCall
     from ..workspace import to_dict
+
+    answer = _call(args, tool)
+    if isinstance(answer, str):
+        return fail(args.command, answer)
+    result, words, budget, root = answer
+    engine_result = result.meta.get(ENGINE_RESULT_KEY)
+    if result.is_error:
+        message = result.content
+        if result.meta.get("code") == "outside_root":
+            message = f"{message.split(' Use a path ')[0]} {_outside_root_hint(root)}"
+        return fail(args.command, in_command_words(message, words))
+    if args.json:
+        if engine_result is None:
+            return fail(args.command, "the tool returned no structured result (a bug)")
+        write_text(sys.stdout, json_text(to_dict(engine_result)))
+    else:
+        text = in_command_words(result.content, words, data_prefixes(engine_result))
+        if result.meta.get("truncated"):
+            text = cut_in_command_words(text, int(result.meta.get("original_chars", 0)), budget)
+        write_text(sys.stdout, text)
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    if found is not None and engine_result is not None and getattr(engine_result, found) == 0:
+        return EXIT_NO_MATCH
+    return EXIT_OK
+
+
+def _outside_root_hint(root: str) -> str:
+    return (
+        f"The root is {root} (--root, default: the current directory): name a path inside it, "
+        "or give a --root that holds the path."
+    )
+
+
+class _Answer(NamedTuple):
+    """A call made from the command line, with what its text needs."""
+
+    result: ToolResult
+    words: CommandWords
+    budget: int  # the result budget (--max-result-chars)
+    root: str  # the root in force
+
+
+def _call(args: argparse.Namespace, tool: str) -> _Answer | str:
+    """The call's answer; or the error text when the workspace cannot be made. A `path`
+    outside the current directory (the default root) is retried as the root itself (unless
+    the command needs a path), then with its directory as the root and its name as the path."""
+    import os
+
+    from ..errors import RipsightError
+    from ..types import ToolCall
 
     try:
         registry = registry_from_args(args)
     except (RipsightError, ValueError, TypeError, OSError) as error:
-        return fail(args.command, workspace_error(args, error))
+        return workspace_error(args, error)
     with registry:
-        properties = registry.get(tool).parameters["properties"]  # type: ignore[union-attr]
-        arguments = {name: getattr(args, name, None) for name in properties}
+        # The command line keeps no stored result: a cut result says how to see it whole.
+        registry.unregister("read_result")
+        properties = {
+            name: tuple(registry.get(name).parameters["properties"])  # type: ignore[union-attr]
+            for name in registry.names
+        }
+        arguments = {name: getattr(args, name, None) for name in properties[tool]}
         call = ToolCall(
             id="cli",
             name=tool,
             arguments={key: value for key, value in arguments.items() if value is not None},
         )
         result = registry.execute(call)
-    if result.is_error:
-        return fail(args.command, result.content)
-    engine_result = result.meta.get(ENGINE_RESULT_KEY)
-    if args.json:
-        if engine_result is None:
-            return fail(args.command, "the tool returned no structured result (a bug)")
-        write_text(sys.stdout, json_text(to_dict(engine_result)))
-    else:
-        write_text(sys.stdout, result.content)
-    sys.stdout.write("\n")
-    sys.stdout.flush()
-    if found is not None and engine_result is not None and getattr(engine_result, found) == 0:
-        return EXIT_NO_MATCH
-    return EXIT_OK
+        workspace = registry.workspace
+        root = str(workspace.root) if workspace is not None else str(args.root)
+    path = arguments.get("path")
+    if result.meta.get("code") == "outside_root" and args.root == "." and isinstance(path, str):
+        # As rg: `ripsight grep TODO /elsewhere` searches /elsewhere. A file's directory is its
+        # root when the path names a file (the engine decides, through the workspace).
+        tries: list[tuple[str, str | None]] = [
+            (os.path.dirname(path) or "/", os.path.basename(path))
+        ]
+        if TOOL_COMMANDS[args.command].positionals[0] != "path":
+            tries.insert(0, (path, None))
+        for new_root, new_path in tries:
+            retry = argparse.Namespace(**{**vars(args), "root": new_root, "path": new_path})
+            answer = _call(retry, tool)
+            if not isinstance(answer, str):
+                return answer
+    words = CommandWords(args.command, TOOL_COMMANDS, properties)
+    return _Answer(result, words, registry.limits.max_result_chars, root)
 
 
 def tool_subcommand(name: str | ToolSpec) -> Subcommand:

@@ -15,7 +15,7 @@ from typing import Any
 from .. import codes
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..types import ToolContext, ToolOutput, ToolSpec
-from ._common import MAX_OFFSET, offset_property, thousands
+from ._common import MAX_OFFSET, offset_property, plural, thousands
 
 __all__ = [
     "READ_RESULT_SCHEMA",
@@ -40,7 +40,8 @@ Read a stored result that was too long to show whole. When a result is cut in th
 cut names a reference (ref_ followed by hex digits); pass it as `ref` to read the cut lines. \
 Reads `limit` lines (default {READ_RESULT_DEFAULT_LIMIT}) starting at line `offset` (1-based), \
 fewer when they would not fit one result; the header states the range, and when more follows \
-the result says which `offset` reads on. The lines are shown exactly as the original result \
+the result says which `offset` reads on. Line numbers count the original result's lines, \
+its first line as 1. The lines are shown exactly as the original result \
 had them. References belong to this conversation and expire."""
 
 READ_RESULT_SCHEMA: dict[str, Any] = {
@@ -83,8 +84,12 @@ def run_read_result(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
         )
     room = max(1, context.max_result_chars - _FRAME_CHARS)
     body, first, last = entry.page(offset, int(args["limit"]), room)
+    # The numbers are the original result's lines (its first line, the tool's header, is 1),
+    # as the cut named them; the lines may carry numbers of their own (a file's), and the
+    # header says which these are.
     header = (
-        f"{ref}: lines {thousands(first)}-{thousands(last)} of {thousands(rows)} "
+        f"{ref}: lines {thousands(first)}-{thousands(last)} of the original result's "
+        f"{plural(rows, 'line')}, counted from its first line "
         f"({thousands(len(entry.text))} characters in all)."
     )
     text = f"{header}\n{body}"

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::walker::thread_count;
 
+use super::files;
 use super::live::{Data, IndexState, Live, Shared, lock, scan_subtree};
 use super::memory;
 use super::postings::{Built, Indexed, Postings};
@@ -208,10 +209,19 @@ fn write_base(
         }
     };
     let key = shared.store.key();
-    shared.store.save(writer, &|sink| {
+    let saved = shared.store.save(writer, &|sink| {
         base.write(sink, key, files.iter(), built, &between)
             .map(|_| ())
-    })
+    })?;
+    // The cap and the age limit apply by default: whoever writes a file prunes its directory.
+    if saved.1.is_some()
+        && let Some(path) = shared.store.path()
+        && let Some(dir) = path.parent()
+    {
+        let policy = files::CachePolicy::default();
+        let _ = files::prune(dir, &policy, std::time::SystemTime::now(), Some(&path));
+    }
+    Ok(saved)
 }
 
 /// What a build reads: files (path, size) in path order, and their generations.

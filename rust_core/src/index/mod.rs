@@ -46,6 +46,7 @@ mod accounting;
 mod base;
 mod build;
 mod excludes;
+pub mod files;
 mod format;
 mod list;
 mod live;

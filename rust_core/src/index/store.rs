@@ -46,6 +46,51 @@ pub(super) struct Lock {
     _file: Option<File>,
 }
 
+/// The ending of an index file's name (`<hash of the key>.rsidx`; its lock file is
+/// `<hash>.lock`, a file being written `<hash>.tmp.<pid>.<n>`).
+pub(super) const EXTENSION: &str = "rsidx";
+
+/// The directory index files are kept in by default: `ripsight/index/` in the user's cache
+/// directory.
+pub(super) fn default_dir() -> Option<PathBuf> {
+    dirs::cache_dir().map(|c| c.join("ripsight").join("index"))
+}
+
+/// Removes the index file at `path` with its lock file and the temporary files a dead writer
+/// left, under its writer's lock taken without waiting; `Ok(false)`, removing nothing, when a
+/// writer holds the lock.
+pub(super) fn remove_unlocked(path: &Path) -> std::io::Result<bool> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_stem()) else {
+        return Ok(false);
+    };
+    let name = name.to_string_lossy();
+    let lock_path = dir.join(format!("{name}.lock"));
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)?;
+    if rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
+        return Ok(false);
+    }
+    std::fs::remove_file(path)?;
+    remove_temporaries(dir, &name);
+    let _ = std::fs::remove_file(&lock_path);
+    Ok(true)
+}
+
+/// Deletes the temporary files of `name` in `dir` (under its writer's lock: a dead writer's).
+fn remove_temporaries(dir: &Path, name: &str) {
+    let prefix = format!("{name}.tmp.");
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 /// Temporary files written by this process get distinct names.
 static TEMPORARY: AtomicU64 = AtomicU64::new(0);
 
@@ -56,7 +101,7 @@ impl Store {
         let key = key_of(workspace);
         let dir = match index_dir {
             Some(dir) => Some(dir.to_path_buf()),
-            None if persist => dirs::cache_dir().map(|c| c.join("ripsight").join("index")),
+            None if persist => default_dir(),
             None => None,
         };
         let disk = dir.filter(|_| persist || index_dir.is_some()).map(|dir| {
@@ -78,7 +123,7 @@ impl Store {
     pub(super) fn path(&self) -> Option<PathBuf> {
         self.disk
             .as_ref()
-            .map(|(dir, name)| dir.join(format!("{name}.rsidx")))
+            .map(|(dir, name)| dir.join(format!("{name}.{EXTENSION}")))
     }
 
     /// The identity of the file now at the final name, if any.
@@ -112,14 +157,7 @@ impl Store {
             .open(dir.join(format!("{name}.lock")))
             .ok()?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).ok()?;
-        let prefix = format!("{name}.tmp.");
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            for entry in entries.flatten() {
-                if entry.file_name().to_string_lossy().starts_with(&prefix) {
-                    let _ = std::fs::remove_file(entry.path());
-                }
-            }
-        }
+        remove_temporaries(dir, name);
         Some(Lock { _file: Some(file) })
     }
 
@@ -162,7 +200,7 @@ impl Store {
                 std::io::Write::flush(&mut out)?;
             }
             file.sync_all()?;
-            std::fs::rename(&temporary, dir.join(format!("{name}.rsidx")))?;
+            std::fs::rename(&temporary, dir.join(format!("{name}.{EXTENSION}")))?;
             // The rename itself is durable once the directory is synced.
             File::open(dir)?.sync_all()?;
             let id = id_of(&file.metadata()?);

@@ -8,6 +8,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use crate::error::PatternIssue;
 use crate::glob::GlobOutput;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
+use crate::index::files::{IndexFile, Staleness};
 use crate::index::{IndexMode, IndexState, IndexStatus};
 use crate::media::Refusal;
 use crate::media::image::ImageOutput;
@@ -48,7 +49,8 @@ choice_to_python!(
     SymbolKind,
     OutlineRefusal,
     Language,
-    NameMatch
+    NameMatch,
+    Staleness
 );
 
 /// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
@@ -235,6 +237,7 @@ record_methods!(ReadLine {});
 record_methods!(ReadOutput {});
 record_methods!(Identified {});
 record_methods!(IndexStatus {});
+record_methods!(IndexFile {});
 record_methods!(ImageOutput {});
 record_methods!(NotebookImage {});
 record_methods!(CellOutput {});
@@ -290,6 +293,7 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ReadOutput>()?;
     m.add_class::<Identified>()?;
     m.add_class::<IndexStatus>()?;
+    m.add_class::<IndexFile>()?;
     m.add_class::<ImageOutput>()?;
     m.add_class::<NotebookImage>()?;
     m.add_class::<CellOutput>()?;
