@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -442,30 +440,3 @@ def test_the_sqlite_and_jsonl_sinks_keep_the_approval(tree: Path, tmp_path: Path
     lines = [orjson.loads(line) for line in jsonl.read_bytes().splitlines()]
     assert lines[0]["approval"]["decided_by"] == "callback" and lines[1]["approval"] is None
     assert MARKER not in db.read_bytes().decode("latin-1") + jsonl.read_text()
-
-
-# -- the README's example -------------------------------------------------------------------------
-
-
-def test_the_readme_example_prints_what_the_readme_says(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    start = readme.index("\n### Asking a person (approvals)\n")
-    code = readme[readme.index("```python\n", start) + 10 : readme.index("```\n", start)]
-    opening = readme.index("```\n", readme.index("prints (on a `repo`", start))
-    shown = readme[opening + 4 : readme.index("```\n", opening + 4)]
-    repo = tmp_path / "repo"
-    (repo / "src").mkdir(parents=True)
-    (repo / "docs").mkdir()
-    (repo / "src" / "app.py").write_text("def main():\n    return 1\n")
-    (repo / "docs" / "guide.md").write_text("# Guide\nStart here.\n")
-    (repo / "docs" / "api.md").write_text("# API\n")
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout == shown

@@ -235,6 +235,8 @@ def _call(args: argparse.Namespace, tool: str) -> _Answer | str:
         result = registry.execute(call)
         workspace = registry.workspace
         root = str(workspace.root) if workspace is not None else str(args.root)
+    # Read afresh: a tool module added since the import has a subcommand too.
+    commands = tool_commands()
     path = arguments.get("path")
     if result.meta.get("code") == "outside_root" and args.root == "." and isinstance(path, str):
         # As rg: `ripsight grep TODO /elsewhere` searches /elsewhere. A file's directory is its
@@ -242,14 +244,14 @@ def _call(args: argparse.Namespace, tool: str) -> _Answer | str:
         tries: list[tuple[str, str | None]] = [
             (os.path.dirname(path) or "/", os.path.basename(path))
         ]
-        if TOOL_COMMANDS[args.command].positionals[0] != "path":
+        if commands[args.command].positionals[0] != "path":
             tries.insert(0, (path, None))
         for new_root, new_path in tries:
             retry = argparse.Namespace(**{**vars(args), "root": new_root, "path": new_path})
             answer = _call(retry, tool)
             if not isinstance(answer, str):
                 return answer
-    words = CommandWords(args.command, TOOL_COMMANDS, properties)
+    words = CommandWords(args.command, commands, properties)
     return _Answer(result, words, registry.limits.max_result_chars, root)
 
 
