@@ -44,6 +44,7 @@ from .steps import (
     after_hook,
     checked_arguments,
     classify,
+    invalid_call,
     look_up,
     read_call,
     run_handler,
@@ -218,7 +219,7 @@ class Registry:
         record = CallRecord(self.log, call_id, name, parsed.arguments if parsed else None)
         meta: dict[str, Any] = {}
         try:
-            return self._finish(record, self._pipeline(parsed, record, cancel, meta), meta)
+            return self._finish(record, self._pipeline(call, parsed, record, cancel, meta), meta)
         except INTERRUPTS:
             record.finish("cancelled", codes.CANCELLED, 0, None)
             raise
@@ -232,21 +233,17 @@ class Registry:
 
     def _pipeline(
         self,
+        raw: Any,
         call: ToolCall | None,
         record: CallRecord,
         cancel: CancelToken | None,
         meta: dict[str, Any],
     ) -> Answer:
         """Steps 3-7: look the tool up, check the arguments, admit the call, run it, classify
-        what it returned."""
+        what it returned (`raw`: the call as sent, for the answer when it could not be read)."""
         try:
             if call is None:
-                raise Answer(
-                    "The tool call could not be understood (it has no name or arguments), so "
-                    "nothing was run. Call a tool by name with a JSON object of arguments.",
-                    "contract_error",
-                    codes.INVALID_CALL,
-                )
+                raise invalid_call(raw, self.names)
             meta["tool"] = call.name
             spec = look_up(self._tools, call.name, meta)
             values, note = checked_arguments(spec, call, meta, record)
