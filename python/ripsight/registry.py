@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -52,6 +53,11 @@ from .steps import (
 from .tools import ENGINE_RESULT_KEY, builtin_tools
 from .types import ToolCall, ToolContext, ToolResult, ToolSpec
 from .workspace import CancelToken, Workspace
+
+if sys.version_info >= (3, 13):
+    from warnings import deprecated
+else:
+    from typing_extensions import deprecated
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -119,6 +125,25 @@ class Registry:
     def head_ratio(self) -> float:
         """Share of the budget kept from the head (``limits.head_ratio``)."""
         return self.limits.head_ratio
+
+    @property
+    @deprecated(
+        "Registry.read_state is deprecated and goes in a later release: read or set "
+        "Registry.session.reads (or call forget_between_calls() to remember nothing)"
+    )
+    def read_state(self) -> ReadState:
+        """Which file ranges this session delivered: ``session.reads``. Deprecated (it warns):
+        a host that set it to `NoReadState` to turn read memos off calls
+        `forget_between_calls`."""
+        return self.session.reads
+
+    @read_state.setter
+    @deprecated(
+        "Registry.read_state is deprecated and goes in a later release: read or set "
+        "Registry.session.reads (or call forget_between_calls() to remember nothing)"
+    )
+    def read_state(self, state: ReadState) -> None:
+        self.session.reads = state
 
     def forget_between_calls(self) -> None:
         """For a server that outlives conversations and cannot tell them apart (an MCP
