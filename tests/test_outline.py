@@ -333,7 +333,8 @@ def test_a_failing_parser_process_costs_one_answer(
         assert time.monotonic() - started < BOUND_SECONDS
         # The caller lives, and the next call gets a fresh worker.
         before = engine.outline_workers_started
-        write(tmp_path, "b.py", "def b():\n    pass\n")
+        # Bytes no other case parsed, so a worker parses them (the cache keys by the bytes).
+        write(tmp_path, "b.py", f"def b():\n    pass\n# after {fault}\n")
         assert [s.name for s in ws.outline("b.py").symbols] == ["b"]
         assert engine.outline_workers_started >= before
 
@@ -377,6 +378,8 @@ def test_the_parse_runs_in_a_child_process_under_its_limits(tmp_path: Path) -> N
     assert OUTLINE_WORKER[1] == "-I" and OUTLINE_WORKER[2].endswith("_outline_worker.py")
     write(tmp_path, "a.py", PY_SOURCE)
     with Workspace(tmp_path) as ws:
+        # Parsed, not answered from the cache an earlier test filled with the same bytes.
+        ws._engine.clear_outline_cache()
         assert ws.outline("a.py").total == 5
         children = worker_children()
         assert children, "no outline worker among this process's children"
@@ -402,3 +405,19 @@ def test_an_engine_without_a_worker_command_answers_unavailable(tmp_path: Path) 
     )
     out = engine.outline("a.py", offset=0, limit=None)
     assert out.refused == "unavailable" and "empty" in out.detail
+
+
+def test_a_file_written_a_moment_ago_is_cached_and_an_edit_is_seen(tmp_path: Path) -> None:
+    """The cache keys an outline by the bytes: the second call on a file written just now
+    comes from it (no 2 s wait for its times to settle), and an edit of the same size, made
+    at once, is parsed again."""
+    source = f"def first():\n    pass\n# {tmp_path.name}\n"
+    write(tmp_path, "a.py", source)
+    with Workspace(tmp_path) as ws:
+        first = ws.outline("a.py")
+        assert [s.name for s in first.symbols] == ["first"] and not first.cached
+        again = ws.outline("a.py")
+        assert again.cached and again.symbols == first.symbols
+        write(tmp_path, "a.py", source.replace("first", "other"))
+        edited = ws.outline("a.py")
+        assert [s.name for s in edited.symbols] == ["other"] and not edited.cached

@@ -362,7 +362,7 @@ class Workspace:
         nested deeper than `max_depth` left out. A file without a parser, binary, over 1 MiB or
         minified comes back with `refused` set and no symbols; so does one whose parse was
         stopped (its time cap, a crash of the parser's process). tree-sitter runs in a child
-        process; outlines are cached by file identity. Raises what `read_file` raises."""
+        process; outlines are cached by the bytes they were parsed from. Raises what `read_file` raises."""
         _check_int("offset", offset, 0)
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("max_depth", max_depth, 0, allow_none=True)
