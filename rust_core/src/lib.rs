@@ -53,6 +53,7 @@ pub mod index;
 mod keyblock;
 pub mod limits;
 pub mod media;
+mod oneshot;
 pub mod open;
 pub mod outline;
 mod pattern;
