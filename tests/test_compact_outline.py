@@ -17,6 +17,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ripsight import Workspace
 from ripsight.limits import DEFAULT_LIMITS, LIMITS
 from ripsight.tools.outline import compact_outline
@@ -95,6 +97,33 @@ def test_the_first_top_level_names_that_fit_when_the_top_level_does_not() -> Non
         "     3  M MAX f alloc_node free_node s node"
     )
     assert compact_outline(MODULE, 150) is None
+
+
+symbols = st.lists(
+    st.tuples(
+        st.integers(1, 10**6),
+        st.integers(0, 4),
+        st.sampled_from(["function", "class", "method", "macro"]),
+        st.from_regex(r"[a-z_]{1,12}", fullmatch=True),
+    ),
+    min_size=1,
+    max_size=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(symbols=symbols, budget=st.integers(0, 3_000))
+def test_any_outline_fits_its_budget_with_balanced_parentheses(symbols, budget) -> None:
+    """Whatever the nesting (a first definition deeper than the next, depths that jump), the
+    text is within the budget or None, and every parenthesis it opens is closed."""
+    text = compact_outline(result(*sorted(symbols)), budget)
+    assert text is None or len(text) <= budget
+    body = text.split("\n", 1)[1] if text and "\n" in text else ""
+    depth = 0
+    for char in body:
+        depth += (char == "(") - (char == ")")
+        assert depth >= 0, text
+    assert depth == 0, text
 
 
 # -- real long files against ctags ---------------------------------------------------------------

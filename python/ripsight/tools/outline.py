@@ -227,7 +227,8 @@ def compact_outline(result: Any, budget: int) -> str | None:
     # The top level, and as many nested ones (the shallowest first, in source order) as fit,
     # in the form that shows the most of them.
     order = sorted(range(len(symbols)), key=lambda i: (symbols[i][1], i))
-    top = sum(1 for s in symbols if s[1] == 0)
+    shallowest = min(s[1] for s in symbols)
+    top = sum(1 for s in symbols if s[1] == shallowest)
     best: tuple[int, str] | None = None
     for form in (_rows, _with_lines, _grouped):
         low, high = top, len(order)
@@ -286,12 +287,15 @@ def _pieces(
     # Per open level: the previous sibling's kind, and the piece of each sibling's name.
     kind_before: list[str] = []
     seen: list[dict[tuple[str, str], int]] = []
+    # Per open level: whether a parenthesis opened it (not for a first definition nested
+    # deeper than the ones after it).
+    parenthesised: list[bool] = []
     base = min(depth for _, depth, _, _ in chosen)
 
     def close(levels: int) -> None:
         at, text = pieces[-1]
-        pieces[-1] = (at, text + ")" * levels)
-        del kind_before[-levels:], seen[-levels:]
+        pieces[-1] = (at, text + ")" * sum(parenthesised[-levels:]))
+        del kind_before[-levels:], seen[-levels:], parenthesised[-levels:]
 
     for index, (line, depth, kind, name) in enumerate(chosen):
         level = depth - base
@@ -300,6 +304,7 @@ def _pieces(
         opening = max(0, level + 1 - len(seen))
         kind_before.extend([""] * opening)
         seen.extend({} for _ in range(opening))
+        parenthesised.extend([bool(pieces)] * opening)
         has_children = index + 1 < len(chosen) and chosen[index + 1][1] > depth
         earlier = seen[level].get((kind, name))
         if earlier is not None and not opening and not has_children:
