@@ -53,7 +53,6 @@ pub mod index;
 mod keyblock;
 pub mod limits;
 pub mod media;
-mod oneshot;
 pub mod open;
 pub mod outline;
 mod pattern;

@@ -17,7 +17,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::oneshot::RecvTimeoutError;
+use crossbeam_channel::RecvTimeoutError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -84,11 +84,11 @@ where
     T: Send + 'static,
     F: FnOnce() -> Result<T, CoreError> + Send + 'static,
 {
-    let (sender, receiver) = crate::oneshot::answer::<Outcome<T>>();
+    let (sender, receiver) = crossbeam_channel::bounded::<Outcome<T>>(1);
     let spawned = call_thread::submit(Box::new(move || {
         let outcome = catch_unwind(AssertUnwindSafe(work));
-        // The caller may have gone (interrupted): the answer is dropped with the slot.
-        sender.send(outcome);
+        // The caller may have gone (interrupted): nothing to deliver then.
+        let _ = sender.send(outcome);
     }));
     if let Err(error) = spawned {
         return Err(new_error(
