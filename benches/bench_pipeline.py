@@ -17,9 +17,11 @@ def echo(ctx: Any, args: dict[str, Any]) -> str:
     return f"n={args['n']}"
 
 
-@pytest.mark.parametrize("way", ["handler", "Registry.execute"])
-def test_pipeline_overhead(benchmark, way: str) -> None:
-    reg = Registry()
+@pytest.mark.parametrize("way", ["handler", "Registry.execute", "default_registry execute"])
+def test_pipeline_overhead(benchmark, way: str, tmp_path) -> None:
+    """The registry's own cost: a tool that does nothing, in a bare registry and in the one
+    `default_registry` makes (a workspace, the built-in tools beside it, the session)."""
+    reg = default_registry(tmp_path) if way.startswith("default") else Registry()
     reg.register(ToolSpec("echo", "", SCHEMA, echo))
     call = ToolCall("c1", "echo", '{"n": 7}')
     if way == "handler":

@@ -579,3 +579,132 @@ def test_a_cancelled_token_answers_cancelled(tmp_path):
         assert result.is_error and result.meta["code"] == "cancelled", result.content
     assert [r.status for r in reg.log.records()] == ["cancelled", "cancelled"]
     assert not reg.execute(ToolCall("c", "grep", '{"pattern": "x"}')).is_error
+
+
+# -- model junk: any JSON value in any field ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "code", "content"),
+    [
+        (
+            {"id": "c1", "name": 7, "arguments": "{}"},
+            "unknown_tool",
+            (
+                "The tool name must be a string, but this call's name is the integer 7, so nothing "
+                f"was run. {AVAILABLE} Call one of them by name."
+            ),
+        ),
+        (
+            {"id": "c1", "function": {"name": ["grep"], "arguments": "{}"}},
+            "unknown_tool",
+            (
+                "The tool name must be a string, but this call's name is an array, so nothing was "
+                f"run. {AVAILABLE} Call one of them by name."
+            ),
+        ),
+        (
+            {"id": "c1", "name": None, "arguments": "{}"},
+            "unknown_tool",
+            (
+                f"The tool call has no tool name, so nothing was run. {AVAILABLE} Call one of them "
+                "by name."
+            ),
+        ),
+        (
+            {"id": "c1", "name": "grep", "arguments": True},
+            "invalid_arguments",
+            (
+                "grep: The arguments must be a JSON object, got the boolean true. Send them as one "
+                'JSON object with named fields, for example {"pattern": "TODO"}.'
+            ),
+        ),
+        (
+            {"id": "c1", "name": "grep", "arguments": "null"},
+            "invalid_arguments",
+            (
+                "grep: The arguments must be a JSON object, got null. Send them as one JSON object "
+                'with named fields, for example {"pattern": "TODO"}.'
+            ),
+        ),
+        (
+            {"id": "c1", "name": "grep", "arguments": {"pattern": float("nan")}},
+            "invalid_arguments",
+            (
+                'Invalid arguments for grep (1 problem); nothing was run:\n- "pattern" must be a '
+                "string, got the number NaN.\nFix the arguments and call grep again."
+            ),
+        ),
+        (
+            {"id": "c1", "name": "grep\x00", "arguments": "{}"},
+            "unknown_tool",
+            f'There is no tool named "grep\\u0000". Did you mean grep? {AVAILABLE}',
+        ),
+        (
+            ["grep", {"pattern": "x"}],
+            "invalid_call",
+            (
+                "The tool call could not be understood: it is an array, not an object with a tool "
+                "name and arguments, so nothing was run. Call a tool by name with a JSON object of "
+                f"arguments. {AVAILABLE}"
+            ),
+        ),
+    ],
+)
+def test_junk_gets_a_specific_answer(call, code, content):
+    result = default_registry(_FUZZ_ROOT).execute(call)
+    assert (result.meta["code"], result.content) == (code, content)
+    assert result.is_error
+
+
+def test_a_call_id_of_another_type_is_echoed_as_its_text():
+    reg = default_registry(_FUZZ_ROOT)
+    assert reg.execute({"id": 0, "name": "glob", "arguments": {}}).call_id == "0"
+    assert reg.execute({"id": None, "name": 7}).call_id == ""
+    assert reg.execute({"id": "c9", "name": [1]}).call_id == "c9"
+
+
+json_values = st.recursive(
+    json_scalars | st.floats() | st.sampled_from(["grep", "glob", "read_file", "pattern", "{}"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.text(max_size=8) | st.sampled_from(["pattern", "path"]), inner, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
+call_fields = st.dictionaries(
+    st.sampled_from(["id", "call_id", "name", "arguments", "input", "function", "type"]),
+    json_values | st.fixed_dictionaries({"name": json_values, "arguments": json_values}),
+    max_size=5,
+)
+
+
+class _SdkCall:
+    """An SDK object as the providers' clients give them: fields readable by `model_dump`."""
+
+    def __init__(self, fields: dict[str, object]) -> None:
+        self.fields = fields
+
+    def model_dump(self) -> dict[str, object]:
+        return dict(self.fields)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fields=call_fields, sdk=st.booleans())
+def test_junk_in_every_field_gets_one_answer_never_internal(fields, sdk):
+    result = _FUZZ_REGISTRY.execute(_SdkCall(fields) if sdk else fields)
+    assert isinstance(result, ToolResult) and isinstance(result.content, str) and result.content
+    assert result.meta["code"] != "internal", (result.content, result.meta)
+    call_id = fields.get("call_id") or fields.get("id")
+    if isinstance(call_id, str):
+        assert result.call_id == call_id
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(call=json_values)
+def test_a_call_of_any_json_value_gets_one_answer_never_internal(call):
+    result = _FUZZ_REGISTRY.execute(call)
+    assert isinstance(result, ToolResult) and result.content
+    assert result.meta["code"] != "internal", (result.content, result.meta)

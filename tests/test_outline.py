@@ -164,9 +164,18 @@ def test_a_compact_outline_keeps_the_top_level_when_everything_does_not_fit(
     reg = default_registry(tmp_path)
     text = call(reg, "read_file", path="types.py").content
     outline = text.split("\nOutline (", 1)[1]
-    assert outline.startswith("360 definitions;")
-    assert "320 nested or later ones not shown" in outline
-    assert "  class Type39" in outline and "method_0_0" not in outline
+    # Every class, and the methods of the first ones as far as the share goes: names only,
+    # each row after the line of its first name.
+    assert outline.startswith(
+        "360 definitions: each row's first line, then names, (children), kind letter where it "
+        "changes: c class, m method; call outline for lines; 174 nested or later ones not "
+        "shown):\n     1  c Type0 (m method_0_0 method_0_1 "
+    )
+    assert outline.endswith(
+        " Type18 (m method_18_0 method_18_1) Type19 Type20 Type21 Type22 "
+        "Type23 Type24\n   426  Type25 Type26 Type27 Type28 Type29 Type30 "
+        "Type31 Type32 Type33 Type34 Type35 Type36 Type37\n   647  Type38 Type39"
+    )
     assert len(text) <= reg.max_result_chars
 
 
@@ -333,7 +342,8 @@ def test_a_failing_parser_process_costs_one_answer(
         assert time.monotonic() - started < BOUND_SECONDS
         # The caller lives, and the next call gets a fresh worker.
         before = engine.outline_workers_started
-        write(tmp_path, "b.py", "def b():\n    pass\n")
+        # Bytes no other case parsed, so a worker parses them (the cache keys by the bytes).
+        write(tmp_path, "b.py", f"def b():\n    pass\n# after {fault}\n")
         assert [s.name for s in ws.outline("b.py").symbols] == ["b"]
         assert engine.outline_workers_started >= before
 
@@ -377,6 +387,8 @@ def test_the_parse_runs_in_a_child_process_under_its_limits(tmp_path: Path) -> N
     assert OUTLINE_WORKER[1] == "-I" and OUTLINE_WORKER[2].endswith("_outline_worker.py")
     write(tmp_path, "a.py", PY_SOURCE)
     with Workspace(tmp_path) as ws:
+        # Parsed, not answered from the cache an earlier test filled with the same bytes.
+        ws._engine.clear_outline_cache()
         assert ws.outline("a.py").total == 5
         children = worker_children()
         assert children, "no outline worker among this process's children"
@@ -402,3 +414,19 @@ def test_an_engine_without_a_worker_command_answers_unavailable(tmp_path: Path) 
     )
     out = engine.outline("a.py", offset=0, limit=None)
     assert out.refused == "unavailable" and "empty" in out.detail
+
+
+def test_a_file_written_a_moment_ago_is_cached_and_an_edit_is_seen(tmp_path: Path) -> None:
+    """The cache keys an outline by the bytes: the second call on a file written just now
+    comes from it (no 2 s wait for its times to settle), and an edit of the same size, made
+    at once, is parsed again."""
+    source = f"def first():\n    pass\n# {tmp_path.name}\n"
+    write(tmp_path, "a.py", source)
+    with Workspace(tmp_path) as ws:
+        first = ws.outline("a.py")
+        assert [s.name for s in first.symbols] == ["first"] and not first.cached
+        again = ws.outline("a.py")
+        assert again.cached and again.symbols == first.symbols
+        write(tmp_path, "a.py", source.replace("first", "other"))
+        edited = ws.outline("a.py")
+        assert [s.name for s in edited.symbols] == ["other"] and not edited.cached

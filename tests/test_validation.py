@@ -232,7 +232,7 @@ def test_malformed_json_says_where_it_broke(text, message):
         ("[1, 2]", "an array"),
         ('"grep"', 'the string "grep"'),
         ("42", "the integer 42"),
-        ("null", "the null null"),
+        ("null", "null"),
         ("true", "the boolean true"),
     ],
 )

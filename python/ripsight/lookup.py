@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import orjson
+
 from .validation import closest_name
 
 __all__ = ["TOOL_ALIASES", "suggest_tool", "unknown_tool_message"]
@@ -124,6 +126,9 @@ def unknown_tool_message(name: str, names: Sequence[str]) -> str:
             f"{available}. Call one of them by name."
         )
     suggestion = suggest_tool(name, names)
+    if not name.isprintable() or len(name) > 80:
+        # Control characters or a page of text: quoted, and cut (JSON escapes show them).
+        name = orjson.dumps(name if len(name) <= 80 else name[:77] + "...").decode()
     if suggestion:
         return (
             f"There is no tool named {name}. Did you mean {suggestion}? "

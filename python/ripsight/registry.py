@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -55,6 +56,7 @@ from .steps import (
     after_hook,
     checked_arguments,
     classify,
+    invalid_call,
     look_up,
     read_call,
     run_handler,
@@ -62,6 +64,11 @@ from .steps import (
 from .tools import ENGINE_RESULT_KEY, builtin_tools
 from .types import ToolCall, ToolContext, ToolResult, ToolSpec
 from .workspace import CancelToken, Workspace
+
+if sys.version_info >= (3, 13):
+    from warnings import deprecated
+else:
+    from typing_extensions import deprecated
 
 if TYPE_CHECKING:
     from anthropic.types import ToolParam
@@ -146,6 +153,25 @@ class Registry:
     def head_ratio(self) -> float:
         """Share of the budget kept from the head (``limits.head_ratio``)."""
         return self.limits.head_ratio
+
+    @property
+    @deprecated(
+        "Registry.read_state is deprecated and goes in a later release: read or set "
+        "Registry.session.reads (or call forget_between_calls() to remember nothing)"
+    )
+    def read_state(self) -> ReadState:
+        """Which file ranges this session delivered: ``session.reads``. Deprecated (it warns):
+        a host that set it to `NoReadState` to turn read memos off calls
+        `forget_between_calls`."""
+        return self.session.reads
+
+    @read_state.setter
+    @deprecated(
+        "Registry.read_state is deprecated and goes in a later release: read or set "
+        "Registry.session.reads (or call forget_between_calls() to remember nothing)"
+    )
+    def read_state(self, state: ReadState) -> None:
+        self.session.reads = state
 
     def forget_between_calls(self) -> None:
         """For a server that outlives conversations and cannot tell them apart (an MCP
@@ -256,7 +282,7 @@ class Registry:
         record = CallRecord(self.log, call_id, name, parsed.arguments if parsed else None)
         meta: dict[str, Any] = {}
         try:
-            answer = self._pipeline(parsed, record, cancel, meta, slot)
+            answer = self._pipeline(call, parsed, record, cancel, meta, slot)
             return self._finish(record, answer, meta)
         except INTERRUPTS:
             record.finish("cancelled", codes.CANCELLED, 0, None)
@@ -271,6 +297,7 @@ class Registry:
 
     def _pipeline(
         self,
+        raw: Any,
         call: ToolCall | None,
         record: CallRecord,
         cancel: CancelToken | None,
@@ -278,15 +305,11 @@ class Registry:
         slot: Slot | None = None,
     ) -> Answer:
         """Steps 3-7: look the tool up, check the arguments, admit the call (waiting for an
-        approval holds no slot), run it, classify what it returned."""
+        approval holds no slot), run it, classify what it returned (`raw`: the call as sent,
+        for the answer when it could not be read)."""
         try:
             if call is None:
-                raise Answer(
-                    "The tool call could not be understood (it has no name or arguments), so "
-                    "nothing was run. Call a tool by name with a JSON object of arguments.",
-                    "contract_error",
-                    codes.INVALID_CALL,
-                )
+                raise invalid_call(raw, self.names)
             meta["tool"] = call.name
             spec = look_up(self._tools, call.name, meta)
             values, note = checked_arguments(spec, call, meta, record)

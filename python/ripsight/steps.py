@@ -20,8 +20,16 @@ from .errors import RipsightError, model_text
 from .limits import ToolLimits
 from .lookup import suggest_tool, unknown_tool_message
 from .oplog import CallRecord
-from .types import ImagePart, ToolCall, ToolContext, ToolOutput, ToolResult, ToolSpec
-from .validation import ArgumentsError, check_arguments, parse_arguments
+from .types import (
+    ImagePart,
+    ToolCall,
+    ToolContext,
+    ToolOutput,
+    ToolResult,
+    ToolSpec,
+    call_name_field,
+)
+from .validation import ArgumentsError, check_arguments, describe_value, parse_arguments
 
 __all__ = [
     "INTERRUPTS",
@@ -35,6 +43,7 @@ __all__ = [
     "after_hook",
     "checked_arguments",
     "classify",
+    "invalid_call",
     "look_up",
     "read_call",
     "run_handler",
@@ -88,13 +97,39 @@ class Answer(Exception):
 
 
 def read_call(call: Any) -> ToolCall | None:
-    """Step 1: the call as a `ToolCall`, or None when it cannot be one (an invalid call)."""
+    """Step 1: the call as a `ToolCall`, or None when it cannot be one (see `invalid_call`)."""
     try:
         return ToolCall.from_any(call)
     except INTERRUPTS:
         raise
     except BaseException:  # noqa: BLE001 - answered as an invalid call
         return None
+
+
+def invalid_call(call: Any, names: list[str]) -> Answer:
+    """The answer to a call `read_call` could not read: what is wrong with it, said in JSON's
+    terms (a model sees JSON, whatever the host passed on)."""
+    available = ", ".join(names) or "(none)"
+    raw = call_name_field(call)
+    if raw is not None and not isinstance(raw, str):
+        return Answer(
+            f"The tool name must be a string, but this call's name is {describe_value(raw)}, "
+            f"so nothing was run. Available tools: {available}. Call one of them by name.",
+            "contract_error",
+            codes.UNKNOWN_TOOL,
+        )
+    shape = (
+        describe_value(call)
+        if call is None or isinstance(call, (bool, int, float, str, list, tuple))
+        else f"an object of type {type(call).__name__}"
+    )
+    return Answer(
+        f"The tool call could not be understood: it is {shape}, not an object with a tool name "
+        f"and arguments, so nothing was run. Call a tool by name with a JSON object of "
+        f"arguments. Available tools: {available}.",
+        "contract_error",
+        codes.INVALID_CALL,
+    )
 
 
 def look_up(tools: Mapping[str, ToolSpec], name: str, meta: dict[str, Any]) -> ToolSpec:

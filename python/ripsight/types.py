@@ -36,6 +36,7 @@ __all__ = [
     "ToolOutput",
     "ToolResult",
     "ToolSpec",
+    "call_name_field",
     "result_schema",
 ]
 
@@ -318,25 +319,58 @@ class ToolCall:
         if not isinstance(value, Mapping):
             raise TypeError(f"cannot make a ToolCall from {type(value).__name__}")
         call_id, name, arguments = _call_fields(value.get)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"a tool name must be a string, not {type(name).__name__}")
         if arguments is None:
             arguments = "{}"
         if not isinstance(arguments, (str, Mapping)):
-            arguments = str(arguments)
-        return cls(id=str(call_id or ""), name=str(name or ""), arguments=arguments)
+            # JSON of what was sent (``true``, ``[1]``), so the arguments check names its type.
+            try:
+                arguments = orjson.dumps(arguments).decode()
+            except TypeError:
+                arguments = repr(arguments)
+        return cls(id=_id_text(call_id), name=name or "", arguments=arguments)
 
     @classmethod
     def peek(cls, value: Any) -> tuple[str, str]:
-        """The id and name of a call `from_any` cannot build, read from its attributes in the
+        """The id and name of a call `from_any` cannot build, read from its fields in the
         same order (so even a call nothing can run gets its id back); ``("", "")`` when it has
         none. Never raises."""
         try:
-            call_id, name, _ = _call_fields(lambda key: getattr(value, key, None))
+            call_id, name, _ = _call_fields(_field_getter(value))
         except Exception:  # noqa: BLE001 - an object whose attributes raise has no id
             return "", ""
-        return (
-            "" if call_id is None else str(call_id),
-            name if isinstance(name, str) else "",
-        )
+        return _id_text(call_id), name if isinstance(name, str) else ""
+
+
+def call_name_field(value: Any) -> Any:
+    """The name field of a call as sent, whatever its type (None when it has none, or reading
+    it fails): what a call `from_any` refused was named."""
+    try:
+        return _call_fields(_field_getter(value))[1]
+    except Exception:  # noqa: BLE001 - a call whose fields raise has no name
+        return None
+
+
+def _field_getter(value: Any) -> Callable[[str], Any]:
+    """How to read a call's fields: by key from a mapping (or an SDK object's dump), else by
+    attribute."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump()
+    if isinstance(value, Mapping):
+        return value.get
+    return lambda key: getattr(value, key, None)
+
+
+def _id_text(call_id: Any) -> str:
+    """A call id as the text results echo: a string as sent, another value as its text (an
+    integer id ``7`` as ``"7"``), none as ``""``."""
+    if call_id is None or isinstance(call_id, str):
+        return call_id or ""
+    try:
+        return str(call_id)
+    except Exception:  # noqa: BLE001 - an object whose text raises has no usable id
+        return ""
 
 
 def _call_fields(get: Callable[[str], Any]) -> tuple[Any, Any, Any]:

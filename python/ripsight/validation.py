@@ -33,6 +33,7 @@ __all__ = [
     "check_arguments",
     "closest_name",
     "describe_json_error",
+    "describe_value",
     "flag_alias",
     "json_type_name",
     "parse_arguments",
@@ -302,6 +303,9 @@ def json_type_name(value: Any) -> str:
 
 
 def _show(value: Any, limit: int = 60) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        # What JavaScript's JSON writers print for them (orjson writes null).
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     try:
         text = orjson.dumps(value).decode()
     except TypeError:
@@ -311,10 +315,14 @@ def _show(value: Any, limit: int = 60) -> str:
     return text
 
 
-def _describe_value(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """A value as a model would name it: ``an object``, ``an array``, ``null``, ``the integer
+    5``, ``the string "x"``."""
     kind = json_type_name(value)
     if kind in ("object", "array"):
-        return f"an {kind}" if kind == "object" else "an array"
+        return f"an {kind}"
+    if value is None:
+        return "null"
     return f"the {kind} {_show(value)}"
 
 
@@ -398,7 +406,7 @@ def _check_value(name: str, value: Any, schema: Mapping[str, Any], errors: list[
     if types and not any(_type_matches(value, t) for t in types):
         wanted = " or ".join(_JSON_TYPE_NAMES.get(t, t) for t in types if t != "null")
         errors.append(
-            f'"{name}" must be {wanted}, got {_describe_value(value)}{_type_hint(value, types[0])}.'
+            f'"{name}" must be {wanted}, got {describe_value(value)}{_type_hint(value, types[0])}.'
         )
         return value
     if "integer" in types and isinstance(value, float):
@@ -639,7 +647,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], list[str]]:
         raw = bytes(raw).decode("utf-8", errors="replace")
     if not isinstance(raw, str):
         raise ArgumentsError(
-            f"The arguments must be a JSON object, got {json_type_name(raw)}. "
+            f"The arguments must be a JSON object, got {describe_value(raw)}. "
             'Send them as one JSON object, for example {"pattern": "TODO"}.',
             INVALID_ARGUMENTS,
         )
@@ -665,7 +673,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], list[str]]:
             value = inner
     if not isinstance(value, dict):
         raise ArgumentsError(
-            f"The arguments must be a JSON object, got {_describe_value(value)}. "
+            f"The arguments must be a JSON object, got {describe_value(value)}. "
             'Send them as one JSON object with named fields, for example {"pattern": "TODO"}.',
             INVALID_ARGUMENTS,
         )

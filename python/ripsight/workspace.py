@@ -319,7 +319,8 @@ class Workspace:
         nested deeper than `max_depth` left out. A file without a parser, binary, over 1 MiB or
         minified comes back with `refused` set and no symbols; so does one whose parse was
         stopped (its time cap, a crash of the parser's process). tree-sitter runs in a child
-        process; outlines are cached by file identity. Raises what `read_file` raises."""
+        process; outlines are cached by the bytes they were parsed from. Raises what
+        `read_file` raises."""
         return self._engine.outline(
             path, cancel=cancel, offset=offset, limit=limit, max_depth=max_depth
         )

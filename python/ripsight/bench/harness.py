@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     a different answer or ripsight failed, 2 for unusable arguments."""
     if args.plot:
         try:
-            import matplotlib  # type: ignore[import-not-found]  # noqa: F401
+            import matplotlib  # noqa: F401
         except ImportError:
             print(
                 "--plot needs matplotlib, which is not installed: "

@@ -82,10 +82,10 @@ def format_table(fig: dict[str, Any]) -> str:
 
 def plot(fig: dict[str, Any], path: str) -> None:
     """Horizontal bars of each case's ratios to rg (log scale). Needs matplotlib."""
-    import matplotlib  # type: ignore[import-not-found]
+    import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # type: ignore[import-not-found]
+    import matplotlib.pyplot as plt
 
     rows = [r for r in fig["rows"] if r["ratio_to_rg"] is not None]
     labels = [f"{r['case']} — {r['tool']}" for r in rows]

@@ -193,10 +193,10 @@ def format_scale(result: dict[str, Any]) -> str:
 
 def plot_scale(result: dict[str, Any], path: str) -> None:
     """Latency, build time and memory against the indexed bytes, one panel each."""
-    import matplotlib  # type: ignore[import-not-found]
+    import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # type: ignore[import-not-found]
+    import matplotlib.pyplot as plt
 
     trees = [t for t in result["trees"] if not t["linked"]]
     sizes = [t["index"]["bytes"] / 1e9 for t in trees]

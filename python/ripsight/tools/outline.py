@@ -112,9 +112,8 @@ OUTLINE_SCHEMA: dict[str, Any] = outline_schema()
 
 
 def _span(symbol: Any) -> str:
-    if symbol.end_line > symbol.line:
-        return f"{thousands(symbol.line)}-{thousands(symbol.end_line)}"
-    return thousands(symbol.line)
+    line, end_line = symbol.line, symbol.end_line
+    return f"{line:,}-{end_line:,}" if end_line > line else f"{line:,}"
 
 
 def refusal_text(result: OutlineResult) -> str:
@@ -169,10 +168,10 @@ def format_outline(result: OutlineResult) -> str:
         first, last = thousands(result.offset + 1), thousands(result.offset + shown)
         head += f"; showing {first}-{last}"
     lines = [head + " (line range, kind, name; nesting by indentation):"]
-    width = max(len(_span(symbol)) for symbol in result.symbols)
-    for symbol in result.symbols:
-        indent = "  " * int(symbol.depth)
-        lines.append(f"{_span(symbol):>{width}}  {indent}{symbol.kind} {symbol.name}")
+    # Each symbol's fields read once (each read of an engine record's field makes an object).
+    rows = [(_span(s), s.depth, s.kind, s.name) for s in result.symbols]
+    width = max(len(span) for span, _, _, _ in rows)
+    lines += [f"{span:>{width}}  {'  ' * depth}{kind} {name}" for span, depth, kind, name in rows]
     if result.next_offset is not None:
         lines.append(
             f"{plural(result.withheld, 'more definition')} not shown: call outline again with "
@@ -185,38 +184,189 @@ def format_outline(result: OutlineResult) -> str:
     return "\n".join(lines)
 
 
+#: The one-letter kinds of the compact outline's shorter forms (the header lists those used).
+KIND_LETTERS = {
+    "class": "c",
+    "interface": "i",
+    "trait": "t",
+    "struct": "s",
+    "union": "u",
+    "enum": "e",
+    "type": "T",
+    "impl": "I",
+    "module": "n",
+    "function": "f",
+    "method": "m",
+    "macro": "M",
+    "heading": "h",
+}
+#: Width of a row of the compact outline's shorter forms.
+_ROW_CHARS = 100
+
+
 def compact_outline(result: OutlineResult, budget: int) -> str | None:
     """The outline `read_file` adds to a page that stops before the end of a file, within
-    `budget` characters, or None (no outline, or none fits). Deterministic: every definition
-    when all fit; else those nested at most one level, else only the top level; else the first
-    top-level ones that fit, with the number left out."""
+    `budget` characters, or None (no outline, or none fits).
+
+    Deterministic, the most definitions first and then the most detail: every definition in
+    the first form that fits: one per row (line, kind, name); else names with their lines,
+    several to a row, children in parentheses after their container, the kind as a letter
+    where it changes; else names only, each row after the line of its first name. Else the top
+    level and as many nested ones as fit (the shallowest first, in source order), in the form
+    that shows the most; else the first top-level names that fit. The header says how many are
+    left out."""
     if result.refused is not None or not result.symbols:
         return None
-    symbols = list(result.symbols)
-    head = (
-        f"Outline ({plural(result.total, 'definition')}; line, kind, name; call outline for "
-        "line ranges"
-    )
-
-    def render(chosen: list[Any], left_out: int) -> str:
-        tail = f"; {thousands(left_out)} nested or later ones not shown):" if left_out else "):"
-        rows = [head + tail]
-        rows += [f"{thousands(s.line):>6}  {'  ' * int(s.depth)}{s.kind} {s.name}" for s in chosen]
-        return "\n".join(rows)
-
-    everything = result.total
-    for depth in (None, 1, 0):
-        chosen = [s for s in symbols if depth is None or int(s.depth) <= depth]
-        text = render(chosen, everything - len(chosen))
+    symbols = [(s.line, int(s.depth), str(s.kind), str(s.name)) for s in result.symbols]
+    total = result.total
+    for form in (_rows, _with_lines, _grouped):
+        text = form(symbols, total)
         if len(text) <= budget:
             return text
-    top = [s for s in symbols if int(s.depth) == 0]
-    while top:
-        top.pop()
-        text = render(top, everything - len(top))
-        if len(text) <= budget and top:
+    # The top level, and as many nested ones (the shallowest first, in source order) as fit,
+    # in the form that shows the most of them.
+    order = sorted(range(len(symbols)), key=lambda i: (symbols[i][1], i))
+    shallowest = min(s[1] for s in symbols)
+    top = sum(1 for s in symbols if s[1] == shallowest)
+    best: tuple[int, str] | None = None
+    for form in (_rows, _with_lines, _grouped):
+        low, high = top, len(order)
+        if len(form(_first(symbols, order, low), total)) > budget:
+            continue
+        while low < high:
+            middle = (low + high + 1) // 2
+            if len(form(_first(symbols, order, middle), total)) <= budget:
+                low = middle
+            else:
+                high = middle - 1
+        if best is None or low > best[0]:
+            best = (low, form(_first(symbols, order, low), total))
+    if best is not None:
+        return best[1]
+    # Not even the top level: its first names that fit.
+    for count in range(top - 1, 0, -1):
+        text = _grouped(_first(symbols, order, count), total)
+        if len(text) <= budget:
             return text
     return None
+
+
+def _first(
+    symbols: list[tuple[int, int, str, str]], order: list[int], count: int
+) -> list[tuple[int, int, str, str]]:
+    """The first `count` symbols of `order`, in source order."""
+    return [symbols[i] for i in sorted(order[:count])]
+
+
+def _left_out(total: int, chosen: list[tuple[int, int, str, str]]) -> str:
+    left = total - len(chosen)
+    return f"; {thousands(left)} nested or later ones not shown" if left else ""
+
+
+def _rows(chosen: list[tuple[int, int, str, str]], total: int) -> str:
+    """One definition a row: line, kind, name, nesting by indentation."""
+    head = (
+        f"Outline ({plural(total, 'definition')}; line, kind, name; call outline for line "
+        f"ranges{_left_out(total, chosen)}):"
+    )
+    rows = [f"{line:>6,}  {'  ' * depth}{kind} {name}" for line, depth, kind, name in chosen]
+    return "\n".join([head, *rows])
+
+
+def _pieces(
+    chosen: list[tuple[int, int, str, str]], with_lines: bool
+) -> tuple[list[tuple[int, str]], list[str]]:
+    """The definitions as (line, text) pieces in source order: a name (``f name 120`` with
+    `with_lines`), its kind's letter when it differs from the previous sibling's, children in
+    parentheses after their container; a name repeated among its siblings without children of
+    its own (a function under two ``#ifdef`` branches) is shown once (with each line:
+    ``name 120/164``). Also the kinds whose letters appear, in order."""
+    pieces: list[tuple[int, str]] = []
+    kinds: list[str] = []
+    # Per open level: the previous sibling's kind, and the piece of each sibling's name.
+    kind_before: list[str] = []
+    seen: list[dict[tuple[str, str], int]] = []
+    # Per open level: whether a parenthesis opened it (not for a first definition nested
+    # deeper than the ones after it).
+    parenthesised: list[bool] = []
+    base = min(depth for _, depth, _, _ in chosen)
+
+    def close(levels: int) -> None:
+        at, text = pieces[-1]
+        pieces[-1] = (at, text + ")" * sum(parenthesised[-levels:]))
+        del kind_before[-levels:], seen[-levels:], parenthesised[-levels:]
+
+    for index, (line, depth, kind, name) in enumerate(chosen):
+        level = depth - base
+        if len(seen) > level + 1:
+            close(len(seen) - level - 1)
+        opening = max(0, level + 1 - len(seen))
+        kind_before.extend([""] * opening)
+        seen.extend({} for _ in range(opening))
+        parenthesised.extend([bool(pieces)] * opening)
+        has_children = index + 1 < len(chosen) and chosen[index + 1][1] > depth
+        earlier = seen[level].get((kind, name))
+        if earlier is not None and not opening and not has_children:
+            if with_lines:
+                at, text = pieces[earlier]
+                cut = len(text.rstrip(")"))
+                pieces[earlier] = (at, f"{text[:cut]}/{line}{text[cut:]}")
+            continue
+        text = name
+        if kind_before[level] != kind:
+            text = f"{KIND_LETTERS.get(kind, kind)} {name}"
+            if kind not in kinds:
+                kinds.append(kind)
+        kind_before[level] = kind
+        if with_lines:
+            text += f" {line}"
+        if opening and pieces:
+            text = "(" * opening + text
+        seen[level][(kind, name)] = len(pieces)
+        pieces.append((line, text))
+    if len(seen) > 1:
+        close(len(seen) - 1)
+    return pieces, kinds
+
+
+def _legend(kinds: list[str]) -> str:
+    return ", ".join(f"{KIND_LETTERS.get(kind, kind)} {kind}" for kind in kinds)
+
+
+def _with_lines(chosen: list[tuple[int, int, str, str]], total: int) -> str:
+    """Names with their lines, several to a row."""
+    pieces, kinds = _pieces(chosen, with_lines=True)
+    head = (
+        f"Outline ({plural(total, 'definition')}: name line, (children), kind letter where it "
+        f"changes: {_legend(kinds)}; call outline for ranges{_left_out(total, chosen)}):"
+    )
+    rows, row = [head], ""
+    for _, text in pieces:
+        if row and len(row) + len(text) + 2 > _ROW_CHARS:
+            rows.append(row + ",")
+            row = ""
+        # A container's children follow it without a comma: "Tree 50 (m insert 52, ...)".
+        row = (f"{row} {text}" if text.startswith("(") else f"{row}, {text}") if row else text
+    rows.append(row)
+    return "\n".join(rows)
+
+
+def _grouped(chosen: list[tuple[int, int, str, str]], total: int) -> str:
+    """Names only, each row after the line of its first name."""
+    pieces, kinds = _pieces(chosen, with_lines=False)
+    head = (
+        f"Outline ({plural(total, 'definition')}: each row's first line, then names, "
+        f"(children), kind letter where it changes: {_legend(kinds)}; call outline for lines"
+        f"{_left_out(total, chosen)}):"
+    )
+    rows, row = [head], ""
+    for line, text in pieces:
+        if row and len(row) + len(text) + 1 > _ROW_CHARS:
+            rows.append(row)
+            row = ""
+        row = f"{row} {text}" if row else f"{line:>6,}  {text}"
+    rows.append(row)
+    return "\n".join(rows)
 
 
 def run_outline(

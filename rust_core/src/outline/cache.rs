@@ -1,18 +1,17 @@
-//! Parsed outlines kept by file identity, so a file read again costs a lookup.
+//! Parsed outlines kept by the bytes they were parsed from, so a file read again costs a read
+//! and a hash.
 //!
-//! The key is what an edit changes: the device, inode, size, modification and status change
-//! times of the file the engine opened (with the language it was parsed as). Any write, replace or rename gives
-//! a new key, so an entry is never stale; old entries age out (least recently used first) once
-//! the cache holds [`CACHE_BYTES`](super::CACHE_BYTES) of outlines.
-//!
-//! One hole remains, the one git calls "racily clean": a file written twice within the
-//! granularity of its file system's clock, to the same size, keeps its times. So an outline is
-//! cached only when the file's status change time (which every write moves) lies at least
-//! [`SETTLE_TIME`] in the past: a later write then necessarily changes it. A file being edited right now is parsed
-//! again on each call until it settles.
+//! The key is the content itself, hashed: its length, a 64-bit SipHash of the bytes under a key
+//! drawn at random for the process (so no file can be written to collide with another), and the
+//! language they were parsed as. An outline depends on nothing else, so an entry is never stale
+//! whatever happens to the file's times: a file edited a moment ago (in the same clock tick, to
+//! the same size) is another key, and a file parsed a moment ago is cached at once (keyed by its
+//! identity and times, a file changed within the last 2 s could not be: git's "racily clean"
+//! case). Copies of one file share an entry. Old entries age out (least recently used first)
+//! once the cache holds [`CACHE_BYTES`](super::CACHE_BYTES) of outlines.
 
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::hash::{BuildHasher, RandomState};
+use std::sync::{Arc, OnceLock};
 
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
@@ -21,26 +20,27 @@ use super::Refusal;
 use super::lang::Language;
 use super::parse::Parsed;
 
-/// How old a file's modification time must be for its outline to be cached (2 s: the coarsest
-/// clock of a common file system, FAT's).
-pub const SETTLE_TIME: Duration = Duration::from_secs(2);
-
-/// What identifies one version of one file.
+/// What identifies the bytes of one parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
-    /// Device number.
-    pub dev: u64,
-    /// Inode number.
-    pub ino: u64,
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since the Unix epoch.
-    pub mtime_ns: i64,
-    /// Status change time, nanoseconds since the Unix epoch: every write moves it, and no
-    /// program can set it back (as `touch -d` and `cp -p` set the modification time).
-    pub ctime_ns: i64,
-    /// The language it was parsed as.
+    /// Length of the bytes.
+    pub len: u64,
+    /// SipHash-1-3 of the bytes, keyed at random once per process.
+    pub hash: u64,
+    /// The language they were parsed as.
     pub language: Language,
+}
+
+impl Key {
+    /// The key of `bytes` parsed as `language`.
+    pub fn of(bytes: &[u8], language: Language) -> Key {
+        static SEED: OnceLock<RandomState> = OnceLock::new();
+        Key {
+            len: bytes.len() as u64,
+            hash: SEED.get_or_init(RandomState::new).hash_one(bytes),
+            language,
+        }
+    }
 }
 
 /// A cached outcome: the outline, or the refusal a parse of these bytes ends in again (a
@@ -95,65 +95,40 @@ impl OutlineCache {
         self.entries.clear();
     }
 
-    /// Keeps `outcome` for `key` when the file has settled (see the module's note); returns
-    /// whether it was kept.
-    pub fn put(&self, key: Key, outcome: Outcome) -> bool {
-        if !settled(key.ctime_ns, SystemTime::now()) {
-            return false;
-        }
+    /// Keeps `outcome` for `key`.
+    pub fn put(&self, key: Key, outcome: Outcome) {
         self.entries.insert(key, outcome);
-        true
     }
-}
-
-/// Whether a file last changed at `changed_ns` cannot change again, at `now`, without that time
-/// moving.
-fn settled(changed_ns: i64, now: SystemTime) -> bool {
-    let Ok(now) = now.duration_since(UNIX_EPOCH) else {
-        return false;
-    };
-    let now_ns = i64::try_from(now.as_nanos()).unwrap_or(i64::MAX);
-    let settle = i64::try_from(SETTLE_TIME.as_nanos()).unwrap_or(i64::MAX);
-    changed_ns <= now_ns.saturating_sub(settle)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn key(changed_ns: i64) -> Key {
-        Key {
-            dev: 1,
-            ino: 2,
-            size: 3,
-            mtime_ns: changed_ns,
-            ctime_ns: changed_ns,
-            language: Language::Python,
-        }
-    }
-
     #[test]
-    fn a_file_modified_just_now_is_not_kept() {
+    fn other_bytes_or_another_language_is_another_key() {
         let cache = OutlineCache::new(1 << 20);
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0);
-        assert!(!cache.put(key(now), Err(Refusal::Timeout)));
-        assert!(cache.get(&key(now)).is_none());
-        let old = now - 10_000_000_000;
-        assert!(cache.put(key(old), Err(Refusal::Timeout)));
-        assert_eq!(cache.get(&key(old)), Some(Err(Refusal::Timeout)));
-        // A future modification time (a clock set back) is never settled.
-        assert!(!cache.put(key(now + 60_000_000_000), Err(Refusal::Timeout)));
-    }
-
-    #[test]
-    fn another_size_or_time_is_another_file() {
-        let cache = OutlineCache::new(1 << 20);
-        assert!(cache.put(key(1), Ok(Arc::new(Parsed::default()))));
-        assert!(cache.get(&key(2)).is_none());
-        assert!(cache.get(&Key { size: 4, ..key(1) }).is_none());
-        assert!(cache.get(&key(1)).is_some());
+        let key = Key::of(b"def one():\n    pass\n", Language::Python);
+        cache.put(key, Err(Refusal::Timeout));
+        assert_eq!(
+            cache.get(&Key::of(b"def one():\n    pass\n", Language::Python)),
+            Some(Err(Refusal::Timeout))
+        );
+        // Same length, one byte apart.
+        assert!(
+            cache
+                .get(&Key::of(b"def two():\n    pass\n", Language::Python))
+                .is_none()
+        );
+        assert!(
+            cache
+                .get(&Key::of(b"def one():\n    pass\n", Language::Ruby))
+                .is_none()
+        );
+        assert!(
+            cache
+                .get(&Key::of(b"def one():\n    pass\n\n", Language::Python))
+                .is_none()
+        );
     }
 }

@@ -14,9 +14,8 @@
 //! runs out of memory costs that file its outline (a [`Refusal`]), never the call.
 //!
 //! Bounded before anything is parsed: a file over [`MAX_SOURCE_BYTES`] or with a line over
-//! [`MAX_LINE_BYTES`] (minified) is refused, unparsed. Parses are cached by file identity
-//! (device, inode, size, modification time: what an edit changes, see `cache`), so a file read
-//! again costs a lookup.
+//! [`MAX_LINE_BYTES`] (minified) is refused, unparsed. Parses are cached by the bytes they
+//! were parsed from (a keyed hash, see `cache`), so a file read again costs a read and a hash.
 
 pub mod cache;
 pub mod definitions;
@@ -187,7 +186,7 @@ crate::record! {
         pub detail: String,
         /// The parser met text it could not parse; the outline covers what it could.
         pub has_errors: bool,
-        /// The outline came from the cache (the file is unchanged since it was parsed).
+        /// The outline came from the cache (these bytes were parsed before).
         pub cached: bool,
     }
 }

@@ -26,7 +26,7 @@ pub struct Source {
     pub language: Language,
     /// UTF-8 (as far as the file is valid), without a byte-order mark.
     pub bytes: Vec<u8>,
-    /// The file's identity, the cache key.
+    /// The cache key of these bytes.
     pub key: Key,
 }
 
@@ -103,15 +103,8 @@ pub fn prepare(opened: &mut OpenedFile) -> Result<Prepared, CoreError> {
     }
     Ok(Prepared::Ready(Source {
         language,
+        key: Key::of(&bytes, language),
         bytes,
-        key: Key {
-            dev: identity.dev,
-            ino: identity.ino,
-            size: identity.size,
-            mtime_ns: identity.mtime_ns,
-            ctime_ns: identity.ctime_ns,
-            language,
-        },
     }))
 }
 
