@@ -752,7 +752,7 @@ class OutlineResult:
         """The parser met text it could not parse; the outline covers what it could."""
     @property
     def cached(self) -> bool:
-        """The outline came from the cache (the file is unchanged since it was parsed)."""
+        """The outline came from the cache (these bytes were parsed before)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
