@@ -170,6 +170,10 @@ class GrepLine:
     @property
     def is_match(self) -> bool: ...
     @property
+    def counted(self) -> bool:
+        """A match that totals and pages count (a match past `max_count`, shown in the
+        after-context of the last counted one, is not)."""
+    @property
     def cut(self) -> bool: ...
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -225,6 +229,8 @@ class GrepResult:
     def withheld_key_blocks(self) -> int: ...
     @property
     def withheld_key_lines(self) -> int: ...
+    @property
+    def withheld_key_files(self) -> int: ...
     @property
     def incomplete(self) -> bool: ...
     @property
@@ -413,6 +419,10 @@ class ImageResult:
     def downscaled(self) -> bool: ...
     @property
     def reencoded(self) -> bool: ...
+    @property
+    def partial(self) -> bool:
+        """The file is cut short or damaged; what is shown is re-encoded from what decoded
+        (`detail` says what is wrong)."""
     @property
     def refused(self) -> str | None:
         """ "too_large", "too_many_pixels", "unsupported", "undecodable", "cannot_fit",
