@@ -149,9 +149,9 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
         # glob; grep's files_with_matches and count modes; outline; find_definitions
         page["withheld"] = data["withheld"] + len(entries) - keep
         page["next_offset"] = data["offset"] + keep
-    elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
-        page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
-        page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
+    elif "is_match" in entries[0]:  # grep content mode: only counted matches are entries
+        page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["counted"])
+        page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["counted"])
     elif key == "pages":  # read_file on a PDF: read on from the first page left out
         page["next_page"] = entries[keep]["number"]
     else:  # read_file: read on after the last line (or notebook cell) kept
@@ -161,7 +161,7 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
 
 def _grep_cut_points(lines: list[dict[str, Any]]) -> list[int]:
     # Cut right after a match line: no context line of a left-out match stays behind.
-    return [0] + [i + 1 for i, line in enumerate(lines) if line["is_match"]]
+    return [0] + [i + 1 for i, line in enumerate(lines) if line["counted"]]
 
 
 def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:

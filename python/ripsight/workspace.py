@@ -289,7 +289,7 @@ class Workspace:
         _check_int("max_line_chars", max_line_chars, MIN_LINE_CHARS)
         _check_int("limit", limit, 1, allow_none=True)
         _check_int("offset", offset, 0)
-        _check_int("max_count", max_count, 1, allow_none=True)
+        _check_int("max_count", max_count, 0, allow_none=True)
         _check_int("max_depth", max_depth, 0, allow_none=True)
         _check_text("pattern", pattern)
         globs = _strings_arg("glob", glob)

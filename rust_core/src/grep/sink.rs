@@ -24,6 +24,9 @@ pub(super) struct StoredLine {
     pub(super) text: String,
     pub(super) cut: bool,
     pub(super) is_match: bool,
+    /// False for a matching line past `max_count`, kept in the after-context of the last
+    /// counted match: shown as a match (rg prints it so), counted in no total or page.
+    pub(super) counted: bool,
 }
 
 /// Which matching lines of a file keep their text: indices `from .. to` (0-based, in line
@@ -64,9 +67,10 @@ pub(super) struct FileSink<'a> {
     before: VecDeque<StoredLine>,
     /// Matches counted at most (`rg -m`): one per searcher match event (a multiline match
     /// whose lines touch the next one's is one event, as rg counts them). Past it the sink
-    /// keeps the after-context of the last counted match, showing matching lines there as
-    /// context, and then ends the search; it stops the search itself where the searcher
-    /// cannot (multiline, key mode).
+    /// keeps the after-context of the last counted match, keeping matching lines there as
+    /// uncounted matches (rg prints them as matches and counts them nowhere: its regression
+    /// test for issue 1380), and then ends the search; it stops the search itself where the
+    /// searcher cannot (multiline, key mode).
     max_count: Option<u64>,
     /// Match events counted.
     events: u64,
@@ -122,7 +126,7 @@ impl<'a> FileSink<'a> {
     }
 
     /// A match event past the limit: its lines inside the last counted match's after-context
-    /// are kept as context; false (end the search) once a line lies beyond it.
+    /// are kept as uncounted matches; false (end the search) once a line lies beyond it.
     fn trailing(&mut self, found: &SinkMatch<'_>) -> bool {
         let first_line = found.line_number().unwrap_or(0);
         for (i, bytes) in found.lines().enumerate() {
@@ -137,7 +141,15 @@ impl<'a> FileSink<'a> {
                 && self.kept > 0
                 && line <= self.last_kept_line.saturating_add(self.after_context)
             {
-                self.store_line(line, bytes, None, false);
+                let start = self.matcher.find(bytes).ok().flatten().map(|m| m.start());
+                let (text, cut) = shown_text(bytes, start, self.max_chars);
+                self.lines.push(StoredLine {
+                    line,
+                    text,
+                    cut,
+                    is_match: true,
+                    counted: false,
+                });
             }
         }
         true
@@ -198,6 +210,7 @@ impl<'a> FileSink<'a> {
             text,
             cut,
             is_match,
+            counted: is_match,
         });
     }
 
@@ -304,6 +317,7 @@ impl Sink for FileSink<'_> {
                     text,
                     cut,
                     is_match: false,
+                    counted: false,
                 });
             }
             return Ok(true);
