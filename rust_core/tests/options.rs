@@ -181,6 +181,22 @@ fn max_count_stops_each_file_and_keeps_the_last_matchs_after_context() {
         o.before_context = 1;
     });
     assert_eq!(shown(&out), ["f.txt:1", "f.txt-2", "f.txt:3"]);
+    // A line after the limit is a match only when it matches without its terminator: `^$`
+    // matches at the end of "b\n", and rg prints that line as context.
+    let dir = tree(&[("e.txt", "a\n\nb\n\n")]);
+    let empty = common::ws(dir.path());
+    let out = search(&empty, "^$", |o| {
+        o.max_count = Some(1);
+        o.after_context = 2;
+    });
+    assert_eq!(shown(&out), ["e.txt:2", "e.txt-3", "e.txt:4"]);
+    // Inverted, the lines that are not empty are the matches: "b" after the limit is one.
+    let out = search(&empty, "^$", |o| {
+        o.max_count = Some(1);
+        o.after_context = 2;
+        o.invert_match = true;
+    });
+    assert_eq!(shown(&out), ["e.txt:1", "e.txt-2", "e.txt:3"]);
     // rg -m 0 searches nothing, in every mode.
     for mode in [
         OutputMode::Content,

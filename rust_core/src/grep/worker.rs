@@ -268,7 +268,7 @@ impl<'a> GrepWorker<'a> {
                 options.max_line_chars,
                 options.multiline,
             )
-            .with_max_count(options.max_count);
+            .with_max_count(options.max_count, options.invert_match);
             if keyed { sink.withholding_keys() } else { sink }
         };
         let (result, mut sink) = if options.multiline {

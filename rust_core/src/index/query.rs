@@ -74,9 +74,11 @@ pub(super) fn grep(
     // the index proved match-free would be left out of the count, which would then depend on
     // the pattern.
     let docs = docs.and_then(|docs| {
-        let marker = String::from_utf8_lossy(keyblock::KEY_MARKER);
-        let keyed = evaluate(&plan::plan(&marker, true, false), &live.data.postings, true)?;
-        Some(union(&docs, &keyed))
+        let keyed = live.data.key_documents(|postings| {
+            let marker = String::from_utf8_lossy(keyblock::KEY_MARKER);
+            evaluate(&plan::plan(&marker, true, false), postings, true)
+        })?;
+        Some(union(&docs, keyed))
     });
     if live.data.postings.damaged() {
         // A block of the lists failed its check: nothing they said is trusted (the next call
