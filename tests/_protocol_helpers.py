@@ -50,7 +50,9 @@ def glob_result(**values: Any) -> SimpleNamespace:
 
 
 def gline(path: str, line: int, text: str, is_match: bool = True, cut: bool = False):
-    return SimpleNamespace(path=path, line=line, text=text, is_match=is_match, cut=cut)
+    return SimpleNamespace(
+        path=path, line=line, text=text, is_match=is_match, counted=is_match, cut=cut
+    )
 
 
 def grep_result(**values: Any) -> SimpleNamespace:

@@ -76,7 +76,7 @@ def test_the_typed_api_takes_every_option_by_its_rg_name(tree: Path) -> None:
             ),
         ),
         ({"type": 3}, "type must be a string or a list of strings, got int 3"),
-        ({"max_count": 0}, "max_count must be at least 1, got 0"),
+        ({"max_count": -1}, "max_count must be at least 0, got -1"),
         ({"max_depth": -1}, "max_depth must be at least 0, got -1"),
     ],
 )

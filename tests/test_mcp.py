@@ -510,6 +510,7 @@ def test_bound_structured_cuts_at_match_groups_and_keeps_the_counters_true() -> 
                     "line": line,
                     "text": "t" * 50,
                     "is_match": is_match,
+                    "counted": is_match,
                     "cut": False,
                 }
             )

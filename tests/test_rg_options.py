@@ -11,8 +11,10 @@ Mapping rg's answer to ripsight's:
   answer is taken within the files rg lists without `-g`/`-t` (the same walk: ignore files,
   `--no-ignore`, `--max-depth`, the path).
 - With `max_count`, rg 14 prints a match that falls in the after-context of the last counted
-  one with ':'; ripsight shows it as a context line (it is not counted, in rg either). The
-  shown lines are compared as a set, the matches as rg prints them without context.
+  one with ':' and counts it nowhere (its regression test for issue 1380); ripsight shows it
+  as a match (`is_match`) that is not `counted`. The shown lines and the lines shown as
+  matches are compared with rg's output with context, the counted matches with rg's without.
+- `max_count=0` searches nothing, as `rg -m 0` (which exits at once, printing nothing).
 - The glob tool's patterns are relative to `path` (rg's `-g` to the working directory): a
   pattern `p` is `-g /PATH/p`. Its `type` narrows what the patterns list (rg lets a file a `-g`
   names through whatever its type; for grep's `glob` ripsight does the same).
@@ -34,7 +36,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ripsight import Workspace
+from ripsight import ToolCall, Workspace, default_registry
 from ripsight.file_types import FILE_TYPES
 from ripsight.workspace import to_dict
 
@@ -223,12 +225,19 @@ def grep_differences(rg: str, root: Path, q: dict[str, Any], warm: Workspace) ->
     mode = q["output_mode"]
     if mode == "content":
         matches, _ = rg_lines(rg, root, q, context=False)
-        _, shown = rg_lines(rg, root, q, context=True)
+        shown_matches, shown = rg_lines(rg, root, q, context=True)
         matches = {m for m in matches if m[0] in walked}
+        shown_matches = {m for m in shown_matches if m[0] in walked}
         shown = {s for s in shown if s[0] in walked}
-        ours = {(line.path, line.line) for line in cold.lines if line.is_match}
+        ours = {(line.path, line.line) for line in cold.lines if line.counted}
         if ours != matches:
             yield f"matches: ours-rg={sorted(ours - matches)} rg-ours={sorted(matches - ours)}"
+        marked = {(line.path, line.line) for line in cold.lines if line.is_match}
+        if marked != shown_matches:
+            yield (
+                f"shown as matches: ours-rg={sorted(marked - shown_matches)} "
+                f"rg-ours={sorted(shown_matches - marked)}"
+            )
         everything = {(line.path, line.line) for line in cold.lines}
         if everything != shown:
             yield f"shown: ours-rg={sorted(everything - shown)} rg-ours={sorted(shown - everything)}"
@@ -259,8 +268,8 @@ def grep_differences(rg: str, root: Path, q: dict[str, Any], warm: Workspace) ->
             yield f"{mode}: ours-rg={sorted(ours - listed)} rg-ours={sorted(listed - ours)}"
     # Paging: a page is the slice of the whole, with exact totals.
     page = Workspace(root).grep(limit=2, offset=1, **kwargs)
-    entries = cold.files if mode != "content" else [line for line in cold.lines if line.is_match]
-    shown_page = page.files if mode != "content" else [line for line in page.lines if line.is_match]
+    entries = cold.files if mode != "content" else [line for line in cold.lines if line.counted]
+    shown_page = page.files if mode != "content" else [line for line in page.lines if line.counted]
     if [e.to_dict() for e in shown_page] != [e.to_dict() for e in entries[1:3]]:
         yield "page 2 of 2 entries is not the slice [1:3] of the whole"
     if page.withheld != max(0, len(entries) - 3):
@@ -395,3 +404,67 @@ def test_rg_options_equal_rg(rg, tmp_path_factory, seed, greps, globs) -> None:
 )
 def test_rg_options_equal_rg_at_length(rg, tmp_path_factory, seed, greps, globs) -> None:
     _run(rg, tmp_path_factory, seed, greps, globs)
+
+
+# ---- rg's own scenarios that once differed ------------------------------------------------------
+
+
+def _lines_as_rg_prints_them(result: Any) -> list[str]:
+    """ripsight's content lines as `rg -n` prints those of one file: `N:text` for a match,
+    `N-text` for a context line, `--` between groups."""
+    out: list[str] = []
+    previous = None
+    for line in result.lines:
+        if previous is not None and line.line != previous + 1:
+            out.append("--")
+        out.append(f"{line.line}{':' if line.is_match else '-'}{line.text}")
+        previous = line.line
+    return out
+
+
+def test_rg_regression_1380_matches_in_the_last_after_context(rg: str, tmp_path: Path) -> None:
+    """rg's regression test for issue 1380: with -m1 -A2 the after-context of the one counted
+    match is shown, and a match inside it is printed as a match, counted nowhere."""
+    (tmp_path / "foo").write_text("a\nb\nc\nd\ne\nd\ne\nd\ne\nd\ne\n")
+    ws = Workspace(tmp_path)
+    for max_count, after in [(1, 2), (2, 2), (1, 4), (3, 1)]:
+        flags = ["-m", str(max_count), "-A", str(after)]
+        printed = _rg(rg, tmp_path, ["-n", *flags, "d"], "foo")
+        (counted,) = _rg(rg, tmp_path, ["-c", "-m", str(max_count), "d"], "foo")
+        result = ws.grep("d", path="foo", max_count=max_count, after_context=after, limit=None)
+        assert _lines_as_rg_prints_them(result) == printed, flags
+        assert result.total_matches == int(counted) == max_count, flags
+        assert sum(line.counted for line in result.lines) == max_count
+    result = ws.grep("d", path="foo", max_count=1, after_context=2)
+    assert [(line.line, line.is_match, line.counted) for line in result.lines] == [
+        (4, True, True),
+        (5, False, False),
+        (6, True, False),
+    ]
+
+
+def test_max_count_0_searches_nothing_as_rg_does(rg: str, tmp_path: Path) -> None:
+    """`rg -m 0` prints nothing in every mode (and exits 1); ripsight accepts max_count=0 and
+    answers no match, with nothing searched, cold and warm, and through the tool."""
+    root = build(tmp_path / "tree", 3)
+    modes = {
+        "content": ["-n"],
+        "files_with_matches": ["-l"],
+        "count": ["-c"],
+        "files_without_match": ["--files-without-match"],
+    }
+    with Workspace(root, index=True) as warm:
+        assert warm.wait_index(30)
+        for mode, flags in modes.items():
+            assert _rg(rg, root, [*flags, "-m", "0", "alpha"], None) == [], mode
+            assert _rg(rg, root, [*flags, "alpha"], None), mode  # not empty without -m 0
+            for ws in (Workspace(root), warm):
+                result = ws.grep("alpha", max_count=0, output_mode=mode)
+                assert (result.total_matches, result.total_files) == (0, 0), mode
+                assert (result.lines, result.files, result.files_searched) == ([], [], 0), mode
+    answer = default_registry(root).execute(
+        ToolCall("c1", "grep", {"pattern": "alpha", "max_count": 0})
+    )
+    assert not answer.is_error and answer.content.startswith(
+        'No matches for "alpha": max_count=0 asks for no match per file'
+    ), answer.content

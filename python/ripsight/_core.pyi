@@ -348,7 +348,12 @@ class GrepLine:
         characters around the match (cut parts are replaced by …)."""
     @property
     def is_match(self) -> bool:
-        """False for a context line."""
+        """False for a context line. A matching line past max_count that falls in the after-context
+        of the last counted match is a match (rg prints it as one) that is not counted."""
+    @property
+    def counted(self) -> bool:
+        """True for a match that totals and pages count: false for context lines and for those
+        matches past max_count."""
     @property
     def cut(self) -> bool:
         """True when the text was cut."""
@@ -406,12 +411,16 @@ class GrepResult:
         when one does: it was searched anyway, as rg searches a path it is given."""
     @property
     def withheld_key_blocks(self) -> int:
-        """Private-key blocks (PEM BEGIN ... PRIVATE KEY through its END line) in the files with
-        matches: their lines are withheld, neither matched, counted nor shown. Blocks in files
-        without other matches are not counted (the count would tell the key)."""
+        """Private-key blocks (PEM BEGIN ... PRIVATE KEY through its END line) in the files
+        searched, with or without matches: their lines are withheld, neither searched, counted
+        nor shown. The counts are the files' own, the same for every pattern. A search that stops
+        early in a file (max_count, files_with_matches) counts the blocks it met."""
     @property
     def withheld_key_lines(self) -> int:
         """Lines of those blocks."""
+    @property
+    def withheld_key_files(self) -> int:
+        """Files holding those blocks."""
     @property
     def incomplete(self) -> bool:
         """True when the time budget ran out: the result and its totals cover only what was
@@ -490,13 +499,19 @@ class ImageResult:
     def reencoded(self) -> bool:
         """True when the shown bytes were encoded here rather than passed through from the file."""
     @property
+    def partial(self) -> bool:
+        """True when the file's data is cut short or damaged (its structure does not reach its end
+        intact) and the decoder still made an image of it: what is shown is re-encoded from that,
+        and part of it may be missing (a cut JPEG's last rows are grey); the detail says what is
+        wrong."""
+    @property
     def refused(self) -> str | None:
         """Why nothing is shown (too_large, too_many_pixels, unsupported, undecodable, cannot_fit,
         no_such_cell); null when the image is shown."""
     @property
     def detail(self) -> str:
-        """The facts behind a refusal (the decoder's message, the declared size...); empty when the
-        image is shown."""
+        """The facts behind a refusal (the decoder's message, the declared size...) or a partial
+        image (where its data ends); empty when the image is shown whole."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final

@@ -166,9 +166,9 @@ def _page(data: dict[str, Any], key: str, by: PageBy, keep: int) -> dict[str, An
     if by == "count":  # glob; grep's files_with_matches and count modes; outline; definitions
         page["withheld"] = data["withheld"] + len(entries) - keep
         page["next_offset"] = data["offset"] + keep
-    elif by == "matches":  # grep content mode: context lines are not entries
-        page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["is_match"])
-        page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["is_match"])
+    elif by == "matches":  # grep content mode: only counted matches are entries
+        page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["counted"])
+        page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["counted"])
     elif by == "page":  # read_file on a PDF: read on from the first page left out
         page["next_page"] = entries[keep]["number"]
     else:  # read_file: read on at the first line (or notebook cell) left out
@@ -178,7 +178,7 @@ def _page(data: dict[str, Any], key: str, by: PageBy, keep: int) -> dict[str, An
 
 def _grep_cut_points(lines: list[dict[str, Any]]) -> list[int]:
     # Cut right after a match line: no context line of a left-out match stays behind.
-    return [0] + [i + 1 for i, line in enumerate(lines) if line["is_match"]]
+    return [0] + [i + 1 for i, line in enumerate(lines) if line["counted"]]
 
 
 def _paging_of(data: dict[str, Any]) -> Mapping[str, PageBy]:

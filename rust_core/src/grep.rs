@@ -28,7 +28,8 @@
 //!
 //! Options as ripgrep's long options: `invert_match` (`-v`: the lines that do not match are the
 //! matches), `max_count` (`-m`: matches per file; the after-context of the last one is still
-//! shown, and matches inside it appear as context lines), `types` / `types_not` (`-t` / `-T`,
+//! shown, and matches inside it appear as matches that are not counted, as rg prints them;
+//! `max_count = 0` searches nothing, as `rg -m 0`), `types` / `types_not` (`-t` / `-T`,
 //! after the `glob` filter as rg's overrides come first), `max_depth` (`--max-depth`),
 //! `respect_ignore_files` (false is `--no-ignore`: ignore files do not apply; the skip set and
 //! deny rules still do), and `OutputMode::FilesWithoutMatch` (`--files-without-match`: the files searched
@@ -105,7 +106,8 @@ pub struct GrepOptions {
     pub types: Vec<String>,
     /// Not files of these types (`rg -T`; applied after `types`).
     pub types_not: Vec<String>,
-    /// Matching lines (matches, in multiline mode) searched for per file at most (`rg -m`).
+    /// Matching lines (matches, in multiline mode) searched for per file at most (`rg -m`);
+    /// 0 searches nothing, as `rg -m 0` does.
     pub max_count: Option<u64>,
     /// The lines that do not match are the matches (`rg -v`).
     pub invert_match: bool,
@@ -211,6 +213,18 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let plan = Plan::new(options, &prepared.select, &deadline);
     let walk = WalkOptions::new(workspace, options.respect_ignore_files, options.max_depth);
     let matcher = &prepared.matcher;
+    if options.max_count == Some(0) {
+        // rg -m 0 searches nothing (rg 14 exits at once, status 1); the pattern and the path
+        // were checked above, so a bad one is still an error here.
+        return finish(
+            workspace,
+            &plan,
+            matcher,
+            Vec::new(),
+            Walked::default(),
+            started,
+        );
+    }
 
     let (workers, walked) = match target {
         Target::Dir(start) => {
@@ -367,12 +381,13 @@ pub(crate) fn finish(
     let mut incomplete = walked.incomplete;
 
     let (mut files_searched, mut total_matches, mut total_files) = (walked.unread_searched, 0, 0);
-    let (mut withheld_key_blocks, mut withheld_key_lines) = (0, 0);
+    let (mut withheld_key_blocks, mut withheld_key_lines, mut withheld_key_files) = (0, 0, 0);
     let mut hits = Vec::new();
     for worker in workers {
         files_searched += worker.files_searched;
         withheld_key_blocks += worker.key_blocks;
         withheld_key_lines += worker.key_lines;
+        withheld_key_files += worker.key_files;
         total_matches += worker.total_matches;
         total_files += worker.total_files;
         incomplete |= worker.stopped;
@@ -444,6 +459,7 @@ pub(crate) fn finish(
         path_ignored_by: walked.path_ignored_by,
         withheld_key_blocks,
         withheld_key_lines,
+        withheld_key_files,
         incomplete,
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
     })

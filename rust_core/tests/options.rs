@@ -164,9 +164,12 @@ fn max_count_stops_each_file_and_keeps_the_last_matchs_after_context() {
         o.max_count = Some(1);
         o.after_context = 2;
     });
-    // rg -m1 -A2: line 3 matches too but is past the limit, shown in the context (rg 14 prints
-    // it with ':', and does not count it).
-    assert_eq!(shown(&out), ["f.txt:1", "f.txt-2", "f.txt-3"]);
+    // rg -m1 -A2: line 3 matches too but is past the limit, shown in the context as a match
+    // that is not counted (rg 14 prints it with ':' and counts it nowhere: rg's regression
+    // test for issue 1380).
+    assert_eq!(shown(&out), ["f.txt:1", "f.txt-2", "f.txt:3"]);
+    let counted: Vec<bool> = out.lines.iter().map(|l| l.counted).collect();
+    assert_eq!(counted, [true, false, false]);
     assert_eq!((out.total_matches, out.total_files), (1, 1));
     let out = search(&ws, "a", |o| {
         o.max_count = Some(2);
@@ -178,6 +181,44 @@ fn max_count_stops_each_file_and_keeps_the_last_matchs_after_context() {
         o.before_context = 1;
     });
     assert_eq!(shown(&out), ["f.txt:1", "f.txt-2", "f.txt:3"]);
+    // A line after the limit is a match only when it matches without its terminator: `^$`
+    // matches at the end of "b\n", and rg prints that line as context.
+    let dir = tree(&[("e.txt", "a\n\nb\n\n")]);
+    let empty = common::ws(dir.path());
+    let out = search(&empty, "^$", |o| {
+        o.max_count = Some(1);
+        o.after_context = 2;
+    });
+    assert_eq!(shown(&out), ["e.txt:2", "e.txt-3", "e.txt:4"]);
+    // Inverted, the lines that are not empty are the matches: "b" after the limit is one.
+    let out = search(&empty, "^$", |o| {
+        o.max_count = Some(1);
+        o.after_context = 2;
+        o.invert_match = true;
+    });
+    assert_eq!(shown(&out), ["e.txt:1", "e.txt-2", "e.txt:3"]);
+    // rg -m 0 searches nothing, in every mode.
+    for mode in [
+        OutputMode::Content,
+        OutputMode::FilesWithMatches,
+        OutputMode::Count,
+        OutputMode::FilesWithoutMatch,
+    ] {
+        let out = search(&ws, "a", |o| {
+            o.max_count = Some(0);
+            o.output_mode = mode;
+        });
+        assert_eq!(
+            (
+                out.total_matches,
+                out.files_searched,
+                out.lines.len(),
+                out.files.len()
+            ),
+            (0, 0, 0, 0),
+            "{mode:?}"
+        );
+    }
 }
 
 #[test]

@@ -170,10 +170,10 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
             },
             "max_count": {
                 "type": "integer",
-                "minimum": 1,
+                "minimum": 0,
                 "description": "Stop searching a file after this many matching lines (matches, "
                 "with multiline=true), like ripgrep's -m, e.g. 1 for the first match of each "
-                "file. Default: no limit.",
+                "file; 0 searches nothing, as rg -m 0. Default: no limit.",
             },
             "invert_match": {
                 "type": "boolean",
@@ -303,6 +303,12 @@ def format_grep(
     pattern = _shown_pattern(result.pattern)
     types, types_not = _listed(type), _listed(type_not)
     scope = _scope(path, glob, types, types_not, max_depth)
+    if max_count == 0:
+        return (
+            f"No matches for {pattern}{scope}: max_count=0 asks for no match per file, so "
+            "nothing was searched (as rg -m 0). Call grep without max_count to search, or "
+            "with max_count=1 for the first match of each file."
+        )
     searched = f"{plural(result.files_searched, 'file')} searched"
     if max_count is not None:
         searched += f", at most {plural(max_count, 'match', 'matches')} per file"
@@ -322,7 +328,7 @@ def format_grep(
             text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
         lines.append(text)
     elif mode == "content":
-        shown = sum(1 for line in result.lines if line.is_match)
+        shown = sum(1 for line in result.lines if line.counted)
         if invert:
             totals = (
                 f"{plural(matches, 'line')} not matching {pattern} in "
@@ -390,10 +396,13 @@ def format_grep(
             )
     nothing = entries == 0
     if result.withheld_key_blocks:
+        blocks = result.withheld_key_blocks
+        block = "a private-key block" if blocks == 1 else f"{blocks} private-key blocks"
         lines.append(
-            f"Withheld: {plural(result.withheld_key_lines, 'line')} of "
-            f"{plural(result.withheld_key_blocks, 'private-key block')} in these files; the "
-            "secrets policy never shows key material, and matches inside it are not counted."
+            f"Withheld: {plural(result.withheld_key_lines, 'line')} of {block} in "
+            f"{plural(result.withheld_key_files, 'file')} "
+            f"{'was' if result.withheld_key_lines == 1 else 'were'} not searched; the secrets "
+            "policy never shows key material, so text inside it is neither matched nor counted."
         )
     if result.incomplete:
         lines.append(

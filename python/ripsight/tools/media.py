@@ -78,10 +78,16 @@ def format_image(result: ImageResult) -> str:
         if result.downscaled
         else "shown re-encoded"
     )
-    return (
+    line = (
         f"{path}: {kind} image, {original}, {shown_as} "
         f"({_format_name(result.media_type)}, {size_text(result.byte_size)})."
     )
+    if result.partial:
+        line += (
+            f" The file is cut short or damaged ({result.detail}): the image shows what "
+            "decoded, and part of it may be missing or grey."
+        )
+    return line
 
 
 #: The code and the advice for each refusal of an image.

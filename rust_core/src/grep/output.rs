@@ -33,8 +33,13 @@ crate::record! {
         /// The line's text, lossily decoded, without the line terminator, cut to
         /// max_line_chars characters around the match (cut parts are replaced by …).
         pub text: String,
-        /// False for a context line.
+        /// False for a context line. A matching line past max_count that falls in the
+        /// after-context of the last counted match is a match (rg prints it as one) that is
+        /// not counted.
         pub is_match: bool,
+        /// True for a match that totals and pages count: false for context lines and for
+        /// those matches past max_count.
+        pub counted: bool,
         /// True when the text was cut.
         pub cut: bool,
     }
@@ -89,11 +94,15 @@ crate::record! {
         /// root, when one does: it was searched anyway, as rg searches a path it is given.
         pub path_ignored_by: Option<IgnoreRule>,
         /// Private-key blocks (PEM BEGIN ... PRIVATE KEY through its END line) in the files
-        /// with matches: their lines are withheld, neither matched, counted nor shown. Blocks
-        /// in files without other matches are not counted (the count would tell the key).
+        /// searched, with or without matches: their lines are withheld, neither searched,
+        /// counted nor shown. The counts are the files' own, the same for every pattern. A
+        /// search that stops early in a file (max_count, files_with_matches) counts the blocks
+        /// it met.
         pub withheld_key_blocks: u64,
         /// Lines of those blocks.
         pub withheld_key_lines: u64,
+        /// Files holding those blocks.
+        pub withheld_key_files: u64,
         /// True when the time budget ran out: the result and its totals cover only what was
         /// searched.
         pub incomplete: bool,

@@ -64,7 +64,8 @@ pub(super) fn content_windows(hits: &[FileHit], range: PageRange) -> Vec<(usize,
 
 /// Content mode: the matches of `range` (global order: path, then line) with the context lines
 /// around them, and how many matches that is. A withheld match that falls in the context of a
-/// shown one is left out rather than shown as context. `hits` are the kept files in path order:
+/// shown one is left out rather than shown as context; a match past `max_count` in the
+/// after-context of the last counted one is shown as a match that no page counts. `hits` are the kept files in path order:
 /// every file before a file that reaches the page is among them.
 pub(super) fn content_page(
     hits: &[FileHit],
@@ -79,7 +80,7 @@ pub(super) fn content_page(
         let mut selected = Vec::new();
         let mut match_index = hit.first_index;
         for stored in &hit.lines {
-            if stored.is_match {
+            if stored.counted {
                 if match_index >= window.from && match_index < window.to {
                     selected.push(stored.line);
                 }
@@ -90,7 +91,8 @@ pub(super) fn content_page(
         let mut next = 0usize;
         match_index = hit.first_index;
         for stored in &hit.lines {
-            let show = if stored.is_match {
+            // An uncounted match (past max_count) is shown where a context line would be.
+            let show = if stored.counted {
                 let chosen = match_index >= window.from && match_index < window.to;
                 match_index += 1;
                 chosen
@@ -107,6 +109,7 @@ pub(super) fn content_page(
                     line: stored.line,
                     text: stored.text.clone(),
                     is_match: stored.is_match,
+                    counted: stored.counted,
                     cut: stored.cut,
                 });
             }

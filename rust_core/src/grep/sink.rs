@@ -24,6 +24,9 @@ pub(super) struct StoredLine {
     pub(super) text: String,
     pub(super) cut: bool,
     pub(super) is_match: bool,
+    /// False for a matching line past `max_count`, kept in the after-context of the last
+    /// counted match: shown as a match (rg prints it so), counted in no total or page.
+    pub(super) counted: bool,
 }
 
 /// Which matching lines of a file keep their text: indices `from .. to` (0-based, in line
@@ -64,10 +67,13 @@ pub(super) struct FileSink<'a> {
     before: VecDeque<StoredLine>,
     /// Matches counted at most (`rg -m`): one per searcher match event (a multiline match
     /// whose lines touch the next one's is one event, as rg counts them). Past it the sink
-    /// keeps the after-context of the last counted match, showing matching lines there as
-    /// context, and then ends the search; it stops the search itself where the searcher
-    /// cannot (multiline, key mode).
+    /// keeps the after-context of the last counted match, keeping matching lines there as
+    /// uncounted matches (rg prints them as matches and counts them nowhere: its regression
+    /// test for issue 1380), and then ends the search; it stops the search itself where the
+    /// searcher cannot (multiline, key mode).
     max_count: Option<u64>,
+    /// The search's matches are the lines that do not match (`rg -v`).
+    invert: bool,
     /// Match events counted.
     events: u64,
     /// The last line of the last counted match.
@@ -100,14 +106,17 @@ impl<'a> FileSink<'a> {
             keys: None,
             before: VecDeque::new(),
             max_count: None,
+            invert: false,
             events: 0,
             last_match_line: 0,
         }
     }
 
-    /// Counts at most `max_count` matches (see the field).
-    pub(super) fn with_max_count(mut self, max_count: Option<u64>) -> Self {
+    /// Counts at most `max_count` matches (see the field); `invert`: the search's matches are
+    /// the lines that do not match (`rg -v`).
+    pub(super) fn with_max_count(mut self, max_count: Option<u64>, invert: bool) -> Self {
         self.max_count = max_count;
+        self.invert = invert;
         self
     }
 
@@ -122,7 +131,8 @@ impl<'a> FileSink<'a> {
     }
 
     /// A match event past the limit: its lines inside the last counted match's after-context
-    /// are kept as context; false (end the search) once a line lies beyond it.
+    /// are kept (see [`FileSink::keep_trailing`]); false (end the search) once a line lies
+    /// beyond it.
     fn trailing(&mut self, found: &SinkMatch<'_>) -> bool {
         let first_line = found.line_number().unwrap_or(0);
         for (i, bytes) in found.lines().enumerate() {
@@ -133,14 +143,38 @@ impl<'a> FileSink<'a> {
             if self.withheld(bytes) {
                 continue;
             }
-            if self.window.is_some()
-                && self.kept > 0
-                && line <= self.last_kept_line.saturating_add(self.after_context)
-            {
-                self.store_line(line, bytes, None, false);
-            }
+            self.keep_trailing(line, bytes, true);
         }
         true
+    }
+
+    /// A line past the limit, inside the after-context of the last kept match: kept, as a
+    /// match that is not counted when it matches (rg prints it with ':' and counts it nowhere),
+    /// else as context. Whether it matches is asked of the line without its terminator, as rg
+    /// 14 asks: the searcher asks with it, where `^$` matches at the end of any line. In a
+    /// multiline search the searcher's word stands (`from_match`).
+    fn keep_trailing(&mut self, line: u64, bytes: &[u8], from_match: bool) {
+        if self.window.is_none()
+            || self.kept == 0
+            || line > self.last_kept_line.saturating_add(self.after_context)
+        {
+            return;
+        }
+        let found = self.matcher.find(without_terminator(bytes)).ok().flatten();
+        let is_match = if self.multiline {
+            from_match
+        } else {
+            found.is_some() != self.invert
+        };
+        let start = found.filter(|_| is_match).map(|m| m.start());
+        let (text, cut) = shown_text(bytes, start, self.max_chars);
+        self.lines.push(StoredLine {
+            line,
+            text,
+            cut,
+            is_match,
+            counted: false,
+        });
     }
 
     /// Key mode: the searcher passes every line, lines of key blocks are withheld.
@@ -198,6 +232,7 @@ impl<'a> FileSink<'a> {
             text,
             cut,
             is_match,
+            counted: is_match,
         });
     }
 
@@ -292,6 +327,10 @@ impl Sink for FileSink<'_> {
             if self.withheld(context.bytes()) || self.window.is_none() {
                 return Ok(true);
             }
+            if self.limit_reached() {
+                self.keep_trailing(line, context.bytes(), false);
+                return Ok(true);
+            }
             if self.kept > 0 && line <= self.last_kept_line.saturating_add(self.after_context) {
                 self.store_line(line, context.bytes(), None, false);
             } else if self.before_context > 0 {
@@ -304,11 +343,14 @@ impl Sink for FileSink<'_> {
                     text,
                     cut,
                     is_match: false,
+                    counted: false,
                 });
             }
             return Ok(true);
         }
-        if self.context_wanted(line) {
+        if self.limit_reached() {
+            self.keep_trailing(line, context.bytes(), false);
+        } else if self.context_wanted(line) {
             self.store_line(line, context.bytes(), None, false);
         }
         Ok(true)
@@ -318,6 +360,12 @@ impl Sink for FileSink<'_> {
         self.binary = true;
         Ok(false)
     }
+}
+
+/// `bytes` without its line terminator (`\n` or `\r\n`).
+fn without_terminator(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    bytes.strip_suffix(b"\r").unwrap_or(bytes)
 }
 
 /// The text shown for one line: terminator removed, lossily decoded, cut to `max_chars`

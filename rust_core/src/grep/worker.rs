@@ -52,9 +52,10 @@ pub(crate) struct GrepWorker<'a> {
     pub(super) total_matches: u64,
     pub(super) total_files: u64,
     pub(super) files_searched: u64,
-    /// Key blocks (and their lines) withheld from the files with matches.
+    /// Key blocks (their lines, the files holding them) withheld from the files searched.
     pub(super) key_blocks: u64,
     pub(super) key_lines: u64,
+    pub(super) key_files: u64,
     /// The deadline passed (or the call was cancelled) while this thread searched a file.
     pub(super) stopped: bool,
 }
@@ -106,6 +107,7 @@ impl<'a> GrepWorker<'a> {
             files_searched: 0,
             key_blocks: 0,
             key_lines: 0,
+            key_files: 0,
             stopped: false,
         }
     }
@@ -173,6 +175,14 @@ impl<'a> GrepWorker<'a> {
         else {
             return;
         };
+        // Counted in every file searched, with or without matches: the counts are the file's
+        // (its BEGIN and END lines), the same for every pattern, so they tell nothing of the
+        // key's bytes, and a search for text inside a key learns that it was not searched.
+        if key_blocks > 0 {
+            self.key_files += 1;
+            self.key_blocks += key_blocks;
+            self.key_lines += key_lines;
+        }
         if count == 0 {
             self.searched_without_match(relative);
             return;
@@ -183,10 +193,6 @@ impl<'a> GrepWorker<'a> {
         if self.plan.without_match {
             return;
         }
-        // Counted only where the file has matches of its own: a count that a match inside a
-        // key could change would tell the key's bytes, one search at a time.
-        self.key_blocks += key_blocks;
-        self.key_lines += key_lines;
         if may_reach_page {
             let entries = match (self.plan.content, self.plan.text_in_pass) {
                 (false, _) => 1,
@@ -262,7 +268,7 @@ impl<'a> GrepWorker<'a> {
                 options.max_line_chars,
                 options.multiline,
             )
-            .with_max_count(options.max_count);
+            .with_max_count(options.max_count, options.invert_match);
             if keyed { sink.withholding_keys() } else { sink }
         };
         let (result, mut sink) = if options.multiline {

@@ -11,7 +11,7 @@
 
 use std::io::{Seek, Write};
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::boundary::FileIdentity;
 use crate::pattern::name_key;
@@ -43,9 +43,23 @@ pub(super) struct Data {
     names: Range<usize>,
     name_starts: Range<usize>,
     name_files: Range<usize>,
+    /// The documents that may hold a private-key marker (see `key_documents`), found once.
+    key_documents: OnceLock<Option<Vec<u32>>>,
 }
 
 impl Data {
+    /// The documents that may hold a private-key marker, as `find` gives them (`None`: every
+    /// document), asked of the posting lists once per index file: every grep the index answers
+    /// searches them (see `query::grep`).
+    pub(super) fn key_documents(
+        &self,
+        find: impl FnOnce(&Postings) -> Option<Vec<u32>>,
+    ) -> Option<&[u32]> {
+        self.key_documents
+            .get_or_init(|| find(&self.postings))
+            .as_deref()
+    }
+
     /// No documents (before the first build, and after `close()`).
     pub(super) fn empty() -> Data {
         Data {
@@ -57,6 +71,7 @@ impl Data {
             names: 0..0,
             name_starts: 0..0,
             name_files: 0..0,
+            key_documents: OnceLock::new(),
         }
     }
 
@@ -83,6 +98,7 @@ impl Data {
             name_starts: sections.span(Kind::NameStarts),
             name_files: sections.span(Kind::NameFiles),
             bytes,
+            key_documents: OnceLock::new(),
         };
         data.check_names()?;
         let mut previous: Option<&str> = None;

@@ -10,6 +10,7 @@ use std::time::Instant;
 use crate::budget::Deadline;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, GrepOutput, GrepWorker, OutputMode, Plan};
+use crate::keyblock;
 use crate::open::{Target, open_target};
 use crate::walker::{WalkOptions, thread_count};
 use crate::workspace::{SkipCounts, Workspace};
@@ -45,6 +46,10 @@ pub(super) fn grep(
     let Target::Dir(start) = target else {
         return None;
     };
+    if options.max_count == Some(0) {
+        // Nothing is searched: the cold engine answers at once.
+        return None;
+    }
     if walk.respect_ignore_files != workspace.options().respect_ignore_files {
         return None;
     }
@@ -64,6 +69,17 @@ pub(super) fn grep(
             evaluate(&query, &live.data.postings, options.multiline)
         }
     };
+    // Files that may hold a private-key block are searched whatever the pattern: the blocks
+    // withheld are counted in every file searched (GrepOutput::withheld_key_files), and a file
+    // the index proved match-free would be left out of the count, which would then depend on
+    // the pattern.
+    let docs = docs.and_then(|docs| {
+        let keyed = live.data.key_documents(|postings| {
+            let marker = String::from_utf8_lossy(keyblock::KEY_MARKER);
+            evaluate(&plan::plan(&marker, true, false), postings, false)
+        })?;
+        Some(union(&docs, keyed))
+    });
     if live.data.postings.damaged() {
         // A block of the lists failed its check: nothing they said is trusted (the next call
         // starts a rebuild).

@@ -14,7 +14,10 @@
 //!    [`image::Limits`] (width, height and allocations capped) inside `catch_unwind`, so a
 //!    decoder panic becomes a refusal like a decoding error;
 //! 3. an image within `max_edge` on its long side and `max_pixels` in all, whose file is within
-//!    `max_bytes`, is passed through as its original bytes, untouched; a larger one is scaled
+//!    `max_bytes` and whose structure reaches its end intact ([`super::intact`]: the decoders
+//!    forgive a cut file, a stricter reader does not), is passed through as its original bytes,
+//!    untouched; a file cut short or damaged that still decoded is re-encoded from what decoded
+//!    and marked `partial`, and one that did not decode is refused; a larger one is scaled
 //!    down, aspect kept, with the area-averaging filter of `DynamicImage::thumbnail_exact` (each
 //!    source pixel contributes to one target pixel: no aliasing on the large reductions this
 //!    does, integer arithmetic, and no floating-point copy of the source in memory);
@@ -30,7 +33,7 @@ use crate::record::Bytes;
 use image::codecs::jpeg::JpegEncoder;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
 
-use super::{Refusal, open, panic_message, read_capped, real_path};
+use super::{Refusal, intact, open, panic_message, read_capped, real_path};
 use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::workspace::Workspace;
@@ -128,11 +131,16 @@ crate::record! {
         pub downscaled: bool,
         /// True when the shown bytes were encoded here rather than passed through from the file.
         pub reencoded: bool,
+        /// True when the file's data is cut short or damaged (its structure does not reach its
+        /// end intact) and the decoder still made an image of it: what is shown is re-encoded
+        /// from that, and part of it may be missing (a cut JPEG's last rows are grey); the
+        /// detail says what is wrong.
+        pub partial: bool,
         /// Why nothing is shown (too_large, too_many_pixels, unsupported, undecodable,
         /// cannot_fit, no_such_cell); null when the image is shown.
         pub refused: Option<Refusal>,
-        /// The facts behind a refusal (the decoder's message, the declared size...); empty
-        /// when the image is shown.
+        /// The facts behind a refusal (the decoder's message, the declared size...) or a
+        /// partial image (where its data ends); empty when the image is shown whole.
         pub detail: String,
     }
 }
@@ -140,6 +148,7 @@ crate::record! {
 impl ImageOutput {
     fn refuse(mut self, refusal: Refusal, detail: String) -> ImageOutput {
         self.refused = Some(refusal);
+        self.partial = false;
         self.detail = detail;
         self
     }
@@ -282,9 +291,13 @@ fn prepare_known(
         Ok(decoded) => decoded,
         Err(error) => return out.refuse(Refusal::Undecodable, error.to_string()),
     };
+    if let Err(detail) = intact::check(&bytes, format) {
+        out.partial = true;
+        out.detail = detail;
+    }
     let (target_w, target_h) = fit(out.width, out.height, bounds);
     let fits = (target_w, target_h) == (out.width, out.height);
-    if fits && bytes.len() as u64 <= bounds.max_bytes {
+    if fits && !out.partial && bytes.len() as u64 <= bounds.max_bytes {
         out.media_type = out.source_media_type.clone();
         out.shown_width = out.width;
         out.shown_height = out.height;
@@ -492,6 +505,33 @@ mod tests {
             ImageOutput::default(),
         );
         assert_eq!(out.refused, Some(Refusal::Unsupported));
+    }
+
+    #[test]
+    fn a_jpeg_cut_mid_scan_is_reencoded_from_what_decoded_and_marked_partial() {
+        let image = DynamicImage::ImageRgb8(image::RgbImage::from_fn(200, 150, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, ((x * y) % 256) as u8])
+        }));
+        let mut bytes = Vec::new();
+        image
+            .write_to(&mut Cursor::new(&mut bytes), ImageFormat::Jpeg)
+            .expect("encode");
+        let out = prepare(
+            bytes[..bytes.len() * 2 / 3].to_vec(),
+            &ImageBounds::default(),
+            ImageOutput::default(),
+        );
+        assert_eq!(out.refused, None, "{}", out.detail);
+        assert!(out.partial && out.reencoded && !out.downscaled);
+        assert!(out.detail.contains("end-of-image marker"), "{}", out.detail);
+        assert_eq!((out.shown_width, out.shown_height), (200, 150));
+        let whole = prepare(
+            bytes.clone(),
+            &ImageBounds::default(),
+            ImageOutput::default(),
+        );
+        assert!(!whole.partial && !whole.reencoded && whole.detail.is_empty());
+        assert_eq!(whole.data.0, bytes);
     }
 
     /// CRC-32 (IEEE) for the hand-made PNG chunk of the bomb test.

@@ -15,6 +15,7 @@ use crate::open::OpenedFile;
 use crate::workspace::Workspace;
 
 pub mod image;
+mod intact;
 pub mod notebook;
 
 /// Close names offered when the file does not exist (as `read_file` does).

@@ -378,6 +378,45 @@ mod tests {
     }
 
     #[test]
+    fn javascript_definitions_by_assignment_have_ctags_names_and_kinds() {
+        // ctags (universal-ctags 5.9) tags each of these at its line with this name: a method
+        // when given to a prototype or to `this`, a function when given to another object. In
+        // a chain `a = b = function` ctags tags the first; the outline lists both (the second
+        // inside the first, as its node is). An existing function given to a prototype is a
+        // method there (ctags lists it); given to another object it is no definition.
+        let source = "function C() { this.t = function () {}; }\n\
+                      C.prototype.m = function () {};\n\
+                      C.prototype.a = C.prototype.b = function () {};\n\
+                      C.prototype.alias = other;\n\
+                      C.prototype.x = C.prototype.y = other.y;\n\
+                      obj.plain = other;\n\
+                      module.exports.f = function () {};\n\
+                      exports.g = () => 1;\n\
+                      obj.h = async function () {};\n\
+                      const o = { 'quoted': function () {}, plain: () => 2 };\n\
+                      class K { field = () => {}; value = 3; }\n";
+        let expected = [
+            "function C",
+            "  method t",
+            "method m",
+            "method a",
+            "  method b",
+            "method alias",
+            "method x",
+            "  method y",
+            "function f",
+            "function g",
+            "function h",
+            "method quoted",
+            "method plain",
+            "class K",
+            "  method field",
+        ];
+        assert_eq!(outline(Language::JavaScript, source), expected);
+        assert_eq!(outline(Language::TypeScript, source), expected);
+    }
+
+    #[test]
     fn each_language_names_its_definitions() {
         let cases: &[(Language, &str, &[&str])] = &[
             (

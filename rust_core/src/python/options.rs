@@ -590,7 +590,7 @@ pub(super) const GREP: &[Keyword<GrepOptions>] = &[
     },
     keyword!("type", texts => types),
     keyword!("type_not", texts => types_not),
-    keyword!("max_count", optional count >= 1 => max_count),
+    keyword!("max_count", optional count >= 0 => max_count),
     keyword!("invert_match", flag => invert_match),
     keyword!("max_depth", optional size >= 0 => max_depth),
     include_ignored!(),
