@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import orjson
 
 from .. import codes
-from .._core import IgnoreRule, SkipCounts
+from .._core import KEYWORDS, IgnoreRule, SkipCounts
 from ..errors import InvalidArgumentError
 from ..file_types import unknown_types
 from ..limits import MAX_DEPTH
@@ -80,14 +80,37 @@ def max_depth_property(what: str) -> dict[str, Any]:
     }
 
 
-def include_ignored_property(what: str) -> dict[str, Any]:
-    """`include_ignored`, as ripgrep's --no-ignore; `what` is the tool's verb."""
+def engine_default(call: str, name: str) -> Any:
+    """The default of the engine call's keyword `name`, as the binding declares it once
+    (`_core.KEYWORDS`): a schema states it, never a copy of it."""
+    return KEYWORDS[call][name][1]
+
+
+def json_text(value: Any) -> str:
+    """A default as a model reads it in a description: JSON (``false``, ``0``)."""
+    return orjson.dumps(value).decode()
+
+
+def flag_property(call: str, name: str, description: str) -> dict[str, Any]:
+    """A boolean argument of the engine call `call`, its default stated from the engine's."""
+    default = engine_default(call, name)
     return {
         "type": "boolean",
-        "default": False,
+        "default": default,
+        "description": f"{description} Default: {json_text(default)}.",
+    }
+
+
+def include_ignored_property(what: str, call: str) -> dict[str, Any]:
+    """`include_ignored`, as ripgrep's --no-ignore; `what` is the tool's verb, `call` the
+    engine call whose default it states."""
+    default = engine_default(call, "include_ignored")
+    return {
+        "type": "boolean",
+        "default": default,
         "description": f"Also {what} files that .gitignore, .ignore and .ripsightignore hide, "
         "like ripgrep's --no-ignore (directories such as .git and node_modules, and files "
-        "denied as secrets, stay out). Default: false.",
+        f"denied as secrets, stay out). Default: {json_text(default)}.",
     }
 
 

@@ -87,7 +87,7 @@ def glob_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "Default: all types."
             ),
             "max_depth": max_depth_property("list"),
-            "include_ignored": include_ignored_property("list"),
+            "include_ignored": include_ignored_property("list", "glob"),
             "limit": limit_property(
                 limits.glob_limit,
                 resolved_maximum(limits.glob_max_limit),

@@ -14,8 +14,11 @@ from ..workspace import Workspace
 from ._common import (
     answer_search,
     check_types,
+    engine_default,
+    flag_property,
     hidden_note,
     include_ignored_property,
+    json_text,
     limit_property,
     max_depth_property,
     offset_property,
@@ -128,23 +131,20 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "Do not search files of this file type, or these types, like ripgrep's -T, "
                 'e.g. "md" or ["json", "lock"]. Default: none left out.'
             ),
-            "literal": {
-                "type": "boolean",
-                "default": False,
-                "description": "Treat the pattern as plain text, not a regex. Default: false.",
-            },
-            "case_insensitive": {
-                "type": "boolean",
-                "default": False,
-                "description": "Ignore upper/lower case. Default: false.",
-            },
+            "literal": flag_property(
+                "grep", "literal", "Treat the pattern as plain text, not a regex."
+            ),
+            "case_insensitive": flag_property(
+                "grep", "case_insensitive", "Ignore upper/lower case."
+            ),
             "context": {
                 "type": "integer",
                 "minimum": 0,
                 "maximum": MAX_CONTEXT,
-                "default": 0,
+                "default": engine_default("grep", "context"),
                 "description": "Lines of context to show before and after each match "
-                f"(0-{MAX_CONTEXT}), like ripgrep's -C. Default: 0.",
+                f"(0-{MAX_CONTEXT}), like ripgrep's -C. Default: "
+                f"{json_text(engine_default('grep', 'context'))}.",
             },
             "before_context": {
                 "type": "integer",
@@ -162,12 +162,11 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "(overrides context on that side), e.g. 10 to see a function's body after its "
                 "signature. Default: context.",
             },
-            "multiline": {
-                "type": "boolean",
-                "default": False,
-                "description": "Let a match span several lines (write \\n in the pattern for "
-                "a line break). Default: false.",
-            },
+            "multiline": flag_property(
+                "grep",
+                "multiline",
+                "Let a match span several lines (write \\n in the pattern for a line break).",
+            ),
             "max_count": {
                 "type": "integer",
                 "minimum": 0,
@@ -175,14 +174,14 @@ def grep_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "with multiline=true), like ripgrep's -m, e.g. 1 for the first match of each "
                 "file; 0 searches nothing, as rg -m 0. Default: no limit.",
             },
-            "invert_match": {
-                "type": "boolean",
-                "default": False,
-                "description": "Show the lines that do NOT match the pattern, like ripgrep's "
-                "-v (counted, paged and shown with context as matches are). Default: false.",
-            },
+            "invert_match": flag_property(
+                "grep",
+                "invert_match",
+                "Show the lines that do NOT match the pattern, like ripgrep's -v (counted, paged "
+                "and shown with context as matches are).",
+            ),
             "max_depth": max_depth_property("search"),
-            "include_ignored": include_ignored_property("search"),
+            "include_ignored": include_ignored_property("search", "grep"),
             "output_mode": {
                 "type": "string",
                 "enum": ["content", "files_with_matches", "count", "files_without_match"],
