@@ -53,11 +53,14 @@ struct Size;
 impl Weighter<Key, Outcome> for Size {
     fn weight(&self, _key: &Key, value: &Outcome) -> u64 {
         let held = match value {
-            Ok(parsed) => parsed
-                .entries
-                .iter()
-                .map(|d| d.name.len() + std::mem::size_of_val(d))
-                .sum::<usize>(),
+            Ok(parsed) => {
+                parsed
+                    .entries
+                    .iter()
+                    .map(|d| d.name.len() + std::mem::size_of_val(d))
+                    .sum::<usize>()
+                    + parsed.references.as_ref().map_or(0, |r| r.weight())
+            }
             Err(_) => 0,
         };
         (held + 128) as u64

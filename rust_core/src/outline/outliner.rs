@@ -77,7 +77,21 @@ impl Outliner {
     /// The outline of `source`: from the cache when these bytes were parsed before, else from a
     /// worker.
     pub fn outline(&self, source: &Source) -> Outlined {
-        if let Some(outcome) = self.cache.get(&source.key) {
+        self.parse(source, false)
+    }
+
+    /// The outline of `source` with its references ([`Parsed::references`]): from the cache
+    /// when these bytes were parsed for them before, else from a worker (and the cached outline
+    /// is replaced by the fuller one).
+    pub fn references(&self, source: &Source) -> Outlined {
+        self.parse(source, true)
+    }
+
+    fn parse(&self, source: &Source, references: bool) -> Outlined {
+        let cached = self.cache.get(&source.key).filter(|outcome| {
+            !references || outcome.as_ref().is_ok_and(|parsed| parsed.with_references)
+        });
+        if let Some(outcome) = cached {
             return (
                 outcome.map_err(|refusal| Failure {
                     refusal,
@@ -86,7 +100,12 @@ impl Outliner {
                 true,
             );
         }
-        let request = worker::request(worker::PARSE, source.language, PARSE_TIME, &source.bytes);
+        let operation = if references {
+            worker::PARSE_REFERENCES
+        } else {
+            worker::PARSE
+        };
+        let request = worker::request(operation, source.language, PARSE_TIME, &source.bytes);
         let result = self.ask(&request).and_then(|answer| match answer {
             Answer::Parsed(parsed) => Ok(Arc::new(parsed)),
             Answer::Failed(ParseFailure::Timeout) => Err(Failure {

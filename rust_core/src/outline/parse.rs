@@ -19,6 +19,7 @@ use tree_sitter::{
 
 use super::SymbolKind;
 use super::lang::Language;
+use super::refs::{self, References, Spans};
 
 /// The longest name kept, in characters (a C++ operator or a Markdown heading can be long).
 pub const MAX_NAME_CHARS: usize = 200;
@@ -59,6 +60,13 @@ pub struct Parsed {
     pub entries: Vec<Entry>,
     /// The grammar met text it could not parse (the outline covers what it could).
     pub has_errors: bool,
+    /// The file's references, when they were asked for and its language has a reference
+    /// query.
+    #[serde(default)]
+    pub references: Option<References>,
+    /// Whether references were asked for (an outline parse leaves them out).
+    #[serde(default)]
+    pub with_references: bool,
 }
 
 /// Why a parse gave no outline.
@@ -150,6 +158,17 @@ pub fn check_queries() -> Result<(), String> {
 /// The definitions in `source` (UTF-8, as far as it is valid) read as `language`, parse and
 /// query stopped once `time` has passed.
 pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed, ParseFailure> {
+    parse_with(language, source, time, false)
+}
+
+/// The definitions in `source` and, when `references` is set, its references
+/// ([`refs`](super::refs)); the parse and both queries stopped once `time` has passed.
+pub fn parse_with(
+    language: Language,
+    source: &[u8],
+    time: Duration,
+    references: bool,
+) -> Result<Parsed, ParseFailure> {
     let tags = tags(language)?;
     let started = Instant::now();
     let mut parser = Parser::new();
@@ -214,9 +233,17 @@ pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed
     if stopped || started.elapsed() >= time {
         return Err(ParseFailure::Timeout);
     }
+    let (entries, spans) = arrange(found, source, language);
+    let extracted = if references {
+        refs::extract(language, root, source, &spans, started, time)?
+    } else {
+        None
+    };
     Ok(Parsed {
-        entries: arrange(found, source, language),
+        entries,
         has_errors: root.has_error(),
+        references: extracted,
+        with_references: references,
     })
 }
 
@@ -231,8 +258,9 @@ struct Found<'tree> {
     pattern: usize,
 }
 
-/// Puts the matches in source order, drops repeats of one node, names them and nests them.
-fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> Vec<Entry> {
+/// Puts the matches in source order, drops repeats of one node, names them and nests them;
+/// with the entries, their byte ranges and where their names start (for the references).
+fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> (Vec<Entry>, Spans) {
     // Enclosing before enclosed: by start, then the longer first.
     found.sort_by_key(|f| {
         (
@@ -244,6 +272,10 @@ fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> Vec<
     });
     found.dedup_by_key(|f| f.node.id());
     let mut out: Vec<Entry> = Vec::with_capacity(found.len());
+    let mut spans = Spans {
+        ranges: Vec::with_capacity(found.len()),
+        names: Vec::with_capacity(found.len()),
+    };
     // Indices (in `out`) of the definitions enclosing the current one, innermost last, with
     // their end bytes.
     let mut open: Vec<(u32, usize)> = Vec::new();
@@ -296,8 +328,13 @@ fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> Vec<
             parent,
         });
         open.push((index, node.end_byte()));
+        spans.ranges.push((node.start_byte(), node.end_byte()));
+        if let Some(name_node) = name_node {
+            spans.names.push(name_node.start_byte());
+        }
     }
-    out
+    spans.names.sort_unstable();
+    (out, spans)
 }
 
 /// The name a C or C++ declaration declares: the innermost name down its `declarator` fields
