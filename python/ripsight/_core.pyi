@@ -15,7 +15,10 @@ __all__ = [
     "FILE_TYPES",
     "LIMITS",
     "OUTLINE_LANGUAGES",
+    "REFERENCE_GROUPINGS",
+    "REFERENCE_ROLES",
     "SYMBOL_KINDS",
+    "Caller",
     "CancelToken",
     "CancelledError",
     "CellOutput",
@@ -47,7 +50,10 @@ __all__ = [
     "PatternError",
     "ReadLine",
     "ReadResult",
+    "Reference",
+    "ReferencesResult",
     "RipsightError",
+    "RoleTotals",
     "SkipCounts",
     "SpecialFileError",
     "UnparsedFile",
@@ -63,6 +69,10 @@ DEFAULT_DENY_GLOBS: list[str]
 LIMITS: dict[str, int | float]
 #: The kinds of definitions an outline names (class, function, method, ...).
 SYMBOL_KINDS: list[str]
+#: The roles of a reference (call, import, type, write, read, other).
+REFERENCE_ROLES: list[str]
+#: How a references result lists what it found (reference, caller).
+REFERENCE_GROUPINGS: list[str]
 #: The languages with a parser (python, javascript, ...).
 OUTLINE_LANGUAGES: list[str]
 #: ripgrep's built-in file types (grep's and glob's ``type``): name -> the globs of its files.
@@ -614,6 +624,122 @@ class UnparsedFile:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class Reference:
+    """One reference `Engine.references` found; str() is ``path:line:col role — in name``."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def enclosing(self) -> str | None: ...
+    @property
+    def enclosing_kind(self) -> str | None: ...
+    @property
+    def enclosing_line(self) -> int | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class Caller:
+    """One definition that uses the name, with how often (`Engine.references`, by caller)."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def kind(self) -> str | None: ...
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def first_line(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class RoleTotals:
+    """References counted by role."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def calls(self) -> int: ...
+    @property
+    def imports(self) -> int: ...
+    @property
+    def types(self) -> int: ...
+    @property
+    def writes(self) -> int: ...
+    @property
+    def reads(self) -> int: ...
+    @property
+    def others(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class ReferencesResult:
+    """What `Engine.references` returns: one page of the references to a name (by name)."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def name(self) -> str: ...
+    @property
+    def group_by(self) -> str: ...
+    @property
+    def references(self) -> list[Reference]: ...
+    @property
+    def callers(self) -> list[Caller]: ...
+    @property
+    def definitions(self) -> list[Definition]: ...
+    @property
+    def definitions_total(self) -> int: ...
+    @property
+    def totals(self) -> RoleTotals: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def withheld(self) -> int: ...
+    @property
+    def next_offset(self) -> int | None: ...
+    @property
+    def files_searched(self) -> int: ...
+    @property
+    def candidate_files(self) -> int: ...
+    @property
+    def files_parsed(self) -> int: ...
+    @property
+    def files_cached(self) -> int: ...
+    @property
+    def files_cut(self) -> int: ...
+    @property
+    def unparsed(self) -> list[UnparsedFile]: ...
+    @property
+    def unparsed_total(self) -> int: ...
+    @property
+    def incomplete(self) -> bool: ...
+    @property
+    def skipped(self) -> SkipCounts: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class DefinitionsResult:
     """What `Engine.definitions` returns: one page of the definitions whose name matches."""
 
@@ -859,6 +985,21 @@ class Engine:
         cancel: CancelToken | None = None,
     ) -> DefinitionsResult:
         """The definitions whose name matches, in the files grep finds the name in."""
+    def references(
+        self,
+        name: str,
+        /,
+        *,
+        path: str | None,
+        glob: list[str] | None,
+        roles: list[str],
+        kinds: list[str],
+        group_by: str,
+        limit: int | None,
+        offset: int,
+        cancel: CancelToken | None = None,
+    ) -> ReferencesResult:
+        """The references to a name (by name), in the files grep finds it in as a word."""
     def clear_outline_cache(self) -> None:
         """Forgets the cached outlines (of every engine with the same worker command)."""
     def _outline_fault(self, fault: str) -> str:

@@ -81,6 +81,7 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
         "read_file": copy.deepcopy(_core.ReadResult.SCHEMA),
         "outline": copy.deepcopy(_core.OutlineResult.SCHEMA),
         "find_definitions": copy.deepcopy(_core.DefinitionsResult.SCHEMA),
+        "find_references": copy.deepcopy(_core.ReferencesResult.SCHEMA),
     }
     grep_text = schemas["grep"]["properties"]["lines"]["items"]["properties"]["text"]
     grep_text["description"] = (
@@ -94,7 +95,7 @@ def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, A
     # The server holds the structured copy to the text's budget (`bound_structured`): say where
     # the entries it leaves out are counted.
     kept_out = " (also those left out to keep this structured copy within the result budget)"
-    for tool in ("glob", "grep", "outline", "find_definitions"):
+    for tool in ("glob", "grep", "outline", "find_definitions", "find_references"):
         withheld = schemas[tool]["properties"]["withheld"]
         withheld["description"] = withheld["description"].rstrip(".") + kept_out + "."
     next_offset = schemas["read_file"]["properties"]["next_offset"]
@@ -145,8 +146,9 @@ def _page(data: dict[str, Any], key: str, keep: int) -> dict[str, Any]:
     page[key] = entries[:keep]
     if keep >= len(entries):
         return page
-    if key in ("paths", "files", "symbols", "definitions"):
-        # glob; grep's files_with_matches and count modes; outline; find_definitions
+    if key in ("paths", "files", "symbols", "definitions", "references", "callers"):
+        # glob; grep's files_with_matches and count modes; outline; find_definitions;
+        # find_references
         page["withheld"] = data["withheld"] + len(entries) - keep
         page["next_offset"] = data["offset"] + keep
     elif "is_match" in entries[0]:  # grep content mode: context lines are not entries
@@ -175,7 +177,17 @@ def bound_structured(data: dict[str, Any], budget: int) -> dict[str, Any]:
     """
     if _json_chars(data) <= budget:
         return data
-    keys = ("paths", "files", "symbols", "definitions", "lines", "cells", "pages")
+    keys = (
+        "paths",
+        "files",
+        "symbols",
+        "references",
+        "callers",
+        "definitions",
+        "lines",
+        "cells",
+        "pages",
+    )
     key = next((k for k in keys if data.get(k)), None)
     if key is None:
         page = dict(data)

@@ -30,6 +30,7 @@ use crate::limits::{LIMITS, Limit, MIN_LINE_CHARS};
 use crate::media::image::{self, ImageBounds, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
 use crate::outline::definitions::DefinitionsOutput;
+use crate::outline::references::ReferencesOutput;
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
@@ -471,6 +472,38 @@ impl Engine {
         };
         let sources = (&self.workspace, &self.index, &self.outliner);
         outline_bindings::definitions(py, sources, arguments, call_token(cancel))
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "mirrors the find_references tool's keyword arguments"
+    )]
+    #[pyo3(signature = (name, /, *, path, glob, roles, kinds, group_by, limit, offset, cancel = None))]
+    fn references(
+        &self,
+        py: Python<'_>,
+        name: String,
+        path: Option<OsString>,
+        glob: Option<Vec<String>>,
+        roles: Vec<String>,
+        kinds: Vec<String>,
+        group_by: String,
+        limit: Option<usize>,
+        offset: usize,
+        cancel: Option<&CancelToken>,
+    ) -> PyResult<ReferencesOutput> {
+        let arguments = outline_bindings::ReferencesArguments {
+            name,
+            path,
+            glob,
+            roles,
+            kinds,
+            group_by,
+            limit,
+            offset,
+        };
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::references(py, sources, arguments, call_token(cancel))
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an

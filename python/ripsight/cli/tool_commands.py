@@ -142,6 +142,19 @@ TOOL_COMMANDS: dict[str, ToolCommand] = {
         short={"glob": "-g", "kind": "-k"},
         found="total",
     ),
+    "refs": ToolCommand(
+        tool="find_references",
+        help="find where a name is used, and who calls it",
+        description="Find the references to a name across the tree (path:line:col role — in "
+        "its enclosing definition), found by name without type resolution, or with "
+        "--group-by caller who calls it, and print what a model would see (the "
+        "find_references tool).",
+        epilog="exit status: 0 references found, 1 none, 2 usage or input error (one line on "
+        "stderr)",
+        positionals=("name", "path"),
+        short={"glob": "-g", "kind": "-k", "role": "-r"},
+        found="total",
+    ),
 }
 
 #: A subcommand: what adds its parser, and what runs it (returning the exit code).

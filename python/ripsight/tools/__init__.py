@@ -2,7 +2,7 @@
 `read_result` for stored results.
 
     >>> [spec.name for spec in builtin_tools()]
-    ['find_definitions', 'glob', 'grep', 'outline', 'read_file', 'read_result']
+    ['find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']
 
 Each tool is one module holding its model-facing definition (generated from a `ToolLimits`), its
 handler (the Rust engine does every walk, search and read) and the text the model sees.
@@ -55,11 +55,21 @@ from .read_file import (
     read_file_tool,
 )
 from .read_result import READ_RESULT_SCHEMA, read_result_tool
+from .references import (
+    FIND_REFERENCES_DESCRIPTION,
+    FIND_REFERENCES_SCHEMA,
+    find_references_description,
+    find_references_schema,
+    find_references_tool,
+    format_references,
+)
 
 __all__ = [
     "ENGINE_RESULT_KEY",
     "FIND_DEFINITIONS_DESCRIPTION",
     "FIND_DEFINITIONS_SCHEMA",
+    "FIND_REFERENCES_DESCRIPTION",
+    "FIND_REFERENCES_SCHEMA",
     "GLOB_DESCRIPTION",
     "GLOB_SCHEMA",
     "GREP_DESCRIPTION",
@@ -74,11 +84,15 @@ __all__ = [
     "find_definitions_description",
     "find_definitions_schema",
     "find_definitions_tool",
+    "find_references_description",
+    "find_references_schema",
+    "find_references_tool",
     "format_definitions",
     "format_glob",
     "format_grep",
     "format_outline",
     "format_read",
+    "format_references",
     "glob_description",
     "glob_schema",
     "glob_tool",
@@ -100,6 +114,7 @@ def builtin_tools(limits: ToolLimits = DEFAULT_LIMITS) -> list[ToolSpec]:
     the file tools and `read_result` (which reads results stored by reference)."""
     return [
         find_definitions_tool(limits),
+        find_references_tool(limits),
         glob_tool(limits),
         grep_tool(limits),
         outline_tool(limits),

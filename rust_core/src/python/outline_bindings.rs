@@ -11,6 +11,8 @@ use crate::budget::CancelToken;
 use crate::grep::{self, GrepOptions};
 use crate::index::WarmIndex;
 use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput, NameMatch};
+use crate::outline::references::{self, Grouping, ReferencesOptions, ReferencesOutput};
+use crate::outline::refs::Role;
 use crate::outline::{self, OutlineOptions, OutlineOutput, Outliner, SymbolKind, worker};
 use crate::workspace::Workspace;
 
@@ -48,6 +50,102 @@ pub(super) fn definitions(
         };
         definitions::definitions(&workspace, &outliner, &options, &search)
     })
+}
+
+/// `Engine.references`: the references to a name, on an engine thread; the candidates come
+/// from the engine's own grep (the warm index's when there is one).
+pub(super) fn references(
+    py: Python<'_>,
+    (workspace, index, outliner): (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
+    arguments: ReferencesArguments,
+    cancel: CancelToken,
+) -> PyResult<ReferencesOutput> {
+    let options = references_options(py, arguments, &cancel)?;
+    let workspace = Arc::clone(workspace);
+    let index = index.clone();
+    let outliner = Arc::clone(outliner);
+    run_detached(py, &cancel, move || {
+        let search = |grep_options: &GrepOptions| match &index {
+            Some(index) => index.grep(grep_options),
+            None => grep::grep(&workspace, grep_options),
+        };
+        references::references(&workspace, &outliner, &options, &search)
+    })
+}
+
+/// `Engine.references`' arguments as Python gave them.
+pub(super) struct ReferencesArguments {
+    pub name: String,
+    pub path: Option<OsString>,
+    pub glob: Option<Vec<String>>,
+    pub roles: Vec<String>,
+    pub kinds: Vec<String>,
+    pub group_by: String,
+    pub limit: Option<usize>,
+    pub offset: usize,
+}
+
+/// The engine's options for `arguments`; an unknown role, kind or grouping is an
+/// `InvalidArgumentError` naming the choices.
+fn references_options(
+    py: Python<'_>,
+    arguments: ReferencesArguments,
+    cancel: &CancelToken,
+) -> PyResult<ReferencesOptions> {
+    let Some(group_by) = Grouping::from_name(&arguments.group_by) else {
+        return Err(invalid_argument(
+            py,
+            format!(
+                "group_by must be one of {}, not {:?}.",
+                Grouping::NAMES.join(", "),
+                arguments.group_by
+            ),
+        ));
+    };
+    let roles = arguments
+        .roles
+        .iter()
+        .map(|role| {
+            Role::from_name(role).ok_or_else(|| {
+                invalid_argument(
+                    py,
+                    format!(
+                        "role must be one of {}, not {role:?}.",
+                        Role::NAMES.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(ReferencesOptions {
+        name: arguments.name,
+        path: arguments.path,
+        glob: arguments.glob.unwrap_or_default(),
+        roles,
+        kinds: kinds_of(py, &arguments.kinds)?,
+        group_by,
+        limit: arguments.limit,
+        offset: arguments.offset,
+        cancel: cancel.clone(),
+    })
+}
+
+/// The kinds named in `kinds`; an unknown one is an `InvalidArgumentError` naming the choices.
+fn kinds_of(py: Python<'_>, kinds: &[String]) -> PyResult<Vec<SymbolKind>> {
+    kinds
+        .iter()
+        .map(|kind| {
+            SymbolKind::from_name(kind).ok_or_else(|| {
+                invalid_argument(
+                    py,
+                    format!(
+                        "kind must be one of {}, not {kind:?}.",
+                        SymbolKind::NAMES.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 /// `Engine._outline_fault`: a fault request to a worker, and how it ended ("answered", or the
@@ -91,21 +189,7 @@ fn definitions_options(
             ),
         ));
     };
-    let kinds = arguments
-        .kinds
-        .iter()
-        .map(|kind| {
-            SymbolKind::from_name(kind).ok_or_else(|| {
-                invalid_argument(
-                    py,
-                    format!(
-                        "kind must be one of {}, not {kind:?}.",
-                        SymbolKind::NAMES.join(", ")
-                    ),
-                )
-            })
-        })
-        .collect::<PyResult<Vec<_>>>()?;
+    let kinds = kinds_of(py, &arguments.kinds)?;
     Ok(DefinitionsOptions {
         name: arguments.name,
         matching,
@@ -139,6 +223,8 @@ pub(super) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let names = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     m.add("SYMBOL_KINDS", names(SymbolKind::NAMES))?;
     m.add("OUTLINE_LANGUAGES", names(outline::Language::NAMES))?;
+    m.add("REFERENCE_ROLES", names(Role::NAMES))?;
+    m.add("REFERENCE_GROUPINGS", names(Grouping::NAMES))?;
     Ok(())
 }
 
