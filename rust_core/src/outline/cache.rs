@@ -41,6 +41,9 @@ pub struct Key {
     pub ctime_ns: i64,
     /// The language it was parsed as.
     pub language: Language,
+    /// Parsed for its references too (a parse that ran out of time doing so may still give an
+    /// outline alone).
+    pub references: bool,
 }
 
 /// A cached outcome: the outline, or the refusal a parse of these bytes ends in again (a
@@ -132,6 +135,7 @@ mod tests {
             mtime_ns: changed_ns,
             ctime_ns: changed_ns,
             language: Language::Python,
+            references: false,
         }
     }
 

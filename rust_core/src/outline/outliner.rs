@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use super::cache::{Outcome, OutlineCache};
+use super::cache::{Key, Outcome, OutlineCache};
 use super::parse::{ParseFailure, Parsed};
 use super::pool::{Pool, PoolOptions, Stopped};
 use super::source::Source;
@@ -88,8 +88,19 @@ impl Outliner {
     }
 
     fn parse(&self, source: &Source, references: bool) -> Outlined {
-        let cached = self.cache.get(&source.key).filter(|outcome| {
-            !references || outcome.as_ref().is_ok_and(|parsed| parsed.with_references)
+        // A parse with references is kept under its own key: one that ran out of time keeps
+        // the outline's own entry (a shorter parse that may succeed) apart.
+        let key = Key {
+            references,
+            ..source.key
+        };
+        let fuller = Key {
+            references: true,
+            ..source.key
+        };
+        let cached = self.cache.get(&key).or_else(|| {
+            // An outline can come from a parse with references.
+            self.cache.get(&fuller).filter(Result::is_ok)
         });
         if let Some(outcome) = cached {
             return (
@@ -127,7 +138,7 @@ impl Outliner {
             Err(_) => None,
         };
         if let Some(outcome) = outcome {
-            self.cache.put(source.key, outcome);
+            self.cache.put(key, outcome);
         }
         (result, false)
     }

@@ -4,13 +4,13 @@
 //! The grammar parses the bytes into a tree, the language's tag query ([`super::lang`]) picks
 //! the definition nodes and their names, and the definitions are put in source order with
 //! their nesting worked out from how their byte ranges contain each other. Both the parse and
-//! the query ask a progress callback, which stops them once `time` has passed
-//! ([`ParseFailure::Timeout`]): a file built to make the parser work for long costs that much
+//! the query ask a progress callback, which stops them once the parsing thread has used `time`
+//! of CPU ([`Budget`], [`ParseFailure::Timeout`]): a file built to make the parser work for long costs that much
 //! and no more.
 
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::{
@@ -155,6 +155,38 @@ pub fn check_queries() -> Result<(), String> {
     Ok(())
 }
 
+/// The time a parse may take, counted in the CPU time of the thread that parses: on a machine
+/// busy with other work a parse keeps its whole share (the engine's wall-clock deadline, which
+/// kills the worker, bounds the waiting).
+pub(super) struct Budget {
+    started: Duration,
+    time: Duration,
+}
+
+impl Budget {
+    /// A budget of `time` from now.
+    pub(super) fn start(time: Duration) -> Budget {
+        Budget {
+            started: thread_time(),
+            time,
+        }
+    }
+
+    /// Whether the budget is spent.
+    pub(super) fn spent(&self) -> bool {
+        thread_time().saturating_sub(self.started) >= self.time
+    }
+}
+
+/// The CPU time this thread has used.
+fn thread_time() -> Duration {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(now.tv_sec).unwrap_or(0),
+        u32::try_from(now.tv_nsec).unwrap_or(0),
+    )
+}
+
 /// The definitions in `source` (UTF-8, as far as it is valid) read as `language`, parse and
 /// query stopped once `time` has passed.
 pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed, ParseFailure> {
@@ -170,13 +202,13 @@ pub fn parse_with(
     references: bool,
 ) -> Result<Parsed, ParseFailure> {
     let tags = tags(language)?;
-    let started = Instant::now();
+    let budget = Budget::start(time);
     let mut parser = Parser::new();
     parser
         .set_language(&language.grammar())
         .map_err(|e| ParseFailure::Grammar(e.to_string()))?;
     let mut in_time = |_: &tree_sitter::ParseState| {
-        if started.elapsed() >= time {
+        if budget.spent() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -194,7 +226,7 @@ pub fn parse_with(
 
     let mut stopped = false;
     let mut query_in_time = |_: &tree_sitter::QueryCursorState| {
-        if started.elapsed() >= time {
+        if budget.spent() {
             stopped = true;
             ControlFlow::Break(())
         } else {
@@ -230,12 +262,12 @@ pub fn parse_with(
         }
     }
     drop(matches);
-    if stopped || started.elapsed() >= time {
+    if stopped || budget.spent() {
         return Err(ParseFailure::Timeout);
     }
     let (entries, spans) = arrange(found, source, language);
     let extracted = if references {
-        refs::extract(language, root, source, &spans, started, time)?
+        refs::extract(language, root, source, &spans, &budget)?
     } else {
         None
     };
@@ -391,6 +423,8 @@ fn clean_name(bytes: &[u8], language: Language) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
 
     fn outline(language: Language, source: &str) -> Vec<String> {

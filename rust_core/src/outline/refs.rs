@@ -17,13 +17,14 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
+#[cfg(test)]
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query, QueryCursor, QueryCursorOptions, StreamingIterator};
 
 use super::lang::Language;
-use super::parse::{MAX_NAME_CHARS, ParseFailure};
+use super::parse::{Budget, MAX_NAME_CHARS, ParseFailure};
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;
@@ -204,21 +205,20 @@ pub(super) struct Spans {
     pub names: Vec<usize>,
 }
 
-/// The references under `root`, stopped once `time` has passed since `started`.
+/// The references under `root`, stopped once `budget` is spent.
 pub(super) fn extract(
     language: Language,
     root: Node<'_>,
     source: &[u8],
     spans: &Spans,
-    started: Instant,
-    time: Duration,
+    budget: &Budget,
 ) -> Result<Option<References>, ParseFailure> {
     let Some(roles) = role_query(language)? else {
         return Ok(None);
     };
     let mut stopped = false;
     let mut in_time = |_: &tree_sitter::QueryCursorState| {
-        if started.elapsed() >= time {
+        if budget.spent() {
             stopped = true;
             ControlFlow::Break(())
         } else {
@@ -255,7 +255,7 @@ pub(super) fn extract(
         }
     }
     drop(matches);
-    if stopped || started.elapsed() >= time {
+    if stopped || budget.spent() {
         return Err(ParseFailure::Timeout);
     }
     let mut nodes: Vec<(usize, Role, Node<'_>)> = found

@@ -111,6 +111,7 @@ pub fn prepare(opened: &mut OpenedFile) -> Result<Prepared, CoreError> {
             mtime_ns: identity.mtime_ns,
             ctime_ns: identity.ctime_ns,
             language,
+            references: false,
         },
     }))
 }
