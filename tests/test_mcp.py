@@ -846,6 +846,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             listed = _read_response(lines, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
                 "find_definitions",
+                "find_references",
                 "glob",
                 "grep",
                 "outline",

@@ -85,6 +85,7 @@ _MAXIMA = (
     ("notebook_max_limit", "notebook_limit", int(LIMITS["notebook_max_limit"])),
     ("outline_max_limit", "outline_limit", int(LIMITS["outline_max_limit"])),
     ("definitions_max_limit", "definitions_limit", int(LIMITS["definitions_max_limit"])),
+    ("references_max_limit", "references_limit", int(LIMITS["references_max_limit"])),
 )
 
 
@@ -107,6 +108,7 @@ _WHOLE_FIELDS = (
     "notebook_max_bytes",
     "outline_limit",
     "definitions_limit",
+    "references_limit",
 )
 
 
@@ -147,6 +149,9 @@ class ToolLimits:
             up to outline_max_limit, None: 1000 or the default when larger).
         definitions_limit: definitions one find_definitions call returns (default 50; a call
             may ask for up to definitions_max_limit, None: 500 or the default when larger).
+        references_limit: references (or callers) one find_references call returns (default
+            50; a call may ask for up to references_max_limit, None: 500 or the default when
+            larger).
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -174,6 +179,8 @@ class ToolLimits:
     outline_max_limit: int | None = None
     definitions_limit: int = int(LIMITS["definitions_limit"])
     definitions_max_limit: int | None = None
+    references_limit: int = int(LIMITS["references_limit"])
+    references_max_limit: int | None = None
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)

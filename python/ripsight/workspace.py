@@ -35,6 +35,8 @@ __all__ = [
     "DEFAULT_EXCLUDE_DIRS",
     "OUTLINE_LANGUAGES",
     "OUTLINE_WORKER",
+    "REFERENCE_GROUPINGS",
+    "REFERENCE_ROLES",
     "SYMBOL_KINDS",
     "CancelToken",
     "IndexFile",
@@ -69,6 +71,7 @@ IndexFile = _engine.IndexFile
 index_dir = _engine.index_dir
 index_files = _engine.index_files
 prune_index_files = _engine.prune_index_files
+ReferencesResult = _engine.ReferencesResult
 
 #: The command that starts an outline worker: this interpreter, isolated from the user's
 #: environment (-I), running the worker script beside this module. tree-sitter runs there,
@@ -80,6 +83,10 @@ OUTLINE_WORKER: tuple[str, ...] = (
 )
 #: The kinds of definitions an outline names, in the engine's order.
 SYMBOL_KINDS: tuple[str, ...] = tuple(_engine.SYMBOL_KINDS)
+#: The roles of a reference, in the engine's order.
+REFERENCE_ROLES: tuple[str, ...] = tuple(_engine.REFERENCE_ROLES)
+#: How a references result lists what it found.
+REFERENCE_GROUPINGS: tuple[str, ...] = tuple(_engine.REFERENCE_GROUPINGS)
 #: The languages with a parser.
 OUTLINE_LANGUAGES: tuple[str, ...] = tuple(_engine.OUTLINE_LANGUAGES)
 
@@ -353,6 +360,38 @@ class Workspace:
             offset=offset,
         )
 
+    def references(
+        self,
+        name: str,
+        path: str | os.PathLike[str] | None = None,
+        glob: str | Sequence[str] | None = None,
+        role: str | Sequence[str] | None = None,
+        kind: str | Sequence[str] | None = None,
+        group_by: Literal["reference", "caller"] = "reference",
+        limit: int | None = DEFAULT_LIMITS.references_limit,
+        offset: int = 0,
+        cancel: CancelToken | None = None,
+    ) -> ReferencesResult:
+        """Every reference to `name` (an identifier used as code, not in a comment or a
+        string), found by name as tags-based tools find them: no type resolution, so two things
+        of one name share their references. Each has its role (one of `REFERENCE_ROLES`) and
+        the definition that encloses it; `role` and `kind` (of that definition) narrow them,
+        `path` and `glob` narrow the files as grep's do. `group_by="caller"` lists each
+        enclosing definition once with its count (with `role="call"`: who calls `name`). A page
+        of `limit` (default 50; None: all), with exact totals by role and the name's
+        definitions listed apart."""
+        return self._engine.references(
+            name,
+            cancel=cancel,
+            path=path,
+            glob=glob,
+            role=role,
+            kind=kind,
+            group_by=group_by,
+            limit=limit,
+            offset=offset,
+        )
+
     # ==== Images and notebooks (the engine's crate::media) ====
 
     def read_image(
@@ -536,6 +575,10 @@ RESULT_CLASSES = (
     _engine.DefinitionsResult,
     _engine.Definition,
     _engine.UnparsedFile,
+    _engine.ReferencesResult,
+    _engine.Reference,
+    _engine.Caller,
+    _engine.RoleTotals,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

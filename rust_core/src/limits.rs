@@ -72,6 +72,8 @@ pub const INDEX_CACHE_MAX_BYTES: u64 = 4 << 30;
 pub const MAX_OUTLINE_LIMIT: usize = 1000;
 /// The largest `limit` a definitions call may ask for by default.
 pub const MAX_DEFINITIONS_LIMIT: usize = 500;
+/// The largest `limit` a references call may ask for by default.
+pub const MAX_REFERENCES_LIMIT: usize = 500;
 /// The share of one result's budget a `read_file` page that stops before the end of a file
 /// gives the file's outline (the lines get the rest).
 pub const READ_OUTLINE_SHARE: f64 = 0.3;
@@ -195,6 +197,23 @@ pub const LIMITS: &[(&str, Limit)] = &[
     (
         "definitions_max_limit",
         Limit::Count(MAX_DEFINITIONS_LIMIT as u64),
+    ),
+    // References and callers (crate::outline::references).
+    (
+        "references_limit",
+        Limit::Count(outline::DEFAULT_REFERENCES_LIMIT as u64),
+    ),
+    (
+        "references_max_limit",
+        Limit::Count(MAX_REFERENCES_LIMIT as u64),
+    ),
+    (
+        "references_per_file",
+        Limit::Count(outline::refs::MAX_FILE_REFERENCES as u64),
+    ),
+    (
+        "references_line_chars",
+        Limit::Count(outline::references::REFERENCE_LINE_CHARS as u64),
     ),
     ("outline_max_bytes", Limit::Count(outline::MAX_SOURCE_BYTES)),
     (

@@ -34,6 +34,7 @@ use crate::limits::{LIMITS, Limit};
 use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
+use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
 use crate::read::{self, Identified, ReadOptions, ReadOutput};
@@ -343,6 +344,23 @@ impl Engine {
         };
         let sources = (&self.workspace, &self.index, &self.outliner);
         outline_bindings::definitions(py, sources, options)
+    }
+
+    #[pyo3(signature = (name, /, *, cancel = None, **options))]
+    fn references(
+        &self,
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+        cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<ReferencesOutput> {
+        let options = ReferencesOptions {
+            name: options::text("name", name)?,
+            cancel: call_token(cancel),
+            ..options::options("references", options::REFERENCES, options)?
+        };
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::references(py, sources, options)
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an

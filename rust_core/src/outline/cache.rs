@@ -29,6 +29,9 @@ pub struct Key {
     pub hash: u64,
     /// The language they were parsed as.
     pub language: Language,
+    /// Parsed for its references too (a parse that ran out of time doing so may still give an
+    /// outline alone).
+    pub references: bool,
 }
 
 impl Key {
@@ -39,6 +42,7 @@ impl Key {
             len: bytes.len() as u64,
             hash: SEED.get_or_init(RandomState::new).hash_one(bytes),
             language,
+            references: false,
         }
     }
 }
@@ -53,11 +57,14 @@ struct Size;
 impl Weighter<Key, Outcome> for Size {
     fn weight(&self, _key: &Key, value: &Outcome) -> u64 {
         let held = match value {
-            Ok(parsed) => parsed
-                .entries
-                .iter()
-                .map(|d| d.name.len() + std::mem::size_of_val(d))
-                .sum::<usize>(),
+            Ok(parsed) => {
+                parsed
+                    .entries
+                    .iter()
+                    .map(|d| d.name.len() + std::mem::size_of_val(d))
+                    .sum::<usize>()
+                    + parsed.references.as_ref().map_or(0, |r| r.weight())
+            }
             Err(_) => 0,
         };
         (held + 128) as u64

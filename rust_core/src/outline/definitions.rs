@@ -26,7 +26,7 @@ use super::file::Page;
 use super::lang::Language;
 use super::outliner::{Failure, Outliner};
 use super::parse::Parsed;
-use super::source::{Prepared, prepare};
+use super::source::{Prepared, Source, prepare};
 use super::{DEFAULT_DEFINITIONS_LIMIT, MAX_WORKERS, Refusal, SymbolKind};
 use crate::budget::{CancelToken, Deadline};
 use crate::error::{CoreError, PatternIssue};
@@ -240,11 +240,11 @@ fn without_looks(hir: Hir) -> Hir {
     }
 }
 
-/// One candidate's fate.
-enum Parsedness {
+/// One candidate's fate; `T` is what was kept of its parse.
+pub(super) enum Parsedness<T> {
     /// Outlined (from the cache or not).
     Outlined {
-        parsed: Arc<Parsed>,
+        kept: T,
         language: Language,
         cached: bool,
     },
@@ -285,7 +285,8 @@ pub fn definitions(
         .map(|f| &f.path)
         .filter(|path| may_have_parser(path))
         .collect();
-    let outcomes = outline_all(workspace, outliner, &candidates, &deadline);
+    let keep = |_: &Source, parsed: Arc<Parsed>| parsed;
+    let outcomes = outline_all(workspace, outliner, &candidates, &deadline, false, &keep);
     if deadline.cancelled() {
         return Err(CoreError::Cancelled);
     }
@@ -305,7 +306,7 @@ pub fn definitions(
     for (path, outcome) in candidates.iter().zip(outcomes) {
         match outcome {
             Parsedness::Outlined {
-                parsed,
+                kept: parsed,
                 language,
                 cached,
             } => {
@@ -361,7 +362,7 @@ pub fn definitions(
 
 /// Whether a file of this name may have a parser: a known extension or name, or no extension
 /// at all (a script whose `#!` line names its language).
-fn may_have_parser(path: &OsStr) -> bool {
+pub(super) fn may_have_parser(path: &OsStr) -> bool {
     let path = Path::new(path);
     Language::from_path(path).is_some()
         || path
@@ -369,21 +370,24 @@ fn may_have_parser(path: &OsStr) -> bool {
             .is_some_and(|name| !name.as_bytes().contains(&b'.'))
 }
 
-/// Outlines every candidate, on up to [`MAX_WORKERS`] threads, stopping at `deadline`; the
-/// outcomes in the candidates' order.
-fn outline_all(
+/// Outlines every candidate (with its references when `references` is set), on up to
+/// [`MAX_WORKERS`] threads, stopping at `deadline`; `keep` takes what the caller needs of each
+/// parse while the file's bytes are at hand. The outcomes in the candidates' order.
+pub(super) fn outline_all<T: Send>(
     workspace: &Workspace,
     outliner: &Outliner,
     candidates: &[&OsString],
     deadline: &Deadline,
-) -> Vec<Parsedness> {
+    references: bool,
+    keep: &(dyn Fn(&Source, Arc<Parsed>) -> T + Sync),
+) -> Vec<Parsedness<T>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_WORKERS)
         .min(candidates.len())
         .max(1);
     let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<Parsedness>>> =
+    let outcomes: Mutex<Vec<Option<Parsedness<T>>>> =
         Mutex::new((0..candidates.len()).map(|_| None).collect());
     let work = || {
         loop {
@@ -394,7 +398,7 @@ fn outline_all(
             let outcome = if deadline.expired() {
                 Parsedness::NotReached
             } else {
-                outline_one(workspace, outliner, path)
+                outline_one(workspace, outliner, path, references, keep)
             };
             if let Some(slot) = outcomes
                 .lock()
@@ -424,7 +428,13 @@ fn outline_all(
 
 /// One candidate, opened again through the boundary (grep named it by its real path) and
 /// outlined.
-fn outline_one(workspace: &Workspace, outliner: &Outliner, path: &OsStr) -> Parsedness {
+fn outline_one<T>(
+    workspace: &Workspace,
+    outliner: &Outliner,
+    path: &OsStr,
+    references: bool,
+    keep: &(dyn Fn(&Source, Arc<Parsed>) -> T + Sync),
+) -> Parsedness<T> {
     let Ok(mut opened) = workspace.open_file(path) else {
         // Gone, or changed into something else, since grep read it.
         return Parsedness::Skipped;
@@ -440,9 +450,14 @@ fn outline_one(workspace: &Workspace, outliner: &Outliner, path: &OsStr) -> Pars
             refusal, detail, ..
         }) => return Parsedness::Unparsed(refusal, detail),
     };
-    match outliner.outline(&source) {
+    let outlined = if references {
+        outliner.references(&source)
+    } else {
+        outliner.outline(&source)
+    };
+    match outlined {
         (Ok(parsed), cached) => Parsedness::Outlined {
-            parsed,
+            kept: keep(&source, parsed),
             language: source.language,
             cached,
         },

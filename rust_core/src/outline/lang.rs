@@ -231,6 +231,38 @@ impl Language {
         }
     }
 
+    /// The reference query (written here, in `queries/references/`), `None` for a language
+    /// without code (Markdown). Where two files are joined, the more telling patterns come
+    /// first: the first pattern that matches a node gives its role.
+    pub(crate) fn reference_query_source(self) -> Option<&'static str> {
+        Some(match self {
+            Language::Python => include_str!("queries/references/python.scm"),
+            Language::JavaScript => concat!(
+                include_str!("queries/references/javascript.scm"),
+                include_str!("queries/references/ecmascript.scm")
+            ),
+            Language::TypeScript | Language::Tsx => concat!(
+                include_str!("queries/references/typescript.scm"),
+                include_str!("queries/references/ecmascript.scm")
+            ),
+            Language::Rust => include_str!("queries/references/rust.scm"),
+            Language::Go => include_str!("queries/references/go.scm"),
+            Language::C => include_str!("queries/references/c.scm"),
+            Language::Cpp => concat!(
+                include_str!("queries/references/cpp.scm"),
+                include_str!("queries/references/c.scm")
+            ),
+            Language::Java => include_str!("queries/references/java.scm"),
+            Language::CSharp => include_str!("queries/references/csharp.scm"),
+            Language::Ruby => include_str!("queries/references/ruby.scm"),
+            Language::Php => include_str!("queries/references/php.scm"),
+            Language::Bash => include_str!("queries/references/bash.scm"),
+            Language::Kotlin => include_str!("queries/references/kotlin.scm"),
+            Language::Swift => include_str!("queries/references/swift.scm"),
+            Language::Markdown => return None,
+        })
+    }
+
     /// The language's number on the worker's wire (its place in [`Language::NAMES`]).
     pub(crate) fn code(self) -> u8 {
         Language::NAMES

@@ -24,6 +24,8 @@ pub mod lang;
 pub mod outliner;
 pub mod parse;
 pub mod pool;
+pub mod references;
+pub mod refs;
 pub mod source;
 pub mod worker;
 
@@ -40,6 +42,8 @@ use crate::budget::CancelToken;
 pub const DEFAULT_OUTLINE_LIMIT: usize = 200;
 /// Definitions one definitions call returns unless it asks otherwise.
 pub const DEFAULT_DEFINITIONS_LIMIT: usize = 50;
+/// References (or callers) one references call returns unless it asks otherwise.
+pub const DEFAULT_REFERENCES_LIMIT: usize = 50;
 /// Files larger than this (1 MiB) get no outline: they are refused unread.
 pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
 /// A file with a line longer than this many bytes is taken for minified (or generated) and

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use super::cache::{Outcome, OutlineCache};
+use super::cache::{Key, Outcome, OutlineCache};
 use super::parse::{ParseFailure, Parsed};
 use super::pool::{Pool, PoolOptions, Stopped};
 use super::source::Source;
@@ -77,7 +77,32 @@ impl Outliner {
     /// The outline of `source`: from the cache when these bytes were parsed before, else from a
     /// worker.
     pub fn outline(&self, source: &Source) -> Outlined {
-        if let Some(outcome) = self.cache.get(&source.key) {
+        self.parse(source, false)
+    }
+
+    /// The outline of `source` with its references ([`Parsed::references`]): from the cache
+    /// when these bytes were parsed for them before, else from a worker (and the cached outline
+    /// is replaced by the fuller one).
+    pub fn references(&self, source: &Source) -> Outlined {
+        self.parse(source, true)
+    }
+
+    fn parse(&self, source: &Source, references: bool) -> Outlined {
+        // A parse with references is kept under its own key: one that ran out of time keeps
+        // the outline's own entry (a shorter parse that may succeed) apart.
+        let key = Key {
+            references,
+            ..source.key
+        };
+        let fuller = Key {
+            references: true,
+            ..source.key
+        };
+        let cached = self.cache.get(&key).or_else(|| {
+            // An outline can come from a parse with references.
+            self.cache.get(&fuller).filter(Result::is_ok)
+        });
+        if let Some(outcome) = cached {
             return (
                 outcome.map_err(|refusal| Failure {
                     refusal,
@@ -86,7 +111,12 @@ impl Outliner {
                 true,
             );
         }
-        let request = worker::request(worker::PARSE, source.language, PARSE_TIME, &source.bytes);
+        let operation = if references {
+            worker::PARSE_REFERENCES
+        } else {
+            worker::PARSE
+        };
+        let request = worker::request(operation, source.language, PARSE_TIME, &source.bytes);
         let result = self.ask(&request).and_then(|answer| match answer {
             Answer::Parsed(parsed) => Ok(Arc::new(parsed)),
             Answer::Failed(ParseFailure::Timeout) => Err(Failure {
@@ -108,7 +138,7 @@ impl Outliner {
             Err(_) => None,
         };
         if let Some(outcome) = outcome {
-            self.cache.put(source.key, outcome);
+            self.cache.put(key, outcome);
         }
         (result, false)
     }

@@ -4,13 +4,13 @@
 //! The grammar parses the bytes into a tree, the language's tag query ([`super::lang`]) picks
 //! the definition nodes and their names, and the definitions are put in source order with
 //! their nesting worked out from how their byte ranges contain each other. Both the parse and
-//! the query ask a progress callback, which stops them once `time` has passed
-//! ([`ParseFailure::Timeout`]): a file built to make the parser work for long costs that much
+//! the query ask a progress callback, which stops them once the parsing thread has used `time`
+//! of CPU ([`Budget`], [`ParseFailure::Timeout`]): a file built to make the parser work for long costs that much
 //! and no more.
 
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::{
@@ -19,6 +19,7 @@ use tree_sitter::{
 
 use super::SymbolKind;
 use super::lang::Language;
+use super::refs::{self, References, Spans};
 
 /// The longest name kept, in characters (a C++ operator or a Markdown heading can be long).
 pub const MAX_NAME_CHARS: usize = 200;
@@ -59,6 +60,13 @@ pub struct Parsed {
     pub entries: Vec<Entry>,
     /// The grammar met text it could not parse (the outline covers what it could).
     pub has_errors: bool,
+    /// The file's references, when they were asked for and its language has a reference
+    /// query.
+    #[serde(default)]
+    pub references: Option<References>,
+    /// Whether references were asked for (an outline parse leaves them out).
+    #[serde(default)]
+    pub with_references: bool,
 }
 
 /// Why a parse gave no outline.
@@ -147,17 +155,60 @@ pub fn check_queries() -> Result<(), String> {
     Ok(())
 }
 
+/// The time a parse may take, counted in the CPU time of the thread that parses: on a machine
+/// busy with other work a parse keeps its whole share (the engine's wall-clock deadline, which
+/// kills the worker, bounds the waiting).
+pub(super) struct Budget {
+    started: Duration,
+    time: Duration,
+}
+
+impl Budget {
+    /// A budget of `time` from now.
+    pub(super) fn start(time: Duration) -> Budget {
+        Budget {
+            started: thread_time(),
+            time,
+        }
+    }
+
+    /// Whether the budget is spent.
+    pub(super) fn spent(&self) -> bool {
+        thread_time().saturating_sub(self.started) >= self.time
+    }
+}
+
+/// The CPU time this thread has used.
+fn thread_time() -> Duration {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(now.tv_sec).unwrap_or(0),
+        u32::try_from(now.tv_nsec).unwrap_or(0),
+    )
+}
+
 /// The definitions in `source` (UTF-8, as far as it is valid) read as `language`, parse and
 /// query stopped once `time` has passed.
 pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed, ParseFailure> {
+    parse_with(language, source, time, false)
+}
+
+/// The definitions in `source` and, when `references` is set, its references
+/// ([`refs`](super::refs)); the parse and both queries stopped once `time` has passed.
+pub fn parse_with(
+    language: Language,
+    source: &[u8],
+    time: Duration,
+    references: bool,
+) -> Result<Parsed, ParseFailure> {
     let tags = tags(language)?;
-    let started = Instant::now();
+    let budget = Budget::start(time);
     let mut parser = Parser::new();
     parser
         .set_language(&language.grammar())
         .map_err(|e| ParseFailure::Grammar(e.to_string()))?;
     let mut in_time = |_: &tree_sitter::ParseState| {
-        if started.elapsed() >= time {
+        if budget.spent() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -175,7 +226,7 @@ pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed
 
     let mut stopped = false;
     let mut query_in_time = |_: &tree_sitter::QueryCursorState| {
-        if started.elapsed() >= time {
+        if budget.spent() {
             stopped = true;
             ControlFlow::Break(())
         } else {
@@ -211,12 +262,20 @@ pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed
         }
     }
     drop(matches);
-    if stopped || started.elapsed() >= time {
+    if stopped || budget.spent() {
         return Err(ParseFailure::Timeout);
     }
+    let (entries, spans) = arrange(found, source, language);
+    let extracted = if references {
+        refs::extract(language, root, source, &spans, &budget)?
+    } else {
+        None
+    };
     Ok(Parsed {
-        entries: arrange(found, source, language),
+        entries,
         has_errors: root.has_error(),
+        references: extracted,
+        with_references: references,
     })
 }
 
@@ -231,8 +290,9 @@ struct Found<'tree> {
     pattern: usize,
 }
 
-/// Puts the matches in source order, drops repeats of one node, names them and nests them.
-fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> Vec<Entry> {
+/// Puts the matches in source order, drops repeats of one node, names them and nests them;
+/// with the entries, their byte ranges and where their names start (for the references).
+fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> (Vec<Entry>, Spans) {
     // Enclosing before enclosed: by start, then the longer first.
     found.sort_by_key(|f| {
         (
@@ -244,6 +304,10 @@ fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> Vec<
     });
     found.dedup_by_key(|f| f.node.id());
     let mut out: Vec<Entry> = Vec::with_capacity(found.len());
+    let mut spans = Spans {
+        ranges: Vec::with_capacity(found.len()),
+        names: Vec::with_capacity(found.len()),
+    };
     // Indices (in `out`) of the definitions enclosing the current one, innermost last, with
     // their end bytes.
     let mut open: Vec<(u32, usize)> = Vec::new();
@@ -296,8 +360,13 @@ fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> Vec<
             parent,
         });
         open.push((index, node.end_byte()));
+        spans.ranges.push((node.start_byte(), node.end_byte()));
+        if let Some(name_node) = name_node {
+            spans.names.push(name_node.start_byte());
+        }
     }
-    out
+    spans.names.sort_unstable();
+    (out, spans)
 }
 
 /// The name a C or C++ declaration declares: the innermost name down its `declarator` fields
@@ -607,18 +676,15 @@ mod tests {
                 continue;
             };
             for input in &inputs {
-                let started = Instant::now();
+                // The cap is CPU time: a loaded machine stretches the wall time, not this.
+                let spent = Budget::start(cap * 10);
                 let result = parse(language, input, cap);
                 assert!(
                     matches!(result, Ok(_) | Err(ParseFailure::Timeout)),
                     "{name}: {result:?}"
                 );
                 // The cap plus one progress check's worth of work (debug builds are slow).
-                assert!(
-                    started.elapsed() < cap * 10,
-                    "{name}: {:?}",
-                    started.elapsed()
-                );
+                assert!(!spent.spent(), "{name}: over ten times its cap");
             }
         }
         let parsed = parse(Language::Python, &inputs[3], Duration::from_secs(10)).expect("parses");

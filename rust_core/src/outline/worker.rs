@@ -12,9 +12,10 @@
 //!
 //! Frames, both ways: an 8-byte big-endian length, then that many bytes (the PDF worker's
 //! framing). The worker's first frame is [`READY`] followed by the engine's version. A request
-//! is one frame: an operation byte, the language's wire code, the parse time cap in
-//! milliseconds (4 bytes, little-endian), then the file's bytes. The answer is one frame of
-//! JSON ([`Answer`]). The operations other than [`PARSE`] exist for the tests that prove a
+//! is one frame: an operation byte ([`PARSE`], or [`PARSE_REFERENCES`] for the references as
+//! well), the language's wire code, the parse time cap in milliseconds (4 bytes,
+//! little-endian), then the file's bytes. The answer is one frame of JSON ([`Answer`]). The
+//! operations other than these two exist for the tests that prove a
 //! crashing, looping, sleeping or memory-hungry worker costs its caller nothing: the engine
 //! sends them only from `_core._outline_worker_fault`.
 
@@ -30,6 +31,8 @@ use super::parse::{self, ParseFailure, Parsed};
 pub const READY: &[u8] = b"ripsight-outline-worker ";
 /// Parse the bytes.
 pub const PARSE: u8 = b'P';
+/// Parse the bytes, and extract their references too.
+pub const PARSE_REFERENCES: u8 = b'R';
 /// Test fault: abort (as a crash in C code does).
 pub const FAULT_ABORT: u8 = b'A';
 /// Test fault: spin on the CPU forever.
@@ -102,13 +105,16 @@ fn answer(frame: &[u8]) -> Option<Answer> {
     let millis = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
     let source = rest.get(4..)?;
     match operation {
-        PARSE => {
+        PARSE | PARSE_REFERENCES => {
             let language = Language::from_code(language)?;
             let time = Duration::from_millis(u64::from(millis));
-            Some(match parse::parse(language, source, time) {
-                Ok(parsed) => Answer::Parsed(parsed),
-                Err(failure) => Answer::Failed(failure),
-            })
+            let references = operation == PARSE_REFERENCES;
+            Some(
+                match parse::parse_with(language, source, time, references) {
+                    Ok(parsed) => Answer::Parsed(parsed),
+                    Err(failure) => Answer::Failed(failure),
+                },
+            )
         }
         FAULT_ABORT => std::process::abort(),
         FAULT_SPIN => spin(),

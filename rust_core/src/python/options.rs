@@ -30,6 +30,8 @@ use crate::limits::{MIN_LINE_CHARS, PDF_MAX_SOURCE_BYTES};
 use crate::media::image::{ImageBounds, ImageOptions};
 use crate::media::notebook::{DEFAULT_NOTEBOOK_MAX_BYTES, NotebookOptions};
 use crate::outline::definitions::{DefinitionsOptions, NameMatch};
+use crate::outline::references::{Grouping, ReferencesOptions};
+use crate::outline::refs::Role;
 use crate::outline::{OutlineOptions, SymbolKind};
 use crate::read::ReadOptions;
 use crate::workspace::WorkspaceOptions;
@@ -98,6 +100,7 @@ pub(super) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     all.set_item("read_file", described(py, READ_FILE)?)?;
     all.set_item("outline", described(py, OUTLINE)?)?;
     all.set_item("definitions", described(py, DEFINITIONS)?)?;
+    all.set_item("references", described(py, REFERENCES)?)?;
     all.set_item("read_image", described(py, READ_IMAGE)?)?;
     all.set_item("read_notebook", described(py, READ_NOTEBOOK)?)?;
     all.set_item("read_notebook_images", described(py, READ_NOTEBOOK_IMAGES)?)?;
@@ -627,26 +630,74 @@ pub(super) const DEFINITIONS: &[Keyword<DefinitionsOptions>] = &[
         name: "kind",
         annotation: "str | Sequence[str] | None",
         set: |o, v| {
-            o.kinds = texts("kind", v)?
-                .iter()
-                .map(|kind| {
-                    SymbolKind::from_name(kind).ok_or_else(|| {
-                        invalid_argument(
-                            v.py(),
-                            format!(
-                                "kind must be one of {}, not {kind:?}.",
-                                SymbolKind::NAMES.join(", ")
-                            ),
-                        )
-                    })
-                })
-                .collect::<PyResult<Vec<_>>>()?;
+            o.kinds = named("kind", v, SymbolKind::NAMES, SymbolKind::from_name)?;
             Ok(())
         },
         default: |o, py| {
             let kinds: Vec<String> = o.kinds.iter().map(|k| k.name().to_string()).collect();
             texts_value(py, &kinds)
         },
+    },
+    keyword!("limit", optional size >= 1 => limit),
+    keyword!("offset", size >= 0 => offset),
+];
+
+/// One name or a list of them (`kind`, `role`), each one of `names` (`parse` gives its value).
+fn named<T>(
+    name: &str,
+    value: &Bound<'_, PyAny>,
+    names: &[&str],
+    parse: fn(&str) -> Option<T>,
+) -> PyResult<Vec<T>> {
+    texts(name, value)?
+        .iter()
+        .map(|one| {
+            parse(one).ok_or_else(|| {
+                invalid_argument(
+                    value.py(),
+                    format!("{name} must be one of {}, not {one:?}.", names.join(", ")),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `Engine.references(name, **options)`.
+pub(super) const REFERENCES: &[Keyword<ReferencesOptions>] = &[
+    keyword!("path", path => path),
+    keyword!("glob", texts => glob),
+    Keyword {
+        name: "role",
+        annotation: "str | Sequence[str] | None",
+        set: |o, v| {
+            o.roles = named("role", v, Role::NAMES, Role::from_name)?;
+            Ok(())
+        },
+        default: |o, py| {
+            let roles: Vec<String> = o.roles.iter().map(|r| r.name().to_string()).collect();
+            texts_value(py, &roles)
+        },
+    },
+    Keyword {
+        name: "kind",
+        annotation: "str | Sequence[str] | None",
+        set: |o, v| {
+            o.kinds = named("kind", v, SymbolKind::NAMES, SymbolKind::from_name)?;
+            Ok(())
+        },
+        default: |o, py| {
+            let kinds: Vec<String> = o.kinds.iter().map(|k| k.name().to_string()).collect();
+            texts_value(py, &kinds)
+        },
+    },
+    Keyword {
+        name: "group_by",
+        annotation: "Literal['reference', 'caller']",
+        set: |o, v| {
+            o.group_by = choice("group_by", v, Grouping::NAMES, Grouping::from_name)?;
+            Ok(())
+        },
+        default: |o, py| py_value(py, o.group_by.name()),
     },
     keyword!("limit", optional size >= 1 => limit),
     keyword!("offset", size >= 0 => offset),

@@ -11,6 +11,8 @@ use crate::budget::CancelToken;
 use crate::grep::{self, GrepOptions};
 use crate::index::WarmIndex;
 use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput};
+use crate::outline::references::{self, Grouping, ReferencesOptions, ReferencesOutput};
+use crate::outline::refs::Role;
 use crate::outline::{self, OutlineOptions, OutlineOutput, Outliner, SymbolKind, worker};
 use crate::workspace::Workspace;
 
@@ -49,6 +51,26 @@ pub(super) fn definitions(
     })
 }
 
+/// `Engine.references`: the references to a name, on an engine thread; the candidates come
+/// from the engine's own grep (the warm index's when there is one).
+pub(super) fn references(
+    py: Python<'_>,
+    (workspace, index, outliner): (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
+    options: ReferencesOptions,
+) -> PyResult<ReferencesOutput> {
+    let cancel = options.cancel.clone();
+    let workspace = Arc::clone(workspace);
+    let index = index.clone();
+    let outliner = Arc::clone(outliner);
+    run_detached(py, &cancel, move || {
+        let search = |grep_options: &GrepOptions| match &index {
+            Some(index) => index.grep(grep_options),
+            None => grep::grep(&workspace, grep_options),
+        };
+        references::references(&workspace, &outliner, &options, &search)
+    })
+}
+
 /// `Engine._outline_fault`: a fault request to a worker, and how it ended ("answered", or the
 /// refusal a parse would get).
 pub(super) fn fault(py: Python<'_>, outliner: &Arc<Outliner>, fault: &str) -> PyResult<String> {
@@ -83,6 +105,8 @@ pub(super) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let names = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     m.add("SYMBOL_KINDS", names(SymbolKind::NAMES))?;
     m.add("OUTLINE_LANGUAGES", names(outline::Language::NAMES))?;
+    m.add("REFERENCE_ROLES", names(Role::NAMES))?;
+    m.add("REFERENCE_GROUPINGS", names(Grouping::NAMES))?;
     Ok(())
 }
 

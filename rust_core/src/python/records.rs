@@ -16,6 +16,8 @@ use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
+use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
+use crate::outline::refs::Role;
 use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol, SymbolKind};
 use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};
@@ -50,7 +52,9 @@ choice_to_python!(
     OutlineRefusal,
     Language,
     NameMatch,
-    Staleness
+    Staleness,
+    Role,
+    Grouping
 );
 
 /// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
@@ -260,6 +264,24 @@ record_methods!(Definition {
 });
 record_methods!(UnparsedFile {});
 record_methods!(DefinitionsOutput {});
+record_methods!(FoundReference {
+    fn __str__(&self) -> String {
+        let within = match &self.enclosing {
+            Some(name) => format!("in {name}"),
+            None => "at top level".to_string(),
+        };
+        format!(
+            "{}:{}:{} {} \u{2014} {within}",
+            self.path.to_string_lossy(),
+            self.line,
+            self.column,
+            self.role.name(),
+        )
+    }
+});
+record_methods!(Caller {});
+record_methods!(RoleTotals {});
+record_methods!(ReferencesOutput {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -306,5 +328,9 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Definition>()?;
     m.add_class::<UnparsedFile>()?;
     m.add_class::<DefinitionsOutput>()?;
+    m.add_class::<FoundReference>()?;
+    m.add_class::<Caller>()?;
+    m.add_class::<RoleTotals>()?;
+    m.add_class::<ReferencesOutput>()?;
     Ok(())
 }

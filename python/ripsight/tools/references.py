@@ -1,0 +1,321 @@
+"""`find_references`: where a name is used across the tree, and who calls it (definition,
+handler, the text the model sees)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from .._core import ReferencesResult
+from ..errors import InvalidArgumentError
+from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..names import quote_path
+from ..roots import Roots
+from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
+from ..workspace import REFERENCE_ROLES, SYMBOL_KINDS, Workspace
+from ._common import (
+    answer_search,
+    limit_property,
+    offset_property,
+    plural,
+    resolved_maximum,
+    skip_note,
+    thousands,
+    unquote_paths,
+)
+from .outline import languages_text
+
+__all__ = [
+    "FIND_REFERENCES_DESCRIPTION",
+    "FIND_REFERENCES_SCHEMA",
+    "find_references_description",
+    "find_references_schema",
+    "find_references_tool",
+    "format_references",
+    "run_find_references",
+]
+
+#: Each role's counter in `RoleTotals` and the word for it.
+_ROLE_TOTALS = (
+    ("calls", "call"),
+    ("imports", "import"),
+    ("types", "type use"),
+    ("writes", "write"),
+    ("reads", "read"),
+    ("others", "declaration"),
+)
+
+
+def find_references_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
+    """The model-facing description of `find_references` under these limits."""
+    return f"""\
+Find where a name is used: every reference to an identifier as code (never in a comment or a \
+string), each as `path:line:col role — in <enclosing definition>: <line>`, with the name's \
+definitions listed apart and exact totals by role. Roles: call, import, type, write, read, \
+other (declared without a value: a parameter, a field, a prototype). References are found \
+BY NAME, as tags-based tools find them, with no type resolution: everything spelled the same \
+is listed (two methods `close` of two classes share their references); the result says how \
+many places define the name.
+
+Who calls X: role="call", group_by="caller" lists each calling definition once with its \
+number of calls and the first call's line. Narrow with `kind` (only references inside \
+definitions of that kind), `path` and `glob` (as grep's). Languages: {languages_text()}. At \
+most `limit` entries (default {limits.references_limit}) per call, by path then position; the \
+result states the exact total and which `offset` shows the next page."""
+
+
+def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """JSON Schema of `find_references`' arguments under these limits."""
+    kinds = list(SYMBOL_KINDS)
+    roles = list(REFERENCE_ROLES)
+    return {
+        "type": "object",
+        "properties": {
+            "name": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The identifier, matched whole and case-sensitively, e.g. "
+                '"parse_args", "kmalloc", "HttpClient".',
+            },
+            "role": {
+                "type": ["string", "array"],
+                "items": {"type": "string", "enum": roles},
+                "description": "Only references of this role, or these roles: "
+                + ", ".join(roles)
+                + ". Default: every role.",
+            },
+            "group_by": {
+                "type": "string",
+                "enum": ["reference", "caller"],
+                "default": "reference",
+                "description": '"reference" lists each reference; "caller" lists each '
+                'enclosing definition once with its count and first line (with role="call": '
+                'who calls the name). Default: "reference".',
+            },
+            "kind": {
+                "type": ["string", "array"],
+                "items": {"type": "string", "enum": kinds},
+                "description": "Only references inside a definition of this kind, or these "
+                "kinds: " + ", ".join(kinds) + ". Default: anywhere.",
+            },
+            "path": {
+                "type": "string",
+                "description": "File or directory to search, relative to the workspace root. "
+                "Default: the workspace root.",
+            },
+            "glob": {
+                "type": ["string", "array"],
+                "items": {"type": "string", "minLength": 1},
+                "description": "Only search files matching this glob, or these globs, as "
+                'grep\'s glob: "*.py", "src/**/*.ts", ["*.c", "!*_test.c"]. Default: all files.',
+            },
+            "limit": limit_property(
+                limits.references_limit,
+                resolved_maximum(limits.references_max_limit),
+                "Maximum number of references (or callers) to return",
+            ),
+            "offset": offset_property(
+                0, "Number of references (or callers) to skip, to page through a large result."
+            ),
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+
+
+#: The definition under the SPEC section 5 defaults.
+FIND_REFERENCES_DESCRIPTION = find_references_description()
+FIND_REFERENCES_SCHEMA: dict[str, Any] = find_references_schema()
+
+
+def _totals_text(totals: Any) -> str:
+    parts = [
+        plural(getattr(totals, field), word)
+        for field, word in _ROLE_TOTALS
+        if getattr(totals, field)
+    ]
+    return ", ".join(parts)
+
+
+def _within(name: str | None, kind: str | None) -> str:
+    return f"in {kind} {name}" if name else "at top level"
+
+
+def _definitions_text(result: Any) -> list[str]:
+    total = result.definitions_total
+    if total == 0:
+        return [f'No definition of "{result.name}" in these files (it may be defined elsewhere).']
+    places = "1 place" if total == 1 else f"{thousands(total)} places"
+    lines = [
+        f'"{result.name}" is defined in {places}'
+        + (" (references to all of them are listed together):" if total > 1 else ":")
+    ]
+    for found in result.definitions:
+        inside = f" (in {found.container})" if found.container else ""
+        lines.append(f"  {quote_path(found.path)}:{found.line} {found.kind} {found.name}{inside}")
+    more = total - len(result.definitions)
+    if more:
+        lines.append(f"  and {thousands(more)} more")
+    return lines
+
+
+def format_references(
+    result: Any,
+    path: str | None = None,
+    roles: list[str] | None = None,
+    kinds: list[str] | None = None,
+) -> str:
+    """The text a model sees for a `Workspace.references` result."""
+    what = f'"{result.name}"'
+    if roles:
+        what = f"{what} of role {' or '.join(roles)}"
+    if kinds:
+        what += f" inside a {' or '.join(kinds)}"
+    where = f" under {quote_path(path.rstrip('/'))}" if path else ""
+    candidates = (
+        f"{plural(result.candidate_files, 'file')} containing the name, of "
+        f"{thousands(result.files_searched)} searched"
+    )
+    callers = result.group_by == "caller"
+    noun = "caller" if callers else "reference"
+    total, shown = result.total, len(result.callers if callers else result.references)
+    totals = _totals_text(result.totals)
+    lines: list[str] = []
+    if total == 0:
+        lines.append(f"No {noun} of {what}{where} ({candidates}; found by name).")
+        if totals:
+            lines.append(f"All roles together: {totals}.")
+    else:
+        if callers and roles == ["call"]:
+            head = f'{plural(total, "caller")} of "{result.name}"'
+        elif callers:
+            head = f"{plural(total, 'definition')} (or top levels) using {what}"
+        else:
+            head = f"{plural(total, noun)} of {what}"
+        head += f"{where}, found by name without type resolution"
+        head += f" ({candidates}; all roles: {totals})"
+        if shown == 0:
+            lines.append(
+                f"{head}, but offset={result.offset} is past the end; use an offset below {total}."
+            )
+        else:
+            if shown < total:
+                head += (
+                    f"; showing {thousands(result.offset + 1)}-{thousands(result.offset + shown)}"
+                )
+            lines.append(head + ":")
+            if callers:
+                for caller in result.callers:
+                    at = f":{caller.line}" if caller.line is not None else ""
+                    lines.append(
+                        f"{quote_path(caller.path)}{at} {_within(caller.name, caller.kind)} — "
+                        f"{plural(caller.count, 'call' if roles == ['call'] else 'use')}, first at line "
+                        f"{caller.first_line}: {caller.text.strip()}"
+                    )
+            else:
+                for found in result.references:
+                    lines.append(
+                        f"{quote_path(found.path)}:{found.line}:{found.column} {found.role} — "
+                        f"{_within(found.enclosing, found.enclosing_kind)}: {found.text.strip()}"
+                    )
+        if result.next_offset is not None:
+            lines.append(
+                f"{plural(result.withheld, f'more {noun}')} not shown: call find_references "
+                f"again with offset={result.next_offset} for the next page, or narrow it with "
+                "role, kind, path or glob."
+            )
+    lines.extend(_definitions_text(result))
+    if result.files_cut:
+        lines.append(
+            f"{plural(result.files_cut, 'file')} held more references than one file's parse "
+            "keeps; the rest of those files are not counted."
+        )
+    if result.unparsed_total:
+        listed = ", ".join(
+            f"{quote_path(item.path)} ({item.refused.replace('_', ' ')})"
+            for item in result.unparsed
+        )
+        more = result.unparsed_total - len(result.unparsed)
+        listed += f" and {thousands(more)} more" if more else ""
+        lines.append(
+            f"{plural(result.unparsed_total, 'file')} that contain the name could not be "
+            f"parsed, so references there are not listed: {listed}. grep them for the name."
+        )
+    if result.incomplete:
+        lines.append(
+            "Incomplete: the time budget ran out before every candidate file was searched and "
+            "parsed, so there may be more references. Narrow the search with path or glob."
+        )
+    note = skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
+    if note:
+        lines.append(note)
+    return "\n".join(lines)
+
+
+def _list_arg(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+def run_find_references(
+    context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
+) -> ToolOutput:
+    """Handler of `find_references`."""
+    roles = _list_arg(args.get("role"))
+    kinds = _list_arg(args.get("kind"))
+
+    def search(workspace: Workspace | Roots) -> Any:
+        if isinstance(workspace, Roots):
+            raise InvalidArgumentError(
+                "find_references searches one root at a time, and this session has several "
+                f"({', '.join(workspace.names)}); use grep with a word pattern across the "
+                "roots instead"
+            )
+        return workspace.references(
+            args["name"],
+            path=args.get("path") or None,
+            glob=args.get("glob") or None,
+            role=roles,
+            kind=kinds,
+            group_by=args["group_by"],
+            limit=args["limit"],
+            offset=args["offset"],
+            cancel=context.cancel,
+        )
+
+    def describe(result: Any) -> tuple[str, int]:
+        return format_references(result, args.get("path"), roles, kinds), result.total
+
+    return answer_search(context, "find_references", args, search, describe)
+
+
+def find_references_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
+    """`find_references`, its definition generated from `limits`."""
+    return ToolSpec(
+        name="find_references",
+        description=find_references_description(limits),
+        parameters=find_references_schema(limits),
+        handler=functools.partial(run_find_references, limits=limits),
+        title="Find where a name is used, and who calls it",
+        prepare=unquote_paths,
+        results=(ReferencesResult,),
+        paging={"references": "count", "callers": "count"},
+        command=ToolCommand(
+            name="refs",
+            help="find where a name is used, and who calls it",
+            description="Find the references to a name across the tree (path:line:col role — "
+            "in its enclosing definition), found by name without type resolution, or with "
+            "--group-by caller who calls it, and print what a model would see (the "
+            "find_references tool).",
+            epilog="exit status: 0 references found, 1 none, 2 usage or input error (one line "
+            "on stderr)",
+            positionals=("name", "path"),
+            short={"glob": "-g", "kind": "-k", "role": "-r"},
+            found="total",
+        ),
+    )
+
+
+#: This module's tool (`ripsight.tools.builtin_tools` finds the built-in tools by this name).
+TOOL = find_references_tool

@@ -1,0 +1,2 @@
+; JavaScript only: plain parameters.
+(formal_parameters (identifier) @reference.other)

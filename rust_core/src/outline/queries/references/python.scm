@@ -1,0 +1,47 @@
+; Python references. The first pattern that matches a node gives its role.
+; Calls: by name or as an attribute (`obj.method()`); a decorator is called too.
+(call function: (identifier) @reference.call)
+(call function: (attribute attribute: (identifier) @reference.call))
+(decorator (identifier) @reference.call)
+(decorator (attribute attribute: (identifier) @reference.call))
+; Imports: every part of the imported name, and the name an alias binds.
+(import_statement name: (dotted_name (identifier) @reference.import))
+(import_statement name: (aliased_import name: (dotted_name (identifier) @reference.import)))
+(import_from_statement module_name: (dotted_name (identifier) @reference.import))
+(import_from_statement module_name: (relative_import (dotted_name (identifier) @reference.import)))
+(import_from_statement name: (dotted_name (identifier) @reference.import))
+(import_from_statement name: (aliased_import name: (dotted_name (identifier) @reference.import)))
+(aliased_import alias: (identifier) @reference.import)
+; Types: annotations and base classes.
+(type (identifier) @reference.type)
+(type (attribute attribute: (identifier) @reference.type))
+(type (generic_type (identifier) @reference.type))
+(type (subscript value: (identifier) @reference.type))
+(type (binary_operator (identifier) @reference.type))
+(class_definition superclasses: (argument_list (identifier) @reference.type))
+(class_definition superclasses: (argument_list (attribute attribute: (identifier) @reference.type)))
+; Writes: assignment targets (also in tuples, loops, `with ... as`, walrus), augmented ones.
+(assignment left: (identifier) @reference.write)
+(assignment left: (attribute attribute: (identifier) @reference.write))
+(assignment left: (pattern_list (identifier) @reference.write))
+(assignment left: (tuple_pattern (identifier) @reference.write))
+(augmented_assignment left: (identifier) @reference.write)
+(augmented_assignment left: (attribute attribute: (identifier) @reference.write))
+(for_statement left: (identifier) @reference.write)
+(for_statement left: (pattern_list (identifier) @reference.write))
+(for_in_clause left: (identifier) @reference.write)
+(as_pattern_target (identifier) @reference.write)
+(named_expression name: (identifier) @reference.write)
+; Declared without a value: parameters, keyword names, global and nonlocal names.
+(parameters (identifier) @reference.other)
+(lambda_parameters (identifier) @reference.other)
+(default_parameter name: (identifier) @reference.other)
+(typed_parameter (identifier) @reference.other)
+(typed_default_parameter name: (identifier) @reference.other)
+(list_splat_pattern (identifier) @reference.other)
+(dictionary_splat_pattern (identifier) @reference.other)
+(keyword_argument name: (identifier) @reference.other)
+(global_statement (identifier) @reference.other)
+(nonlocal_statement (identifier) @reference.other)
+; Everything else is read.
+(identifier) @reference.read

@@ -1,0 +1,599 @@
+//! A file's references out of its parse tree: every identifier used as code, with its role and
+//! the definition that encloses it. Runs in the outline worker, after the definitions
+//! ([`super::parse`]).
+//!
+//! Each language's reference query (`queries/references/*.scm`, written for ripsight) captures
+//! identifier nodes as `@reference.ROLE`. One node may match several patterns: the first pattern
+//! written wins, so each query lists the telling contexts first (the callee of a call, the
+//! left side of an assignment, a name an import brings in) and ends with catch-alls that make
+//! every other identifier a `read` (or a `type`). Comments and strings are leaves of the tree,
+//! so nothing inside them is an identifier node: they hold no references. A definition's own
+//! name is not a reference (the outline lists it).
+//!
+//! The answer is compact: each name once per file ([`References::names`]), each reference five
+//! numbers. A file cannot make it grow without bound: past [`MAX_FILE_REFERENCES`] the rest
+//! are dropped and the file says so ([`References::cut`]).
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::OnceLock;
+#[cfg(test)]
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Query, QueryCursor, QueryCursorOptions, StreamingIterator};
+
+use super::lang::Language;
+use super::parse::{Budget, MAX_NAME_CHARS, ParseFailure};
+
+/// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
+pub const MAX_FILE_REFERENCES: usize = 200_000;
+/// Matches a query cursor keeps in flight at most (tree-sitter's own bound on its memory).
+const MATCH_LIMIT: u32 = 1 << 12;
+
+crate::choice! {
+    /// How a reference uses its name.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Role {
+        /// Called (`f(x)`, `obj.f(x)`, `new F()`, a Rust macro `f!()`).
+        Call = "call",
+        /// Brought in by an import (`import f`, `from m import f`, `use m::f`).
+        Import = "import",
+        /// Used as a type (a declaration's type, a cast, a base class, a generic argument).
+        Type = "type",
+        /// Assigned or declared with a value (`f = ...`, `int f = 1`, `f += 1`, `f++`).
+        Write = "write",
+        /// Read (any other use as code: an argument, an operand, a field read).
+        Read = "read",
+        /// Declared without a value (a parameter, a field, a prototype, an enumerator).
+        Other = "other",
+    }
+}
+
+impl Role {
+    /// The role's number on the worker's wire (its place in [`Role::NAMES`]).
+    pub fn code(self) -> u8 {
+        Role::NAMES
+            .iter()
+            .position(|name| *name == self.name())
+            .and_then(|i| u8::try_from(i).ok())
+            .unwrap_or(u8::MAX)
+    }
+
+    /// The role with wire number `code`.
+    pub fn from_code(code: u8) -> Option<Role> {
+        Role::NAMES
+            .get(usize::from(code))
+            .and_then(|name| Role::from_name(name))
+    }
+}
+
+/// One reference, as the worker sends it (five numbers: see [`Wire`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "Wire", try_from = "Wire")]
+pub struct Reference {
+    /// Its name, as an index into [`References::names`].
+    pub name: u32,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters (of the line as UTF-8, an invalid byte counting one).
+    pub column: u32,
+    /// How it uses the name.
+    pub role: Role,
+    /// The index (in the outline) of the innermost definition whose text holds it; `None` at
+    /// the top of the file.
+    pub enclosing: Option<u32>,
+}
+
+/// A reference on the wire: name, line, column, role code, enclosing definition + 1 (0: none).
+type Wire = (u32, u32, u32, u8, u32);
+
+impl From<Reference> for Wire {
+    fn from(r: Reference) -> Wire {
+        let enclosing = r.enclosing.map_or(0, |e| e.saturating_add(1));
+        (r.name, r.line, r.column, r.role.code(), enclosing)
+    }
+}
+
+impl TryFrom<Wire> for Reference {
+    type Error = String;
+
+    fn try_from((name, line, column, role, enclosing): Wire) -> Result<Reference, String> {
+        Ok(Reference {
+            name,
+            line,
+            column,
+            role: Role::from_code(role).ok_or_else(|| format!("no role {role}"))?,
+            enclosing: enclosing.checked_sub(1),
+        })
+    }
+}
+
+/// A file's references.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct References {
+    /// Every name referenced, each once.
+    pub names: Vec<String>,
+    /// The references, in source order.
+    pub list: Vec<Reference>,
+    /// More than [`MAX_FILE_REFERENCES`]: the rest were dropped.
+    pub cut: bool,
+}
+
+impl References {
+    /// The index of `name` among the names, if the file references it.
+    pub fn name_index(&self, name: &str) -> Option<u32> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// Bytes it holds (for the cache's weigher).
+    pub fn weight(&self) -> usize {
+        self.names.iter().map(|n| n.len() + 24).sum::<usize>()
+            + self.list.len() * std::mem::size_of::<Reference>()
+    }
+}
+
+/// One language's compiled reference query and the role of each capture.
+struct RoleQuery {
+    query: Query,
+    roles: Vec<Option<Role>>,
+}
+
+/// The compiled reference query of `language` (`None`: the language has none, as Markdown),
+/// compiled once per process.
+fn role_query(language: Language) -> Result<Option<&'static RoleQuery>, ParseFailure> {
+    const LANGUAGES: usize = Language::NAMES.len();
+    static QUERIES: [OnceLock<Result<Option<RoleQuery>, String>>; LANGUAGES] =
+        [const { OnceLock::new() }; LANGUAGES];
+    let Some(slot) = QUERIES.get(usize::from(language.code())) else {
+        return Err(ParseFailure::Grammar(format!(
+            "no reference query for {}",
+            language.name()
+        )));
+    };
+    match slot.get_or_init(|| compile(language)) {
+        Ok(query) => Ok(query.as_ref()),
+        Err(error) => Err(ParseFailure::Grammar(error.clone())),
+    }
+}
+
+fn compile(language: Language) -> Result<Option<RoleQuery>, String> {
+    let Some(source) = language.reference_query_source() else {
+        return Ok(None);
+    };
+    let query = Query::new(&language.grammar(), source).map_err(|e| {
+        format!(
+            "the {} reference query does not compile: {e}",
+            language.name()
+        )
+    })?;
+    let mut roles = Vec::new();
+    for capture in query.capture_names() {
+        let role = match capture.strip_prefix("reference.") {
+            Some(role) => Some(Role::from_name(role).ok_or_else(|| {
+                format!(
+                    "the {} reference query captures an unknown role @{capture}",
+                    language.name()
+                )
+            })?),
+            None => None,
+        };
+        roles.push(role);
+    }
+    Ok(Some(RoleQuery { query, roles }))
+}
+
+/// Checks that every language's reference query compiles with known roles.
+pub fn check_queries() -> Result<(), String> {
+    for name in Language::NAMES {
+        if let Some(language) = Language::from_name(name) {
+            role_query(language).map_err(|e| format!("{e:?}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The definitions of the file as the outline put them: byte ranges by index, and the start
+/// bytes of their name nodes (which are definitions, not references).
+pub(super) struct Spans {
+    /// `(start, end)` bytes of each outline entry, in the outline's order.
+    pub ranges: Vec<(usize, usize)>,
+    /// Start bytes of the definitions' name nodes.
+    pub names: Vec<usize>,
+}
+
+/// The references under `root`, stopped once `budget` is spent.
+pub(super) fn extract(
+    language: Language,
+    root: Node<'_>,
+    source: &[u8],
+    spans: &Spans,
+    budget: &Budget,
+) -> Result<Option<References>, ParseFailure> {
+    let Some(roles) = role_query(language)? else {
+        return Ok(None);
+    };
+    let mut stopped = false;
+    let mut in_time = |_: &tree_sitter::QueryCursorState| {
+        if budget.spent() {
+            stopped = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let mut cursor = QueryCursor::new();
+    cursor.set_match_limit(MATCH_LIMIT);
+    // Node start byte -> (pattern, role, node): the first pattern written wins.
+    let mut found: HashMap<usize, (usize, Role, Node<'_>)> = HashMap::new();
+    let mut cut = false;
+    let mut matches = cursor.matches_with_options(
+        &roles.query,
+        root,
+        source,
+        QueryCursorOptions::new().progress_callback(&mut in_time),
+    );
+    while let Some(found_match) = matches.next() {
+        for capture in found_match.captures {
+            let Some(Some(role)) = roles.roles.get(capture.index as usize) else {
+                continue;
+            };
+            let pattern = found_match.pattern_index;
+            let node = capture.node;
+            let full = found.len() >= MAX_FILE_REFERENCES;
+            match found.get_mut(&node.start_byte()) {
+                Some(held) if held.0 <= pattern => {}
+                Some(held) => *held = (pattern, *role, node),
+                None if full => cut = true,
+                None => {
+                    found.insert(node.start_byte(), (pattern, *role, node));
+                }
+            }
+        }
+    }
+    drop(matches);
+    if stopped || budget.spent() {
+        return Err(ParseFailure::Timeout);
+    }
+    let mut nodes: Vec<(usize, Role, Node<'_>)> = found
+        .into_iter()
+        .filter(|(start, _)| spans.names.binary_search(start).is_err())
+        .map(|(start, (_, role, node))| (start, role, node))
+        .collect();
+    nodes.sort_unstable_by_key(|(start, _, _)| *start);
+    Ok(Some(arrange(language, &nodes, source, spans, cut)))
+}
+
+/// Interns the names, places each reference in its line and column and finds its enclosing
+/// definition (`nodes` in source order).
+fn arrange(
+    language: Language,
+    nodes: &[(usize, Role, Node<'_>)],
+    source: &[u8],
+    spans: &Spans,
+    cut: bool,
+) -> References {
+    let mut out = References {
+        cut,
+        ..References::default()
+    };
+    let mut interned: HashMap<&[u8], u32> = HashMap::new();
+    // Definitions open at the current reference (indices into `spans.ranges`), innermost last.
+    let mut open: Vec<usize> = Vec::new();
+    let mut next_definition = 0;
+    for (start, role, node) in nodes {
+        while let Some(&(begin, _)) = spans.ranges.get(next_definition) {
+            if begin > *start {
+                break;
+            }
+            pop_ended(&mut open, spans, begin);
+            open.push(next_definition);
+            next_definition += 1;
+        }
+        pop_ended(&mut open, spans, *start);
+        let bytes = name_bytes(language, &source[node.byte_range()]);
+        if bytes.is_empty() {
+            continue;
+        }
+        let name = match interned.get(bytes) {
+            Some(index) => *index,
+            None => {
+                let Ok(index) = u32::try_from(out.names.len()) else {
+                    break;
+                };
+                out.names.push(clean(bytes));
+                interned.insert(bytes, index);
+                index
+            }
+        };
+        let position = node.start_position();
+        let line_start = *start - position.column.min(*start);
+        out.list.push(Reference {
+            name,
+            line: u32::try_from(position.row + 1).unwrap_or(u32::MAX),
+            column: chars(&source[line_start..*start]) + 1,
+            role: *role,
+            enclosing: open.last().and_then(|i| u32::try_from(*i).ok()),
+        });
+    }
+    out
+}
+
+/// Takes off the top of `open` the definitions that end at or before `at` (definitions nest, so
+/// those below the first that does not end there do not either).
+fn pop_ended(open: &mut Vec<usize>, spans: &Spans, at: usize) {
+    while open
+        .last()
+        .and_then(|i| spans.ranges.get(*i))
+        .is_some_and(|(_, end)| *end <= at)
+    {
+        open.pop();
+    }
+}
+
+/// The name a node's bytes give: a JavaScript private name without its `#`, a PHP variable
+/// without its `$`.
+fn name_bytes(language: Language, bytes: &[u8]) -> &[u8] {
+    match language {
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            bytes.strip_prefix(b"#").unwrap_or(bytes)
+        }
+        Language::Php => bytes.strip_prefix(b"$").unwrap_or(bytes),
+        _ => bytes,
+    }
+}
+
+/// An identifier's bytes as a name (lossy UTF-8, at most [`MAX_NAME_CHARS`] characters).
+fn clean(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.char_indices().nth(MAX_NAME_CHARS) {
+        Some((end, _)) => text[..end].to_string(),
+        None => text.into_owned(),
+    }
+}
+
+/// Characters in `bytes` read as UTF-8 (each byte that does not continue a character counts).
+fn chars(bytes: &[u8]) -> u32 {
+    let count = bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse_with;
+    use super::*;
+
+    /// Each reference of `source` as `line:column role name in enclosing`.
+    fn references(language: Language, source: &str) -> Vec<String> {
+        let parsed =
+            parse_with(language, source.as_bytes(), Duration::from_secs(10), true).expect("parses");
+        let references = parsed.references.expect("a reference query");
+        references
+            .list
+            .iter()
+            .map(|r| {
+                let enclosing = r
+                    .enclosing
+                    .and_then(|e| parsed.entries.get(e as usize))
+                    .map_or("-".to_string(), |e| e.name.clone());
+                format!(
+                    "{}:{} {} {} in {enclosing}",
+                    r.line,
+                    r.column,
+                    r.role.name(),
+                    references.names[r.name as usize]
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_reference_query_compiles_with_known_roles() {
+        assert_eq!(check_queries(), Ok(()));
+    }
+
+    #[test]
+    fn c_references_have_roles_and_callers() {
+        let source = "#include <stdio.h>\n\
+            struct point { int x; };\n\
+            static int count;\n\
+            int helper(struct point *p);\n\
+            /* helper(comment) */\n\
+            int run(int n) {\n\
+            \tconst char *s = \"helper(string)\";\n\
+            \tcount = helper(NULL) + n;\n\
+            \tcount++;\n\
+            \treturn ops->open(n);\n\
+            }\n";
+        assert_eq!(
+            references(Language::C, source),
+            [
+                "2:20 other x in point",
+                "3:12 other count in -",
+                "4:5 other helper in -",
+                "4:19 type point in -",
+                "4:26 other p in -",
+                "6:13 other n in run",
+                "7:14 write s in run",
+                "8:2 write count in run",
+                "8:10 call helper in run",
+                "8:25 read n in run",
+                "9:2 write count in run",
+                "10:9 read ops in run",
+                "10:14 call open in run",
+                "10:19 read n in run",
+            ]
+        );
+    }
+
+    #[test]
+    fn python_references_have_roles() {
+        let source = "import os.path as p\n\
+            from json import loads\n\
+            class A(Base):\n\
+            \x20   def m(self, x: int = 1) -> str:\n\
+            \x20       y = loads(x)  # loads(comment)\n\
+            \x20       self.z += p.join('loads')\n\
+            \x20       return y\n";
+        assert_eq!(
+            references(Language::Python, source),
+            [
+                "1:8 import os in -",
+                "1:11 import path in -",
+                "1:19 import p in -",
+                "2:6 import json in -",
+                "2:18 import loads in -",
+                "3:9 type Base in A",
+                "4:11 other self in m",
+                "4:17 other x in m",
+                "4:20 type int in m",
+                "4:32 type str in m",
+                "5:9 write y in m",
+                "5:13 call loads in m",
+                "5:19 read x in m",
+                "6:9 read self in m",
+                "6:14 write z in m",
+                "6:19 read p in m",
+                "6:21 call join in m",
+                "7:16 read y in m",
+            ]
+        );
+    }
+
+    #[test]
+    fn each_language_finds_its_calls() {
+        let cases: &[(Language, &str, &str)] = &[
+            (
+                Language::Rust,
+                "fn f() { g(1); x.g(); m::g(); g!(); }\n",
+                "g",
+            ),
+            (Language::Go, "package p\nfunc f() { g(); x.g() }\n", "g"),
+            (
+                Language::Java,
+                "class A { void f() { g(); x.g(); new g(); } }\n",
+                "g",
+            ),
+            (
+                Language::JavaScript,
+                "function f() { g(); x.g(); new g(); }\n",
+                "g",
+            ),
+            (
+                Language::TypeScript,
+                "function f(a: T) { g(); x.g(); }\n",
+                "g",
+            ),
+            (Language::Tsx, "const f = () => { g(); x.g(); };\n", "g"),
+            (Language::Cpp, "void f() { g(); x.g(); n::g(); }\n", "g"),
+            (
+                Language::CSharp,
+                "class A { void F() { g(); x.g(); } }\n",
+                "g",
+            ),
+            (Language::Ruby, "def f\n  g()\n  x.g\nend\n", "g"),
+            (
+                Language::Php,
+                "<?php\nfunction f() { g(); $x->g(); }\n",
+                "g",
+            ),
+            (Language::Bash, "f() { g; }\n", "g"),
+            (Language::Kotlin, "fun f() { g(); x.g() }\n", "g"),
+            (Language::Swift, "func f() { g(); x.g() }\n", "g"),
+        ];
+        for (language, source, name) in cases {
+            let found = references(*language, source);
+            let calls: Vec<&String> = found
+                .iter()
+                .filter(|r| {
+                    r.contains(&format!(" call {name} in f"))
+                        || r.contains(&format!(" call {name} in F"))
+                })
+                .collect();
+            assert!(!calls.is_empty(), "{}: {found:?}", language.name());
+        }
+    }
+
+    #[test]
+    fn markdown_has_no_reference_query() {
+        let parsed =
+            parse_with(Language::Markdown, b"# A\n", Duration::from_secs(1), true).expect("parses");
+        assert_eq!(parsed.references, None);
+        assert!(parsed.with_references);
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        let found = references(Language::Python, "s = 'été'; t = s\n");
+        assert_eq!(
+            found,
+            ["1:1 write s in -", "1:12 write t in -", "1:16 read s in -"]
+        );
+    }
+
+    #[test]
+    fn the_wire_form_is_five_numbers() {
+        let reference = Reference {
+            name: 3,
+            line: 10,
+            column: 2,
+            role: Role::Call,
+            enclosing: Some(0),
+        };
+        let text = serde_json::to_string(&reference).expect("encodes");
+        assert_eq!(text, "[3,10,2,0,1]");
+        assert_eq!(
+            serde_json::from_str::<Reference>(&text).ok(),
+            Some(reference)
+        );
+        assert!(serde_json::from_str::<Reference>("[3,10,2,9,0]").is_err());
+    }
+
+    /// Hostile inputs come back within their time cap, with a bounded answer.
+    #[test]
+    fn hostile_inputs_are_bounded() {
+        let cap = Duration::from_millis(300);
+        let parens = "(".repeat(50_000);
+        let nested = format!("x = {}1{}\n", "[".repeat(20_000), "]".repeat(20_000));
+        let many = "a;".repeat(400_000);
+        let mut invalid = b"def f():\n    return g('".to_vec();
+        invalid.extend((0..20_000u32).map(|i| (i % 64 + 0x80) as u8));
+        invalid.extend_from_slice(b"')\nh()\n");
+        for name in Language::NAMES {
+            let Some(language) = Language::from_name(name) else {
+                continue;
+            };
+            for input in [parens.as_bytes(), nested.as_bytes(), &invalid] {
+                // The cap is CPU time: a loaded machine stretches the wall time, not this.
+                let spent = Budget::start(cap * 10);
+                let result = parse_with(language, input, cap, true);
+                assert!(
+                    matches!(result, Ok(_) | Err(ParseFailure::Timeout)),
+                    "{name}: {result:?}"
+                );
+                assert!(!spent.spent(), "{name}: over ten times its cap");
+            }
+        }
+        match parse_with(Language::C, many.as_bytes(), Duration::from_secs(20), true) {
+            Ok(parsed) => {
+                let references = parsed.references.expect("references");
+                assert!(references.cut);
+                assert_eq!(references.list.len(), MAX_FILE_REFERENCES);
+                assert_eq!(references.names, ["a"]);
+            }
+            Err(failure) => assert_eq!(failure, ParseFailure::Timeout),
+        }
+        let found = references(
+            Language::Python,
+            std::str::from_utf8(b"x = 1\n").unwrap_or(""),
+        );
+        assert_eq!(found, ["1:1 write x in -"]);
+        let parsed =
+            parse_with(Language::Python, &invalid, Duration::from_secs(10), true).expect("parses");
+        let references = parsed.references.expect("references");
+        assert!(references.names.iter().any(|n| n == "h"));
+    }
+}
