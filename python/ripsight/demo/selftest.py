@@ -129,7 +129,7 @@ def _check_definitions(_: DemoReport) -> None:
     registry = default_registry(".")
     for fmt in ("openai", "openai-responses", "anthropic", "mcp"):
         tools = registry.definitions(fmt)
-        expect(len(tools) == len(registry.names) == 6, f"{fmt}: {len(tools)} tools")
+        expect(len(tools) == len(registry.names) == 7, f"{fmt}: {len(tools)} tools")
 
 
 def _check_loop_ends(report: DemoReport) -> None:
