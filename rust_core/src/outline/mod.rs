@@ -18,6 +18,7 @@
 //! were parsed from (a keyed hash, see `cache`), so a file read again costs a read and a hash.
 
 pub mod cache;
+mod cap;
 pub mod definitions;
 mod file;
 pub mod lang;

@@ -5,8 +5,8 @@
 //! the definition nodes and their names, and the definitions are put in source order with
 //! their nesting worked out from how their byte ranges contain each other. Both the parse and
 //! the query ask a progress callback, which stops them once the parsing thread has used `time`
-//! of CPU ([`Budget`], [`ParseFailure::Timeout`]): a file built to make the parser work for long costs that much
-//! and no more.
+//! of CPU ([`super::cap`], [`ParseFailure::Timeout`]): a file built to make the parser work for
+//! long costs that much and no more.
 
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
@@ -18,11 +18,11 @@ use tree_sitter::{
 };
 
 use super::SymbolKind;
+use super::cap::Budget;
+pub use super::cap::{MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
 use super::refs::{self, References, Spans};
 
-/// The longest name kept, in characters (a C++ operator or a Markdown heading can be long).
-pub const MAX_NAME_CHARS: usize = 200;
 /// Matches a query cursor keeps in flight at most (tree-sitter's own bound on its memory).
 const MATCH_LIMIT: u32 = 1 << 12;
 /// Node kinds whose text is a definition's name when a query gives none (the innermost name
@@ -67,15 +67,6 @@ pub struct Parsed {
     /// Whether references were asked for (an outline parse leaves them out).
     #[serde(default)]
     pub with_references: bool,
-}
-
-/// Why a parse gave no outline.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ParseFailure {
-    /// The parse or the query ran past its time and was stopped.
-    Timeout,
-    /// The grammar or its query could not be loaded (a bug: the tests load every one).
-    Grammar(String),
 }
 
 /// The serde form of a kind: its name.
@@ -153,38 +144,6 @@ pub fn check_queries() -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// The time a parse may take, counted in the CPU time of the thread that parses: on a machine
-/// busy with other work a parse keeps its whole share (the engine's wall-clock deadline, which
-/// kills the worker, bounds the waiting).
-pub(super) struct Budget {
-    started: Duration,
-    time: Duration,
-}
-
-impl Budget {
-    /// A budget of `time` from now.
-    pub(super) fn start(time: Duration) -> Budget {
-        Budget {
-            started: thread_time(),
-            time,
-        }
-    }
-
-    /// Whether the budget is spent.
-    pub(super) fn spent(&self) -> bool {
-        thread_time().saturating_sub(self.started) >= self.time
-    }
-}
-
-/// The CPU time this thread has used.
-fn thread_time() -> Duration {
-    let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-    Duration::new(
-        u64::try_from(now.tv_sec).unwrap_or(0),
-        u32::try_from(now.tv_nsec).unwrap_or(0),
-    )
 }
 
 /// The definitions in `source` (UTF-8, as far as it is valid) read as `language`, parse and

@@ -23,8 +23,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query, QueryCursor, QueryCursorOptions, StreamingIterator};
 
+use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
-use super::parse::{Budget, MAX_NAME_CHARS, ParseFailure};
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;

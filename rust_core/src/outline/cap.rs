@@ -1,0 +1,51 @@
+//! The bounds every parse of the outline worker shares: the longest name kept, why a parse
+//! gave nothing, and the CPU-time budget that stops a parse and its queries. Below both
+//! [`super::parse`] (definitions) and [`super::refs`] (references).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The longest name kept, in characters (a C++ operator or a Markdown heading can be long).
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Why a parse gave no outline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ParseFailure {
+    /// The parse or the query ran past its time and was stopped.
+    Timeout,
+    /// The grammar or its query could not be loaded (a bug: the tests load every one).
+    Grammar(String),
+}
+
+/// The time a parse may take, counted in the CPU time of the thread that parses: on a machine
+/// busy with other work a parse keeps its whole share (the engine's wall-clock deadline, which
+/// kills the worker, bounds the waiting).
+pub(super) struct Budget {
+    started: Duration,
+    time: Duration,
+}
+
+impl Budget {
+    /// A budget of `time` from now.
+    pub(super) fn start(time: Duration) -> Budget {
+        Budget {
+            started: thread_time(),
+            time,
+        }
+    }
+
+    /// Whether the budget is spent.
+    pub(super) fn spent(&self) -> bool {
+        thread_time().saturating_sub(self.started) >= self.time
+    }
+}
+
+/// The CPU time this thread has used.
+fn thread_time() -> Duration {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(now.tv_sec).unwrap_or(0),
+        u32::try_from(now.tv_nsec).unwrap_or(0),
+    )
+}
