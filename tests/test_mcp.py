@@ -118,7 +118,15 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
     assert (
         sorted(tools)
-        == ["find_definitions", "glob", "grep", "outline", "read_file", "read_result"]
+        == [
+            "find_definitions",
+            "find_references",
+            "glob",
+            "grep",
+            "outline",
+            "read_file",
+            "read_result",
+        ]
         == sorted(definitions)
     )
     for name, tool in tools.items():
@@ -252,7 +260,7 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
 
     params = _server(tree, "--no-structured-content")
     listed, results = run_session(params, body, tmp_path / "err.log")
-    assert [t.get("outputSchema") for t in listed["tools"]] == [None] * 6
+    assert [t.get("outputSchema") for t in listed["tools"]] == [None] * 7
     definitions = default_registry(tree).definitions("mcp")
     assert [t["inputSchema"] for t in listed["tools"]] == [d["inputSchema"] for d in definitions]
     for (name, args), result in zip(calls, results):
@@ -855,6 +863,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             ]
             # read_result answers in text only: a page of a stored result has no typed form.
             assert [("outputSchema" in t) for t in listed["result"]["tools"]] == [
+                True,
                 True,
                 True,
                 True,
