@@ -397,6 +397,21 @@ macro_rules! keyword {
             default: |o, py| py_value(py, o.$($field).+),
         }
     };
+    ($name:literal, names of $kind:ty => $($field:ident).+) => {
+        Keyword {
+            name: $name,
+            annotation: "str | Sequence[str] | None",
+            set: |o, v| {
+                o.$($field).+ = named($name, v, <$kind>::NAMES, <$kind>::from_name)?;
+                Ok(())
+            },
+            default: |o, py| {
+                let names: Vec<String> =
+                    o.$($field).+.iter().map(|one| one.name().to_string()).collect();
+                texts_value(py, &names)
+            },
+        }
+    };
     ($name:literal, texts => $($field:ident).+) => {
         Keyword {
             name: $name,
@@ -626,18 +641,7 @@ pub(super) const DEFINITIONS: &[Keyword<DefinitionsOptions>] = &[
     },
     keyword!("path", path => path),
     keyword!("glob", texts => glob),
-    Keyword {
-        name: "kind",
-        annotation: "str | Sequence[str] | None",
-        set: |o, v| {
-            o.kinds = named("kind", v, SymbolKind::NAMES, SymbolKind::from_name)?;
-            Ok(())
-        },
-        default: |o, py| {
-            let kinds: Vec<String> = o.kinds.iter().map(|k| k.name().to_string()).collect();
-            texts_value(py, &kinds)
-        },
-    },
+    keyword!("kind", names of SymbolKind => kinds),
     keyword!("limit", optional size >= 1 => limit),
     keyword!("offset", size >= 0 => offset),
 ];
@@ -666,30 +670,8 @@ fn named<T>(
 pub(super) const REFERENCES: &[Keyword<ReferencesOptions>] = &[
     keyword!("path", path => path),
     keyword!("glob", texts => glob),
-    Keyword {
-        name: "role",
-        annotation: "str | Sequence[str] | None",
-        set: |o, v| {
-            o.roles = named("role", v, Role::NAMES, Role::from_name)?;
-            Ok(())
-        },
-        default: |o, py| {
-            let roles: Vec<String> = o.roles.iter().map(|r| r.name().to_string()).collect();
-            texts_value(py, &roles)
-        },
-    },
-    Keyword {
-        name: "kind",
-        annotation: "str | Sequence[str] | None",
-        set: |o, v| {
-            o.kinds = named("kind", v, SymbolKind::NAMES, SymbolKind::from_name)?;
-            Ok(())
-        },
-        default: |o, py| {
-            let kinds: Vec<String> = o.kinds.iter().map(|k| k.name().to_string()).collect();
-            texts_value(py, &kinds)
-        },
-    },
+    keyword!("role", names of Role => roles),
+    keyword!("kind", names of SymbolKind => kinds),
     Keyword {
         name: "group_by",
         annotation: "Literal['reference', 'caller']",

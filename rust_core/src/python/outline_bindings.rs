@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 use super::{invalid_argument, run_detached};
 use crate::budget::CancelToken;
+use crate::error::CoreError;
 use crate::grep::{self, GrepOptions};
 use crate::index::WarmIndex;
 use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput};
@@ -31,44 +32,54 @@ pub(super) fn outline(
     })
 }
 
-/// `Engine.definitions`: the definitions whose name matches, on an engine thread; the
-/// candidates come from the engine's own grep (the warm index's when there is one).
-pub(super) fn definitions(
+/// The engine's own grep, as a search over its candidates takes it.
+type Grep<'a> = &'a (dyn Fn(&GrepOptions) -> Result<grep::GrepOutput, CoreError> + Sync);
+/// A search over the files grep finds (`definitions::definitions`, `references::references`).
+type CandidateSearch<O, T> = fn(&Workspace, &Outliner, &O, Grep<'_>) -> Result<T, CoreError>;
+
+/// Runs a search over the files the engine's own grep finds (the warm index's when there is
+/// one) on an engine thread: `definitions` and `references` pick their candidates so.
+fn with_candidates<O, T>(
     py: Python<'_>,
     (workspace, index, outliner): (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
-    options: DefinitionsOptions,
-) -> PyResult<DefinitionsOutput> {
-    let cancel = options.cancel.clone();
+    options: O,
+    cancel: CancelToken,
+    search: CandidateSearch<O, T>,
+) -> PyResult<T>
+where
+    O: Send + 'static,
+    T: Send + 'static,
+{
     let workspace = Arc::clone(workspace);
     let index = index.clone();
     let outliner = Arc::clone(outliner);
     run_detached(py, &cancel, move || {
-        let search = |grep_options: &GrepOptions| match &index {
+        let grep = |grep_options: &GrepOptions| match &index {
             Some(index) => index.grep(grep_options),
             None => grep::grep(&workspace, grep_options),
         };
-        definitions::definitions(&workspace, &outliner, &options, &search)
+        search(&workspace, &outliner, &options, &grep)
     })
 }
 
-/// `Engine.references`: the references to a name, on an engine thread; the candidates come
-/// from the engine's own grep (the warm index's when there is one).
+/// `Engine.definitions`: the definitions whose name matches, in the grep's candidates.
+pub(super) fn definitions(
+    py: Python<'_>,
+    sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
+    options: DefinitionsOptions,
+) -> PyResult<DefinitionsOutput> {
+    let cancel = options.cancel.clone();
+    with_candidates(py, sources, options, cancel, definitions::definitions)
+}
+
+/// `Engine.references`: the references to a name, in the grep's candidates.
 pub(super) fn references(
     py: Python<'_>,
-    (workspace, index, outliner): (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
+    sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
     options: ReferencesOptions,
 ) -> PyResult<ReferencesOutput> {
     let cancel = options.cancel.clone();
-    let workspace = Arc::clone(workspace);
-    let index = index.clone();
-    let outliner = Arc::clone(outliner);
-    run_detached(py, &cancel, move || {
-        let search = |grep_options: &GrepOptions| match &index {
-            Some(index) => index.grep(grep_options),
-            None => grep::grep(&workspace, grep_options),
-        };
-        references::references(&workspace, &outliner, &options, &search)
-    })
+    with_candidates(py, sources, options, cancel, references::references)
 }
 
 /// `Engine._outline_fault`: a fault request to a worker, and how it ended ("answered", or the
