@@ -2,12 +2,15 @@
 //! gave nothing, and the CPU-time budget that stops a parse and its queries. Below both
 //! [`super::parse`] (definitions) and [`super::refs`] (references).
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 /// The longest name kept, in characters (a C++ operator or a Markdown heading can be long).
 pub const MAX_NAME_CHARS: usize = 200;
+/// Matches a query cursor keeps in flight at most (tree-sitter's own bound on its memory).
+pub(super) const MATCH_LIMIT: u32 = 1 << 12;
 
 /// Why a parse gave no outline.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,6 +41,16 @@ impl Budget {
     /// Whether the budget is spent.
     pub(super) fn spent(&self) -> bool {
         thread_time().saturating_sub(self.started) >= self.time
+    }
+
+    /// tree-sitter's progress answer: go on while the budget lasts, stop once it is spent (a
+    /// parse or query stopped so is told by `spent` afterwards: time only grows).
+    pub(super) fn go_on(&self) -> ControlFlow<()> {
+        if self.spent() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 }
 

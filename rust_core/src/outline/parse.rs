@@ -8,7 +8,6 @@
 //! of CPU ([`super::cap`], [`ParseFailure::Timeout`]): a file built to make the parser work for
 //! long costs that much and no more.
 
-use std::ops::ControlFlow;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -18,13 +17,11 @@ use tree_sitter::{
 };
 
 use super::SymbolKind;
-use super::cap::Budget;
+use super::cap::{Budget, MATCH_LIMIT};
 pub use super::cap::{MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
 use super::refs::{self, References, Spans};
 
-/// Matches a query cursor keeps in flight at most (tree-sitter's own bound on its memory).
-const MATCH_LIMIT: u32 = 1 << 12;
 /// Node kinds whose text is a definition's name when a query gives none (the innermost name
 /// of a C or C++ declarator: `*(*name)(void)` names `name`).
 const NAME_NODES: &[&str] = &[
@@ -166,13 +163,7 @@ pub fn parse_with(
     parser
         .set_language(&language.grammar())
         .map_err(|e| ParseFailure::Grammar(e.to_string()))?;
-    let mut in_time = |_: &tree_sitter::ParseState| {
-        if budget.spent() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
+    let mut in_time = |_: &tree_sitter::ParseState| budget.go_on();
     let length = source.len();
     let tree = parser
         .parse_with_options(
@@ -183,15 +174,7 @@ pub fn parse_with(
         .ok_or(ParseFailure::Timeout)?;
     let root = tree.root_node();
 
-    let mut stopped = false;
-    let mut query_in_time = |_: &tree_sitter::QueryCursorState| {
-        if budget.spent() {
-            stopped = true;
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
+    let mut query_in_time = |_: &tree_sitter::QueryCursorState| budget.go_on();
     let mut cursor = QueryCursor::new();
     cursor.set_match_limit(MATCH_LIMIT);
     let mut found: Vec<Found<'_>> = Vec::new();
@@ -221,7 +204,7 @@ pub fn parse_with(
         }
     }
     drop(matches);
-    if stopped || budget.spent() {
+    if budget.spent() {
         return Err(ParseFailure::Timeout);
     }
     let (entries, spans) = arrange(found, source, language);

@@ -15,7 +15,6 @@
 //! are dropped and the file says so ([`References::cut`]).
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
 use std::sync::OnceLock;
 #[cfg(test)]
 use std::time::Duration;
@@ -23,13 +22,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Query, QueryCursor, QueryCursorOptions, StreamingIterator};
 
-use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
+use super::cap::{Budget, MATCH_LIMIT, MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;
-/// Matches a query cursor keeps in flight at most (tree-sitter's own bound on its memory).
-const MATCH_LIMIT: u32 = 1 << 12;
 
 crate::choice! {
     /// How a reference uses its name.
@@ -216,15 +213,7 @@ pub(super) fn extract(
     let Some(roles) = role_query(language)? else {
         return Ok(None);
     };
-    let mut stopped = false;
-    let mut in_time = |_: &tree_sitter::QueryCursorState| {
-        if budget.spent() {
-            stopped = true;
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
+    let mut in_time = |_: &tree_sitter::QueryCursorState| budget.go_on();
     let mut cursor = QueryCursor::new();
     cursor.set_match_limit(MATCH_LIMIT);
     // Node start byte -> (pattern, role, node): the first pattern written wins.
@@ -255,7 +244,7 @@ pub(super) fn extract(
         }
     }
     drop(matches);
-    if stopped || budget.spent() {
+    if budget.spent() {
         return Err(ParseFailure::Timeout);
     }
     let mut nodes: Vec<(usize, Role, Node<'_>)> = found
