@@ -21,6 +21,7 @@ pub mod cache;
 mod cap;
 pub mod definitions;
 mod file;
+pub mod graph;
 pub mod lang;
 pub mod outliner;
 pub mod parse;
