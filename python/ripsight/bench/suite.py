@@ -215,7 +215,7 @@ def run_suite(
     small = small_root or small_repo(60 if quick else 300)
     wss = Workspace(small)
     log_mb = log_mb if log_mb is not None else (20 if quick else 500)
-    n_steps = (len(patterns) + 1) * (4 + len(libs)) + 9
+    n_steps = (len(patterns) + 1) * (4 + len(libs)) + 12
     bar = _Progress(n_steps, progress)
     rows: list[Row] = []
     problems: list[str] = []
@@ -335,6 +335,21 @@ def run_suite(
     measure(case, "rg", lambda: rg_files_count(small, "*.py"), expect, reps_small)
     measure(case, "ripsight", lambda: wss.glob("**/*.py", limit=200).total, expect, reps_small)
     run_case(case)
+    # the same calls on a warm workspace: what `ripsight mcp` (warm by default) answers with
+    bar.step("per-call: warm index")
+    with Workspace(small, index=True, persist=False) as warm:
+        warm.wait_index(timeout=60)
+        case = "per-call grep (small repo, warm index)"
+        expect = rg_count(small, COMMON_REGEX)
+        measure(case, "rg", lambda: rg_search(small, COMMON_REGEX), expect, reps_small)
+        measure(
+            case,
+            "ripsight",
+            lambda: warm.grep(COMMON_REGEX, limit=50).total_matches,
+            expect,
+            reps_small,
+        )
+        run_case(case)
 
     # two threads vs one on small-repo grep
     bar.step("threads: 1 vs 2")
