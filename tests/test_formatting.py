@@ -76,8 +76,8 @@ def test_glob_empty_says_how_many_files_the_directory_holds():
         'No files match "*.py" in the workspace root, which holds 57 files.\n'
         'Note: "*" never crosses "/", so "*.py" only matches at the top level of the workspace '
         'root; "**/*.py" matches 40 files at any depth.\n'
-        "Skipped: 2 files denied by the secrets policy, 12 directories skipped by name (such "
-        "as .git and node_modules)."
+        "Skipped: 2 files denied by the secrets policy, 12 directories skipped by name "
+        "(excluded directories: version control, dependencies, build output)."
     )
 
 
@@ -210,8 +210,8 @@ def test_grep_no_matches():
     assert text == (
         'No matches for "Foo" (12 files searched). The search is case-sensitive; pass '
         "case_insensitive=true to ignore case.\n"
-        "Skipped: 2 binary files, 5 directories skipped by name (such as .git and "
-        "node_modules)."
+        "Skipped: 2 binary files, 5 directories skipped by name (excluded directories: "
+        "version control, dependencies, build output)."
     )
     assert format_grep(grep_result(pattern="Foo", files_searched=12), case_insensitive=True) == (
         'No matches for "Foo" (12 files searched).'

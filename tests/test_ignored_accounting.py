@@ -50,7 +50,7 @@ def test_a_grep_that_finds_nothing_names_the_rules_that_hid_the_matches(repo: Pa
         'No matches for "needle" (3 files searched). The search is case-sensitive; pass '
         "case_insensitive=true to ignore case.\n"
         f"{HIDDEN} Pass include_ignored=true to search them too.\n"
-        "Skipped: 1 directory skipped by name (such as .git and node_modules)."
+        "Skipped: 1 directory skipped by name (excluded directories: version control, dependencies, build output)."
     )
     assert call(repo, "grep", pattern="needle", include_ignored=True, output_mode="count") == (
         '5 files match "needle" (5 matching lines, 8 files searched):\n'
@@ -62,7 +62,7 @@ def test_a_glob_that_finds_nothing_names_them_too(repo: Path) -> None:
     assert call(repo, "glob", pattern="**/*.txt") == (
         'No files match "**/*.txt" in the workspace root, which holds 3 files.\n'
         f"{HIDDEN} Pass include_ignored=true to list them too.\n"
-        "Skipped: 1 directory skipped by name (such as .git and node_modules)."
+        "Skipped: 1 directory skipped by name (excluded directories: version control, dependencies, build output)."
     )
 
 

@@ -209,8 +209,8 @@ def skip_note(skipped: SkipCounts, include_binary: bool, nothing_found: bool) ->
         # The engine counts pruned skip-set directories here (files hidden by ignore files
         # are counted apart: `hidden_note`).
         parts.append(
-            f"{plural(ignored, 'directory', 'directories')} skipped by name (such as .git and "
-            "node_modules)"
+            f"{plural(ignored, 'directory', 'directories')} skipped by name (excluded "
+            "directories: version control, dependencies, build output)"
         )
     if not parts:
         return None
