@@ -43,6 +43,7 @@ impl Outliner {
                 max_workers: MAX_WORKERS,
                 max_idle: MAX_IDLE_WORKERS,
                 start_time: WORKER_START_TIME,
+                ready: worker::READY,
             }),
             cache: OutlineCache::new(CACHE_BYTES),
         }

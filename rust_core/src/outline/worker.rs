@@ -10,8 +10,8 @@
 //! ([`parse::parse`]); the engine's wall-clock deadline and kill cover what is left (a parse
 //! stuck in C code, a blocked process). It serves until its standard input closes.
 //!
-//! Frames, both ways: an 8-byte big-endian length, then that many bytes (the PDF worker's
-//! framing). The worker's first frame is [`READY`] followed by the engine's version. A request
+//! Frames, both ways: the workers' wire ([`crate::workers::frame`], the PDF worker's too). The
+//! worker's first frame is [`READY`] followed by the engine's version. A request
 //! is one frame: an operation byte ([`PARSE`], or [`PARSE_REFERENCES`] for the references as
 //! well), the language's wire code, the parse time cap in milliseconds (4 bytes,
 //! little-endian), then the file's bytes. The answer is one frame of JSON ([`Answer`]). The
@@ -23,6 +23,8 @@ use std::io::{self, Read, Write};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::workers::frame::{LENGTH_BYTES, read_frame, write_frame};
 
 use super::lang::Language;
 use super::parse::{self, ParseFailure, Parsed};
@@ -45,8 +47,6 @@ pub const FAULT_MEMORY: u8 = b'M';
 pub const FAULT_EXIT: u8 = b'X';
 /// The largest request frame a worker takes (the source cap plus room).
 pub const MAX_REQUEST_BYTES: u64 = super::MAX_SOURCE_BYTES * 4 + 64;
-/// The length prefix of a frame.
-pub const LENGTH_BYTES: usize = 8;
 
 /// The answer to one parse.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,36 +66,6 @@ pub fn request(operation: u8, language: Language, time: Duration, source: &[u8])
     frame.extend_from_slice(&millis.to_le_bytes());
     frame.extend_from_slice(source);
     frame
-}
-
-/// Writes one frame.
-pub fn write_frame(output: &mut impl Write, payload: &[u8]) -> io::Result<()> {
-    output.write_all(&(payload.len() as u64).to_be_bytes())?;
-    output.write_all(payload)?;
-    output.flush()
-}
-
-/// Reads one frame of at most `max_bytes`; `None` at the end of the input.
-pub fn read_frame(input: &mut impl Read, max_bytes: u64) -> io::Result<Option<Vec<u8>>> {
-    let mut length = [0u8; LENGTH_BYTES];
-    match input.read_exact(&mut length) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
-    }
-    let length = u64::from_be_bytes(length);
-    if length > max_bytes {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("a frame of {length} bytes is over the {max_bytes} allowed"),
-        ));
-    }
-    let mut payload = Vec::new();
-    input.take(length).read_to_end(&mut payload)?;
-    if payload.len() as u64 != length {
-        return Ok(None);
-    }
-    Ok(Some(payload))
 }
 
 /// Answers one request frame (`None` for a malformed one).
