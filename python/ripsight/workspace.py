@@ -23,11 +23,12 @@ from .file_types import unknown_types
 from .limits import DEFAULT_LIMITS, TIME_BUDGET
 from .pdf import (
     PDF_MAX_SOURCE_BYTES,
+    PDF_WORKER,
     PageRange,
     PdfText,
     parse_pages,
-    read_pdf_bytes,
-    too_large_error,
+    pdf_text,
+    read_options,
 )
 
 __all__ = [
@@ -168,6 +169,7 @@ class Workspace:
         self._engine = _engine.Engine(
             os.fspath(root),
             outline_worker=list(OUTLINE_WORKER),
+            pdf_worker=list(PDF_WORKER),
             exclude_dirs=exclude_dirs,
             deny=deny,
             time_budget=time_budget,
@@ -493,10 +495,10 @@ class Workspace:
     ) -> PdfText:
         """The text of a PDF's pages: those `pages` names ("3", "1-5"; at most 20; or a
         `PageRange` parsed already), or without it the first pages whose text fits `budget`
-        characters. The engine reads the bytes; a child process parses them under memory, CPU
-        and wall-clock limits. Raises what `read_bytes` raises, :class:`ripsight.pdf.PdfError`
-        (too large, unreadable, encrypted, the parser stopped) and ``InvalidArgumentError`` (a
-        bad `pages`)."""
+        characters. The engine reads the bytes and a child process from its pool of workers
+        parses them under memory, CPU and wall-clock limits. Raises what `read_bytes` raises,
+        :class:`ripsight.pdf.PdfError` (too large, unreadable, encrypted, the parser stopped) and
+        ``InvalidArgumentError`` (a bad `pages`)."""
         if isinstance(budget, bool) or not isinstance(budget, int):
             # Python's own: the budget never crosses into the engine.
             raise InvalidArgumentError(
@@ -504,10 +506,8 @@ class Workspace:
             )
         if isinstance(pages, str):
             pages = parse_pages(pages)  # a bad `pages` is refused before the file is read
-        read = self.read_bytes(path, cancel=cancel)
-        if read.too_large:
-            raise too_large_error(read.path, read.size_bytes)
-        return read_pdf_bytes(read.path, read.size_bytes, read.data, pages, budget)
+        read = self._engine.read_pdf(path, cancel=cancel, **read_options(pages, budget))
+        return pdf_text(read)
 
     # ==== The warm index (SPEC §2.8) ====
 

@@ -150,7 +150,7 @@ fn one_deadline_covers_a_worker_that_is_slow_to_start() {
     // Says it is ready only after a minute; the pool gives starts ten seconds.
     let slow = pool(vec!["sh".into(), "-c".into(), "sleep 60".into()], 1);
     let started = Instant::now();
-    let answer = slow.exchange_by(b"x", Instant::now() + Duration::from_millis(300));
+    let answer = slow.exchange_by(&[b"x"], Instant::now() + Duration::from_millis(300));
     assert_eq!(answer, Err(Stopped::Deadline));
     assert!(
         started.elapsed() < Duration::from_secs(3),
@@ -160,7 +160,7 @@ fn one_deadline_covers_a_worker_that_is_slow_to_start() {
     // And an answer that comes too late, from a worker that started in time.
     let silent = pool(stand_in(dir.path(), "exec sleep 60"), 1);
     let started = Instant::now();
-    let answer = silent.exchange_by(b"x", Instant::now() + Duration::from_millis(300));
+    let answer = silent.exchange_by(&[b"x"], Instant::now() + Duration::from_millis(300));
     assert_eq!(answer, Err(Stopped::Deadline));
     assert!(
         started.elapsed() < Duration::from_secs(3),
@@ -169,7 +169,12 @@ fn one_deadline_covers_a_worker_that_is_slow_to_start() {
     );
     let echo = pool(stand_in(dir.path(), "exec cat"), 1);
     let soon = Instant::now() + Duration::from_secs(10);
-    assert_eq!(echo.exchange_by(b"one", soon), Ok(b"one".to_vec()));
+    assert_eq!(echo.exchange_by(&[b"one"], soon), Ok(b"one".to_vec()));
+    // A frame in parts is one frame.
+    assert_eq!(
+        echo.exchange_by(&[b"o", b"", b"ne"], soon),
+        Ok(b"one".to_vec())
+    );
 }
 
 #[test]
@@ -191,10 +196,10 @@ fn closing_the_idle_workers_makes_the_next_request_start_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let echo = pool(stand_in(dir.path(), "exec cat"), 1);
     let soon = || Instant::now() + Duration::from_secs(10);
-    assert_eq!(echo.exchange_by(b"one", soon()), Ok(b"one".to_vec()));
-    assert_eq!(echo.exchange_by(b"two", soon()), Ok(b"two".to_vec()));
+    assert_eq!(echo.exchange_by(&[b"one"], soon()), Ok(b"one".to_vec()));
+    assert_eq!(echo.exchange_by(&[b"two"], soon()), Ok(b"two".to_vec()));
     assert_eq!(echo.started(), 1);
     echo.close_idle();
-    assert_eq!(echo.exchange_by(b"three", soon()), Ok(b"three".to_vec()));
+    assert_eq!(echo.exchange_by(&[b"three"], soon()), Ok(b"three".to_vec()));
     assert_eq!(echo.started(), 2);
 }

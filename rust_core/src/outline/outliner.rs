@@ -75,6 +75,11 @@ impl Outliner {
         self.pool.started()
     }
 
+    /// Ends the idle workers (the next parse starts a fresh one).
+    pub fn close_idle_workers(&self) {
+        self.pool.close_idle();
+    }
+
     /// The outline of `source`: from the cache when these bytes were parsed before, else from a
     /// worker.
     pub fn outline(&self, source: &Source) -> Outlined {

@@ -115,13 +115,14 @@ impl Pool {
         deadline: Instant,
         answer_time: Duration,
     ) -> Result<Vec<u8>, Stopped> {
-        self.exchange_within(request, deadline, answer_time, None)
+        self.exchange_within(&[request], deadline, answer_time, None)
     }
 
-    /// Sends `request` to a worker and returns its answer, the whole of it by `end`: waiting
-    /// for a free worker, starting one (within [`PoolOptions::start_time`] too) and its answer.
-    /// A start cut short by `end` is [`Stopped::Deadline`].
-    pub fn exchange_by(&self, request: &[u8], end: Instant) -> Result<Vec<u8>, Stopped> {
+    /// Sends one frame made of `request`'s parts (so that a large source is not copied into
+    /// it) to a worker and returns its answer, the whole of it by `end`: waiting for a free
+    /// worker, starting one (within [`PoolOptions::start_time`] too) and its answer. A start
+    /// cut short by `end` is [`Stopped::Deadline`].
+    pub fn exchange_by(&self, request: &[&[u8]], end: Instant) -> Result<Vec<u8>, Stopped> {
         let answer_time = end.saturating_duration_since(Instant::now());
         self.exchange_within(request, end, answer_time, Some(end))
     }
@@ -137,7 +138,7 @@ impl Pool {
 
     fn exchange_within(
         &self,
-        request: &[u8],
+        request: &[&[u8]],
         deadline: Instant,
         answer_time: Duration,
         end: Option<Instant>,
@@ -191,7 +192,7 @@ impl Pool {
     fn exchange_in_slot(
         &self,
         idle: Option<Worker>,
-        request: &[u8],
+        request: &[&[u8]],
         answer_time: Duration,
         end: Option<Instant>,
     ) -> Result<(Vec<u8>, Worker), Stopped> {
@@ -315,10 +316,13 @@ impl Worker {
         Ok(())
     }
 
-    /// Sends one frame and reads one, by `deadline`.
-    fn exchange(&mut self, request: &[u8], deadline: Instant) -> Result<Vec<u8>, Stopped> {
-        let length = (request.len() as u64).to_be_bytes();
-        self.transfer(&[&length, request], deadline)
+    /// Sends one frame (its payload in parts) and reads one, by `deadline`.
+    fn exchange(&mut self, request: &[&[u8]], deadline: Instant) -> Result<Vec<u8>, Stopped> {
+        let total: usize = request.iter().map(|part| part.len()).sum();
+        let length = (total as u64).to_be_bytes();
+        let mut parts: Vec<&[u8]> = vec![&length];
+        parts.extend_from_slice(request);
+        self.transfer(&parts, deadline)
     }
 
     /// Writes `parts` and reads one frame, both by `deadline`.
