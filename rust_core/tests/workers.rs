@@ -1,6 +1,7 @@
 //! The engine's pool of worker processes (`ripsight_core::workers`), with stand-in workers
 //! (shell commands): workers kept, killed at their deadline, reported with their exit status,
-//! refused when they never say they are ready, and waited for when all are busy.
+//! refused when they never say they are ready, and waited for when all are busy; and a PDF read,
+//! which one deadline bounds, a worker's start included.
 
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
@@ -202,4 +203,43 @@ fn closing_the_idle_workers_makes_the_next_request_start_one() {
     echo.close_idle();
     assert_eq!(echo.exchange_by(&[b"three"], soon()), Ok(b"three".to_vec()));
     assert_eq!(echo.started(), 2);
+}
+
+#[test]
+fn a_pdf_read_ends_by_its_deadline_whatever_its_worker_does() {
+    use ripsight_core::budget::CancelToken;
+    use ripsight_core::media::pdf::{PdfFailure, PdfOptions, PdfReader};
+    use ripsight_core::workspace::{Workspace, WorkspaceOptions};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.pdf"), b"%PDF-1.7\n").expect("write");
+    let workspace = Workspace::new(dir.path(), WorkspaceOptions::default()).expect("workspace");
+    let options = PdfOptions {
+        deadline_ms: 300,
+        ..PdfOptions::default()
+    };
+    // One never says it is ready; the other is ready and never answers.
+    let mut ready = Vec::new();
+    let mut payload = ripsight_core::media::pdf::READY.to_vec();
+    payload.extend_from_slice(b"test");
+    ready.extend_from_slice(&(payload.len() as u64).to_be_bytes());
+    ready.extend_from_slice(&payload);
+    std::fs::write(dir.path().join("ready"), ready).expect("write");
+    let silent = format!(
+        "cat '{}'; exec sleep 60",
+        dir.path().join("ready").display()
+    );
+    for script in ["exec sleep 60", silent.as_str()] {
+        let reader = PdfReader::new(vec!["sh".into(), "-c".into(), script.into()]);
+        let started = Instant::now();
+        let read = reader
+            .read(&workspace, "a.pdf".as_ref(), &options, &CancelToken::new())
+            .expect("read");
+        assert_eq!(
+            (read.failure, read.deadline_ms),
+            (Some(PdfFailure::Deadline), 300),
+            "{script}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(3), "{script}");
+    }
 }

@@ -327,3 +327,86 @@ fn take_stopped(out: &mut PdfRead, stopped: Stopped) {
     out.failure = Some(failure);
     out.detail = detail;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(answer: &str, asked: u64) -> PdfRead {
+        let mut out = PdfRead::default();
+        take_answer(&mut out, answer.as_bytes(), asked);
+        out
+    }
+
+    #[test]
+    fn a_worker_answer_becomes_pages_or_a_failure() {
+        let read = answered(
+            r#"{"ok": true, "page_count": 3, "pages": [{"number": 2, "text": "two", "chars": 3}],
+                "peak_rss_bytes": 1000}"#,
+            1,
+        );
+        assert_eq!(
+            (read.failure, read.page_count, read.peak_rss_bytes),
+            (None, 3, Some(1000))
+        );
+        assert_eq!(read.pages[0].text, "two");
+        let locked = answered(r#"{"ok": false, "error": "encrypted", "detail": "x"}"#, 1);
+        assert_eq!(locked.failure, Some(PdfFailure::Encrypted));
+        let memory = answered(r#"{"ok": false, "error": "memory"}"#, 1);
+        assert_eq!(memory.failure, Some(PdfFailure::Memory));
+        let long = "d".repeat(1000);
+        let bad = answered(
+            &format!(r#"{{"ok": false, "error": "x", "detail": "{long}"}}"#),
+            1,
+        );
+        assert_eq!(bad.failure, Some(PdfFailure::Unreadable));
+        assert_eq!(bad.detail.len(), MAX_DETAIL_CHARS);
+    }
+
+    #[test]
+    fn an_answer_out_of_bounds_is_taken_for_a_crash() {
+        let page = r#"{"number": 1, "text": "", "chars": 0}"#;
+        for answer in [
+            "not json".to_string(),
+            // More pages than asked for.
+            format!(r#"{{"ok": true, "page_count": 5, "pages": [{page}, {page}]}}"#),
+            // A page past the document's end.
+            r#"{"ok": true, "page_count": 1, "pages": [{"number": 2, "text": "", "chars": 0}]}"#
+                .to_string(),
+            // A page's text over its cap.
+            format!(
+                r#"{{"ok": true, "page_count": 1, "pages": [{{"number": 1, "text": "{}",
+                    "chars": 1}}]}}"#,
+                "x".repeat(PDF_PAGE_CHARS + 1)
+            ),
+        ] {
+            let read = answered(&answer, 1);
+            assert_eq!(read.failure, Some(PdfFailure::Crashed), "{answer:.80}");
+            assert!(read.pages.is_empty());
+        }
+    }
+
+    #[test]
+    fn how_a_worker_stopped_is_the_failure() {
+        let mut out = PdfRead::default();
+        take_stopped(&mut out, Stopped::Crashed(Some(-9)));
+        assert_eq!(
+            (out.failure, out.exit_status),
+            (Some(PdfFailure::Crashed), Some(-9))
+        );
+        let mut out = PdfRead::default();
+        take_stopped(&mut out, Stopped::Unavailable("no such program".into()));
+        assert_eq!(
+            (out.failure, out.detail.as_str()),
+            (Some(PdfFailure::Unavailable), "no such program")
+        );
+        for (stopped, failure) in [
+            (Stopped::Deadline, PdfFailure::Deadline),
+            (Stopped::Busy, PdfFailure::Busy),
+        ] {
+            let mut out = PdfRead::default();
+            take_stopped(&mut out, stopped);
+            assert_eq!(out.failure, Some(failure));
+        }
+    }
+}
