@@ -1,17 +1,18 @@
 """The PDF parser's child process: pages' text out of bytes fed over a pipe.
 
 Started by the engine's pool of workers (``Workspace`` gives it the command ``python -I <this
-file>``; the engine appends ``MEMORY_BYTES``), never imported by the package. It limits its own
-address space (``RLIMIT_AS``) before it loads the parser, so the parser's C code runs under the
-limit from its first allocation, and before each request it sets its CPU limit (``RLIMIT_CPU``,
-soft) to what it has used so far plus that request's seconds: the kernel's SIGXCPU ends a parse
-that spins. The engine's wall-clock deadline covers the rest (a parse that sleeps or blocks) by
-killing this process.
+file>``), never imported by the package. It takes its limits from the environment the pool
+gives it (``RIPSIGHT_WORKER_MEMORY_BYTES``, ``RIPSIGHT_WORKER_CPU_SECONDS``: the engine's
+``rust_core/src/workers/limits.rs``). It limits its own address space (``RLIMIT_AS``) before it
+loads the parser, so the parser's C code runs under the limit from its first allocation, and
+before each request it sets its CPU limit (``RLIMIT_CPU``, soft) to what it has used so far plus
+the request's seconds: the kernel's SIGXCPU ends a parse that spins. The engine's wall-clock
+deadline covers the rest (a parse that sleeps or blocks) by killing this process.
 
 Frames, both ways: an 8-byte big-endian length, then that many bytes (the engine's workers'
 wire). The first frame it writes says it is ready (``_READY``), once the parser is loaded. A
-request is one frame: a line of JSON (``first``, ``last``, ``budget``, ``page_chars``,
-``cpu_seconds``), a newline, then the PDF's bytes; the answer is one JSON frame. The process
+request is one frame: a line of JSON (``first``, ``last``, ``budget``, ``page_chars``), a
+newline, then the PDF's bytes; the answer is one JSON frame. The process
 serves requests until its standard input closes. It imports nothing from ripsight (and so not
 the engine).
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import resource
 import struct
 import sys
@@ -112,7 +114,9 @@ def _extract(pdfium: Any, data: bytes, request: dict[str, Any]) -> dict[str, Any
 
 
 def main() -> int:
-    memory = int(sys.argv[1])
+    # Both are set by the pool that starts this process; run by hand, it stops at once.
+    memory = int(os.environ["RIPSIGHT_WORKER_MEMORY_BYTES"])
+    cpu_seconds = int(os.environ["RIPSIGHT_WORKER_CPU_SECONDS"])
     try:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     except (ValueError, OSError):
@@ -129,7 +133,7 @@ def main() -> int:
         header, data = frame
         del frame
         request = json.loads(header)
-        _limit_cpu(int(request["cpu_seconds"]))
+        _limit_cpu(cpu_seconds)
         try:
             answer = _extract(pdfium, data, request)
         except MemoryError:

@@ -81,7 +81,7 @@ PDF_DEADLINE_MS = int(LIMITS["pdf_deadline_ms"])
 #: Parser processes at work at once, at most.
 PDF_WORKERS = int(LIMITS["pdf_workers"])
 
-#: The command that starts a PDF worker (the engine appends its memory limit): this
+#: The command that starts a PDF worker (its pool gives it its limits): this
 #: interpreter, isolated from the user's environment (-I), running the worker script beside
 #: this module. PDFium runs there, never in this process.
 PDF_WORKER: tuple[str, ...] = (

@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
-use ripsight_core::workers::{Pool, PoolOptions, Stopped};
+use ripsight_core::workers::{Pool, PoolOptions, Stopped, WorkerLimits};
 
 /// What the stand-in workers say first.
 const READY: &[u8] = b"stand-in-worker ";
@@ -34,6 +34,10 @@ fn options(command: Vec<OsString>, max_workers: usize) -> PoolOptions {
         max_idle: 1,
         start_time: Duration::from_secs(10),
         ready: READY,
+        limits: WorkerLimits {
+            memory_bytes: 1 << 30,
+            cpu_seconds: 10,
+        },
     }
 }
 
@@ -242,4 +246,19 @@ fn a_pdf_read_ends_by_its_deadline_whatever_its_worker_does() {
         );
         assert!(started.elapsed() < Duration::from_secs(3), "{script}");
     }
+}
+
+#[test]
+fn a_worker_is_given_its_limits_in_its_environment() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Reads the one-byte request, then answers with its memory limit (10 digits: 1 GiB).
+    let told = pool(
+        stand_in(
+            dir.path(),
+            r#"head -c 9 >/dev/null; printf '\000\000\000\000\000\000\000\012%s' "$RIPSIGHT_WORKER_MEMORY_BYTES"; exec sleep 60"#,
+        ),
+        1,
+    );
+    let soon = Instant::now() + Duration::from_secs(10);
+    assert_eq!(told.exchange_by(&[b"x"], soon), Ok(b"1073741824".to_vec()));
 }

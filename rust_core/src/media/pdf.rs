@@ -4,15 +4,15 @@
 //! deny rules, at most [`PDF_MAX_SOURCE_BYTES`]) and hands them to a PDF worker from its pool
 //! ([`crate::workers`]): a child process the embedding program names (the Python package's is
 //! `python -I ripsight/_pdf_worker.py`, which parses with PDFium) that limits its own address
-//! space to [`PDF_WORKER_MEMORY_BYTES`] (the engine gives it as the command's last argument)
-//! and its CPU time to [`PDF_WORKER_CPU_SECONDS`] a request. The engine waits for the answer at
+//! space to [`PDF_WORKER_MEMORY_BYTES`] and its CPU time to [`PDF_WORKER_CPU_SECONDS`] a
+//! request, as its pool tells it ([`crate::workers::limits`]). The engine waits for the answer at
 //! most [`PDF_DEADLINE_MS`], a new worker's start included, and kills the process when that
 //! passes: a parser that crashes, spins, sleeps or runs out of memory costs this one call (a
 //! [`PdfFailure`] in the record), never the caller.
 //!
 //! The wire: the workers' frames. The worker's first frame starts with [`READY`]. A request is
-//! one frame: a line of JSON (`first`, `last`, `budget`, `page_chars`, `cpu_seconds`), a
-//! newline, then the PDF's bytes. The answer is one frame of JSON: `{"ok": true, "page_count",
+//! one frame: a line of JSON (`first`, `last`, `budget`, `page_chars`), a newline, then the
+//! PDF's bytes. The answer is one frame of JSON: `{"ok": true, "page_count",
 //! "pages": [{"number", "text", "chars"}], "peak_rss_bytes"}` or `{"ok": false, "error":
 //! "encrypted" | "memory" | "unreadable", "detail", "peak_rss_bytes"}`.
 
@@ -25,7 +25,7 @@ use serde::Deserialize;
 use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::raw;
-use crate::workers::{Pool, PoolOptions, Stopped};
+use crate::workers::{Pool, PoolOptions, Stopped, WorkerLimits};
 use crate::workspace::Workspace;
 
 /// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
@@ -151,27 +151,23 @@ impl Default for PdfOptions {
 /// The PDF workers of one worker command.
 #[derive(Debug)]
 pub struct PdfReader {
-    /// The command as given (the pool's has the memory limit appended).
-    command: Vec<OsString>,
     pool: Pool,
 }
 
 impl PdfReader {
-    /// A reader whose workers run `command` (program and arguments) with the memory limit
-    /// appended as its last argument.
+    /// A reader whose workers run `command` (program and arguments).
     pub fn new(command: Vec<OsString>) -> PdfReader {
-        let mut full = command.clone();
-        if !full.is_empty() {
-            full.push(PDF_WORKER_MEMORY_BYTES.to_string().into());
-        }
         PdfReader {
-            command,
             pool: Pool::new(PoolOptions {
-                command: full,
+                command,
                 max_workers: PDF_MAX_WORKERS,
                 max_idle: PDF_MAX_IDLE_WORKERS,
                 start_time: START_TIME,
                 ready: READY,
+                limits: WorkerLimits {
+                    memory_bytes: PDF_WORKER_MEMORY_BYTES,
+                    cpu_seconds: PDF_WORKER_CPU_SECONDS,
+                },
             }),
         }
     }
@@ -184,7 +180,10 @@ impl PdfReader {
             .get_or_init(Mutex::default)
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = all.iter().find(|reader| reader.command == command) {
+        if let Some(found) = all
+            .iter()
+            .find(|reader| reader.pool.options().command == command)
+        {
             return Arc::clone(found);
         }
         let made = Arc::new(PdfReader::new(command));
@@ -242,7 +241,6 @@ impl PdfReader {
             "last": options.last,
             "budget": options.budget,
             "page_chars": PDF_PAGE_CHARS,
-            "cpu_seconds": PDF_WORKER_CPU_SECONDS,
         })
         .to_string();
         let end = Instant::now() + Duration::from_millis(options.deadline_ms);

@@ -11,9 +11,18 @@ use super::pool::{Pool, PoolOptions, Stopped};
 use super::source::Source;
 use super::worker::{self, Answer};
 use super::{
-    CACHE_BYTES, MAX_IDLE_WORKERS, MAX_WORKERS, PARSE_TIME, Refusal, WORKER_DEADLINE,
-    WORKER_START_TIME,
+    CACHE_BYTES, MAX_IDLE_WORKERS, MAX_WORKERS, PARSE_TIME, Refusal, WORKER_CPU_SECONDS,
+    WORKER_DEADLINE, WORKER_MEMORY_BYTES, WORKER_START_TIME,
 };
+use crate::workers::limits::WorkerLimits;
+
+/// What an outline worker may use.
+pub fn worker_limits() -> WorkerLimits {
+    WorkerLimits {
+        memory_bytes: WORKER_MEMORY_BYTES,
+        cpu_seconds: WORKER_CPU_SECONDS,
+    }
+}
 
 /// Why a parse gave no outline: the refusal and its facts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +53,7 @@ impl Outliner {
                 max_idle: MAX_IDLE_WORKERS,
                 start_time: WORKER_START_TIME,
                 ready: worker::READY,
+                limits: worker_limits(),
             }),
             cache: OutlineCache::new(CACHE_BYTES),
         }

@@ -26,6 +26,7 @@ use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::Errno;
 
 use super::frame::LENGTH_BYTES;
+use super::limits::WorkerLimits;
 
 /// Bytes moved per read or write of a pipe.
 const CHUNK_BYTES: usize = 1 << 16;
@@ -63,6 +64,8 @@ pub struct PoolOptions {
     /// The first bytes of a worker's first frame (its ready frame): a process that says
     /// anything else is not a worker of this pool.
     pub ready: &'static [u8],
+    /// What each worker may use: given to it in its environment, applied by the worker.
+    pub limits: WorkerLimits,
 }
 
 /// The pool of one worker command.
@@ -244,6 +247,7 @@ impl Worker {
         };
         let mut child = Command::new(program)
             .args(arguments)
+            .envs(options.limits.environment())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
