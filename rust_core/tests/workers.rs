@@ -262,3 +262,21 @@ fn a_worker_is_given_its_limits_in_its_environment() {
     let soon = Instant::now() + Duration::from_secs(10);
     assert_eq!(told.exchange_by(&[b"x"], soon), Ok(b"1073741824".to_vec()));
 }
+
+#[test]
+fn an_idle_worker_that_ended_is_passed_over() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Answers one request ("ok"), then exits while idle.
+    let once = pool(
+        stand_in(
+            dir.path(),
+            r#"head -c 9 >/dev/null; printf '\000\000\000\000\000\000\000\002ok'; exit 0"#,
+        ),
+        1,
+    );
+    let soon = || Instant::now() + Duration::from_secs(10);
+    assert_eq!(once.exchange_by(&[b"x"], soon()), Ok(b"ok".to_vec()));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(once.exchange_by(&[b"y"], soon()), Ok(b"ok".to_vec()));
+    assert_eq!(once.started(), 2);
+}

@@ -187,7 +187,14 @@ impl Pool {
                 .0;
         }
         state.running += 1;
-        Ok(state.idle.pop())
+        // An idle worker that ended meanwhile (killed from outside, out of memory) is passed
+        // over: the request goes to a live one, or to a new one.
+        while let Some(mut worker) = state.idle.pop() {
+            if worker.is_alive() {
+                return Ok(Some(worker));
+            }
+        }
+        Ok(None)
     }
 
     /// One exchange in a held slot, with the worker that answered (a worker that did not is
@@ -304,6 +311,11 @@ impl Worker {
                 )))
             }
         }
+    }
+
+    /// Whether the process still runs (one that ended is reaped here).
+    fn is_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     fn set_nonblocking(&self) -> io::Result<()> {
