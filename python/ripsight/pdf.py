@@ -30,9 +30,7 @@ is started, up to ``LIMITS["pdf_workers"]`` at once, and the engine keeps a few 
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import InvalidArgumentError, RipsightError
@@ -47,7 +45,6 @@ __all__ = [
     "PDF_MAX_PAGES",
     "PDF_MAX_SOURCE_BYTES",
     "PDF_TEXT_SCHEMA",
-    "PDF_WORKER",
     "PageRange",
     "PdfBusyError",
     "PdfCrashedError",
@@ -80,15 +77,6 @@ PDF_WORKER_CPU_SECONDS = int(LIMITS["pdf_worker_cpu_seconds"])
 PDF_DEADLINE_MS = int(LIMITS["pdf_deadline_ms"])
 #: Parser processes at work at once, at most.
 PDF_WORKERS = int(LIMITS["pdf_workers"])
-
-#: The command that starts a PDF worker (its pool gives it its limits): this
-#: interpreter, isolated from the user's environment (-I), running the worker script beside
-#: this module. PDFium runs there, never in this process.
-PDF_WORKER: tuple[str, ...] = (
-    sys.executable,
-    "-I",
-    str(Path(__file__).with_name("_pdf_worker.py")),
-)
 
 
 class PdfError(RipsightError):

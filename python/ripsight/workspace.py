@@ -23,7 +23,6 @@ from .file_types import unknown_types
 from .limits import DEFAULT_LIMITS, TIME_BUDGET
 from .pdf import (
     PDF_MAX_SOURCE_BYTES,
-    PDF_WORKER,
     PageRange,
     PdfText,
     parse_pages,
@@ -36,6 +35,7 @@ __all__ = [
     "DEFAULT_EXCLUDE_DIRS",
     "OUTLINE_LANGUAGES",
     "OUTLINE_WORKER",
+    "PDF_WORKER",
     "REFERENCE_GROUPINGS",
     "REFERENCE_ROLES",
     "SYMBOL_KINDS",
@@ -81,6 +81,13 @@ OUTLINE_WORKER: tuple[str, ...] = (
     sys.executable,
     "-I",
     str(Path(__file__).with_name("_outline_worker.py")),
+)
+#: The command that starts a PDF worker, the same way (the pool gives it its limits). PDFium
+#: runs there, never in this process.
+PDF_WORKER: tuple[str, ...] = (
+    sys.executable,
+    "-I",
+    str(Path(__file__).with_name("_pdf_worker.py")),
 )
 #: The kinds of definitions an outline names, in the engine's order.
 SYMBOL_KINDS: tuple[str, ...] = tuple(_engine.SYMBOL_KINDS)
