@@ -26,7 +26,7 @@
 //! 7. [`workers`]: the one pool of worker processes that run untrusted parsers (tree-sitter,
 //!    PDFium) under limits and a deadline per job, and the frames they speak;
 //! 8. the tools: [`glob`], [`grep`], [`read`], `suggest` ("did you mean"), [`raw`] (a file's
-//!    bytes) and [`media`] (images, notebooks, and PDFs through a worker);
+//!    bytes) and [`media`] (images, notebooks, and PDFs through a worker, read by `raw`);
 //! 9. [`outline`]: outlines and definitions (tree-sitter in a worker process; a definitions
 //!    search takes its candidates from the grep it is given, so it needs no floor above);
 //! 10. [`limits`] (every default and bound by name), then [`index`] (the warm index);
