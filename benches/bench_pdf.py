@@ -92,21 +92,22 @@ def median_ms(function, data: bytes, repeats: int = 5) -> float:
 
 
 def per_call_latency(path: str, repeats: int = 10) -> tuple[float, float]:
-    """Median ms of one read_file call on `path` (page 1) with a warm worker, and with a
-    fresh worker per call (the pool emptied before each call)."""
-    from ripsight import pdf as ripsight_pdf
+    """Median ms of one read_pdf call on `path` (page 1) with a warm worker, and with a fresh
+    worker per call (the engine's idle workers closed before each call)."""
+    from ripsight import Workspace
 
-    data = Path(path).read_bytes()
-    ripsight_pdf.extract_pages(data, 1, 1)
+    ws = Workspace(Path(path).parent)
+    name = Path(path).name
+    ws.read_pdf(name, pages="1")
     warm, cold = [], []
     for _ in range(repeats):
         started = time.perf_counter()
-        ripsight_pdf.extract_pages(data, 1, 1)
+        ws.read_pdf(name, pages="1")
         warm.append((time.perf_counter() - started) * 1000)
     for _ in range(repeats):
-        ripsight_pdf._POOL.close()
+        ws._engine._close_idle_workers()
         started = time.perf_counter()
-        ripsight_pdf.extract_pages(data, 1, 1)
+        ws.read_pdf(name, pages="1")
         cold.append((time.perf_counter() - started) * 1000)
     return statistics.median(warm), statistics.median(cold)
 

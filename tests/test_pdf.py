@@ -28,7 +28,7 @@ from _pdfs import (
     text_pdf,
 )
 from ripsight import ToolCall, Workspace, default_registry
-from ripsight.pdf import PDF_MAX_PAGES, PdfError, parse_pages
+from ripsight.pdf import PDF_MAX_PAGES, PdfError, parse_pages, pdf_text
 
 REAL_PDFS = [
     Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"),
@@ -296,21 +296,31 @@ def test_the_deny_rules_cover_pdfs(tmp_path: Path) -> None:
 
 _DRIVER = """
 import json, resource, sys, time
-from ripsight import ToolCall, default_registry, pdf
+from ripsight import ToolCall, Workspace, default_registry
 root, name, deadline_ms = sys.argv[1], sys.argv[2], int(sys.argv[3])
-default_deadline = pdf.PDF_DEADLINE_MS
-reg = default_registry(root)
+ws = Workspace(root)
+reg = default_registry(ws)
+engine = ws._engine
+
+class Shortened:
+    # The engine, its PDF reads given a shorter deadline (the binding's deadline_ms).
+    def __getattr__(self, attribute):
+        return getattr(engine, attribute)
+
+    def read_pdf(self, path, **options):
+        return engine.read_pdf(path, deadline_ms=deadline_ms, **options)
+
 # A warm worker first: the hostile call's time is its parse, not a worker's start.
 warm = reg.execute(ToolCall("c0", "read_file", {"path": "good.pdf"}))
 assert warm.meta["code"] == "ok", warm.content
 if deadline_ms:
-    pdf.PDF_DEADLINE_MS = deadline_ms
+    ws._engine = Shortened()
 started = time.monotonic()
 hostile = reg.execute(ToolCall("c1", "read_file", {"path": name}))
 seconds = time.monotonic() - started
-pdf.PDF_DEADLINE_MS = default_deadline  # the next call starts a fresh worker
+ws._engine = engine
 after = reg.execute(ToolCall("c2", "read_file", {"path": "good.pdf"}))
-pdf._POOL.close()
+engine._close_idle_workers()  # every worker reaped: the children's peak counts them all
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(json.dumps({
     "seconds": seconds, "code": hostile.meta["code"], "is_error": hostile.is_error,
@@ -400,3 +410,31 @@ def test_parallel_pdf_reads_are_all_answered(tmp_path: Path) -> None:
     for i, result in enumerate(results):
         assert result.meta["code"] == "ok", result.content
         assert f"Document {i}" in result.content
+
+
+def test_a_warm_worker_reads_the_next_pdf(tmp_path: Path) -> None:
+    for name in ("a.pdf", "b.pdf"):
+        (tmp_path / name).write_bytes(text_pdf([f"In {name}"]))
+    ws = Workspace(tmp_path)
+    assert ws.read_pdf("a.pdf").pages[0].text.startswith("In a.pdf")
+    started = ws._engine.pdf_workers_started
+    assert started >= 1
+    assert ws.read_pdf("b.pdf").pages[0].text.startswith("In b.pdf")
+    assert ws._engine.pdf_workers_started == started
+
+
+def test_a_pdf_worker_that_cannot_start_costs_the_call_a_sentence(tmp_path: Path) -> None:
+    from ripsight import _core
+
+    (tmp_path / "a.pdf").write_bytes(text_pdf(["one"]))
+    engine = _core.Engine(str(tmp_path), pdf_worker=["/nonexistent/pdf-worker"])
+    read = engine.read_pdf("a.pdf")
+    assert (read.failure, read.pages, read.path) == ("unavailable", [], "a.pdf")
+    with pytest.raises(PdfError) as raised:
+        pdf_text(read)
+    assert raised.value.kind == "pdf_crashed"
+    assert str(raised.value).startswith(
+        "a.pdf was not read: the PDF parser's process could not be started (/nonexistent/"
+    )
+    with pytest.raises(ValueError, match="first"):
+        engine.read_pdf("a.pdf", first=3, last=2)

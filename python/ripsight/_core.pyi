@@ -56,6 +56,8 @@ __all__ = [
     "PathNotFoundError",
     "PathRules",
     "PatternError",
+    "PdfRead",
+    "PdfReadPage",
     "ReadLine",
     "ReadResult",
     "Reference",
@@ -833,6 +835,64 @@ class OutlineSymbol:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class PdfRead:
+    """A PDF's pages as its parser read them, or why it could not."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file's real path relative to the root (raw bytes)."""
+    @property
+    def size_bytes(self) -> int:
+        """File size in bytes."""
+    @property
+    def too_large(self) -> bool:
+        """True when the file is over pdf_max_source_bytes: it was neither read nor parsed."""
+    @property
+    def page_count(self) -> int:
+        """Pages in the document (0 when it could not be read)."""
+    @property
+    def pages(self) -> list[PdfReadPage]:
+        """The pages read, in order."""
+    @property
+    def failure(self) -> str | None:
+        """Why there are no pages (unreadable, encrypted, memory, deadline, crashed, busy,
+        unavailable); null when the parser answered with pages."""
+    @property
+    def detail(self) -> str:
+        """The facts behind a failure (the parser's own words for an unreadable file); empty
+        otherwise."""
+    @property
+    def exit_status(self) -> int | None:
+        """The exit status of a parser process that ended without an answer, when known (a negative
+        number is the signal that ended it)."""
+    @property
+    def peak_rss_bytes(self) -> int | None:
+        """The parser process's peak resident memory so far, in bytes, when it said."""
+    @property
+    def deadline_ms(self) -> int:
+        """The wall-clock deadline the parse had, in milliseconds."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class PdfReadPage:
+    """One page's text as the parser read it."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def number(self) -> int:
+        """Page number (1-based)."""
+    @property
+    def text(self) -> str:
+        """The page's text, cut to pdf_page_chars characters (empty: no text layer)."""
+    @property
+    def chars(self) -> int:
+        """The length of the page's whole text, in characters."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class ReadLine:
     """One shown line."""
 
@@ -1196,6 +1256,14 @@ class _ReadNotebookImagesOptions(TypedDict, total=False):
     max_source_bytes: int
     max_decode_pixels: int
 
+class _ReadPdfOptions(TypedDict, total=False):
+    """The keyword arguments of read_pdf (KEYWORDS['read_pdf'])."""
+
+    first: int
+    last: int
+    budget: int
+    deadline_ms: int
+
 class _ReferencesOptions(TypedDict, total=False):
     """The keyword arguments of references (KEYWORDS['references'])."""
 
@@ -1285,11 +1353,15 @@ class Engine:
         /,
         *,
         outline_worker: list[str] | None = None,
+        pdf_worker: list[str] | None = None,
         **options: Unpack[_EngineOptions],
     ) -> Engine: ...
     @property
     def outline_workers_started(self) -> int:
         """Outline worker processes this engine's pool has started."""
+    @property
+    def pdf_workers_started(self) -> int:
+        """PDF worker processes this engine's pool has started."""
     @property
     def root(self) -> str: ...
     @property
@@ -1359,6 +1431,16 @@ class Engine:
         **options: Unpack[_ReadBytesOptions],
     ) -> FileBytes:
         """The whole file when it holds at most `max_bytes` bytes, else `too_large` (unread)."""
+    def read_pdf(
+        self,
+        path: str | os.PathLike[str],
+        /,
+        *,
+        cancel: CancelToken | None = None,
+        **options: Unpack[_ReadPdfOptions],
+    ) -> PdfRead:
+        """Pages `first`..`last` of a PDF, parsed in a PDF worker process; what the parser could
+        not do is the result's `failure`."""
     def outline(
         self,
         path: str | os.PathLike[str],
@@ -1391,6 +1473,8 @@ class Engine:
         """Forgets the cached outlines (of every engine with the same worker command)."""
     def _outline_fault(self, fault: str) -> str:
         """Test hook: a fault request to an outline worker, and how it ended."""
+    def _close_idle_workers(self) -> None:
+        """Test and benchmark hook: ends the idle outline and PDF workers."""
 
 def serve_outline_worker() -> int:
     """The outline worker process's main loop (standard input to standard output)."""

@@ -1,29 +1,37 @@
 """The PDF parser's child process: pages' text out of bytes fed over a pipe.
 
-Run by :mod:`ripsight.pdf` as ``python -I <this file> MEMORY_BYTES``, never imported by the
-package. It limits its own address space (``RLIMIT_AS``) before it loads the parser, so the
-parser's C code runs under the limit from its first allocation (the parent cannot set it for
-the child: ``preexec_fn`` is unsafe in a threaded server), and before each request it sets its
-CPU limit (``RLIMIT_CPU``, soft) to what it has used so far plus that request's seconds: the
-kernel's SIGXCPU ends a parse that spins. The parent's wall-clock deadline covers the rest
-(a parse that sleeps or blocks) by killing this process.
+Started by the engine's pool of workers (``Workspace`` gives it the command ``python -I <this
+file>``), never imported by the package. It takes its limits from the environment the pool
+gives it (``RIPSIGHT_WORKER_MEMORY_BYTES``, ``RIPSIGHT_WORKER_CPU_SECONDS``: the engine's
+``rust_core/src/workers/limits.rs``). It limits its own address space (``RLIMIT_AS``) before it
+loads the parser, so the parser's C code runs under the limit from its first allocation, and
+before each request it sets its CPU limit (``RLIMIT_CPU``, soft) to what it has used so far plus
+the request's seconds: the kernel's SIGXCPU ends a parse that spins. The engine's wall-clock
+deadline covers the rest (a parse that sleeps or blocks) by killing this process.
 
-Frames, both ways: an 8-byte big-endian length, then that many bytes. A request is a JSON
-header frame (``first``, ``last``, ``budget``, ``page_chars``, ``cpu_seconds``) followed by a
-frame of the PDF's bytes; the answer is one JSON frame. The process serves requests until its
-standard input closes. It imports nothing from ripsight (and so not the engine).
+Frames, both ways: an 8-byte big-endian length, then that many bytes (the engine's workers'
+wire). The first frame it writes says it is ready (``_READY``), once the parser is loaded. A
+request is one frame: a line of JSON (``first``, ``last``, ``budget``, ``page_chars``), a
+newline, then the PDF's bytes; the answer is one JSON frame. The process
+serves requests until its standard input closes. It imports nothing from ripsight (and so not
+the engine).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import resource
 import struct
 import sys
 from typing import Any, BinaryIO
 
 _LENGTH = struct.Struct(">Q")
+#: The first frame's bytes (the engine checks the prefix ``ripsight-pdf-worker ``).
+_READY = b"ripsight-pdf-worker 1"
+#: The longest header line read.
+_MAX_HEADER = 4096
 #: What the line heading a page ("--- page 12 of 36 ---") costs in the result budget, at most.
 _PAGE_HEAD_CHARS = 40
 
@@ -35,11 +43,18 @@ def _read_exact(stream: BinaryIO, size: int) -> bytes | None:
     return data if len(data) == size else None
 
 
-def _read_frame(stream: BinaryIO) -> bytes | None:
+def _read_request(stream: BinaryIO) -> tuple[bytes, bytes] | None:
+    """The header line and the PDF's bytes of one request frame; None at the end of the input
+    (or of a frame cut short, or one without its header line)."""
     head = _read_exact(stream, _LENGTH.size)
     if head is None:
         return None
-    return _read_exact(stream, _LENGTH.unpack(head)[0])
+    size = _LENGTH.unpack(head)[0]
+    header = stream.readline(min(size, _MAX_HEADER))
+    if not header.endswith(b"\n"):
+        return None
+    data = _read_exact(stream, size - len(header))
+    return None if data is None else (header, data)
 
 
 def _write_frame(stream: BinaryIO, payload: bytes) -> None:
@@ -99,7 +114,9 @@ def _extract(pdfium: Any, data: bytes, request: dict[str, Any]) -> dict[str, Any
 
 
 def main() -> int:
-    memory = int(sys.argv[1])
+    # Both are set by the pool that starts this process; run by hand, it stops at once.
+    memory = int(os.environ["RIPSIGHT_WORKER_MEMORY_BYTES"])
+    cpu_seconds = int(os.environ["RIPSIGHT_WORKER_CPU_SECONDS"])
     try:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     except (ValueError, OSError):
@@ -108,15 +125,15 @@ def main() -> int:
     pdfium = importlib.import_module("pypdfium2")
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    _write_frame(stdout, _READY)
     while True:
-        header = _read_frame(stdin)
-        if header is None:
+        frame = _read_request(stdin)
+        if frame is None:
             return 0
-        data = _read_frame(stdin)
-        if data is None:
-            return 0
+        header, data = frame
+        del frame
         request = json.loads(header)
-        _limit_cpu(int(request["cpu_seconds"]))
+        _limit_cpu(cpu_seconds)
         try:
             answer = _extract(pdfium, data, request)
         except MemoryError:

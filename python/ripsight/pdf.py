@@ -4,12 +4,15 @@
     >>> text.page_count, [page.number for page in text.pages]
     (36, [2, 3])
 
-The engine reads the file's bytes (``Workspace.read_bytes``: the boundary, the deny rules, at
-most ``LIMITS["pdf_max_source_bytes"]``); this module hands them over a pipe to a child process
-(``_pdf_worker.py``) that parses them with pypdfium2 under an address-space limit
-(``pdf_worker_memory_bytes``) and a CPU limit (``pdf_worker_cpu_seconds``), and waits for the
-answer at most ``pdf_deadline_ms``: a parser that crashes, spins, sleeps or runs out of memory
-costs its child process and this call (a :class:`PdfError`), never the caller.
+The engine does the work (``Engine.read_pdf``): it reads the file's bytes through the boundary
+and the deny rules (at most ``LIMITS["pdf_max_source_bytes"]``) and hands them, from its one
+pool of worker processes, to a child process (``_pdf_worker.py``) that parses them with
+pypdfium2 under an address-space limit (``pdf_worker_memory_bytes``) and a CPU limit
+(``pdf_worker_cpu_seconds``); it waits for the answer at most ``pdf_deadline_ms`` and kills the
+process when that passes: a parser that crashes, spins, sleeps or runs out of memory costs its
+child process and this call, never the caller. It returns the pages, or why there are none, as
+a record (``PdfRead``); this module turns that into a :class:`PdfText` or a :class:`PdfError`
+with its sentence.
 
 Why pypdfium2 (Apache-2.0 / BSD-3-Clause; wheels for every platform ripsight ships for:
 manylinux2014 x86_64 and aarch64, macOS): PDFium is the parser of Chrome, fast and tolerant of broken files. Measured
@@ -17,31 +20,24 @@ against pypdf (BSD, pure Python) on the PDFs Debian ships, its text agrees bette
 poppler's ``pdftotext`` and it is many times faster (figures in benches/README.md). PyMuPDF is
 AGPL and not an option.
 
-Why one long-lived worker (started on the first PDF, replaced after a crash or a kill) rather
+Why long-lived workers (started on the first PDF, replaced after a crash or a kill) rather
 than a process per call: a fresh interpreter that loads pypdfium2 costs about 60 ms before it
 parses anything (more under load), a warm worker answers a small PDF in a few milliseconds
 (benches/README.md has both). A worker busy with another call is not waited for: a second one
-is started, and at most ``_MAX_IDLE`` stay warm.
+is started, up to ``LIMITS["pdf_workers"]`` at once, and the engine keeps a few warm.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import re
-import selectors
-import struct
-import subprocess
-import sys
-import threading
-import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import InvalidArgumentError, RipsightError
 from .limits import LIMITS
+
+if TYPE_CHECKING:
+    from ._core import PdfRead
 
 __all__ = [
     "PDF_CODES",
@@ -59,11 +55,11 @@ __all__ = [
     "PdfPage",
     "PdfText",
     "PdfTooLargeError",
-    "extract_pages",
     "is_pdf_name",
     "is_pdf_type",
     "parse_pages",
-    "read_pdf_bytes",
+    "pdf_text",
+    "read_options",
     "too_large_error",
 ]
 
@@ -79,14 +75,8 @@ PDF_WORKER_MEMORY_BYTES = int(LIMITS["pdf_worker_memory_bytes"])
 PDF_WORKER_CPU_SECONDS = int(LIMITS["pdf_worker_cpu_seconds"])
 #: How long one call waits for the worker, in milliseconds, before killing it.
 PDF_DEADLINE_MS = int(LIMITS["pdf_deadline_ms"])
-
-_WORKER = Path(__file__).with_name("_pdf_worker.py")
-_LENGTH = struct.Struct(">Q")
-_MAX_IDLE = 2
-_MAX_WORKERS = 4
-_CHUNK = 1 << 16
-#: After a kill, how long the call waits to reap the child (SIGKILL cannot be caught).
-_REAP_SECONDS = 1.0
+#: Parser processes at work at once, at most.
+PDF_WORKERS = int(LIMITS["pdf_workers"])
 
 
 class PdfError(RipsightError):
@@ -299,219 +289,34 @@ def parse_pages(spec: str) -> PageRange:
     return PageRange(first, last)
 
 
-# -- the worker ----------------------------------------------------------------------------------
+# -- the engine's answer -------------------------------------------------------------------------
 
 
-class _Stopped(Exception):
-    """The worker ended or was killed; `kind` says why."""
-
-    def __init__(self, kind: str, peak_rss_bytes: int | None, exit_code: int | None) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.peak_rss_bytes = peak_rss_bytes
-        self.exit_code = exit_code
-
-
-class _Worker:
-    """One child process running ``_pdf_worker.py``."""
-
-    def __init__(self) -> None:
-        # The child sets its own limits (preexec_fn is unsafe with threads); -I keeps the
-        # user's environment (PYTHONPATH, the current directory) out of its import path.
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", str(_WORKER), str(PDF_WORKER_MEMORY_BYTES)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-            start_new_session=True,
-        )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.stdin = self.process.stdin.fileno()
-        self.stdout = self.process.stdout.fileno()
-        os.set_blocking(self.stdin, False)
-        os.set_blocking(self.stdout, False)
-
-    def exchange(self, frames: list[bytes], deadline: float) -> bytes:
-        """Writes `frames` and reads one answer frame, both before `deadline` (monotonic);
-        raises `_Stopped` when the worker ends or the deadline passes (the worker is then
-        killed)."""
-        views: list[memoryview] = []
-        for frame in frames:
-            views += [memoryview(_LENGTH.pack(len(frame))), memoryview(frame)]
-        views = [view for view in views if len(view)]
-        received = bytearray()
-        expected: int | None = None
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.stdin, selectors.EVENT_WRITE)
-            selector.register(self.stdout, selectors.EVENT_READ)
-            writing = True
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise self.kill("deadline")
-                for key, _ in selector.select(left):
-                    if key.fd == self.stdin:
-                        try:
-                            written = os.write(self.stdin, views[0][:_CHUNK])
-                        except BrokenPipeError:
-                            raise self.kill("crashed") from None
-                        views[0] = views[0][written:]
-                        while views and not len(views[0]):
-                            views.pop(0)
-                        if not views and writing:
-                            selector.unregister(self.stdin)
-                            writing = False
-                        continue
-                    chunk = os.read(self.stdout, _CHUNK)
-                    if not chunk:
-                        raise self.kill("crashed")
-                    received += chunk
-                    if expected is None and len(received) >= _LENGTH.size:
-                        expected = _LENGTH.unpack_from(received)[0] + _LENGTH.size
-                    if expected is not None and len(received) >= expected:
-                        return bytes(received[_LENGTH.size : expected])
-
-    def kill(self, kind: str) -> _Stopped:
-        """Kills the process, reaps it, and returns the `_Stopped` to raise (with its peak
-        memory, from the kernel's accounting of the reaped child)."""
-        with contextlib.suppress(OSError):
-            self.process.kill()
-        peak: int | None = None
-        stopped_at = time.monotonic() + _REAP_SECONDS
-        while time.monotonic() < stopped_at:
-            try:
-                pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid:
-                self.process.returncode = os.waitstatus_to_exitcode(status)
-                peak = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
-                # The kernel's verdict outranks ours: a worker that died by itself on a
-                # limit (SIGXCPU, SIGSEGV on a failed allocation) says so here.
-                if kind == "crashed" and self.process.returncode == -24:  # SIGXCPU
-                    kind = "deadline"
-                break
-            time.sleep(0.002)
-        self.close()
-        return _Stopped(kind, peak, self.process.returncode)
-
-    def close(self) -> None:
-        """Closes the pipes (an idle worker then exits by itself) and reaps the process, killing
-        it when it has not ended within `_REAP_SECONDS`."""
-        for stream in (self.process.stdin, self.process.stdout):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
-        if self.process.returncode is None:
-            try:
-                self.process.wait(_REAP_SECONDS)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(OSError):
-                    self.process.kill()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.process.wait(_REAP_SECONDS)
-
-
-class _Pool:
-    """Warm workers, at most `_MAX_IDLE` kept between calls and `_MAX_WORKERS` at work at once
-    (each may take `PDF_WORKER_MEMORY_BYTES`)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._idle: list[_Worker] = []
-        self.running = threading.BoundedSemaphore(_MAX_WORKERS)
-
-    def take(self) -> _Worker:
-        with self._lock:
-            while self._idle:
-                worker = self._idle.pop()
-                if worker.process.poll() is None:
-                    return worker
-                worker.close()
-        return _Worker()
-
-    def give_back(self, worker: _Worker) -> None:
-        with self._lock:
-            if len(self._idle) < _MAX_IDLE and worker.process.poll() is None:
-                self._idle.append(worker)
-                return
-        worker.close()
-
-    def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for worker in idle:
-            worker.close()
-
-
-_POOL = _Pool()
-
-
-def extract_pages(
-    data: bytes, first: int, last: int, budget: int = 0, deadline_ms: int | None = None
-) -> dict[str, Any]:
-    """The worker's answer for pages `first`..`last` of the PDF in `data`: ``{"ok": True,
-    "page_count", "pages": [{"number", "text", "chars"}], "peak_rss_bytes"}`` or ``{"ok": False,
-    "error", "detail", "peak_rss_bytes"}``; with a `budget`, pages stop once their text reaches
-    it (at least one is read). Raises `_Stopped` when the worker was killed or died. The
-    deadline (default `PDF_DEADLINE_MS`) covers starting a worker too."""
-    deadline = time.monotonic() + (PDF_DEADLINE_MS if deadline_ms is None else deadline_ms) / 1000
-    header = json.dumps(
-        {
-            "first": first,
-            "last": last,
-            "budget": budget,
-            "page_chars": PDF_PAGE_CHARS,
-            "cpu_seconds": PDF_WORKER_CPU_SECONDS,
-        }
-    ).encode()
-    if not _POOL.running.acquire(timeout=max(deadline - time.monotonic(), 0)):
-        raise _Stopped("busy", None, None)
-    try:
-        worker = _POOL.take()
-        try:
-            answer = worker.exchange([header, data], deadline)
-        except _Stopped:
-            raise
-        except BaseException:
-            worker.kill("crashed")
-            raise
-        _POOL.give_back(worker)
-    finally:
-        _POOL.running.release()
-    decoded: dict[str, Any] = json.loads(answer)
-    return decoded
-
-
-def read_pdf_bytes(
-    path: str, size_bytes: int, data: bytes, pages: PageRange | None, budget: int
-) -> PdfText:
-    """The text of `data` (the PDF at `path`, as the engine read it): the pages `pages` names,
-    or without it the first pages whose text fits `budget` characters (at most
-    `PDF_MAX_PAGES`, at least one). Raises `PdfError` (unreadable, encrypted, killed)."""
+def read_options(pages: PageRange | None, budget: int) -> dict[str, int]:
+    """The keyword arguments of ``Engine.read_pdf`` for `pages`, or without them the first
+    pages whose text fits `budget` characters (at most `PDF_MAX_PAGES`, at least one)."""
     if pages is None:
-        first, last, budget_left = 1, PDF_MAX_PAGES, max(budget, 1)
-    else:
-        first, last, budget_left = pages.first, pages.last, 0
-    try:
-        answer = extract_pages(data, first, last, budget_left)
-    except _Stopped as stopped:
-        raise _stopped_error(path, stopped) from None
-    if not answer.get("ok"):
-        raise _failed_error(path, answer)
-    count = int(answer["page_count"])
-    shown = tuple(
-        PdfPage(int(p["number"]), str(p["text"]), int(p["chars"])) for p in answer["pages"]
-    )
+        return {"first": 1, "last": PDF_MAX_PAGES, "budget": max(budget, 1)}
+    return {"first": pages.first, "last": pages.last, "budget": 0}
+
+
+def pdf_text(read: PdfRead) -> PdfText:
+    """The pages of the engine's `read`. Raises `PdfError` (too large, unreadable, encrypted,
+    the parser stopped) with its sentence."""
+    path = read.path
+    if read.too_large:
+        raise too_large_error(path, read.size_bytes)
+    if read.failure is not None:
+        raise _failure_error(read)
+    shown = tuple(PdfPage(page.number, page.text, page.chars) for page in read.pages)
     after = shown[-1].number + 1 if shown else None
     return PdfText(
         path=path,
-        size_bytes=size_bytes,
-        page_count=count,
+        size_bytes=read.size_bytes,
+        page_count=read.page_count,
         pages=shown,
-        next_page=after if after is not None and after <= count else None,
-        peak_rss_bytes=answer.get("peak_rss_bytes"),
+        next_page=after if after is not None and after <= read.page_count else None,
+        peak_rss_bytes=read.peak_rss_bytes,
     )
 
 
@@ -524,50 +329,50 @@ def too_large_error(path: str, size_bytes: int) -> PdfError:
     )
 
 
-def _deadline_s() -> str:
-    return f"{PDF_DEADLINE_MS / 1000:g}"
-
-
-def _stopped_error(path: str, stopped: _Stopped) -> PdfError:
-    if stopped.kind == "deadline":
-        return PdfDeadlineError(
-            f"{path}: the PDF parser did not finish within its time ({_deadline_s()} "
-            f"s, {PDF_WORKER_CPU_SECONDS} CPU seconds) and was stopped; the file may be "
-            'malformed or built to make parsers work for long. Ask for fewer pages (pages="1"), '
-            "or read another file.",
-            stopped.peak_rss_bytes,
-        )
-    if stopped.kind == "busy":
-        return PdfBusyError(
-            f"{path} was not read: every PDF parser process ({_MAX_WORKERS}) stayed busy with "
-            f"other calls for {_deadline_s()} s. Call read_file again once they are answered."
-        )
-    how = f" (exit status {stopped.exit_code})" if stopped.exit_code is not None else ""
-    return PdfCrashedError(
-        f"{path}: the PDF parser's process ended without an answer{how}: it crashed or ran out "
-        f"of its {PDF_WORKER_MEMORY_BYTES >> 20} MiB on this file, which is probably damaged "
-        "or built to exhaust parsers. Other files can still be read.",
-        stopped.peak_rss_bytes,
-    )
-
-
-def _failed_error(path: str, answer: dict[str, Any]) -> PdfError:
-    peak = answer.get("peak_rss_bytes")
-    error = answer.get("error")
-    if error == "encrypted":
+def _failure_error(read: PdfRead) -> PdfError:
+    path, peak, failure = read.path, read.peak_rss_bytes, read.failure
+    if failure == "encrypted":
         return PdfEncryptedError(
             f"{path} is a password-protected PDF; its text cannot be read without the password.",
             peak,
         )
-    if error == "memory":
+    if failure == "memory":
         limit = PDF_WORKER_MEMORY_BYTES >> 20
         return PdfMemoryError(
             f"{path}: the PDF parser ran out of memory ({limit} MiB) on this file; it cannot "
             'be read whole. Ask for fewer pages (pages="1"), or read another file.',
             peak,
         )
-    return PdfError(
-        f"{path} is not a readable PDF (the parser says: {answer.get('detail', 'no detail')}); "
-        "it may be damaged, truncated or not a PDF at all.",
+    if failure == "unreadable":
+        return PdfError(
+            f"{path} is not a readable PDF (the parser says: {read.detail or 'no detail'}); "
+            "it may be damaged, truncated or not a PDF at all.",
+            peak,
+        )
+    seconds = f"{read.deadline_ms / 1000:g}"
+    if failure == "deadline":
+        return PdfDeadlineError(
+            f"{path}: the PDF parser did not finish within its time ({seconds} "
+            f"s, {PDF_WORKER_CPU_SECONDS} CPU seconds) and was stopped; the file may be "
+            'malformed or built to make parsers work for long. Ask for fewer pages (pages="1"), '
+            "or read another file.",
+            peak,
+        )
+    if failure == "busy":
+        return PdfBusyError(
+            f"{path} was not read: every PDF parser process ({PDF_WORKERS}) stayed busy with "
+            f"other calls for {seconds} s. Call read_file again once they are answered."
+        )
+    if failure == "unavailable":
+        return PdfCrashedError(
+            f"{path} was not read: the PDF parser's process could not be started "
+            f"({read.detail}). Text files can still be read."
+        )
+    status = read.exit_status
+    how = f" (exit status {status})" if status is not None else ""
+    return PdfCrashedError(
+        f"{path}: the PDF parser's process ended without an answer{how}: it crashed or ran out "
+        f"of its {PDF_WORKER_MEMORY_BYTES >> 20} MiB on this file, which is probably damaged "
+        "or built to exhaust parsers. Other files can still be read.",
         peak,
     )

@@ -26,8 +26,8 @@ from .pdf import (
     PageRange,
     PdfText,
     parse_pages,
-    read_pdf_bytes,
-    too_large_error,
+    pdf_text,
+    read_options,
 )
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_EXCLUDE_DIRS",
     "OUTLINE_LANGUAGES",
     "OUTLINE_WORKER",
+    "PDF_WORKER",
     "REFERENCE_GROUPINGS",
     "REFERENCE_ROLES",
     "SYMBOL_KINDS",
@@ -80,6 +81,13 @@ OUTLINE_WORKER: tuple[str, ...] = (
     sys.executable,
     "-I",
     str(Path(__file__).with_name("_outline_worker.py")),
+)
+#: The command that starts a PDF worker, the same way (the pool gives it its limits). PDFium
+#: runs there, never in this process.
+PDF_WORKER: tuple[str, ...] = (
+    sys.executable,
+    "-I",
+    str(Path(__file__).with_name("_pdf_worker.py")),
 )
 #: The kinds of definitions an outline names, in the engine's order.
 SYMBOL_KINDS: tuple[str, ...] = tuple(_engine.SYMBOL_KINDS)
@@ -168,6 +176,7 @@ class Workspace:
         self._engine = _engine.Engine(
             os.fspath(root),
             outline_worker=list(OUTLINE_WORKER),
+            pdf_worker=list(PDF_WORKER),
             exclude_dirs=exclude_dirs,
             deny=deny,
             time_budget=time_budget,
@@ -493,10 +502,10 @@ class Workspace:
     ) -> PdfText:
         """The text of a PDF's pages: those `pages` names ("3", "1-5"; at most 20; or a
         `PageRange` parsed already), or without it the first pages whose text fits `budget`
-        characters. The engine reads the bytes; a child process parses them under memory, CPU
-        and wall-clock limits. Raises what `read_bytes` raises, :class:`ripsight.pdf.PdfError`
-        (too large, unreadable, encrypted, the parser stopped) and ``InvalidArgumentError`` (a
-        bad `pages`)."""
+        characters. The engine reads the bytes and a child process from its pool of workers
+        parses them under memory, CPU and wall-clock limits. Raises what `read_bytes` raises,
+        :class:`ripsight.pdf.PdfError` (too large, unreadable, encrypted, the parser stopped) and
+        ``InvalidArgumentError`` (a bad `pages`)."""
         if isinstance(budget, bool) or not isinstance(budget, int):
             # Python's own: the budget never crosses into the engine.
             raise InvalidArgumentError(
@@ -504,10 +513,8 @@ class Workspace:
             )
         if isinstance(pages, str):
             pages = parse_pages(pages)  # a bad `pages` is refused before the file is read
-        read = self.read_bytes(path, cancel=cancel)
-        if read.too_large:
-            raise too_large_error(read.path, read.size_bytes)
-        return read_pdf_bytes(read.path, read.size_bytes, read.data, pages, budget)
+        read = self._engine.read_pdf(path, cancel=cancel, **read_options(pages, budget))
+        return pdf_text(read)
 
     # ==== The warm index (SPEC §2.8) ====
 

@@ -23,12 +23,14 @@
 //! 4. [`workspace`]: the root, its options, deny rules and caches;
 //! 5. [`walker`]: the one parallel walk from directory descriptors;
 //! 6. [`open`]: requested paths opened, and the targets the tools walk or search;
-//! 7. the tools: [`glob`], [`grep`], [`read`], `suggest` ("did you mean"), [`raw`] (a file's
-//!    bytes, for the PDF reader) and [`media`] (images and notebooks);
-//! 8. [`outline`]: outlines and definitions (tree-sitter in a worker process; a definitions
+//! 7. [`workers`]: the one pool of worker processes that run untrusted parsers (tree-sitter,
+//!    PDFium) under limits and a deadline per job, and the frames they speak;
+//! 8. the tools: [`glob`], [`grep`], [`read`], `suggest` ("did you mean"), [`raw`] (a file's
+//!    bytes) and [`media`] (images, notebooks, and PDFs through a worker, read by `raw`);
+//! 9. [`outline`]: outlines and definitions (tree-sitter in a worker process; a definitions
 //!    search takes its candidates from the grep it is given, so it needs no floor above);
-//! 9. [`limits`] (every default and bound by name), then [`index`] (the warm index);
-//! 10. `python`, the PyO3 binding (feature `python`).
+//! 10. [`limits`] (every default and bound by name), then [`index`] (the warm index);
+//! 11. `python`, the PyO3 binding (feature `python`).
 //!
 //! Beside them, used from any floor: [`error`], [`budget`], [`skip`], [`record`](mod@record),
 //! [`truncate`], and `keyblock` (private-key blocks withheld from what is shown).
@@ -65,6 +67,7 @@ pub mod skip;
 mod suggest;
 pub mod truncate;
 pub mod walker;
+pub mod workers;
 pub mod workspace;
 
 #[cfg(feature = "python")]

@@ -42,24 +42,10 @@ pub const MCP_ROOTS_WAIT: Duration = Duration::from_secs(5);
 /// that can ask, which wait minutes for a call).
 pub const APPROVAL_DEADLINE: Duration = Duration::from_secs(120);
 
-/// The largest PDF read_file takes, in bytes (50 MiB): its bytes are read whole and handed to
-/// the parser's child process.
-pub const PDF_MAX_SOURCE_BYTES: u64 = 50 << 20;
-/// The most pages of a PDF one read_file call shows.
-pub const PDF_MAX_PAGES: usize = 20;
-/// Characters of one PDF page's text the parser hands back at most (the rest is counted).
-pub const PDF_PAGE_CHARS: usize = 100_000;
-/// Address space of the PDF parser's child process, in bytes (`RLIMIT_AS`, where the system
-/// enforces it; 256 MiB: the interpreter with PDFium loaded maps under 30 MB, a 50 MiB source
-/// held twice leaves room for the parse, and the process's memory stays under 300 MB whatever
-/// the file).
-pub const PDF_WORKER_MEMORY_BYTES: u64 = 256 << 20;
-/// CPU seconds one PDF call may use in the parser's child process (`RLIMIT_CPU`, set afresh
-/// for each call).
-pub const PDF_WORKER_CPU_SECONDS: u64 = 3;
-/// Wall-clock milliseconds one PDF call waits for the parser's child process before killing it
-/// (under the 5 s that common MCP clients wait).
-pub const PDF_DEADLINE_MS: u64 = 3_500;
+pub use crate::media::pdf::{
+    PDF_DEADLINE_MS, PDF_MAX_PAGES, PDF_MAX_SOURCE_BYTES, PDF_MAX_WORKERS, PDF_PAGE_CHARS,
+    PDF_WORKER_CPU_SECONDS, PDF_WORKER_MEMORY_BYTES,
+};
 
 /// Index files not used for this long (30 days) are stale, and removed by the next prune of
 /// their directory (`index::files`): every index file written prunes it.
@@ -131,6 +117,7 @@ pub const LIMITS: &[(&str, Limit)] = &[
         Limit::Count(PDF_WORKER_CPU_SECONDS),
     ),
     ("pdf_deadline_ms", Limit::Count(PDF_DEADLINE_MS)),
+    ("pdf_workers", Limit::Count(PDF_MAX_WORKERS as u64)),
     (
         "time_budget_seconds",
         Limit::Seconds(workspace::DEFAULT_TIME_BUDGET.as_secs_f64()),

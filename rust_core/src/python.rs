@@ -33,6 +33,7 @@ use crate::index::{IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit};
 use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
+use crate::media::pdf::{PdfRead, PdfReader};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
@@ -139,17 +140,20 @@ pub struct Engine {
     /// The outline workers and cache of the worker command given (shared by every engine of
     /// the process that gives the same command).
     outliner: Arc<Outliner>,
+    /// The PDF workers of the worker command given (shared as the outliner is).
+    pdfs: Arc<PdfReader>,
 }
 
 #[pymethods]
 impl Engine {
     /// `options`: the workspace's and the index's (see `options::ENGINE`).
     #[new]
-    #[pyo3(signature = (root, /, *, outline_worker = None, **options))]
+    #[pyo3(signature = (root, /, *, outline_worker = None, pdf_worker = None, **options))]
     fn new(
         py: Python<'_>,
         root: OsString,
         outline_worker: Option<Vec<OsString>>,
+        pdf_worker: Option<Vec<OsString>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let EngineOptions {
@@ -165,6 +169,7 @@ impl Engine {
             workspace: Arc::new(workspace),
             index,
             outliner: Outliner::shared(outline_worker.unwrap_or_default()),
+            pdfs: PdfReader::shared(pdf_worker.unwrap_or_default()),
         })
     }
 
@@ -471,6 +476,45 @@ impl Engine {
         run_detached(py, &cancel, move || {
             raw::read_bytes(&workspace, &path, max_bytes, &token)
         })
+    }
+
+    /// The pages of the PDF at `path` (read through the boundary, parsed by a PDF worker);
+    /// `options`: see `options::READ_PDF`. What the parser could not do is the record's
+    /// `failure`, not an exception.
+    #[pyo3(signature = (path, /, *, cancel = None, **options))]
+    fn read_pdf(
+        &self,
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PdfRead> {
+        let path = options::path("path", path)?;
+        let options = options::options("read_pdf", options::READ_PDF, options)?;
+        let cancel = call_token(cancel);
+        let workspace = Arc::clone(&self.workspace);
+        let pdfs = Arc::clone(&self.pdfs);
+        let token = cancel.clone();
+        run_detached(py, &cancel, move || {
+            pdfs.read(&workspace, &path, &options, &token)
+        })
+    }
+
+    /// PDF worker processes this engine's pool has started.
+    #[getter]
+    fn pdf_workers_started(&self) -> u64 {
+        self.pdfs.workers_started()
+    }
+
+    /// Ends the idle outline and PDF workers of this engine's commands, so that every worker
+    /// the process started has ended (tests count their memory) or the next call starts one
+    /// (benchmarks time a start).
+    fn _close_idle_workers(&self, py: Python<'_>) {
+        let (outliner, pdfs) = (Arc::clone(&self.outliner), Arc::clone(&self.pdfs));
+        py.detach(move || {
+            outliner.close_idle_workers();
+            pdfs.close_idle();
+        });
     }
 
     fn __repr__(&self) -> String {

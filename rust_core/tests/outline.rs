@@ -1,16 +1,13 @@
 //! Outlines and definitions through a real worker process (this crate's
-//! `ripsight-outline-worker` program), and the pool's handling of workers that hang, crash or
-//! never start.
+//! `ripsight-outline-worker` program). The pool's handling of workers that hang, crash or never
+//! start is tests/workers.rs.
 
 mod common;
 
 use std::ffi::OsString;
-use std::time::{Duration, Instant};
 
 use ripsight_core::grep::grep;
 use ripsight_core::outline::definitions::{DefinitionsOptions, NameMatch, definitions};
-use ripsight_core::outline::pool::{Pool, PoolOptions, Stopped};
-use ripsight_core::outline::worker::READY;
 use ripsight_core::outline::{Language, OutlineOptions, Outliner, Refusal, SymbolKind, outline};
 use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
@@ -254,135 +251,4 @@ fn definitions_come_from_the_files_grep_finds_the_name_in() {
     .expect("definitions");
     assert_eq!((methods.total, methods.next_offset), (2, Some(1)));
     assert_eq!(methods.definitions[0].name, "Server");
-}
-
-// -- the pool, with stand-in workers ------------------------------------------------------------
-
-/// A shell command that says it is ready, then runs `then`.
-fn stand_in(dir: &std::path::Path, then: &str) -> Vec<OsString> {
-    let mut ready = Vec::new();
-    let mut payload = READY.to_vec();
-    payload.extend_from_slice(b"test");
-    ready.extend_from_slice(&(payload.len() as u64).to_be_bytes());
-    ready.extend_from_slice(&payload);
-    let file = dir.join("ready");
-    std::fs::write(&file, ready).expect("write");
-    vec![
-        "sh".into(),
-        "-c".into(),
-        format!("cat '{}'; {then}", file.display()).into(),
-    ]
-}
-
-fn pool(command: Vec<OsString>, max_workers: usize) -> Pool {
-    Pool::new(PoolOptions {
-        command,
-        max_workers,
-        max_idle: 1,
-        start_time: Duration::from_secs(10),
-    })
-}
-
-#[test]
-fn a_worker_that_answers_is_kept_for_the_next_request() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    // `cat` sends every frame back: an echo worker.
-    let echo = pool(stand_in(dir.path(), "exec cat"), 2);
-    let soon = || Instant::now() + Duration::from_secs(10);
-    assert_eq!(
-        echo.exchange(b"one", soon(), Duration::from_secs(10)),
-        Ok(b"one".to_vec())
-    );
-    let big = vec![7u8; 3 << 20];
-    assert_eq!(
-        echo.exchange(&big, soon(), Duration::from_secs(10)),
-        Ok(big)
-    );
-    assert_eq!(echo.started(), 1);
-}
-
-#[test]
-fn a_worker_that_never_answers_is_killed_at_the_deadline() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let silent = pool(stand_in(dir.path(), "exec sleep 60"), 1);
-    let started = Instant::now();
-    // Larger than a pipe holds: the writes block too, and the deadline still holds.
-    let request = vec![1u8; 4 << 20];
-    let answer = silent.exchange(
-        &request,
-        Instant::now() + Duration::from_secs(10),
-        Duration::from_millis(300),
-    );
-    assert_eq!(answer, Err(Stopped::Deadline));
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
-}
-
-#[test]
-fn a_worker_that_dies_is_reported_with_its_status() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let dying = pool(stand_in(dir.path(), "head -c 1 >/dev/null; exit 3"), 1);
-    let answer = dying.exchange(
-        b"x",
-        Instant::now() + Duration::from_secs(10),
-        Duration::from_secs(10),
-    );
-    assert_eq!(answer, Err(Stopped::Crashed(Some(3))));
-    // The next request starts a fresh worker.
-    let again = dying.exchange(
-        b"x",
-        Instant::now() + Duration::from_secs(10),
-        Duration::from_secs(10),
-    );
-    assert_eq!(again, Err(Stopped::Crashed(Some(3))));
-    assert_eq!(dying.started(), 2);
-}
-
-#[test]
-fn a_command_that_is_not_a_worker_is_unavailable() {
-    let missing = pool(vec!["/nonexistent/worker".into()], 1);
-    let soon = Instant::now() + Duration::from_secs(10);
-    assert!(matches!(
-        missing.exchange(b"x", soon, Duration::from_secs(1)),
-        Err(Stopped::Unavailable(_))
-    ));
-    let quiet = pool(vec!["true".into()], 1);
-    assert!(matches!(
-        quiet.exchange(b"x", soon, Duration::from_secs(1)),
-        Err(Stopped::Unavailable(_))
-    ));
-    let empty = pool(Vec::new(), 1);
-    assert!(matches!(
-        empty.exchange(b"x", soon, Duration::from_secs(1)),
-        Err(Stopped::Unavailable(_))
-    ));
-}
-
-#[test]
-fn a_request_that_finds_every_worker_busy_waits_until_its_deadline() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let one = std::sync::Arc::new(pool(stand_in(dir.path(), "exec sleep 60"), 1));
-    let holder = {
-        let one = std::sync::Arc::clone(&one);
-        std::thread::spawn(move || {
-            one.exchange(
-                b"x",
-                Instant::now() + Duration::from_secs(10),
-                Duration::from_secs(2),
-            )
-        })
-    };
-    std::thread::sleep(Duration::from_millis(300));
-    let waited = Instant::now();
-    let answer = one.exchange(
-        b"y",
-        Instant::now() + Duration::from_millis(200),
-        Duration::from_secs(1),
-    );
-    assert_eq!(answer, Err(Stopped::Busy));
-    assert!(waited.elapsed() < Duration::from_secs(1));
-    assert_eq!(holder.join().expect("thread"), Err(Stopped::Deadline));
 }

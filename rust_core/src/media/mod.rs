@@ -1,5 +1,5 @@
-//! Files an agent reads as more than lines: images ([`image`]) and Jupyter notebooks
-//! ([`notebook`]).
+//! Files an agent reads as more than lines: images ([`image`]), Jupyter notebooks
+//! ([`notebook`]) and PDFs ([`pdf`], parsed in a worker process).
 //!
 //! Both open through the workspace's capability boundary ([`Workspace::open_file`]: the root,
 //! the deny rules and the special-file refusal apply as for `read_file`), read at most a stated
@@ -17,6 +17,7 @@ use crate::workspace::Workspace;
 pub mod image;
 mod intact;
 pub mod notebook;
+pub mod pdf;
 
 /// Close names offered when the file does not exist (as `read_file` does).
 const MAX_SUGGESTIONS: usize = crate::read::MAX_SUGGESTIONS;

@@ -11,9 +11,18 @@ use super::pool::{Pool, PoolOptions, Stopped};
 use super::source::Source;
 use super::worker::{self, Answer};
 use super::{
-    CACHE_BYTES, MAX_IDLE_WORKERS, MAX_WORKERS, PARSE_TIME, Refusal, WORKER_DEADLINE,
-    WORKER_START_TIME,
+    CACHE_BYTES, MAX_IDLE_WORKERS, MAX_WORKERS, PARSE_TIME, Refusal, WORKER_CPU_SECONDS,
+    WORKER_DEADLINE, WORKER_MEMORY_BYTES, WORKER_START_TIME,
 };
+use crate::workers::limits::WorkerLimits;
+
+/// What an outline worker may use.
+pub fn worker_limits() -> WorkerLimits {
+    WorkerLimits {
+        memory_bytes: WORKER_MEMORY_BYTES,
+        cpu_seconds: WORKER_CPU_SECONDS,
+    }
+}
 
 /// Why a parse gave no outline: the refusal and its facts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +52,8 @@ impl Outliner {
                 max_workers: MAX_WORKERS,
                 max_idle: MAX_IDLE_WORKERS,
                 start_time: WORKER_START_TIME,
+                ready: worker::READY,
+                limits: worker_limits(),
             }),
             cache: OutlineCache::new(CACHE_BYTES),
         }
@@ -72,6 +83,11 @@ impl Outliner {
     /// Worker processes started so far.
     pub fn workers_started(&self) -> u64 {
         self.pool.started()
+    }
+
+    /// Ends the idle workers (the next parse starts a fresh one).
+    pub fn close_idle_workers(&self) {
+        self.pool.close_idle();
     }
 
     /// The outline of `source`: from the cache when these bytes were parsed before, else from a

@@ -3,15 +3,16 @@
 //! The engine starts it from a command the embedding program gives (the Python package's is
 //! `python -I ripsight/_outline_worker.py`, which calls [`serve_stdio`]) and feeds it requests
 //! over its standard input; it answers on its standard output. Before serving, it limits its
-//! own address space (`RLIMIT_AS`, [`WORKER_MEMORY_BYTES`](super::WORKER_MEMORY_BYTES)) and
-//! turns core dumps off; before each request it sets its CPU limit (`RLIMIT_CPU`) to what it
-//! has used plus [`WORKER_CPU_SECONDS`](super::WORKER_CPU_SECONDS), so the kernel ends a parse
-//! that spins past everything else. A parse stops itself at its time cap
+//! own address space (`RLIMIT_AS`, [`WORKER_MEMORY_BYTES`](super::WORKER_MEMORY_BYTES), as its
+//! pool says: [`crate::workers::limits`]) and turns core dumps off; before each request it sets
+//! its CPU limit (`RLIMIT_CPU`) to what it has used plus
+//! [`WORKER_CPU_SECONDS`](super::WORKER_CPU_SECONDS), so the kernel ends a parse that spins
+//! past everything else. A parse stops itself at its time cap
 //! ([`parse::parse`]); the engine's wall-clock deadline and kill cover what is left (a parse
 //! stuck in C code, a blocked process). It serves until its standard input closes.
 //!
-//! Frames, both ways: an 8-byte big-endian length, then that many bytes (the PDF worker's
-//! framing). The worker's first frame is [`READY`] followed by the engine's version. A request
+//! Frames, both ways: the workers' wire ([`crate::workers::frame`], the PDF worker's too). The
+//! worker's first frame is [`READY`] followed by the engine's version. A request
 //! is one frame: an operation byte ([`PARSE`], or [`PARSE_REFERENCES`] for the references as
 //! well), the language's wire code, the parse time cap in milliseconds (4 bytes,
 //! little-endian), then the file's bytes. The answer is one frame of JSON ([`Answer`]). The
@@ -23,6 +24,9 @@ use std::io::{self, Read, Write};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::workers::frame::{LENGTH_BYTES, read_frame, write_frame};
+use crate::workers::limits::{self, WorkerLimits};
 
 use super::lang::Language;
 use super::parse::{self, ParseFailure, Parsed};
@@ -45,8 +49,6 @@ pub const FAULT_MEMORY: u8 = b'M';
 pub const FAULT_EXIT: u8 = b'X';
 /// The largest request frame a worker takes (the source cap plus room).
 pub const MAX_REQUEST_BYTES: u64 = super::MAX_SOURCE_BYTES * 4 + 64;
-/// The length prefix of a frame.
-pub const LENGTH_BYTES: usize = 8;
 
 /// The answer to one parse.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,36 +68,6 @@ pub fn request(operation: u8, language: Language, time: Duration, source: &[u8])
     frame.extend_from_slice(&millis.to_le_bytes());
     frame.extend_from_slice(source);
     frame
-}
-
-/// Writes one frame.
-pub fn write_frame(output: &mut impl Write, payload: &[u8]) -> io::Result<()> {
-    output.write_all(&(payload.len() as u64).to_be_bytes())?;
-    output.write_all(payload)?;
-    output.flush()
-}
-
-/// Reads one frame of at most `max_bytes`; `None` at the end of the input.
-pub fn read_frame(input: &mut impl Read, max_bytes: u64) -> io::Result<Option<Vec<u8>>> {
-    let mut length = [0u8; LENGTH_BYTES];
-    match input.read_exact(&mut length) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
-    }
-    let length = u64::from_be_bytes(length);
-    if length > max_bytes {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("a frame of {length} bytes is over the {max_bytes} allowed"),
-        ));
-    }
-    let mut payload = Vec::new();
-    input.take(length).read_to_end(&mut payload)?;
-    if payload.len() as u64 != length {
-        return Ok(None);
-    }
-    Ok(Some(payload))
 }
 
 /// Answers one request frame (`None` for a malformed one).
@@ -169,62 +141,18 @@ pub fn serve(
     Ok(())
 }
 
-/// The worker process's main: limits itself, then serves its standard input and output.
+/// The worker process's main: limits itself (with the limits its pool gave it, else
+/// [`WORKER_MEMORY_BYTES`](super::WORKER_MEMORY_BYTES) and
+/// [`WORKER_CPU_SECONDS`](super::WORKER_CPU_SECONDS)), then serves its standard input and
+/// output.
 pub fn serve_stdio() -> io::Result<()> {
-    limits::apply_memory_limit()?;
+    let given = WorkerLimits::from_environment(super::outliner::worker_limits());
+    limits::apply_memory_limit(given.memory_bytes)?;
     let mut input = io::stdin().lock();
     let mut output = io::stdout().lock();
-    serve(&mut input, &mut output, limits::renew_cpu_limit)
-}
-
-/// The resource limits a worker puts on itself (Unix; elsewhere the engine's deadline alone
-/// bounds it).
-mod limits {
-    use std::io;
-
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-    use rustix::time::{ClockId, clock_gettime};
-
-    use crate::outline::{WORKER_CPU_SECONDS, WORKER_MEMORY_BYTES};
-
-    /// Caps the address space and turns core dumps off. Not every system enforces
-    /// `RLIMIT_AS` (macOS does not): there the deadline still holds.
-    pub(super) fn apply_memory_limit() -> io::Result<()> {
-        let _ = setrlimit(
-            Resource::As,
-            Rlimit {
-                current: Some(WORKER_MEMORY_BYTES),
-                maximum: Some(WORKER_MEMORY_BYTES),
-            },
-        );
-        setrlimit(
-            Resource::Core,
-            Rlimit {
-                current: Some(0),
-                maximum: Some(0),
-            },
-        )
-        .map_err(io::Error::from)
-    }
-
-    /// Lets the coming request use [`WORKER_CPU_SECONDS`] more CPU seconds (soft limit: the
-    /// kernel's SIGXCPU ends the process past it).
-    pub(super) fn renew_cpu_limit() {
-        let used = clock_gettime(ClockId::ProcessCPUTime);
-        let used = u64::try_from(used.tv_sec).unwrap_or(0) + 1;
-        let current = getrlimit(Resource::Cpu);
-        let mut soft = used + WORKER_CPU_SECONDS;
-        if let Some(hard) = current.maximum {
-            soft = soft.min(hard);
-        }
-        let _ = setrlimit(
-            Resource::Cpu,
-            Rlimit {
-                current: Some(soft),
-                maximum: current.maximum,
-            },
-        );
-    }
+    serve(&mut input, &mut output, || {
+        limits::renew_cpu_limit(given.cpu_seconds)
+    })
 }
 
 #[cfg(test)]

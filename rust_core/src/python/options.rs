@@ -29,6 +29,7 @@ use crate::index::IndexOptions;
 use crate::limits::{MIN_LINE_CHARS, PDF_MAX_SOURCE_BYTES};
 use crate::media::image::{ImageBounds, ImageOptions};
 use crate::media::notebook::{DEFAULT_NOTEBOOK_MAX_BYTES, NotebookOptions};
+use crate::media::pdf::PdfOptions;
 use crate::outline::definitions::{DefinitionsOptions, NameMatch};
 use crate::outline::references::{Grouping, ReferencesOptions};
 use crate::outline::refs::Role;
@@ -105,6 +106,7 @@ pub(super) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     all.set_item("read_notebook", described(py, READ_NOTEBOOK)?)?;
     all.set_item("read_notebook_images", described(py, READ_NOTEBOOK_IMAGES)?)?;
     all.set_item("read_bytes", described(py, READ_BYTES)?)?;
+    all.set_item("read_pdf", described(py, READ_PDF)?)?;
     m.add("KEYWORDS", all)?;
     Ok(())
 }
@@ -744,3 +746,12 @@ impl Default for BytesOptions {
 /// `Engine.read_bytes(path, **options)`.
 pub(super) const READ_BYTES: &[Keyword<BytesOptions>] =
     &[keyword!("max_bytes", count >= 0 => max_bytes)];
+
+/// `Engine.read_pdf(path, **options)`: the pages (`first` to `last`), the budget that stops
+/// them early (0: none), and the parse's deadline (tests and benchmarks shorten it).
+pub(super) const READ_PDF: &[Keyword<PdfOptions>] = &[
+    keyword!("first", count >= 1 => first),
+    keyword!("last", count >= 1 => last),
+    keyword!("budget", count >= 0 => budget),
+    keyword!("deadline_ms", count >= 1 => deadline_ms),
+];

@@ -15,6 +15,7 @@ use crate::media::image::ImageOutput;
 use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
+use crate::media::pdf::{PdfFailure, PdfRead, PdfReadPage};
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
 use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
 use crate::outline::refs::Role;
@@ -54,7 +55,8 @@ choice_to_python!(
     NameMatch,
     Staleness,
     Role,
-    Grouping
+    Grouping,
+    PdfFailure
 );
 
 /// Fields whose values appear in `to_dict()` and the JSON Schema (bytes do not).
@@ -249,6 +251,8 @@ record_methods!(NotebookCell {});
 record_methods!(NotebookOutput {});
 record_methods!(NotebookImages {});
 record_methods!(FileBytes {});
+record_methods!(PdfReadPage {});
+record_methods!(PdfRead {});
 record_methods!(Symbol {});
 record_methods!(OutlineOutput {});
 record_methods!(Definition {
@@ -323,6 +327,8 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NotebookOutput>()?;
     m.add_class::<NotebookImages>()?;
     m.add_class::<FileBytes>()?;
+    m.add_class::<PdfReadPage>()?;
+    m.add_class::<PdfRead>()?;
     m.add_class::<Symbol>()?;
     m.add_class::<OutlineOutput>()?;
     m.add_class::<Definition>()?;
