@@ -384,7 +384,7 @@ pub fn references(
 }
 
 /// `name`, checked: not empty, no whitespace, not too long.
-fn check_name(name: &str) -> Result<&str, CoreError> {
+pub(crate) fn check_name(name: &str) -> Result<&str, CoreError> {
     let invalid = |message: String| Err(CoreError::InvalidArgument { message });
     if name.is_empty() {
         return invalid("the name is empty.".into());
@@ -444,14 +444,14 @@ fn of_file(source: &Source, parsed: &Parsed, name: &str) -> FileReferences {
 }
 
 /// A file's lines, visited in increasing order.
-struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     rest: &'a [u8],
     /// The 1-based number of the line `rest` starts with.
     number: u32,
 }
 
 impl<'a> Lines<'a> {
-    fn new(bytes: &'a [u8]) -> Lines<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Lines<'a> {
         Lines {
             rest: bytes,
             number: 1,
@@ -459,7 +459,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Line `number`'s text, cut to [`REFERENCE_LINE_CHARS`] (lines asked for in order).
-    fn text(&mut self, number: u32) -> String {
+    pub(crate) fn text(&mut self, number: u32) -> String {
         while self.number < number {
             match memchr::memchr(b'\n', self.rest) {
                 Some(end) => self.rest = &self.rest[end + 1..],
