@@ -213,3 +213,12 @@ def test_an_edit_shows_in_the_next_answer(tree: Path) -> None:
         assert [c.name for c in ws.calls("square").calls] == []
         write(tree, "web/run.js", JS_SOURCE.replace("return x * x;", "return Math.pow(x, 2);"))
         assert [c.name for c in ws.calls("square").calls] == ["pow"]
+
+
+def test_a_name_ending_in_a_dollar_sign_is_found(tmp_path: Path) -> None:
+    # `\b` after `$` would ask for a word character next: grep's prefilter has no boundary there.
+    write(tmp_path, "q.js", "function each$(list) {\n  return list.map(fix$);\n}\neach$([]);\n")
+    with Workspace(tmp_path) as ws:
+        assert [c.name for c in ws.calls("each$").calls] == ["map"]
+        assert [(r.line, r.role) for r in ws.references("each$").references] == [(4, "call")]
+        assert [(r.line, r.role) for r in ws.references("fix$").references] == [(2, "read")]

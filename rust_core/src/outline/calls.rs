@@ -24,7 +24,7 @@ use super::file::Page;
 use super::lang::Language;
 use super::outliner::Outliner;
 use super::parse::{Entry, Parsed};
-use super::references::{Lines, MAX_DEFINITIONS_LISTED, check_name};
+use super::references::{Lines, MAX_DEFINITIONS_LISTED, check_name, word_pattern};
 use super::refs::Role;
 use super::source::Source;
 use super::{DEFAULT_CALLS_LIMIT, SymbolKind};
@@ -192,7 +192,7 @@ pub fn calls(
     let name = check_name(&options.name)?;
     let deadline = workspace.deadline_with(&options.cancel);
     let found = search(&GrepOptions {
-        pattern: format!(r"\b{}\b", regex::escape(name)),
+        pattern: word_pattern(name),
         path: options.path.clone(),
         glob: options.glob.clone(),
         output_mode: OutputMode::FilesWithMatches,

@@ -240,7 +240,7 @@ pub fn references(
     let name = check_name(&options.name)?;
     let deadline = workspace.deadline_with(&options.cancel);
     let found = search(&GrepOptions {
-        pattern: format!(r"\b{}\b", regex::escape(name)),
+        pattern: word_pattern(name),
         path: options.path.clone(),
         glob: options.glob.clone(),
         output_mode: OutputMode::FilesWithMatches,
@@ -401,6 +401,21 @@ pub(crate) fn check_name(name: &str) -> Result<&str, CoreError> {
         ));
     }
     Ok(name)
+}
+
+/// grep's pattern for the files that hold `name` as a word: a word boundary on each side that
+/// ends in a word character. A name that starts or ends otherwise (JavaScript's `$`, `$el`,
+/// `constructor$`) has no boundary there, since `\b` after `$` would ask for a word character
+/// next; the parse decides what is a reference, so the prefilter may find more.
+pub(crate) fn word_pattern(name: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let edge = |at: bool| if at { r"\b" } else { "" };
+    format!(
+        "{}{}{}",
+        edge(word(name.chars().next())),
+        regex::escape(name),
+        edge(word(name.chars().next_back()))
+    )
 }
 
 /// What `parsed` holds about `name`, with each reference's line text out of `source`.
