@@ -2,11 +2,11 @@
 //! each callee once with its number of calls and its first call.
 //!
 //! The answer to "what does X do" beside [`super::references`]' "who calls X": the candidates
-//! are the files grep finds the name in as a whole word, each parsed with its references in a
-//! worker (or taken from the outline cache), as for references. In each, the definitions named
-//! X are found in the outline, and the references of role `call` whose enclosing definition is
-//! one of them, or lies within one (a closure, a nested function, a method of a class X), are
-//! counted by the name they call. Calls are found **by name**, as references are: `obj.close()`
+//! are the files grep finds the name in as a whole word. Their outlines (from the cache, or a
+//! worker) tell which define X; only those are parsed with their references. In each, the
+//! references of role `call` whose enclosing definition is a definition of X, or lies within
+//! one (a closure, a nested function, a method of a class X), are counted by the name they
+//! call. Calls are found **by name**, as references are: `obj.close()`
 //! calls `close`, whichever `close` that is.
 //!
 //! Each callee says where the same file defines a name spelled as it, when it does (a lookup in
@@ -207,14 +207,21 @@ pub fn calls(
         .filter(|path| may_have_parser(path))
         .collect();
     let kinds = &options.kinds;
-    let keep = |source: &Source, parsed: Arc<Parsed>| FileCalls {
-        bodies: bodies(&source.bytes, &parsed, name, kinds),
-        cut: parsed.references.as_ref().is_some_and(|r| r.cut),
-    };
-    let outcomes = outline_all(workspace, outliner, &candidates, &deadline, true, &keep);
-    if deadline.cancelled() {
-        return Err(CoreError::Cancelled);
-    }
+    let defines =
+        |entry: &Entry| entry.name == name && (kinds.is_empty() || kinds.contains(&entry.kind));
+    // First the outlines (cached with find_definitions' and answered by a parse with
+    // references): they tell which candidates define the name. Only those are parsed for
+    // their references, so a name used in thousands of files and defined in two costs two
+    // parses with references.
+    let has_definition = |_: &Source, parsed: Arc<Parsed>| parsed.entries.iter().any(defines);
+    let outlines = outline_all(
+        workspace,
+        outliner,
+        &candidates,
+        &deadline,
+        false,
+        &has_definition,
+    );
     let mut out = CallsOutput {
         name: options.name.clone(),
         files_searched: found.files_searched,
@@ -223,37 +230,24 @@ pub fn calls(
         offset: options.offset as u64,
         ..CallsOutput::default()
     };
+    let mut defining: Vec<&OsString> = Vec::new();
+    for (path, outcome) in candidates.iter().zip(outlines) {
+        if let Some((true, _)) = tally(&mut out, path, outcome, true) {
+            defining.push(path);
+        }
+    }
+    let keep = |source: &Source, parsed: Arc<Parsed>| FileCalls {
+        bodies: bodies(&source.bytes, &parsed, name, kinds),
+        cut: parsed.references.as_ref().is_some_and(|r| r.cut),
+    };
+    let outcomes = outline_all(workspace, outliner, &defining, &deadline, true, &keep);
+    if deadline.cancelled() {
+        return Err(CoreError::Cancelled);
+    }
     let mut listed: Vec<Callee> = Vec::new();
-    for (path, outcome) in candidates.iter().zip(outcomes) {
-        let (file, language): (FileCalls, Language) = match outcome {
-            Parsedness::Outlined {
-                kept,
-                language,
-                cached,
-            } => {
-                out.candidate_files += 1;
-                out.files_parsed += 1;
-                out.files_cached += u64::from(cached);
-                (kept, language)
-            }
-            Parsedness::Unparsed(refused, detail) => {
-                out.candidate_files += 1;
-                out.unparsed_total += 1;
-                if out.unparsed.len() < MAX_UNPARSED_LISTED {
-                    out.unparsed.push(UnparsedFile {
-                        path: (*path).clone(),
-                        refused,
-                        detail,
-                    });
-                }
-                continue;
-            }
-            Parsedness::Skipped => continue,
-            Parsedness::NotReached => {
-                out.candidate_files += 1;
-                out.incomplete = true;
-                continue;
-            }
+    for (path, outcome) in defining.iter().zip(outcomes) {
+        let Some((file, language)) = tally(&mut out, path, outcome, false) else {
+            continue;
         };
         out.files_cut += u64::from(file.cut);
         for body in file.bodies {
@@ -292,6 +286,47 @@ pub fn calls(
     out.next_offset = page.next_offset;
     out.calls = listed.drain(page.start..page.end).collect();
     Ok(out)
+}
+
+/// Counts one file's outcome into `out` (as a candidate when `candidate`, the first pass; the
+/// second pass counts only its failures) and gives what was kept of its parse and its language.
+fn tally<T>(
+    out: &mut CallsOutput,
+    path: &OsString,
+    outcome: Parsedness<T>,
+    candidate: bool,
+) -> Option<(T, Language)> {
+    let counted = u64::from(candidate);
+    match outcome {
+        Parsedness::Outlined {
+            kept,
+            language,
+            cached,
+        } => {
+            out.candidate_files += counted;
+            out.files_parsed += counted;
+            out.files_cached += u64::from(cached) * counted;
+            Some((kept, language))
+        }
+        Parsedness::Unparsed(refused, detail) => {
+            out.candidate_files += counted;
+            out.unparsed_total += 1;
+            if out.unparsed.len() < MAX_UNPARSED_LISTED {
+                out.unparsed.push(UnparsedFile {
+                    path: path.clone(),
+                    refused,
+                    detail,
+                });
+            }
+            None
+        }
+        Parsedness::Skipped => None,
+        Parsedness::NotReached => {
+            out.candidate_files += counted;
+            out.incomplete = true;
+            None
+        }
+    }
 }
 
 /// The bodies of the definitions named `name` (of `kinds`, when any are given) in a parse of
