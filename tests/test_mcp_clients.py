@@ -225,6 +225,6 @@ def test_client_configuration_starts_a_working_server(
     assert (called["structuredContent"] is not None) is structured
     # read_result pages a stored text: it has no typed form, so never an output schema.
     assert [tool.get("outputSchema") is not None for tool in listed["tools"]] == [
-        *[structured] * 6,
+        *[structured] * 7,
         False,
     ]
