@@ -33,7 +33,7 @@ use crate::index::{IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit};
 use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
-use crate::outline::calls::{CallsOptions, CallsOutput};
+use crate::outline::calls::{CallsOptions, CallsResult};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
@@ -371,7 +371,7 @@ impl Engine {
         name: &Bound<'_, PyAny>,
         cancel: Option<&CancelToken>,
         options: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<CallsOutput> {
+    ) -> PyResult<CallsResult> {
         let options = CallsOptions {
             name: options::text("name", name)?,
             cancel: call_token(cancel),

@@ -78,7 +78,7 @@ crate::record! {
     /// What the definitions of a name call, one page of callees (found by name: no type
     /// resolution).
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct CallsOutput {
+    pub struct CallsResult {
         /// The name as given.
         pub name: String,
         /// This page of callees, by path, then definition, then first call.
@@ -188,7 +188,7 @@ pub fn calls(
     outliner: &Outliner,
     options: &CallsOptions,
     search: &(dyn Fn(&GrepOptions) -> Result<GrepOutput, CoreError> + Sync),
-) -> Result<CallsOutput, CoreError> {
+) -> Result<CallsResult, CoreError> {
     let name = check_name(&options.name)?;
     let deadline = workspace.deadline_with(&options.cancel);
     let found = search(&GrepOptions {
@@ -222,13 +222,13 @@ pub fn calls(
         false,
         &has_definition,
     );
-    let mut out = CallsOutput {
+    let mut out = CallsResult {
         name: options.name.clone(),
         files_searched: found.files_searched,
         skipped: found.skipped,
         incomplete: found.incomplete,
         offset: options.offset as u64,
-        ..CallsOutput::default()
+        ..CallsResult::default()
     };
     let mut defining: Vec<&OsString> = Vec::new();
     for (path, outcome) in candidates.iter().zip(outlines) {
@@ -291,7 +291,7 @@ pub fn calls(
 /// Counts one file's outcome into `out` (as a candidate when `candidate`, the first pass; the
 /// second pass counts only its failures) and gives what was kept of its parse and its language.
 fn tally<T>(
-    out: &mut CallsOutput,
+    out: &mut CallsResult,
     path: &OsString,
     outcome: Parsedness<T>,
     candidate: bool,

@@ -11,7 +11,7 @@ use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions};
 use crate::index::WarmIndex;
-use crate::outline::calls::{self, CallsOptions, CallsOutput};
+use crate::outline::calls::{self, CallsOptions, CallsResult};
 use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput};
 use crate::outline::references::{self, Grouping, ReferencesOptions, ReferencesOutput};
 use crate::outline::refs::Role;
@@ -88,7 +88,7 @@ pub(super) fn calls(
     py: Python<'_>,
     sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
     options: CallsOptions,
-) -> PyResult<CallsOutput> {
+) -> PyResult<CallsResult> {
     let cancel = options.cancel.clone();
     with_candidates(py, sources, options, cancel, calls::calls)
 }

@@ -15,7 +15,7 @@ use crate::media::image::ImageOutput;
 use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
-use crate::outline::calls::{Callee, CallingDefinition, CallsOutput};
+use crate::outline::calls::{Callee, CallingDefinition, CallsResult};
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
 use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
 use crate::outline::refs::Role;
@@ -296,7 +296,7 @@ record_methods!(Callee {
     }
 });
 record_methods!(CallingDefinition {});
-record_methods!(CallsOutput {});
+record_methods!(CallsResult {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -349,6 +349,6 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ReferencesOutput>()?;
     m.add_class::<Callee>()?;
     m.add_class::<CallingDefinition>()?;
-    m.add_class::<CallsOutput>()?;
+    m.add_class::<CallsResult>()?;
     Ok(())
 }
