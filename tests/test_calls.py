@@ -7,12 +7,14 @@ parse; these run the real parser in its worker on small trees of several languag
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 from ripsight import InvalidArgumentError, ToolCall, Workspace, default_registry
+from ripsight.limits import LIMITS
 
 PY_SOURCE = """\
 import os
@@ -208,11 +210,38 @@ def test_bad_input_is_refused_clearly(tree: Path, arguments: dict[str, Any], mes
     assert answer.is_error
 
 
-def test_an_edit_shows_in_the_next_answer(tree: Path) -> None:
-    with Workspace(tree) as ws:
+@pytest.mark.parametrize("index", [False, True], ids=["cold", "warm"])
+def test_an_edit_shows_in_the_next_answer(tree: Path, index: bool) -> None:
+    with Workspace(tree, index=index) as ws:
+        if index:
+            assert ws.wait_index(timeout=30)
         assert [c.name for c in ws.calls("square").calls] == []
         write(tree, "web/run.js", JS_SOURCE.replace("return x * x;", "return Math.pow(x, 2);"))
         assert [c.name for c in ws.calls("square").calls] == ["pow"]
+        write(tree, "web/more.js", "function square(x) {\n  return twice(x);\n}\n")
+        assert [(c.path, c.name) for c in ws.calls("square").calls] == [
+            ("web/more.js", "twice"),
+            ("web/run.js", "pow"),
+        ]
+        if index:
+            assert ws.index_status()["warm_calls"] > 0
+
+
+def test_hostile_bodies_get_a_bounded_answer(tmp_path: Path) -> None:
+    # 100,000 calls in one body, and 20,000 nested calls (lines kept short: one long line
+    # would be refused as minified before any parse).
+    write(tmp_path, "many.js", "function run() {\n" + "a();\n" * 100_000 + "}\n")
+    write(tmp_path, "deep.py", "def run():\n    return " + "f(\n" * 20_000 + ")\n" * 20_000)
+    with Workspace(tmp_path) as ws:
+        started = time.monotonic()
+        result = ws.calls("run", limit=None)
+        elapsed = time.monotonic() - started
+    assert elapsed < float(LIMITS["outline_deadline_seconds"]) * 2 + 5, elapsed
+    many = [c for c in result.calls if c.path == "many.js"]
+    assert [(c.name, c.count, c.first_line) for c in many] == [("a", 100_000, 2)]
+    deep_listed = any(d.definition.path == "deep.py" for d in result.definitions)
+    deep_unparsed = [u.path for u in result.unparsed] == ["deep.py"]
+    assert deep_listed != deep_unparsed, (result.definitions, result.unparsed)
 
 
 def test_a_name_ending_in_a_dollar_sign_is_found(tmp_path: Path) -> None:
