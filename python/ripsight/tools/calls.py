@@ -52,7 +52,9 @@ file defines that name, when it does. Calls are found BY NAME, with no type reso
 `obj.close()` is a call to `close`, whichever `close` that is; use find_definitions on a \
 callee to see where it is defined. A name defined in several places has each definition's \
 calls listed apart; narrow with `path` (a file or directory), `glob` and `kind` (of the \
-definition). For who calls a name, use find_references with role="call", group_by="caller". \
+definition). Examples: name="parse_args" (what parse_args calls); name="run", kind="method", \
+path="src/jobs.py" (the method run of that file). For who calls a name, use find_references \
+with role="call", group_by="caller". \
 Languages: {languages_text()}. At most `limit` callees (default {limits.calls_limit}) per \
 call, by path, definition and first call; the result states the exact totals and which \
 `offset` shows the next page."""
