@@ -119,6 +119,7 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
     assert (
         sorted(tools)
         == [
+            "find_calls",
             "find_definitions",
             "find_references",
             "glob",
@@ -853,6 +854,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
             listed = _read_response(lines, 2)
             assert [t["name"] for t in listed["result"]["tools"]] == [
+                "find_calls",
                 "find_definitions",
                 "find_references",
                 "glob",
@@ -863,6 +865,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             ]
             # read_result answers in text only: a page of a stored result has no typed form.
             assert [("outputSchema" in t) for t in listed["result"]["tools"]] == [
+                True,
                 True,
                 True,
                 True,

@@ -33,9 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text()
 
 #: The server's tools as the clients list them.
-TOOL_NAMES = (
-    "['find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']"
-)
+TOOL_NAMES = "['find_calls', 'find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']"
 
 
 def _block(heading: str, language: str) -> str:
@@ -227,6 +225,6 @@ def test_client_configuration_starts_a_working_server(
     assert (called["structuredContent"] is not None) is structured
     # read_result pages a stored text: it has no typed form, so never an output schema.
     assert [tool.get("outputSchema") is not None for tool in listed["tools"]] == [
-        *[structured] * 6,
+        *[structured] * 7,
         False,
     ]

@@ -1,7 +1,9 @@
 """References and callers against independent tools on real trees: cscope's callers
 (`cscope -L -3 NAME`) and GNU Global's references (`global -rx NAME`) on the kernel/ and mm/
-parts of the Linux tree (Debian's linux-source-6.1), and jedi's references
-(`Script.get_references`) on packages of Python's standard library.
+parts of the Linux tree (Debian's linux-source-6.1), jedi's references
+(`Script.get_references`) on packages of Python's standard library, and the references of
+TypeScript's language service (`findReferences`, tests/data/ts_references.js) on Debian's
+node packages.
 
 Each test counts where the two answers agree and sorts every disagreement into the kinds
 docs/reference-oracles.md explains, which the test recognizes; a disagreement of no known kind
@@ -13,6 +15,8 @@ skips its test (.ci/run installs the Debian packages).
 from __future__ import annotations
 
 import glob
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +24,7 @@ import sysconfig
 import tarfile
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ripsight import Workspace
@@ -271,3 +276,146 @@ def test_python_references_match_jedi(tmp_path: Path) -> None:
         f"disagreements: {dict(kinds)}"
     )
     assert kinds["jedi only"] <= total * 0.02, kinds
+
+
+#: Debian's node packages (real npm sources, CommonJS) whose .js files make one program.
+NODE_PACKAGES = ("express", "commander", "semver", "marked", "js-yaml", "ws", "bluebird")
+
+#: TypeScript's language service over those files (tests/data/ts_references.js).
+TS_REFERENCES = Path(__file__).with_name("data") / "ts_references.js"
+
+
+def typescript_references(root: Path, positions: list[tuple[str, int, int]]) -> list[Any]:
+    """What TypeScript's `findReferences` resolves at each position (see ts_references.js)."""
+    node = tool("node", "nodejs")
+    if not Path("/usr/share/nodejs/typescript").is_dir():
+        pytest.skip("TypeScript is not installed (apt-get install node-typescript)")
+    run = subprocess.run(
+        [node, str(TS_REFERENCES), str(root)],
+        input=json.dumps(positions),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+        env={**os.environ, "NODE_PATH": "/usr/share/nodejs"},
+    )
+    answers: list[Any] = json.loads(run.stdout)
+    return answers
+
+
+def node_sources(root: Path) -> Path:
+    """The sources of Debian's node packages (`NODE_PACKAGES`) copied under `root`, without
+    bundles or minified builds (marked's lib/ and js-yaml's dist/ restate their src/ and lib/)
+    and without TypeScript declarations (the program is the .js files)."""
+    base = Path("/usr/share/nodejs")
+    if not all((base / name).is_dir() for name in NODE_PACKAGES):
+        pytest.skip("Debian's node packages are not installed (.ci/run installs them)")
+    for name in NODE_PACKAGES:
+        shutil.copytree(
+            base / name,
+            root / name,
+            symlinks=False,
+            ignore=shutil.ignore_patterns("node_modules", "dist", "typings", "*.min.js", "*.mjs"),
+        )
+    shutil.rmtree(root / "marked" / "lib", ignore_errors=True)
+    return root
+
+
+def name_column(text: str, name: str) -> int | None:
+    """The 1-based column of `name` as a whole word in `text` (its first such place)."""
+    found = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text)
+    return None if found is None else found.start() + 1
+
+
+def test_javascript_references_match_typescript(tmp_path: Path) -> None:
+    root = node_sources(tmp_path / "js")
+    kinds: Counter[str] = Counter()
+    agreed = total = theirs_total = theirs_found = 0
+    with Workspace(root, time_budget=600) as ws:
+        files = sorted(str(p.relative_to(root)) for p in root.rglob("*.js"))
+        targets: dict[str, tuple[str, int, int]] = {}
+        for relative in files:
+            lines = line_texts(root, relative)
+            for symbol in ws.outline(relative, limit=None).symbols:
+                if symbol.kind in ("function", "class", "method") and symbol.name not in targets:
+                    column = name_column(lines[symbol.line - 1], symbol.name)
+                    if column is not None:
+                        targets[symbol.name] = (relative, symbol.line, column)
+        # Every third name: a spread across the packages in a bounded time.
+        chosen = sorted(targets.items())[::3]
+        answers = typescript_references(root, [where for _, where in chosen])
+        ours_by_name = {
+            name: {(r.path, r.line, r.column) for r in ws.references(name, limit=None).references}
+            for name, _ in chosen
+        }
+        defined = {
+            (name, d.path, d.line)
+            for name, _ in chosen
+            for d in ws.definitions(name, limit=None).definitions
+        }
+    # What TypeScript calls a reference (a definition is listed apart, as ours are), and the
+    # symbols it resolved each name to.
+    results = []
+    for (name, _), symbols in zip(chosen, answers):
+        theirs: set[tuple[str, int, int]] = set()
+        declared: set[tuple[str, int, int]] = set()
+        resolved: set[tuple[str, int, int]] = set()
+        for symbol in symbols:
+            resolved.add(tuple(symbol["definition"]))
+            for path, line, column, is_definition in symbol["references"]:
+                if not path.startswith(".."):
+                    (declared if is_definition else theirs).add((path, line, column))
+        results.append((name, theirs, declared, resolved, ours_by_name[name]))
+    # Where ripsight alone finds the name, what TypeScript resolves there.
+    alone = sorted(
+        {key for name, theirs, declared, _, ours in results for key in ours - theirs - declared}
+    )
+    there = dict(zip(alone, typescript_references(root, alone)))
+    texts: dict[str, list[str]] = {}
+    for name, theirs, declared, resolved, ours in results:
+        theirs_total += len(theirs)
+        theirs_found += len(theirs & ours)
+        for key in theirs | ours:
+            total += 1
+            if key in theirs and key in ours:
+                agreed += 1
+                continue
+            text = texts.setdefault(key[0], line_texts(root, key[0]))[key[1] - 1]
+            before = text[: key[2] - 1]
+            if key in ours and key in declared:
+                # `exports.name = ...`, `this.name = ...`: a write to ripsight, a declaration to
+                # TypeScript.
+                kinds["declaration (TypeScript: a definition)"] += 1
+            elif key in ours and not there[key]:
+                # A property of a value TypeScript cannot type (an argument, `this` of a
+                # prototype function): it resolves nothing there.
+                kinds["unresolved by TypeScript"] += 1
+            elif key in ours and {tuple(s["definition"]) for s in there[key]} & resolved:
+                kinds["same symbol, listed from one side only"] += 1
+            elif key in ours and before.rstrip().endswith("."):
+                kinds["a property of another object"] += 1
+            elif key in ours:
+                kinds["another binding of the name"] += 1
+            elif before.endswith(("'", '"', "`")):
+                # An event name in a string (`ws.once('open', ...)`), which TypeScript matches to
+                # a property of that name, or a module's path (`require('./any.js')`), its
+                # reference to `module.exports`: a string holds no references here.
+                kinds["in a string"] += 1
+            elif (name, key[0], key[1]) in defined:
+                # `name = function () {...}`: the outline lists the assignment as a definition
+                # (its name is not a reference); TypeScript calls it a write.
+                kinds["assigned a function (ripsight: a definition)"] += 1
+            elif not text[key[2] - 1 :].startswith(name):
+                # An alias: `const { name: other } = require(...)`, `import { x as y }`.
+                kinds["alias (another spelling)"] += 1
+            elif before.lstrip().startswith(("*", "//", "/*")):
+                kinds["in a comment (JSDoc)"] += 1
+            else:
+                kinds["TypeScript only"] += 1
+    print(
+        f"\nTypeScript references ({len(chosen)} names): {agreed}/{total} agree "
+        f"({agreed / total:.1%}); of TypeScript's {theirs_total} references ripsight finds "
+        f"{theirs_found} ({theirs_found / theirs_total:.1%}); disagreements: {dict(kinds)}"
+    )
+    assert kinds["TypeScript only"] <= theirs_total * 0.01, kinds
+    assert theirs_found / theirs_total >= 0.95

@@ -28,6 +28,7 @@ def registry() -> Registry:
 def test_default_registry_has_the_builtin_tools(tmp_path):
     reg = default_registry(tmp_path)
     assert reg.names == [
+        "find_calls",
         "find_definitions",
         "find_references",
         "glob",
@@ -45,6 +46,7 @@ def test_openai_chat_definitions_match_sdk_types(registry):
 
     tools = registry.definitions("openai")
     assert [t["function"]["name"] for t in tools] == [
+        "find_calls",
         "find_definitions",
         "find_references",
         "glob",

@@ -209,6 +209,7 @@ def test_mcp_round_trip_against_the_installed_server(
 
     listed, called = wire(asyncio.run(asyncio.wait_for(main(), 120)))
     assert [tool["name"] for tool in listed["tools"]] == [
+        "find_calls",
         "find_definitions",
         "find_references",
         "glob",

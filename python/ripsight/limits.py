@@ -86,6 +86,7 @@ _MAXIMA = (
     ("outline_max_limit", "outline_limit", int(LIMITS["outline_max_limit"])),
     ("definitions_max_limit", "definitions_limit", int(LIMITS["definitions_max_limit"])),
     ("references_max_limit", "references_limit", int(LIMITS["references_max_limit"])),
+    ("calls_max_limit", "calls_limit", int(LIMITS["calls_max_limit"])),
 )
 
 
@@ -109,6 +110,7 @@ _WHOLE_FIELDS = (
     "outline_limit",
     "definitions_limit",
     "references_limit",
+    "calls_limit",
 )
 
 
@@ -152,6 +154,8 @@ class ToolLimits:
         references_limit: references (or callers) one find_references call returns (default
             50; a call may ask for up to references_max_limit, None: 500 or the default when
             larger).
+        calls_limit: callees one find_calls call returns (default 100; a call may ask for up
+            to calls_max_limit, None: 500 or the default when larger).
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -181,6 +185,8 @@ class ToolLimits:
     definitions_max_limit: int | None = None
     references_limit: int = int(LIMITS["references_limit"])
     references_max_limit: int | None = None
+    calls_limit: int = int(LIMITS["calls_limit"])
+    calls_max_limit: int | None = None
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)

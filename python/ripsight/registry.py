@@ -462,7 +462,7 @@ def default_registry(
 
         >>> reg = default_registry("/path/to/repo", deny=[".env", "*.pem"])
         >>> reg.names
-        ['find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']
+        ['find_calls', 'find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']
         >>> small = default_registry("/path/to/repo", limits=ToolLimits(grep_limit=20))
 
     `limits` (default: SPEC section 5) drives everything: the definitions the model reads

@@ -73,6 +73,7 @@ index_dir = _engine.index_dir
 index_files = _engine.index_files
 prune_index_files = _engine.prune_index_files
 ReferencesResult = _engine.ReferencesResult
+CallsResult = _engine.CallsResult
 
 #: The command that starts an outline worker: this interpreter, isolated from the user's
 #: environment (-I), running the worker script beside this module. tree-sitter runs there,
@@ -401,6 +402,32 @@ class Workspace:
             offset=offset,
         )
 
+    def calls(
+        self,
+        name: str,
+        path: str | os.PathLike[str] | None = None,
+        glob: str | Sequence[str] | None = None,
+        kind: str | Sequence[str] | None = None,
+        limit: int | None = DEFAULT_LIMITS.calls_limit,
+        offset: int = 0,
+        cancel: CancelToken | None = None,
+    ) -> CallsResult:
+        """What the definitions named `name` call: for each (`kind` keeps only those kinds, one
+        or a list of `SYMBOL_KINDS`; `path` and `glob` narrow the files as grep's do), the
+        names called in its body, nested definitions included, each once with its number of
+        calls, its first call and the line where the same file defines that name, if it does.
+        Found by name as references are (`obj.close()` calls `close`, whichever it is). A page
+        of `limit` callees (default 100; None: all), with exact totals."""
+        return self._engine.calls(
+            name,
+            cancel=cancel,
+            path=path,
+            glob=glob,
+            kind=kind,
+            limit=limit,
+            offset=offset,
+        )
+
     # ==== Images and notebooks (the engine's crate::media) ====
 
     def read_image(
@@ -586,6 +613,9 @@ RESULT_CLASSES = (
     _engine.Reference,
     _engine.Caller,
     _engine.RoleTotals,
+    _engine.CallsResult,
+    _engine.CallingDefinition,
+    _engine.Callee,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

@@ -60,6 +60,8 @@ pub const MAX_OUTLINE_LIMIT: usize = 1000;
 pub const MAX_DEFINITIONS_LIMIT: usize = 500;
 /// The largest `limit` a references call may ask for by default.
 pub const MAX_REFERENCES_LIMIT: usize = 500;
+/// The largest `limit` a calls call may ask for by default.
+pub const MAX_CALLS_LIMIT: usize = 500;
 /// The share of one result's budget a `read_file` page that stops before the end of a file
 /// gives the file's outline (the lines get the rest).
 pub const READ_OUTLINE_SHARE: f64 = 0.3;
@@ -202,6 +204,12 @@ pub const LIMITS: &[(&str, Limit)] = &[
         "references_line_chars",
         Limit::Count(outline::references::REFERENCE_LINE_CHARS as u64),
     ),
+    // What a definition calls (crate::outline::calls).
+    (
+        "calls_limit",
+        Limit::Count(outline::DEFAULT_CALLS_LIMIT as u64),
+    ),
+    ("calls_max_limit", Limit::Count(MAX_CALLS_LIMIT as u64)),
     ("outline_max_bytes", Limit::Count(outline::MAX_SOURCE_BYTES)),
     (
         "outline_max_line_bytes",

@@ -34,6 +34,7 @@ use crate::limits::{LIMITS, Limit};
 use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
 use crate::media::pdf::{PdfRead, PdfReader};
+use crate::outline::calls::{CallsOptions, CallsResult};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
@@ -366,6 +367,23 @@ impl Engine {
         };
         let sources = (&self.workspace, &self.index, &self.outliner);
         outline_bindings::references(py, sources, options)
+    }
+
+    #[pyo3(signature = (name, /, *, cancel = None, **options))]
+    fn calls(
+        &self,
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+        cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<CallsResult> {
+        let options = CallsOptions {
+            name: options::text("name", name)?,
+            cancel: call_token(cancel),
+            ..options::options("calls", options::CALLS, options)?
+        };
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::calls(py, sources, options)
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an

@@ -2,7 +2,7 @@
 `read_result` for stored results.
 
     >>> [spec.name for spec in builtin_tools()]
-    ['find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']
+    ['find_calls', 'find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']
 
 Each tool is one module of this package holding its model-facing definition (generated from a
 `ToolLimits`), its handler (the Rust engine does every walk, search and read), the text the

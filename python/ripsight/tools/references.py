@@ -58,7 +58,7 @@ is listed (two methods `close` of two classes share their references); the resul
 many places define the name.
 
 Who calls X: role="call", group_by="caller" lists each calling definition once with its \
-number of calls and the first call's line. Narrow with `kind` (only references inside \
+number of calls and the first call's line (what a definition calls: find_calls). Narrow with `kind` (only references inside \
 definitions of that kind), `path` and `glob` (as grep's). Languages: {languages_text()}. At \
 most `limit` entries (default {limits.references_limit}) per call, by path then position; the \
 result states the exact total and which `offset` shows the next page."""

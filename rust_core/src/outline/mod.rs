@@ -18,6 +18,7 @@
 //! were parsed from (a keyed hash, see `cache`), so a file read again costs a read and a hash.
 
 pub mod cache;
+pub mod calls;
 mod cap;
 pub mod definitions;
 mod file;
@@ -46,6 +47,8 @@ pub const DEFAULT_OUTLINE_LIMIT: usize = 200;
 pub const DEFAULT_DEFINITIONS_LIMIT: usize = 50;
 /// References (or callers) one references call returns unless it asks otherwise.
 pub const DEFAULT_REFERENCES_LIMIT: usize = 50;
+/// Callees one calls call returns unless it asks otherwise.
+pub const DEFAULT_CALLS_LIMIT: usize = 100;
 /// Files larger than this (1 MiB) get no outline: they are refused unread.
 pub const MAX_SOURCE_BYTES: u64 = 1 << 20;
 /// A file with a line longer than this many bytes is taken for minified (or generated) and

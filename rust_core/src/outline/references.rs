@@ -240,7 +240,7 @@ pub fn references(
     let name = check_name(&options.name)?;
     let deadline = workspace.deadline_with(&options.cancel);
     let found = search(&GrepOptions {
-        pattern: format!(r"\b{}\b", regex::escape(name)),
+        pattern: word_pattern(name),
         path: options.path.clone(),
         glob: options.glob.clone(),
         output_mode: OutputMode::FilesWithMatches,
@@ -384,7 +384,7 @@ pub fn references(
 }
 
 /// `name`, checked: not empty, no whitespace, not too long.
-fn check_name(name: &str) -> Result<&str, CoreError> {
+pub(crate) fn check_name(name: &str) -> Result<&str, CoreError> {
     let invalid = |message: String| Err(CoreError::InvalidArgument { message });
     if name.is_empty() {
         return invalid("the name is empty.".into());
@@ -401,6 +401,21 @@ fn check_name(name: &str) -> Result<&str, CoreError> {
         ));
     }
     Ok(name)
+}
+
+/// grep's pattern for the files that hold `name` as a word: a word boundary on each side that
+/// ends in a word character. A name that starts or ends otherwise (JavaScript's `$`, `$el`,
+/// `constructor$`) has no boundary there, since `\b` after `$` would ask for a word character
+/// next; the parse decides what is a reference, so the prefilter may find more.
+pub(crate) fn word_pattern(name: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let edge = |at: bool| if at { r"\b" } else { "" };
+    format!(
+        "{}{}{}",
+        edge(word(name.chars().next())),
+        regex::escape(name),
+        edge(word(name.chars().next_back()))
+    )
 }
 
 /// What `parsed` holds about `name`, with each reference's line text out of `source`.
@@ -444,14 +459,14 @@ fn of_file(source: &Source, parsed: &Parsed, name: &str) -> FileReferences {
 }
 
 /// A file's lines, visited in increasing order.
-struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     rest: &'a [u8],
     /// The 1-based number of the line `rest` starts with.
     number: u32,
 }
 
 impl<'a> Lines<'a> {
-    fn new(bytes: &'a [u8]) -> Lines<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Lines<'a> {
         Lines {
             rest: bytes,
             number: 1,
@@ -459,7 +474,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Line `number`'s text, cut to [`REFERENCE_LINE_CHARS`] (lines asked for in order).
-    fn text(&mut self, number: u32) -> String {
+    pub(crate) fn text(&mut self, number: u32) -> String {
         while self.number < number {
             match memchr::memchr(b'\n', self.rest) {
                 Some(end) => self.rest = &self.rest[end + 1..],

@@ -30,6 +30,7 @@ use crate::limits::{MIN_LINE_CHARS, PDF_MAX_SOURCE_BYTES};
 use crate::media::image::{ImageBounds, ImageOptions};
 use crate::media::notebook::{DEFAULT_NOTEBOOK_MAX_BYTES, NotebookOptions};
 use crate::media::pdf::PdfOptions;
+use crate::outline::calls::CallsOptions;
 use crate::outline::definitions::{DefinitionsOptions, NameMatch};
 use crate::outline::references::{Grouping, ReferencesOptions};
 use crate::outline::refs::Role;
@@ -102,6 +103,7 @@ pub(super) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     all.set_item("outline", described(py, OUTLINE)?)?;
     all.set_item("definitions", described(py, DEFINITIONS)?)?;
     all.set_item("references", described(py, REFERENCES)?)?;
+    all.set_item("calls", described(py, CALLS)?)?;
     all.set_item("read_image", described(py, READ_IMAGE)?)?;
     all.set_item("read_notebook", described(py, READ_NOTEBOOK)?)?;
     all.set_item("read_notebook_images", described(py, READ_NOTEBOOK_IMAGES)?)?;
@@ -683,6 +685,15 @@ pub(super) const REFERENCES: &[Keyword<ReferencesOptions>] = &[
         },
         default: |o, py| py_value(py, o.group_by.name()),
     },
+    keyword!("limit", optional size >= 1 => limit),
+    keyword!("offset", size >= 0 => offset),
+];
+
+/// `Engine.calls(name, **options)`.
+pub(super) const CALLS: &[Keyword<CallsOptions>] = &[
+    keyword!("path", path => path),
+    keyword!("glob", texts => glob),
+    keyword!("kind", names of SymbolKind => kinds),
     keyword!("limit", optional size >= 1 => limit),
     keyword!("offset", size >= 0 => offset),
 ];

@@ -11,6 +11,7 @@ use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions};
 use crate::index::WarmIndex;
+use crate::outline::calls::{self, CallsOptions, CallsResult};
 use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput};
 use crate::outline::references::{self, Grouping, ReferencesOptions, ReferencesOutput};
 use crate::outline::refs::Role;
@@ -80,6 +81,16 @@ pub(super) fn references(
 ) -> PyResult<ReferencesOutput> {
     let cancel = options.cancel.clone();
     with_candidates(py, sources, options, cancel, references::references)
+}
+
+/// `Engine.calls`: what the definitions of a name call, in the grep's candidates.
+pub(super) fn calls(
+    py: Python<'_>,
+    sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
+    options: CallsOptions,
+) -> PyResult<CallsResult> {
+    let cancel = options.cancel.clone();
+    with_candidates(py, sources, options, cancel, calls::calls)
 }
 
 /// `Engine._outline_fault`: a fault request to a worker, and how it ended ("answered", or the

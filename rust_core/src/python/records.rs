@@ -16,6 +16,7 @@ use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
 use crate::media::pdf::{PdfFailure, PdfRead, PdfReadPage};
+use crate::outline::calls::{Callee, CallingDefinition, CallsResult};
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
 use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
 use crate::outline::refs::Role;
@@ -286,6 +287,20 @@ record_methods!(FoundReference {
 record_methods!(Caller {});
 record_methods!(RoleTotals {});
 record_methods!(ReferencesOutput {});
+record_methods!(Callee {
+    fn __str__(&self) -> String {
+        format!(
+            "{}:{}:{} {} ({} calls)",
+            self.path.to_string_lossy(),
+            self.first_line,
+            self.first_column,
+            self.name,
+            self.count,
+        )
+    }
+});
+record_methods!(CallingDefinition {});
+record_methods!(CallsResult {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -338,5 +353,8 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Caller>()?;
     m.add_class::<RoleTotals>()?;
     m.add_class::<ReferencesOutput>()?;
+    m.add_class::<Callee>()?;
+    m.add_class::<CallingDefinition>()?;
+    m.add_class::<CallsResult>()?;
     Ok(())
 }
