@@ -24,7 +24,8 @@ without a root (`build_server`'s ``client_roots``), the server serves the client
 roots (``roots/list``), several as `ripsight.roots.Roots`; a call that runs longer than
 `MCP_PROGRESS_AFTER` sends ``notifications/progress`` to a client that gave a progress token; a
 client that sets a log level gets the server's line for each call. A client that shows the model
-only ``structuredContent`` (`TEXT_ONLY_CLIENTS`) gets the text only.
+only ``structuredContent`` (`TEXT_ONLY_CLIENTS`, from `ripsight.mcp_clients`) gets the text
+only.
 
 A call the registry's policy answers *ask* (``ripsight mcp --ask GLOB``) is put to the person
 through the negotiated protocol: on 2026-07-28 the call answers with an input request (an
@@ -69,6 +70,7 @@ from .limits import (
     ToolLimits,
 )
 from .mcp_approval import ASKING, INPUT_REQUEST_VERSION, Asker, Asking
+from .mcp_clients import TEXT_ONLY_CLIENTS
 from .registry import Registry
 from .roots import Roots
 from .tools import ENGINE_RESULT_KEY, builtin_tools
@@ -77,6 +79,7 @@ from .workspace import Workspace, to_dict
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",
+    "NOTES_FIELD",
     "OUTPUT_SCHEMAS",
     "TEXT_ONLY_CLIENTS",
     "bound_structured",
@@ -107,16 +110,30 @@ def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
     return list(schema.get("anyOf", [schema]))
 
 
+#: The field the server adds to the structured copy of a call whose arguments were read as
+#: others or dropped: the text's notes on it, which the typed result does not hold.
+NOTES_FIELD = "notes"
+
+_NOTES_SCHEMA = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "Notes on the call's arguments: those read as other arguments or ignored "
+    "(absent when none were).",
+}
+
+
 def output_schema(spec: ToolSpec) -> dict[str, Any] | None:
     """The ``outputSchema`` of a tool: the shape of `ripsight.to_dict` of its typed result
     (`ToolSpec.output_schema`, generated from the engine's one declaration of each result:
     field names, types and descriptions), each paging counter saying that it also counts what
-    the server leaves out; None for a tool without a typed result."""
+    the server leaves out, and the server's `NOTES_FIELD`; None for a tool without a typed
+    result."""
     if spec.output_schema is None:
         return None
     schema = copy.deepcopy(dict(spec.output_schema))
     for branch in _branches(schema):
         properties = branch.get("properties", {})
+        properties[NOTES_FIELD] = copy.deepcopy(_NOTES_SCHEMA)
         counters = {PAGE_COUNTERS[by] for key, by in spec.paging.items() if key in properties}
         for counter in sorted(counters):
             if counter in properties:
@@ -336,7 +353,11 @@ def _call_result(
         engine_result = result.meta.get(ENGINE_RESULT_KEY)
         if engine_result is not None:
             try:
-                structured = bound_structured(to_dict(engine_result), budget, spec.paging)
+                data = to_dict(engine_result)
+                note = result.meta.get("argument_note")
+                if note:  # the text says it; a client that shows only this copy must too
+                    data[NOTES_FIELD] = str(note).splitlines()
+                structured = bound_structured(data, budget, spec.paging)
             except Exception:  # the text still answers the call
                 logger.exception("%s: the typed result could not be converted", result.name)
         elif spec.output_schema is not None:
@@ -361,12 +382,6 @@ def _call_result(
 #: The first protocol version without roots and logging (SEP-2577 deprecates them): a client on
 #: it or later is never asked for its roots and never sent log messages.
 _WITHOUT_ROOTS_AND_LOGGING = "2026-07-28"
-
-#: Clients (their ``clientInfo.name``) that hand the model a tool result's ``structuredContent``
-#: in place of its text (Claude Code, claude-code#79944): they get the text only, no
-#: ``outputSchema`` and no ``structuredContent``, so the model reads the bounded text with its
-#: paging hints and notes.
-TEXT_ONLY_CLIENTS = frozenset({"claude-code"})
 
 #: The levels of MCP logging (RFC 5424), lowest first.
 _LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
