@@ -300,11 +300,11 @@ class _FakeSession:
 def test_roots_and_logging_only_on_the_versions_that_have_them(roots, tmp_path):
     import anyio
     from ripsight import Workspace, default_registry
-    from ripsight.mcp_server import _ClientLog, _ClientRoots
+    from ripsight.mcp_session import ClientLog, ClientRoots
 
     registry = default_registry(tmp_path)
-    served = _ClientRoots(registry, Workspace)
-    log = _ClientLog()
+    served = ClientRoots(registry, Workspace)
+    log = ClientLog()
     log.set_level("debug")
     modern = _FakeSession("2026-07-28", roots[:2])
     anyio.run(served.refresh, modern)

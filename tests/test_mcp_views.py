@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 from ripsight import ToolCall, default_registry
 from ripsight.mcp_clients import CLIENT_VIEWS, TEXT_ONLY_CLIENTS, model_sees
-from ripsight.mcp_server import NOTES_FIELD, OUTPUT_SCHEMAS, _call_result
+from ripsight.mcp_results import NOTES_FIELD, OUTPUT_SCHEMAS, call_result
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "client_views.py"
 
@@ -42,7 +42,7 @@ def _answer(tree: Path, tool: str, arguments: dict[str, Any]) -> tuple[str, dict
     """The text and the structured copy the server sends for a call."""
     registry = default_registry(tree)
     result = registry.execute(ToolCall(id="1", name=tool, arguments=arguments))
-    reply = _call_result(result, registry.get(tool), True, registry.limits.max_result_chars)
+    reply = call_result(result, registry.get(tool), True, registry.limits.max_result_chars)
     wire = reply.model_dump(mode="json", by_alias=True)
     return result.content, wire["structuredContent"]
 

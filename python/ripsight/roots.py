@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .errors import OutsideRootError, PathNotFoundError, RipsightError
+from .limits import REFERENCES_DEFINITIONS_LISTED
 from .workspace import CancelToken, Workspace
 
 __all__ = ["Record", "Rooted", "Roots", "root_names"]
@@ -285,6 +286,45 @@ def merge_definitions(
     return Record(merged)
 
 
+def merge_references(
+    parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool
+) -> Record:
+    """One find_references result from each root's: the page's references (or callers) in
+    root order, the totals by role summed, the definitions of every root listed apart (as many
+    as the engine lists, `definitions_total` counting them all)."""
+    merged = dict(parts[0][1])
+    for key in ("references", "callers", "unparsed"):
+        merged[key] = [
+            {**item, "path": _joined(name, item["path"])}
+            for name, data in parts
+            for item in data[key]
+        ]
+    merged["definitions"] = [
+        {**found, "path": _joined(name, found["path"])}
+        for name, data in parts
+        for found in data["definitions"]
+    ][:REFERENCES_DEFINITIONS_LISTED]
+    merged["totals"] = {
+        role: sum(int(data["totals"][role]) for _, data in parts) for role in merged["totals"]
+    }
+    for key in (
+        "definitions_total",
+        "total",
+        "files_searched",
+        "candidate_files",
+        "files_parsed",
+        "files_cached",
+        "files_cut",
+        "unparsed_total",
+    ):
+        merged[key] = sum(int(data[key]) for _, data in parts)
+    merged["skipped"] = _skipped(parts)
+    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
+    shown = len(merged["references"]) + len(merged["callers"])
+    _page_counts(merged, offset, shown, merged["total"])
+    return Record(merged)
+
+
 # -- several roots -------------------------------------------------------------------------------
 
 Search = Callable[[Workspace, "str | None", int, "int | None"], Any]
@@ -419,6 +459,7 @@ class Roots:
         shown: Callable[[dict[str, Any]], int],
         entries: Callable[[dict[str, Any]], int],
         merge: Callable[[Sequence[tuple[str, dict[str, Any]]], int, bool], Record],
+        listed: tuple[str, ...],
     ) -> Record:
         """Runs `search` in each root in turn for its part of the page (exact paging over the
         roots' concatenation) and merges the parts."""
@@ -433,8 +474,9 @@ class Roots:
             except RipsightError as error:
                 raise _rooted_error(error, name) from None
             data = found.to_dict()
-            if full:  # searched for its totals only
-                data = _without_entries(data)
+            if full:  # searched for its totals only: the entries (`listed`) it showed go
+                for key in listed:
+                    data[key] = []
             parts.append((name, data))
             before += entries(data)
             if room is not None:
@@ -466,6 +508,7 @@ class Roots:
             lambda data: len(data["paths"]),
             lambda data: int(data["total"]),
             merge_glob,
+            ("paths",),
         )
 
     def grep(
@@ -482,7 +525,9 @@ class Roots:
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.grep(pattern, inside, limit=room, offset=skip, **options)
 
-        return self._paged(path, offset, limit, search, _grep_shown, _grep_entries, merge_grep)
+        return self._paged(
+            path, offset, limit, search, _grep_shown, _grep_entries, merge_grep, ("lines", "files")
+        )
 
     def definitions(
         self,
@@ -507,6 +552,34 @@ class Roots:
             lambda data: len(data["definitions"]),
             lambda data: int(data["total"]),
             merge_definitions,
+            ("definitions",),
+        )
+
+    def references(
+        self,
+        name: str,
+        path: str | os.PathLike[str] | None = None,
+        glob: str | Sequence[str] | None = None,
+        *,
+        limit: int | None = 50,
+        offset: int = 0,
+        **options: Any,
+    ) -> Record:
+        """`Workspace.references` over the roots (role, kind, group_by and cancel as keyword
+        arguments)."""
+
+        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
+            return ws.references(name, inside, glob, limit=room, offset=skip, **options)
+
+        return self._paged(
+            path,
+            offset,
+            limit,
+            search,
+            lambda data: len(data["references"]) + len(data["callers"]),
+            lambda data: int(data["total"]),
+            merge_references,
+            ("references", "callers"),
         )
 
     # -- one file --------------------------------------------------------------------------------
@@ -584,11 +657,3 @@ class Roots:
 
     def __repr__(self) -> str:
         return f"Roots({[ws.root for ws in self._by_name.values()]!r})"
-
-
-def _without_entries(data: dict[str, Any]) -> dict[str, Any]:
-    """A root's result searched for its totals after the page was full: no entries shown."""
-    for key in ("paths", "lines", "files", "definitions"):
-        if key in data:
-            data[key] = []
-    return data

@@ -215,6 +215,10 @@ pub const LIMITS: &[(&str, Limit)] = &[
         "references_line_chars",
         Limit::Count(outline::references::REFERENCE_LINE_CHARS as u64),
     ),
+    (
+        "references_definitions_listed",
+        Limit::Count(outline::references::MAX_DEFINITIONS_LISTED as u64),
+    ),
     ("outline_max_bytes", Limit::Count(outline::MAX_SOURCE_BYTES)),
     (
         "outline_max_line_bytes",
