@@ -8,6 +8,7 @@ file again under SDK 1.x).
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -238,6 +239,13 @@ def test_a_slow_call_sends_progress_to_a_client_that_asked(tmp_path):
     values = [value for value, _, _ in seen]
     assert values == sorted(values) and values[0] >= 0.5
     assert all(message and message.startswith("grep running for") for _, _, message in seen)
+    # The engine counts the files searched on the call's token while the search runs.
+    searched = [
+        int(found.group(1).replace(",", ""))
+        for _, _, message in seen
+        if (found := re.search(r"([\d,]+) files searched so far", message or ""))
+    ]
+    assert searched and searched == sorted(searched) and searched[-1] <= 40, seen
 
 
 def test_the_client_sets_the_log_level(roots, tmp_path):

@@ -174,24 +174,26 @@ class _Tools:
         if session is not None:
             await self.roots.refresh(session)
         token = progress_token(meta) if session is not None else None
+        state = Call(name)
         if token is None:
-            return await self._call(request_id, name, arguments, session, asking)
+            return await self._call(request_id, state, arguments, session, asking)
         done = anyio.Event()
         reply: Any = None
         async with anyio.create_task_group() as group:
-            group.start_soon(self._progress, session, token, request_id, name, done)
+            group.start_soon(self._progress, session, token, request_id, state, done)
             try:
-                reply = await self._call(request_id, name, arguments, session, asking)
+                reply = await self._call(request_id, state, arguments, session, asking)
             finally:
                 done.set()
         assert reply is not None
         return reply
 
     async def _progress(
-        self, session: Any, token: str | int, request_id: Any, name: str, done: anyio.Event
+        self, session: Any, token: str | int, request_id: Any, state: Call, done: anyio.Event
     ) -> None:
         """``notifications/progress`` every `MCP_PROGRESS_AFTER` seconds until the call ends:
-        the seconds it has run (the progress, no total) and what it waits for."""
+        the seconds it has run (the progress, no total), the files its search has searched so
+        far (the engine counts them on the call's token) and what it waits for."""
         started = time.perf_counter()
         while True:
             with anyio.move_on_after(MCP_PROGRESS_AFTER):
@@ -199,7 +201,8 @@ class _Tools:
             if done.is_set():
                 return
             elapsed = time.perf_counter() - started
-            text = progress_text(name, elapsed, self.registry.workspace)
+            searched = getattr(state.token, "files_searched", None)
+            text = progress_text(state.name, elapsed, self.registry.workspace, searched)
             try:
                 await session.send_progress_notification(
                     token, round(elapsed, 3), None, text, related_request_id=str(request_id)
@@ -211,13 +214,13 @@ class _Tools:
     async def _call(
         self,
         request_id: Any,
-        name: str,
+        state: Call,
         arguments: dict[str, Any] | None,
         session: Any,
         asking: Asking | None,
     ) -> Any:
+        name = state.name
         call = ToolCall(id=str(request_id), name=name, arguments=arguments or {})
-        state = Call(name)
         budget = self.registry.limits.max_result_chars
         structured = self._structured(session)
 

@@ -201,9 +201,13 @@ class ClientLog:
             logger.debug("a log message could not be sent", exc_info=True)
 
 
-def progress_text(name: str, elapsed: float, workspace: Any) -> str:
-    """What a progress notification says: how long the call has run, and the index's phase."""
+def progress_text(name: str, elapsed: float, workspace: Any, searched: int | None = None) -> str:
+    """What a progress notification says: how long the call has run, the files its search has
+    searched so far (`searched`, from the call's cancel token; said once there are some), and
+    the index's phase."""
     text = f"{name} running for {elapsed:.1f} s"
+    if searched:
+        text += f", {searched:,} files searched so far"
     spaces = list(workspace) if isinstance(workspace, Roots) else [workspace]
     building = [ws.index_status() for ws in spaces if ws is not None]
     building = [status for status in building if status.get("state") == "building"]

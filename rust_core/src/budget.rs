@@ -6,7 +6,7 @@
 //! [`crate::error::CoreError::Cancelled`].
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A flag another thread sets to stop a running call (Ctrl-C in Python, a client's
@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug, Default)]
 pub struct CancelToken {
     flag: Arc<AtomicBool>,
+    /// Files the searches holding this token have searched so far (read while they run).
+    searched: Arc<AtomicU64>,
 }
 
 impl CancelToken {
@@ -34,6 +36,17 @@ impl CancelToken {
     /// True once [`CancelToken::cancel`] was called.
     pub fn is_cancelled(&self) -> bool {
         self.flag.load(Ordering::Relaxed)
+    }
+
+    /// Counts one more file searched by a call holding this token.
+    pub fn count_searched(&self) {
+        self.searched.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Files searched so far by the calls holding this token (another thread may read it
+    /// while they run: a progress report).
+    pub fn files_searched(&self) -> u64 {
+        self.searched.load(Ordering::Relaxed)
     }
 }
 
@@ -69,6 +82,11 @@ impl Deadline {
     /// True when the call was cancelled (rather than out of time).
     pub fn cancelled(&self) -> bool {
         self.cancel.is_cancelled()
+    }
+
+    /// Counts one more file searched on the call's token ([`CancelToken::files_searched`]).
+    pub fn count_searched(&self) {
+        self.cancel.count_searched();
     }
 
     /// A deadline with the same token that ends at the later of this one's end and `at_least`

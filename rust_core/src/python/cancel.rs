@@ -28,6 +28,12 @@ impl CancelToken {
         self.is_cancelled()
     }
 
+    /// Files searched so far by the calls made with this token (readable while they run).
+    #[getter(files_searched)]
+    fn py_files_searched(&self) -> u64 {
+        CancelToken::files_searched(self)
+    }
+
     fn __repr__(&self) -> String {
         format!("CancelToken(cancelled={})", self.is_cancelled())
     }
