@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.errors import OutsideRootError, PathNotFoundError
-from ripsight.roots import Roots, root_names
+from ripsight.roots import Roots, merge_glob, root_names
 
 
 @pytest.fixture
@@ -371,3 +371,36 @@ def test_find_references_searches_every_root_unless_path_names_one(callers):
         "web-2/src/a.py:6:5 call — in function walk: helper()",
     ]
     assert 'No definition of "helper" in these files' in only.content
+
+
+def test_the_roots_after_a_full_page_are_searched_at_the_same_time(three):
+    import threading
+
+    roots = Roots([Workspace(root) for root in three])
+    first = roots.workspaces["web"]
+    # The two roots after the page (limit=1, filled by the first root) meet at a barrier: run
+    # one after the other, the first of them would wait there until the timeout breaks it.
+    meet = threading.Barrier(2)
+    asked = []
+
+    def search(ws, inside, skip, room):
+        asked.append((ws.root, skip, room))
+        if ws is not first:
+            meet.wait(timeout=30)
+        return ws.glob("**/*", inside, room, skip)
+
+    merged = roots._paged(
+        None,
+        0,
+        1,
+        search,
+        lambda data: len(data["paths"]),
+        lambda data: int(data["total"]),
+        merge_glob,
+        ("paths",),
+    )
+    assert merged.paths == ["web/README.md"] and merged.total == 7
+    assert asked[0] == (first.root, 0, 1)
+    assert sorted(room for _, _, room in asked[1:]) == [1, 1]  # for their totals only
+    plain = roots.glob("**/*", limit=1)
+    assert (plain.paths, plain.total, plain.next_offset) == (merged.paths, 7, 1)

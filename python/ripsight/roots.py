@@ -17,7 +17,7 @@ files, time budget and warm index are its own, and no path of one root reaches a
 each root; this module only routes paths and merges the typed results, reading no file itself.
 Paging is exact over the concatenation in root order: each root is asked for its part of the
 page (``offset`` less the entries of the roots before it), and once the page is full, the roots
-after it are still searched for their totals. A root inside another root is served under both
+after it are still searched for their totals, all at the same time. A root inside another root is served under both
 names, as two trees.
 """
 
@@ -27,6 +27,7 @@ import copy
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .errors import OutsideRootError, PathNotFoundError, RipsightError
@@ -462,26 +463,53 @@ class Roots:
         listed: tuple[str, ...],
     ) -> Record:
         """Runs `search` in each root in turn for its part of the page (exact paging over the
-        roots' concatenation) and merges the parts."""
+        roots' concatenation) and merges the parts, in root order.
+
+        A root's part depends on how many entries the roots before it hold, so the roots are
+        searched one after the other until the page is full; the roots after it are searched
+        for their totals only, which depend on no other root: those run at the same time, each
+        in its own thread (the engine releases the GIL), and their errors are raised in root
+        order."""
         roots, inside, whole = self._scope(path)
         parts: list[tuple[str, dict[str, Any]]] = []
         before = 0  # entries of the roots already searched
         room = limit
-        for name, ws in roots:
-            full = room == 0
+        for index, (name, ws) in enumerate(roots):
+            if room == 0:
+                parts += self._totals(roots[index:], inside, search, listed)
+                break
             try:
-                found = search(ws, inside, max(0, offset - before), 1 if full else room)
+                found = search(ws, inside, max(0, offset - before), room)
             except RipsightError as error:
                 raise _rooted_error(error, name) from None
             data = found.to_dict()
-            if full:  # searched for its totals only: the entries (`listed`) it showed go
-                for key in listed:
-                    data[key] = []
             parts.append((name, data))
             before += entries(data)
             if room is not None:
                 room -= shown(data)
         return merge(parts, offset, whole)
+
+    @staticmethod
+    def _totals(
+        roots: Sequence[tuple[str, Workspace]],
+        inside: str | None,
+        search: Search,
+        listed: tuple[str, ...],
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The roots after a full page, searched at the same time for their totals only: the
+        entries (`listed`) each showed go."""
+        with ThreadPoolExecutor(max_workers=len(roots)) as pool:
+            running = [pool.submit(search, ws, inside, 0, 1) for _, ws in roots]
+            parts = []
+            for (name, _), future in zip(roots, running):
+                try:
+                    data = future.result().to_dict()
+                except RipsightError as error:
+                    raise _rooted_error(error, name) from None
+                for key in listed:
+                    data[key] = []
+                parts.append((name, data))
+        return parts
 
     # -- the searches ----------------------------------------------------------------------------
 
