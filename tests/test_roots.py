@@ -404,3 +404,42 @@ def test_the_roots_after_a_full_page_are_searched_at_the_same_time(three):
     assert sorted(room for _, _, room in asked[1:]) == [1, 1]  # for their totals only
     plain = roots.glob("**/*", limit=1)
     assert (plain.paths, plain.total, plain.next_offset) == (merged.paths, 7, 1)
+
+
+def test_a_clocked_token_counts_the_budget_from_its_start(tmp_path, make_tree):
+    import time
+
+    from ripsight import CancelToken
+
+    tree = make_tree({"a.txt": "needle\n"}, root=tmp_path / "t")
+    ws = Workspace(tree, time_budget=0.2, index=False)
+    token = CancelToken()
+    clocked = token.start_clock()
+    time.sleep(0.3)  # past the budget, counted from start_clock
+    assert ws.grep("needle", cancel=clocked).incomplete is True
+    assert ws.grep("needle", cancel=token).incomplete is False  # its own budget, from its start
+    assert clocked.files_searched == token.files_searched  # one count, one flag
+    token.cancel()
+    assert clocked.cancelled is True
+
+
+def test_the_roots_of_one_search_share_one_time_budget(tmp_path, make_tree):
+    import time
+
+    class SpendsTheBudget(Workspace):
+        def grep(self, *args, **kwargs):
+            found = super().grep(*args, **kwargs)
+            time.sleep(0.4)  # after its own search: the budget is gone when it answers
+            return found
+
+    a = make_tree({"a.txt": "needle\n"}, root=tmp_path / "a")
+    b = make_tree({"b.txt": "needle\n"}, root=tmp_path / "b")
+    first = SpendsTheBudget(a, time_budget=0.3)
+    second = Workspace(b, time_budget=0.3)
+    assert first.grep("needle").incomplete is False
+    assert second.grep("needle").incomplete is False
+    merged = Roots([first, second]).grep("needle")
+    # The second root, searched after the shared budget ran out, answers at once, marked
+    # incomplete (alone, with its own budget, it finds its match).
+    assert merged.incomplete is True
+    assert merged.total_matches == 1

@@ -17,7 +17,9 @@ files, time budget and warm index are its own, and no path of one root reaches a
 each root; this module only routes paths and merges the typed results, reading no file itself.
 Paging is exact over the concatenation in root order: each root is asked for its part of the
 page (``offset`` less the entries of the roots before it), and once the page is full, the roots
-after it are still searched for their totals, all at the same time. A root inside another root is served under both
+after it are still searched for their totals, all at the same time. The roots of one search
+share one time budget: each root's budget is counted from the search's start
+(`CancelToken.start_clock`), so a root searched later gets what the earlier ones left. A root inside another root is served under both
 names, as two trees.
 """
 
@@ -86,6 +88,13 @@ def _rooted_error(error: RipsightError, name: str) -> RipsightError:
     if suggestions:
         rooted.suggestions = suggestions  # type: ignore[attr-defined]
     return rooted
+
+
+def _clocked(cancel: CancelToken | None) -> CancelToken:
+    """The token a search over the roots gives each root: `cancel`'s (or a new one's)
+    cancellation and count, its time budget counted from now, so the roots share one budget
+    (those searched later get what the earlier ones left)."""
+    return (cancel if cancel is not None else CancelToken()).start_clock()
 
 
 def _wrap(value: Any) -> Any:
@@ -524,6 +533,7 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.glob` over the roots (``sort="mtime"`` orders each root's part)."""
+        cancel = _clocked(cancel)
 
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.glob(pattern, inside, room, skip, sort, cancel, **options)
@@ -549,6 +559,7 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.grep` over the roots (keyword arguments beside `pattern` and `path`)."""
+        options["cancel"] = _clocked(options.get("cancel"))
 
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.grep(pattern, inside, limit=room, offset=skip, **options)
@@ -568,6 +579,7 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.definitions` over the roots."""
+        options["cancel"] = _clocked(options.get("cancel"))
 
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.definitions(name, match, inside, limit=room, offset=skip, **options)
@@ -595,6 +607,7 @@ class Roots:
     ) -> Record:
         """`Workspace.references` over the roots (role, kind, group_by and cancel as keyword
         arguments)."""
+        options["cancel"] = _clocked(options.get("cancel"))
 
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.references(name, inside, glob, limit=room, offset=skip, **options)

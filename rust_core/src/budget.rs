@@ -20,6 +20,8 @@ pub struct CancelToken {
     flag: Arc<AtomicBool>,
     /// Files the searches holding this token have searched so far (read while they run).
     searched: Arc<AtomicU64>,
+    /// Set by [`CancelToken::start_clock`]: the calls' budgets run from here.
+    since: Option<Instant>,
 }
 
 impl CancelToken {
@@ -48,6 +50,21 @@ impl CancelToken {
     pub fn files_searched(&self) -> u64 {
         self.searched.load(Ordering::Relaxed)
     }
+
+    /// A token sharing this one's flag and count whose calls count their time budget from now
+    /// rather than from their own start: calls made one after the other (the roots of one
+    /// search) share one budget.
+    pub fn start_clock(&self) -> CancelToken {
+        CancelToken {
+            since: Some(Instant::now()),
+            ..self.clone()
+        }
+    }
+
+    /// When the calls holding this token count their time budget from, if not their start.
+    pub fn clock_started(&self) -> Option<Instant> {
+        self.since
+    }
 }
 
 /// A point in time after which a walk or search stops and returns what it has, marked
@@ -63,6 +80,16 @@ impl Deadline {
     /// Starts the clock now, with a token nobody else holds.
     pub fn start(budget: Duration) -> Deadline {
         Deadline::with_cancel(budget, CancelToken::new())
+    }
+
+    /// Starts the clock when `cancel`'s clock started ([`CancelToken::start_clock`]), else
+    /// now; the call also stops once `cancel` is cancelled.
+    pub fn on_clock_of(budget: Duration, cancel: &CancelToken) -> Deadline {
+        Deadline {
+            start: cancel.clock_started().unwrap_or_else(Instant::now),
+            budget,
+            cancel: cancel.clone(),
+        }
     }
 
     /// Starts the clock now; the call also stops once `cancel` is cancelled.

@@ -34,6 +34,13 @@ impl CancelToken {
         CancelToken::files_searched(self)
     }
 
+    /// A token sharing this one's cancellation and count whose calls count their time budget
+    /// from now: calls made with it one after the other share one budget.
+    #[pyo3(name = "start_clock")]
+    fn py_start_clock(&self) -> CancelToken {
+        self.start_clock()
+    }
+
     fn __repr__(&self) -> String {
         format!("CancelToken(cancelled={})", self.is_cancelled())
     }
