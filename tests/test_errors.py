@@ -252,6 +252,19 @@ def test_a_token_cancelled_from_another_thread_stops_its_calls(tmp_path: Path) -
     assert time.monotonic() - started < 5
 
 
+def test_a_token_counts_the_files_its_searches_searched(tmp_path: Path) -> None:
+    # What a progress report reads while the search runs: the engine's count, on the token.
+    for i in range(30):
+        (tmp_path / f"f{i:02}.txt").write_text("abc\n" if i % 3 else "needle\n")
+    ws = Workspace(tmp_path)
+    token = ripsight.CancelToken()
+    assert token.files_searched == 0
+    found = ws.grep("needle", cancel=token)
+    assert found.files_searched == 30 and token.files_searched == 30
+    ws.grep("abc", output_mode="files_without_match", cancel=token)
+    assert token.files_searched == 60  # the calls made with one token add up
+
+
 def test_engine_messages_state_facts_and_model_text_adds_the_advice(repo: Path) -> None:
     ws = Workspace(repo)
     with pytest.raises(PathNotFoundError) as info:

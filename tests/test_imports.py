@@ -107,7 +107,12 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.endswith(".__main__")))
 def test_every_module_imports(module: str) -> None:
-    if module in ("ripsight.mcp_server", "ripsight.mcp_approval"):
+    if module in (
+        "ripsight.mcp_server",
+        "ripsight.mcp_approval",
+        "ripsight.mcp_results",
+        "ripsight.mcp_session",
+    ):
         pytest.importorskip("mcp")
     importlib.import_module(module)
 
@@ -136,8 +141,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "ripsight.providers",
         "ripsight.streaming",
     ),
-    ("ripsight.steps", "ripsight.mcp_approval"),
+    ("ripsight.steps", "ripsight.mcp_approval", "ripsight.mcp_clients", "ripsight.mcp_inflight"),
     ("ripsight.registry",),
+    ("ripsight.mcp_results", "ripsight.mcp_session"),
     ("ripsight",),
     ("ripsight.demo", "ripsight.mcp_server", "ripsight.bench"),
     ("ripsight.cli",),

@@ -28,7 +28,8 @@ from _pdfs import text_pdf
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
-from ripsight.mcp_server import OUTPUT_SCHEMAS
+from ripsight.mcp_server import NOTES_FIELD, OUTPUT_SCHEMAS
+from ripsight.tools import builtin_tools
 
 pytestmark = pytest.mark.slow  # an MCP server process per test, several seconds each
 
@@ -116,20 +117,7 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
     listed = run_session(_server(None, cwd=tree), body, tmp_path / "err.log")
     tools = {tool["name"]: tool for tool in listed["tools"]}
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}
-    assert (
-        sorted(tools)
-        == [
-            "find_calls",
-            "find_definitions",
-            "find_references",
-            "glob",
-            "grep",
-            "outline",
-            "read_file",
-            "read_result",
-        ]
-        == sorted(definitions)
-    )
+    assert sorted(tools) == sorted(definitions) == sorted(spec.name for spec in builtin_tools())
     for name, tool in tools.items():
         definition = definitions[name]
         assert tool["description"] == definition["description"]
@@ -164,16 +152,22 @@ def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
     return list(schema.get("anyOf", [schema]))
 
 
+def _listed(schema: dict[str, Any], value: Any) -> list[str]:
+    """The properties `schema` lists, but the server's notes when `value` has none (they are
+    there only for a call whose arguments were read as others)."""
+    return [name for name in schema["properties"] if name != NOTES_FIELD or name in value]
+
+
 def _keys_match(schema: dict[str, Any], value: Any, where: str) -> None:
     """Every object in `value` has exactly the properties its schema lists, recursively."""
     if "anyOf" in schema:
-        branch = [b for b in schema["anyOf"] if list(b["properties"]) == list(value)]
+        branch = [b for b in schema["anyOf"] if _listed(b, value) == list(value)]
         assert len(branch) == 1, where
         schema = branch[0]
     if schema.get("type") == "object":
-        assert list(value) == list(schema["properties"]), where
-        for name, sub in schema["properties"].items():
-            _keys_match(sub, value[name], f"{where}.{name}")
+        assert list(value) == _listed(schema, value), where
+        for name in _listed(schema, value):
+            _keys_match(schema["properties"][name], value[name], f"{where}.{name}")
     elif schema.get("type") == "array":
         for i, item in enumerate(value):
             _keys_match(schema["items"], item, f"{where}[{i}]")
@@ -853,27 +847,14 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
             _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
             _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
             listed = _read_response(lines, 2)
-            assert [t["name"] for t in listed["result"]["tools"]] == [
-                "find_calls",
-                "find_definitions",
-                "find_references",
-                "glob",
-                "grep",
-                "outline",
-                "read_file",
-                "read_result",
-            ]
+            specs = builtin_tools()
+            assert [t["name"] for t in listed["result"]["tools"]] == [s.name for s in specs]
             # read_result answers in text only: a page of a stored result has no typed form.
             assert [("outputSchema" in t) for t in listed["result"]["tools"]] == [
-                True,
-                True,
-                True,
-                True,
-                True,
-                True,
-                True,
-                False,
+                s.output_schema is not None for s in specs
             ]
+            by_name = {t["name"]: t for t in listed["result"]["tools"]}
+            assert "outputSchema" not in by_name["read_result"]
             _rpc(
                 process,
                 {

@@ -8,6 +8,7 @@ file again under SDK 1.x).
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -238,6 +239,13 @@ def test_a_slow_call_sends_progress_to_a_client_that_asked(tmp_path):
     values = [value for value, _, _ in seen]
     assert values == sorted(values) and values[0] >= 0.5
     assert all(message and message.startswith("grep running for") for _, _, message in seen)
+    # The engine counts the files searched on the call's token while the search runs.
+    searched = [
+        int(found.group(1).replace(",", ""))
+        for _, _, message in seen
+        if (found := re.search(r"([\d,]+) files searched so far", message or ""))
+    ]
+    assert searched and searched == sorted(searched) and searched[-1] <= 40, seen
 
 
 def test_the_client_sets_the_log_level(roots, tmp_path):
@@ -300,11 +308,11 @@ class _FakeSession:
 def test_roots_and_logging_only_on_the_versions_that_have_them(roots, tmp_path):
     import anyio
     from ripsight import Workspace, default_registry
-    from ripsight.mcp_server import _ClientLog, _ClientRoots
+    from ripsight.mcp_session import ClientLog, ClientRoots
 
     registry = default_registry(tmp_path)
-    served = _ClientRoots(registry, Workspace)
-    log = _ClientLog()
+    served = ClientRoots(registry, Workspace)
+    log = ClientLog()
     log.set_level("debug")
     modern = _FakeSession("2026-07-28", roots[:2])
     anyio.run(served.refresh, modern)

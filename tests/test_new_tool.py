@@ -140,13 +140,16 @@ def test_a_tool_module_is_exported(toy: Any) -> None:
 
 
 def test_a_tool_module_is_served_over_mcp_with_its_output_schema(toy: Any, tmp_path: Path) -> None:
-    from ripsight.mcp_server import _instructions, _Tools
+    from ripsight.mcp_server import NOTES_FIELD, _instructions, _Tools
 
     registry = default_registry(tmp_path)
     assert "count_letters (count letters)" in _instructions(registry)
     tools = _Tools(registry, 2, True)
     listed = {tool["name"]: tool for tool in wire(anyio.run(tools.list))}
-    assert listed["count_letters"]["outputSchema"] == toy.LetterCount.SCHEMA
+    schema = listed["count_letters"]["outputSchema"]
+    # The record's schema, and the server's notes on a call's arguments.
+    notes = schema["properties"].pop(NOTES_FIELD)
+    assert schema == toy.LetterCount.SCHEMA and notes["type"] == "array"
 
     async def call() -> Any:
         with anyio.fail_after(30):

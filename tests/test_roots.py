@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.errors import OutsideRootError, PathNotFoundError
-from ripsight.roots import Roots, root_names
+from ripsight.roots import Roots, merge_glob, root_names
 
 
 @pytest.fixture
@@ -296,3 +296,150 @@ def test_roots_of_which_none_opened_answer_every_call_with_why(tmp_path):
         assert result.meta["code"] == "not_found", result.content
         assert "No root is served." in result.content
         assert "gone" in result.content
+
+
+@pytest.fixture
+def callers(tmp_path: Path, make_tree) -> list[Path]:
+    """Two roots named web and one named api, each calling `helper`; two of them define it."""
+    web = make_tree(
+        {"src/a.py": "def helper():\n    pass\n\n\nhelper()\nhelper()\n"},
+        root=tmp_path / "a" / "web",
+    )
+    web2 = make_tree(
+        {"src/a.py": "def run():\n    helper()\n\n\ndef walk():\n    helper()\n"},
+        root=tmp_path / "b" / "web",
+    )
+    api = make_tree(
+        {"lib/b.py": "from x import helper\n\n\ndef helper():\n    helper()\n"},
+        root=tmp_path / "api",
+    )
+    return [web, web2, api]
+
+
+@pytest.mark.parametrize("group_by", ["reference", "caller"])
+def test_references_page_exactly_over_the_roots_in_order(callers, group_by):
+    roots = Roots([Workspace(root) for root in callers])
+    everything = []
+    for name, ws in roots.workspaces.items():
+        found = ws.references("helper", group_by=group_by, limit=None)
+        entries = found.references if group_by == "reference" else found.callers
+        everything += [(f"{name}/{e.path}", e.line) for e in entries]
+    assert len({path.split("/")[0] for path, _ in everything}) == 3
+    total = len(everything)
+    for limit in (None, 1, 2, 3, total + 1):
+        for offset in range(total + 2):
+            result = roots.references("helper", group_by=group_by, limit=limit, offset=offset)
+            entries = result.references if group_by == "reference" else result.callers
+            expected = everything[offset : None if limit is None else offset + limit]
+            assert [(e.path, e.line) for e in entries] == expected, (offset, limit)
+            assert result.total == total
+            assert result.withheld == max(0, total - offset - len(expected))
+            assert result.next_offset == (offset + len(expected) if result.withheld else None)
+            # The definitions are listed apart, from every root, whatever the page.
+            assert [d.path for d in result.definitions] == ["web/src/a.py", "api/lib/b.py"]
+            assert result.definitions_total == 2
+
+
+def test_find_references_searches_every_root_unless_path_names_one(callers):
+    reg = default_registry(callers)
+    found = call(reg, "find_references", name="helper")
+    assert found.is_error is False, found.content
+    lines = found.content.splitlines()
+    assert lines[0].startswith('6 references of "helper"'), lines[0]
+    assert "all roles: 5 calls, 1 import" in lines[0]
+    assert lines[1:7] == [
+        "web/src/a.py:5:1 call — at top level: helper()",
+        "web/src/a.py:6:1 call — at top level: helper()",
+        "web-2/src/a.py:2:5 call — in function run: helper()",
+        "web-2/src/a.py:6:5 call — in function walk: helper()",
+        "api/lib/b.py:1:15 import — at top level: from x import helper",
+        "api/lib/b.py:5:5 call — in function helper: helper()",
+    ]
+    assert lines[7:] == [
+        '"helper" is defined in 2 places (references to all of them are listed together):',
+        "  web/src/a.py:1 function helper",
+        "  api/lib/b.py:4 function helper",
+    ]
+    data = to_dict(found.meta["engine_result"])
+    assert data["totals"]["calls"] == 5 and data["totals"]["imports"] == 1
+    jsonschema.validate(data, _core.ReferencesResult.SCHEMA)
+    for path in {ref["path"] for ref in data["references"]}:
+        assert call(reg, "read_file", path=path).meta["code"] == "ok"  # each path reads back
+    only = call(reg, "find_references", name="helper", path="web-2")
+    assert only.content.splitlines()[1:3] == [
+        "web-2/src/a.py:2:5 call — in function run: helper()",
+        "web-2/src/a.py:6:5 call — in function walk: helper()",
+    ]
+    assert 'No definition of "helper" in these files' in only.content
+
+
+def test_the_roots_after_a_full_page_are_searched_at_the_same_time(three):
+    import threading
+
+    roots = Roots([Workspace(root) for root in three])
+    first = roots.workspaces["web"]
+    # The two roots after the page (limit=1, filled by the first root) meet at a barrier: run
+    # one after the other, the first of them would wait there until the timeout breaks it.
+    meet = threading.Barrier(2)
+    asked = []
+
+    def search(ws, inside, skip, room):
+        asked.append((ws.root, skip, room))
+        if ws is not first:
+            meet.wait(timeout=30)
+        return ws.glob("**/*", inside, room, skip)
+
+    merged = roots._paged(
+        None,
+        0,
+        1,
+        search,
+        lambda data: len(data["paths"]),
+        lambda data: int(data["total"]),
+        merge_glob,
+        ("paths",),
+    )
+    assert merged.paths == ["web/README.md"] and merged.total == 7
+    assert asked[0] == (first.root, 0, 1)
+    assert sorted(room for _, _, room in asked[1:]) == [1, 1]  # for their totals only
+    plain = roots.glob("**/*", limit=1)
+    assert (plain.paths, plain.total, plain.next_offset) == (merged.paths, 7, 1)
+
+
+def test_a_clocked_token_counts_the_budget_from_its_start(tmp_path, make_tree):
+    import time
+
+    from ripsight import CancelToken
+
+    tree = make_tree({"a.txt": "needle\n"}, root=tmp_path / "t")
+    ws = Workspace(tree, time_budget=0.2, index=False)
+    token = CancelToken()
+    clocked = token.start_clock()
+    time.sleep(0.3)  # past the budget, counted from start_clock
+    assert ws.grep("needle", cancel=clocked).incomplete is True
+    assert ws.grep("needle", cancel=token).incomplete is False  # its own budget, from its start
+    assert clocked.files_searched == token.files_searched  # one count, one flag
+    token.cancel()
+    assert clocked.cancelled is True
+
+
+def test_the_roots_of_one_search_share_one_time_budget(tmp_path, make_tree):
+    import time
+
+    class SpendsTheBudget(Workspace):
+        def grep(self, *args, **kwargs):
+            found = super().grep(*args, **kwargs)
+            time.sleep(0.4)  # after its own search: the budget is gone when it answers
+            return found
+
+    a = make_tree({"a.txt": "needle\n"}, root=tmp_path / "a")
+    b = make_tree({"b.txt": "needle\n"}, root=tmp_path / "b")
+    first = SpendsTheBudget(a, time_budget=0.3)
+    second = Workspace(b, time_budget=0.3)
+    assert first.grep("needle").incomplete is False
+    assert second.grep("needle").incomplete is False
+    merged = Roots([first, second]).grep("needle")
+    # The second root, searched after the shared budget ran out, answers at once, marked
+    # incomplete (alone, with its own budget, it finds its match).
+    assert merged.incomplete is True
+    assert merged.total_matches == 1

@@ -55,6 +55,8 @@ MAX_CONTEXT = int(LIMITS["grep_max_context"])
 MAX_DEPTH = int(LIMITS["max_depth"])
 #: The ignore rules a result names at most (those that hid the most).
 HIDING_RULES = int(LIMITS["hiding_rules"])
+#: Definitions of the name a find_references result lists, at most (all are counted).
+REFERENCES_DEFINITIONS_LISTED = int(LIMITS["references_definitions_listed"])
 #: Seconds one walk or search may take before it answers with what it found, marked incomplete:
 #: the library's and the CLI's default (`Workspace(time_budget=...)`).
 TIME_BUDGET = float(LIMITS["time_budget_seconds"])

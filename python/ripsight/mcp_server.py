@@ -24,7 +24,8 @@ without a root (`build_server`'s ``client_roots``), the server serves the client
 roots (``roots/list``), several as `ripsight.roots.Roots`; a call that runs longer than
 `MCP_PROGRESS_AFTER` sends ``notifications/progress`` to a client that gave a progress token; a
 client that sets a log level gets the server's line for each call. A client that shows the model
-only ``structuredContent`` (`TEXT_ONLY_CLIENTS`) gets the text only.
+only ``structuredContent`` (`TEXT_ONLY_CLIENTS`, from `ripsight.mcp_clients`) gets the text
+only.
 
 A call the registry's policy answers *ask* (``ripsight mcp --ask GLOB``) is put to the person
 through the negotiated protocol: on 2026-07-28 the call answers with an input request (an
@@ -32,24 +33,23 @@ through the negotiated protocol: on 2026-07-28 the call answers with an input re
 person's answer; on older versions the server sends ``elicitation/create`` and waits. A client
 that declares no elicitation gets a refusal that says how to allow such calls.
 
+This module holds the tool call path and the SDK wiring; beside it, `ripsight.mcp_results` makes
+the output schemas and the structured copy, `ripsight.mcp_session` keeps what the client
+declared (its version, name, roots, log level), and `ripsight.mcp_inflight` the calls running.
+
 Works on the MCP Python SDK 1.x (>= 1.24) and 2.x, so ripsight installs beside clients that pin
 either: ``pip install 'ripsight[mcp]'``.
 """
 
 from __future__ import annotations
 
-import copy
 import io
-import json
 import logging
-import os
 import sys
 import threading
 import time
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, cast
-from urllib.parse import unquote, urlparse
 
 import anyio
 import anyio.lowlevel
@@ -58,25 +58,30 @@ from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from . import _core, codes
+from . import codes
 from .batches import WAITING_THREADS
-from .limits import (
-    DEFAULT_LIMITS,
-    MAX_CONCURRENT_CALLS,
-    MCP_PROGRESS_AFTER,
-    MCP_ROOTS_WAIT,
-    MCP_TIME_BUDGET,
-    ToolLimits,
-)
+from .limits import MAX_CONCURRENT_CALLS, MCP_PROGRESS_AFTER, MCP_TIME_BUDGET
 from .mcp_approval import ASKING, INPUT_REQUEST_VERSION, Asker, Asking
+from .mcp_clients import TEXT_ONLY_CLIENTS
+from .mcp_inflight import Call, InFlight
+from .mcp_results import (
+    NOTES_FIELD,
+    OUTPUT_SCHEMAS,
+    bound_structured,
+    call_result,
+    output_schema,
+    output_schemas,
+    tool_definitions,
+)
+from .mcp_session import ClientLog, ClientRoots, client_name, progress_text, progress_token
 from .registry import Registry
 from .roots import Roots
-from .tools import ENGINE_RESULT_KEY, builtin_tools
-from .types import PAGE_COUNTERS, PageBy, ToolCall, ToolResult, ToolSpec
-from .workspace import Workspace, to_dict
+from .types import ToolCall, ToolResult
+from .workspace import Workspace
 
 __all__ = [
     "DEFAULT_TIME_BUDGET",
+    "NOTES_FIELD",
     "OUTPUT_SCHEMAS",
     "TEXT_ONLY_CLIENTS",
     "bound_structured",
@@ -94,462 +99,6 @@ logger = logging.getLogger("ripsight.mcp")
 #: OpenAI Agents SDK's default); a partial answer marked incomplete within that time serves the
 #: model better than a client-side timeout.
 DEFAULT_TIME_BUDGET = MCP_TIME_BUDGET
-
-# -- output schemas: the JSON shape of `ripsight.to_dict(result)` ---------------------------------
-
-#: What the server adds to the description of the field that says where paging goes on: it
-#: holds the structured copy to the text's budget (`bound_structured`).
-_KEPT_OUT = " (also those left out to keep this structured copy within the result budget)"
-
-
-def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """The alternatives of a union schema (read_file's), else the schema itself."""
-    return list(schema.get("anyOf", [schema]))
-
-
-def output_schema(spec: ToolSpec) -> dict[str, Any] | None:
-    """The ``outputSchema`` of a tool: the shape of `ripsight.to_dict` of its typed result
-    (`ToolSpec.output_schema`, generated from the engine's one declaration of each result:
-    field names, types and descriptions), each paging counter saying that it also counts what
-    the server leaves out; None for a tool without a typed result."""
-    if spec.output_schema is None:
-        return None
-    schema = copy.deepcopy(dict(spec.output_schema))
-    for branch in _branches(schema):
-        properties = branch.get("properties", {})
-        counters = {PAGE_COUNTERS[by] for key, by in spec.paging.items() if key in properties}
-        for counter in sorted(counters):
-            if counter in properties:
-                prop = properties[counter]
-                prop["description"] = prop["description"].rstrip(".") + _KEPT_OUT + "."
-    return schema
-
-
-def output_schemas(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, dict[str, Any]]:
-    """``outputSchema`` of each built-in tool that has one (see `output_schema`), with the
-    line caps `limits` sets."""
-    schemas = {spec.name: output_schema(spec) for spec in builtin_tools(limits)}
-    return {name: schema for name, schema in schemas.items() if schema is not None}
-
-
-OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = output_schemas()
-
-
-def tool_definitions(registry: Registry, structured: bool = True) -> list[dict[str, Any]]:
-    """The registry's MCP definitions, each with its ``outputSchema`` (unless `structured` is
-    False) when it has one."""
-    tools = registry.definitions("mcp")
-    for tool in tools if structured else ():
-        spec = registry.get(tool["name"])
-        schema = output_schema(spec) if spec is not None else None
-        if schema is not None:
-            tool["outputSchema"] = schema
-    return tools
-
-
-# -- structuredContent within the result budget --------------------------------------------------
-
-
-def _json_chars(data: dict[str, Any]) -> int:
-    # As `json.dumps` writes it by default, with ", " and ": ": the longer of the usual forms.
-    return len(json.dumps(data, ensure_ascii=False))
-
-
-def _page(data: dict[str, Any], key: str, by: PageBy, keep: int) -> dict[str, Any]:
-    """`data` with only the first `keep` entries of its list `key`, its counters (``withheld``,
-    ``next_offset``, ``next_page``) saying so, as `by` says they page."""
-    entries = data[key]
-    page = dict(data)
-    page[key] = entries[:keep]
-    if keep >= len(entries):
-        return page
-    if by == "count":  # glob; grep's files_with_matches and count modes; outline; definitions
-        page["withheld"] = data["withheld"] + len(entries) - keep
-        page["next_offset"] = data["offset"] + keep
-    elif by == "matches":  # grep content mode: only counted matches are entries
-        page["withheld"] = data["withheld"] + sum(1 for line in entries[keep:] if line["counted"])
-        page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["counted"])
-    elif by == "page":  # read_file on a PDF: read on from the first page left out
-        page["next_page"] = entries[keep]["number"]
-    else:  # read_file: read on at the first line (or notebook cell) left out
-        page["next_offset"] = entries[keep]["number"]
-    return page
-
-
-def _grep_cut_points(lines: list[dict[str, Any]]) -> list[int]:
-    # Cut right after a match line: no context line of a left-out match stays behind.
-    return [0] + [i + 1 for i, line in enumerate(lines) if line["counted"]]
-
-
-def _paging_of(data: dict[str, Any]) -> Mapping[str, PageBy]:
-    """The paging of the built-in tool whose typed result `data` is: the first whose output
-    schema has a branch with every field of `data`."""
-    fields = set(data)
-    for spec in builtin_tools():
-        schema = spec.output_schema
-        if schema is not None and any(
-            fields <= set(branch.get("properties", ())) for branch in _branches(dict(schema))
-        ):
-            return spec.paging
-    return {}
-
-
-def bound_structured(
-    data: dict[str, Any], budget: int, paging: Mapping[str, PageBy] | None = None
-) -> dict[str, Any]:
-    """The structured copy of a result (`ripsight.to_dict` of the engine's result) held to the
-    text's budget: its JSON is at most `budget` characters.
-
-    A longer page keeps its first entries (of the first list `paging` names that has any:
-    paths, files, symbols, definitions, matching lines with their context, read lines, cells
-    or pages) and says in its counters where the rest is (``withheld`` and ``next_offset``, or
-    for read_file the ``next_offset`` or ``next_page`` of the first entry left out), so paging
-    from the structured copy alone finds everything. A page that cannot fit even with no
-    entries has its echoed ``pattern`` cut. `paging` is the tool's (`ToolSpec.paging`);
-    default: that of the built-in tool whose result `data` is.
-    """
-    if _json_chars(data) <= budget:
-        return data
-    if paging is None:
-        paging = _paging_of(data)
-    key = next((k for k in paging if data.get(k)), None)
-    if key is None:
-        page = dict(data)
-    else:
-        by = paging[key]
-        entries = data[key]
-        points = _grep_cut_points(entries) if by == "matches" else list(range(len(entries) + 1))
-        # Binary search for the most entries that fit: the size grows with the entries kept.
-        low, high = 0, len(points) - 1
-        while low < high:
-            middle = (low + high + 1) // 2
-            if _json_chars(_page(data, key, by, points[middle])) <= budget:
-                low = middle
-            else:
-                high = middle - 1
-        page = _page(data, key, by, points[low])
-    over = _json_chars(page) - budget
-    if over > 0 and isinstance(page.get("pattern"), str):
-        page["pattern"] = page["pattern"][: max(0, len(page["pattern"]) - over - 1)]
-    return page
-
-
-# -- the server ----------------------------------------------------------------------------------
-
-
-def _new_token() -> Any:
-    """A fresh engine cancel token, or None while the engine offers none."""
-    token_class = getattr(_core, "CancelToken", None)
-    return token_class() if token_class is not None else None
-
-
-class _Call:
-    """One tool call: its cancel token, when (and why) it was cancelled, and whether its worker
-    thread started and finished (guarded by `_InFlight`'s lock)."""
-
-    __slots__ = ("cancelled_at", "finished", "name", "reason", "started", "token")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.token = _new_token()
-        self.cancelled_at: float | None = None
-        self.reason = ""
-        self.started = False
-        self.finished = False
-
-    def cancel(self, reason: str) -> None:
-        if self.cancelled_at is None:
-            self.cancelled_at = time.perf_counter()
-            self.reason = reason
-        if self.token is not None:
-            self.token.cancel()
-
-
-class _InFlight:
-    """The calls not yet finished, so closing stdin can cancel them all (from any thread) and
-    the exit can wait for their threads.
-
-    A call counts from its request until its worker thread finishes, or until its request is
-    given up when no worker started: a call the client cancelled is answered at once, but its
-    thread runs until the engine sees the token, and the exit waits for that (so the engine's
-    threads are stopped, not killed). A call that arrives after stdin closed is cancelled at
-    once.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._idle = threading.Condition(self._lock)
-        self._calls: set[_Call] = set()
-        self._closed_because: str | None = None
-
-    def add(self, call: _Call) -> None:
-        with self._lock:
-            self._calls.add(call)
-            closed_because = self._closed_because
-        if closed_because is not None:
-            call.cancel(closed_because)
-
-    def begin(self, call: _Call) -> bool:
-        """In the worker thread: False when the request was already given up (do nothing)."""
-        with self._lock:
-            call.started = not call.finished
-            return call.started
-
-    def end(self, call: _Call) -> None:
-        with self._lock:
-            call.finished = True
-            self._calls.discard(call)
-            self._idle.notify_all()
-
-    def give_up(self, call: _Call) -> None:
-        """The request is over; ends the call unless its worker started (the worker ends it)."""
-        with self._lock:
-            if call.started:
-                return
-        self.end(call)
-
-    @property
-    def closed(self) -> bool:
-        """True once `cancel_all` ran (the client closed stdin)."""
-        with self._lock:
-            return self._closed_because is not None
-
-    def cancel_all(self, reason: str) -> int:
-        with self._lock:
-            self._closed_because = reason
-            calls = list(self._calls)
-        for call in calls:
-            call.cancel(reason)
-        return len(calls)
-
-    def wait_idle(self, timeout: float) -> bool:
-        """Blocks until every call finished (True) or `timeout` seconds passed (False)."""
-        with self._lock:
-            return self._idle.wait_for(lambda: not self._calls, timeout)
-
-
-def _call_result(
-    result: ToolResult, spec: ToolSpec | None, structured_content: bool, budget: int
-) -> types.CallToolResult:
-    structured: dict[str, Any] | None = None
-    if structured_content and not result.is_error and spec is not None:
-        engine_result = result.meta.get(ENGINE_RESULT_KEY)
-        if engine_result is not None:
-            try:
-                structured = bound_structured(to_dict(engine_result), budget, spec.paging)
-            except Exception:  # the text still answers the call
-                logger.exception("%s: the typed result could not be converted", result.name)
-        elif spec.output_schema is not None:
-            logger.warning("%s returned no typed result; structuredContent left out", result.name)
-    # Validated from the wire form: the field names differ between SDK 1.x and 2.x models.
-    content: list[dict[str, Any]] = [{"type": "text", "text": result.content}]
-    content += [
-        {"type": "image", "data": image.base64, "mimeType": image.media_type}
-        for image in result.images
-    ]
-    return types.CallToolResult.model_validate(
-        {
-            "content": content,
-            "structuredContent": structured,
-            "isError": result.is_error,
-        }
-    )
-
-
-# -- what the client is and declared ------------------------------------------------------------
-
-#: The first protocol version without roots and logging (SEP-2577 deprecates them): a client on
-#: it or later is never asked for its roots and never sent log messages.
-_WITHOUT_ROOTS_AND_LOGGING = "2026-07-28"
-
-#: Clients (their ``clientInfo.name``) that hand the model a tool result's ``structuredContent``
-#: in place of its text (Claude Code, claude-code#79944): they get the text only, no
-#: ``outputSchema`` and no ``structuredContent``, so the model reads the bounded text with its
-#: paging hints and notes.
-TEXT_ONLY_CLIENTS = frozenset({"claude-code"})
-
-#: The levels of MCP logging (RFC 5424), lowest first.
-_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-
-
-def _client_params(session: Any) -> Any:
-    return getattr(session, "client_params", None)
-
-
-def _protocol_version(session: Any) -> str:
-    """The negotiated version (SDK 2.x says it; SDK 1.x keeps the client's initialize params)."""
-    version = getattr(session, "protocol_version", None)
-    if isinstance(version, str):
-        return version
-    params = _client_params(session)
-    return str(getattr(params, "protocolVersion", None) or getattr(params, "protocol_version", ""))
-
-
-def _has_roots_and_logging(session: Any) -> bool:
-    return _protocol_version(session) < _WITHOUT_ROOTS_AND_LOGGING
-
-
-def _client_name(session: Any) -> str:
-    params = _client_params(session)
-    info = getattr(params, "clientInfo", None) or getattr(params, "client_info", None)
-    return str(getattr(info, "name", "") or "")
-
-
-def _progress_token(meta: Any) -> str | int | None:
-    """The request's ``_meta.progressToken`` (a model in SDK 1.x, a dict in SDK 2.x)."""
-    if meta is None:
-        return None
-    if isinstance(meta, dict):
-        token = meta.get("progress_token", meta.get("progressToken"))
-    else:
-        token = getattr(meta, "progressToken", None)
-    return token if isinstance(token, (str, int)) else None
-
-
-def _quietly(call: Callable[[], Any]) -> Any:
-    """`call()` without the SDK's deprecation warnings (roots and logging, SEP-2577)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return call()
-
-
-def _root_path(uri: str) -> str | None:
-    """The directory of a ``file://`` root, or None for another scheme."""
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return None
-    return os.path.normpath(unquote(parsed.path)) or None
-
-
-class _ClientRoots:
-    """The workspace roots the client declares, served when the server was given no root.
-
-    The server asks ``roots/list`` once the client is initialized (SDK 2.x; under SDK 1.x,
-    which shows a server no session outside requests, before the first request), and after the
-    client's ``notifications/roots/list_changed`` the next request asks again before it runs,
-    so the call sees the change.
-    Each root is one `Workspace` (one warm index), opened when it appears and closed when it
-    goes; a root that cannot be opened is left out with a sentence the tools add to their text.
-    With no roots (a client without them, an empty list), the registry's own workspace serves.
-    """
-
-    def __init__(self, registry: Registry, open_root: Callable[[str], Workspace] | None) -> None:
-        self.registry = registry
-        self.open_root = open_root
-        self.fallback = registry.workspace
-        self.stale = open_root is not None
-        self.spaces: dict[str, Workspace] = {}
-        self.lock = anyio.Lock()
-
-    def changed(self) -> None:
-        self.stale = self.open_root is not None
-
-    async def refresh(self, session: Any) -> None:
-        """Asks the client for its roots when they may have changed, and serves them (while
-        another request asks, waits for its answer)."""
-        if not self.stale and not self.lock.locked():
-            return
-        async with self.lock:
-            if not self.stale:
-                return
-            self.stale = False
-            capability = types.ClientCapabilities(roots=types.RootsCapability())
-            if not _has_roots_and_logging(session) or not session.check_client_capability(
-                capability
-            ):
-                return
-            try:
-                with anyio.fail_after(MCP_ROOTS_WAIT):
-                    answer = await _quietly(session.list_roots)
-            except Exception as error:  # noqa: BLE001 - the roots we had still serve
-                logger.warning("roots/list failed (%s); serving the roots we had", error)
-                return
-            uris = [str(root.uri) for root in answer.roots]
-            await anyio.to_thread.run_sync(self._serve, uris)
-
-    async def refresh_quietly(self, session: Any) -> None:
-        """`refresh` in a background task: an error is logged, never the server's end."""
-        try:
-            await self.refresh(session)
-        except Exception:
-            logger.exception("the client's roots could not be served")
-
-    def _serve(self, uris: list[str]) -> None:
-        """Opens the new roots, swaps the registry's workspace, closes the roots that went."""
-        assert self.open_root is not None
-        problems: list[str] = []
-        spaces: dict[str, Workspace] = {}
-        for uri in uris:
-            path = _root_path(uri)
-            if path is None:
-                problems.append(f"the root {uri} is not served: only file:// roots are")
-                continue
-            if path in spaces:
-                continue
-            workspace = self.spaces.get(path)
-            if workspace is None:
-                try:
-                    workspace = self.open_root(path)
-                except Exception as error:  # noqa: BLE001 - told to the model, never a crash
-                    problems.append(f"the root {path!r} is not served: {error}".rstrip("."))
-                    logger.warning("client root %s not served: %s", path, error)
-                    continue
-                logger.info("serving the client's root %s", path)
-            spaces[path] = workspace
-        gone = [ws for path, ws in self.spaces.items() if path not in spaces]
-        self.spaces = spaces
-        if not spaces and not problems:
-            self.registry.workspace = self.fallback
-        elif len(spaces) == 1 and not problems:
-            self.registry.workspace = next(iter(spaces.values()))
-        else:
-            self.registry.workspace = Roots(spaces.values(), problems)
-        for workspace in gone:
-            logger.info("the client's root %s is gone; closing it", workspace.root)
-            workspace.close()
-
-    def close(self) -> None:
-        for workspace in self.spaces.values():
-            workspace.close()
-
-
-class _ClientLog:
-    """``notifications/message`` to a client that set a level (``logging/setLevel``) on a
-    protocol version that still has logging: the server's own lines of each call, at that
-    level and above. Nothing is sent before the client sets a level."""
-
-    def __init__(self) -> None:
-        self.level: str | None = None
-
-    def set_level(self, level: str) -> None:
-        self.level = str(level)
-        logger.info("the client set the log level to %s", level)
-
-    async def send(self, session: Any, level: str, text: str, request_id: Any = None) -> None:
-        if self.level is None or not _has_roots_and_logging(session):
-            return
-        if _LOG_LEVELS.index(level) < _LOG_LEVELS.index(self.level):
-            return
-        try:
-            await _quietly(
-                lambda: session.send_log_message(
-                    level, text, logger="ripsight", related_request_id=request_id
-                )
-            )
-        except Exception:  # a log line never fails a call
-            logger.debug("a log message could not be sent", exc_info=True)
-
-
-def _progress_text(name: str, elapsed: float, workspace: Any) -> str:
-    """What a progress notification says: how long the call has run, and the index's phase."""
-    text = f"{name} running for {elapsed:.1f} s"
-    spaces = list(workspace) if isinstance(workspace, Roots) else [workspace]
-    building = [ws.index_status() for ws in spaces if ws is not None]
-    building = [status for status in building if status.get("state") == "building"]
-    if building:
-        files = sum(int(status.get("files") or 0) for status in building)
-        text += f"; the index is building ({files:,} files so far), searching without it"
-    return text
 
 
 class _Tools:
@@ -578,9 +127,9 @@ class _Tools:
         # a worker thread but no slot, so the other calls run meanwhile.
         self.slot = threading.BoundedSemaphore(max_concurrent_calls)
         self.limiter = anyio.CapacityLimiter(max_concurrent_calls + WAITING_THREADS)
-        self.in_flight = _InFlight()
-        self.roots = _ClientRoots(registry, client_roots)
-        self.log = _ClientLog()
+        self.in_flight = InFlight()
+        self.roots = ClientRoots(registry, client_roots)
+        self.log = ClientLog()
         #: Starts a background task (`serve_stdio`'s task group), or None outside it.
         self.spawn: Callable[..., Any] | None = None
         # The person is asked through the client, unless the host gave its own callback.
@@ -590,7 +139,7 @@ class _Tools:
 
     def _structured(self, session: Any) -> bool:
         """Whether this client gets ``outputSchema`` and ``structuredContent``."""
-        return self.structured_content and _client_name(session) not in TEXT_ONLY_CLIENTS
+        return self.structured_content and client_name(session) not in TEXT_ONLY_CLIENTS
 
     async def list(self, session: Any = None) -> list[types.Tool]:
         await self.roots.refresh(session)
@@ -624,25 +173,27 @@ class _Tools:
         needs the person's approval and the negotiated version asks through one."""
         if session is not None:
             await self.roots.refresh(session)
-        token = _progress_token(meta) if session is not None else None
+        token = progress_token(meta) if session is not None else None
+        state = Call(name)
         if token is None:
-            return await self._call(request_id, name, arguments, session, asking)
+            return await self._call(request_id, state, arguments, session, asking)
         done = anyio.Event()
         reply: Any = None
         async with anyio.create_task_group() as group:
-            group.start_soon(self._progress, session, token, request_id, name, done)
+            group.start_soon(self._progress, session, token, request_id, state, done)
             try:
-                reply = await self._call(request_id, name, arguments, session, asking)
+                reply = await self._call(request_id, state, arguments, session, asking)
             finally:
                 done.set()
         assert reply is not None
         return reply
 
     async def _progress(
-        self, session: Any, token: str | int, request_id: Any, name: str, done: anyio.Event
+        self, session: Any, token: str | int, request_id: Any, state: Call, done: anyio.Event
     ) -> None:
         """``notifications/progress`` every `MCP_PROGRESS_AFTER` seconds until the call ends:
-        the seconds it has run (the progress, no total) and what it waits for."""
+        the seconds it has run (the progress, no total), the files its search has searched so
+        far (the engine counts them on the call's token) and what it waits for."""
         started = time.perf_counter()
         while True:
             with anyio.move_on_after(MCP_PROGRESS_AFTER):
@@ -650,7 +201,8 @@ class _Tools:
             if done.is_set():
                 return
             elapsed = time.perf_counter() - started
-            text = _progress_text(name, elapsed, self.registry.workspace)
+            searched = getattr(state.token, "files_searched", None)
+            text = progress_text(state.name, elapsed, self.registry.workspace, searched)
             try:
                 await session.send_progress_notification(
                     token, round(elapsed, 3), None, text, related_request_id=str(request_id)
@@ -662,13 +214,13 @@ class _Tools:
     async def _call(
         self,
         request_id: Any,
-        name: str,
+        state: Call,
         arguments: dict[str, Any] | None,
         session: Any,
         asking: Asking | None,
     ) -> Any:
+        name = state.name
         call = ToolCall(id=str(request_id), name=name, arguments=arguments or {})
-        state = _Call(name)
         budget = self.registry.limits.max_result_chars
         structured = self._structured(session)
 
@@ -682,7 +234,7 @@ class _Tools:
             try:
                 result = self.registry.execute(call, cancel=state.token, slot=self.slot)
                 spec = self.registry.get(name)
-                return result, _call_result(result, spec, structured, budget)
+                return result, call_result(result, spec, structured, budget)
             finally:
                 if state.cancelled_at is not None:
                     logger.info(

@@ -17,7 +17,9 @@ files, time budget and warm index are its own, and no path of one root reaches a
 each root; this module only routes paths and merges the typed results, reading no file itself.
 Paging is exact over the concatenation in root order: each root is asked for its part of the
 page (``offset`` less the entries of the roots before it), and once the page is full, the roots
-after it are still searched for their totals. A root inside another root is served under both
+after it are still searched for their totals, all at the same time. The roots of one search
+share one time budget: each root's budget is counted from the search's start
+(`CancelToken.start_clock`), so a root searched later gets what the earlier ones left. A root inside another root is served under both
 names, as two trees.
 """
 
@@ -27,9 +29,11 @@ import copy
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .errors import OutsideRootError, PathNotFoundError, RipsightError
+from .limits import REFERENCES_DEFINITIONS_LISTED
 from .workspace import CancelToken, Workspace
 
 __all__ = ["Record", "Rooted", "Roots", "root_names"]
@@ -84,6 +88,13 @@ def _rooted_error(error: RipsightError, name: str) -> RipsightError:
     if suggestions:
         rooted.suggestions = suggestions  # type: ignore[attr-defined]
     return rooted
+
+
+def _clocked(cancel: CancelToken | None) -> CancelToken:
+    """The token a search over the roots gives each root: `cancel`'s (or a new one's)
+    cancellation and count, its time budget counted from now, so the roots share one budget
+    (those searched later get what the earlier ones left)."""
+    return (cancel if cancel is not None else CancelToken()).start_clock()
 
 
 def _wrap(value: Any) -> Any:
@@ -285,6 +296,45 @@ def merge_definitions(
     return Record(merged)
 
 
+def merge_references(
+    parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool
+) -> Record:
+    """One find_references result from each root's: the page's references (or callers) in
+    root order, the totals by role summed, the definitions of every root listed apart (as many
+    as the engine lists, `definitions_total` counting them all)."""
+    merged = dict(parts[0][1])
+    for key in ("references", "callers", "unparsed"):
+        merged[key] = [
+            {**item, "path": _joined(name, item["path"])}
+            for name, data in parts
+            for item in data[key]
+        ]
+    merged["definitions"] = [
+        {**found, "path": _joined(name, found["path"])}
+        for name, data in parts
+        for found in data["definitions"]
+    ][:REFERENCES_DEFINITIONS_LISTED]
+    merged["totals"] = {
+        role: sum(int(data["totals"][role]) for _, data in parts) for role in merged["totals"]
+    }
+    for key in (
+        "definitions_total",
+        "total",
+        "files_searched",
+        "candidate_files",
+        "files_parsed",
+        "files_cached",
+        "files_cut",
+        "unparsed_total",
+    ):
+        merged[key] = sum(int(data[key]) for _, data in parts)
+    merged["skipped"] = _skipped(parts)
+    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
+    shown = len(merged["references"]) + len(merged["callers"])
+    _page_counts(merged, offset, shown, merged["total"])
+    return Record(merged)
+
+
 # -- several roots -------------------------------------------------------------------------------
 
 Search = Callable[[Workspace, "str | None", int, "int | None"], Any]
@@ -419,27 +469,56 @@ class Roots:
         shown: Callable[[dict[str, Any]], int],
         entries: Callable[[dict[str, Any]], int],
         merge: Callable[[Sequence[tuple[str, dict[str, Any]]], int, bool], Record],
+        listed: tuple[str, ...],
     ) -> Record:
         """Runs `search` in each root in turn for its part of the page (exact paging over the
-        roots' concatenation) and merges the parts."""
+        roots' concatenation) and merges the parts, in root order.
+
+        A root's part depends on how many entries the roots before it hold, so the roots are
+        searched one after the other until the page is full; the roots after it are searched
+        for their totals only, which depend on no other root: those run at the same time, each
+        in its own thread (the engine releases the GIL), and their errors are raised in root
+        order."""
         roots, inside, whole = self._scope(path)
         parts: list[tuple[str, dict[str, Any]]] = []
         before = 0  # entries of the roots already searched
         room = limit
-        for name, ws in roots:
-            full = room == 0
+        for index, (name, ws) in enumerate(roots):
+            if room == 0:
+                parts += self._totals(roots[index:], inside, search, listed)
+                break
             try:
-                found = search(ws, inside, max(0, offset - before), 1 if full else room)
+                found = search(ws, inside, max(0, offset - before), room)
             except RipsightError as error:
                 raise _rooted_error(error, name) from None
             data = found.to_dict()
-            if full:  # searched for its totals only
-                data = _without_entries(data)
             parts.append((name, data))
             before += entries(data)
             if room is not None:
                 room -= shown(data)
         return merge(parts, offset, whole)
+
+    @staticmethod
+    def _totals(
+        roots: Sequence[tuple[str, Workspace]],
+        inside: str | None,
+        search: Search,
+        listed: tuple[str, ...],
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The roots after a full page, searched at the same time for their totals only: the
+        entries (`listed`) each showed go."""
+        with ThreadPoolExecutor(max_workers=len(roots)) as pool:
+            running = [pool.submit(search, ws, inside, 0, 1) for _, ws in roots]
+            parts = []
+            for (name, _), future in zip(roots, running):
+                try:
+                    data = future.result().to_dict()
+                except RipsightError as error:
+                    raise _rooted_error(error, name) from None
+                for key in listed:
+                    data[key] = []
+                parts.append((name, data))
+        return parts
 
     # -- the searches ----------------------------------------------------------------------------
 
@@ -454,6 +533,7 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.glob` over the roots (``sort="mtime"`` orders each root's part)."""
+        cancel = _clocked(cancel)
 
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.glob(pattern, inside, room, skip, sort, cancel, **options)
@@ -466,6 +546,7 @@ class Roots:
             lambda data: len(data["paths"]),
             lambda data: int(data["total"]),
             merge_glob,
+            ("paths",),
         )
 
     def grep(
@@ -478,11 +559,14 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.grep` over the roots (keyword arguments beside `pattern` and `path`)."""
+        options["cancel"] = _clocked(options.get("cancel"))
 
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.grep(pattern, inside, limit=room, offset=skip, **options)
 
-        return self._paged(path, offset, limit, search, _grep_shown, _grep_entries, merge_grep)
+        return self._paged(
+            path, offset, limit, search, _grep_shown, _grep_entries, merge_grep, ("lines", "files")
+        )
 
     def definitions(
         self,
@@ -495,6 +579,7 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.definitions` over the roots."""
+        options["cancel"] = _clocked(options.get("cancel"))
 
         def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
             return ws.definitions(name, match, inside, limit=room, offset=skip, **options)
@@ -507,6 +592,35 @@ class Roots:
             lambda data: len(data["definitions"]),
             lambda data: int(data["total"]),
             merge_definitions,
+            ("definitions",),
+        )
+
+    def references(
+        self,
+        name: str,
+        path: str | os.PathLike[str] | None = None,
+        glob: str | Sequence[str] | None = None,
+        *,
+        limit: int | None = 50,
+        offset: int = 0,
+        **options: Any,
+    ) -> Record:
+        """`Workspace.references` over the roots (role, kind, group_by and cancel as keyword
+        arguments)."""
+        options["cancel"] = _clocked(options.get("cancel"))
+
+        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
+            return ws.references(name, inside, glob, limit=room, offset=skip, **options)
+
+        return self._paged(
+            path,
+            offset,
+            limit,
+            search,
+            lambda data: len(data["references"]) + len(data["callers"]),
+            lambda data: int(data["total"]),
+            merge_references,
+            ("references", "callers"),
         )
 
     # -- one file --------------------------------------------------------------------------------
@@ -584,11 +698,3 @@ class Roots:
 
     def __repr__(self) -> str:
         return f"Roots({[ws.root for ws in self._by_name.values()]!r})"
-
-
-def _without_entries(data: dict[str, Any]) -> dict[str, Any]:
-    """A root's result searched for its totals after the page was full: no entries shown."""
-    for key in ("paths", "lines", "files", "definitions"):
-        if key in data:
-            data[key] = []
-    return data

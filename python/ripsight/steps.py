@@ -180,6 +180,8 @@ def checked_arguments(
             + f". {name} accepts: {', '.join(spec.parameters.get('properties', {}))}."
         )
     note = "\n".join(said)
+    if note:
+        meta["argument_note"] = note
     if not checked.ok:
         count = len(checked.errors)
         problems = f"{count} problem{'s' if count != 1 else ''}"

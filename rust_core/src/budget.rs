@@ -6,7 +6,7 @@
 //! [`crate::error::CoreError::Cancelled`].
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A flag another thread sets to stop a running call (Ctrl-C in Python, a client's
@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Debug, Default)]
 pub struct CancelToken {
     flag: Arc<AtomicBool>,
+    /// Files the searches holding this token have searched so far (read while they run).
+    searched: Arc<AtomicU64>,
+    /// Set by [`CancelToken::start_clock`]: the calls' budgets run from here.
+    since: Option<Instant>,
 }
 
 impl CancelToken {
@@ -35,6 +39,32 @@ impl CancelToken {
     pub fn is_cancelled(&self) -> bool {
         self.flag.load(Ordering::Relaxed)
     }
+
+    /// Counts one more file searched by a call holding this token.
+    pub fn count_searched(&self) {
+        self.searched.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Files searched so far by the calls holding this token (another thread may read it
+    /// while they run: a progress report).
+    pub fn files_searched(&self) -> u64 {
+        self.searched.load(Ordering::Relaxed)
+    }
+
+    /// A token sharing this one's flag and count whose calls count their time budget from now
+    /// rather than from their own start: calls made one after the other (the roots of one
+    /// search) share one budget.
+    pub fn start_clock(&self) -> CancelToken {
+        CancelToken {
+            since: Some(Instant::now()),
+            ..self.clone()
+        }
+    }
+
+    /// When the calls holding this token count their time budget from, if not their start.
+    pub fn clock_started(&self) -> Option<Instant> {
+        self.since
+    }
 }
 
 /// A point in time after which a walk or search stops and returns what it has, marked
@@ -50,6 +80,16 @@ impl Deadline {
     /// Starts the clock now, with a token nobody else holds.
     pub fn start(budget: Duration) -> Deadline {
         Deadline::with_cancel(budget, CancelToken::new())
+    }
+
+    /// Starts the clock when `cancel`'s clock started ([`CancelToken::start_clock`]), else
+    /// now; the call also stops once `cancel` is cancelled.
+    pub fn on_clock_of(budget: Duration, cancel: &CancelToken) -> Deadline {
+        Deadline {
+            start: cancel.clock_started().unwrap_or_else(Instant::now),
+            budget,
+            cancel: cancel.clone(),
+        }
     }
 
     /// Starts the clock now; the call also stops once `cancel` is cancelled.
@@ -69,6 +109,11 @@ impl Deadline {
     /// True when the call was cancelled (rather than out of time).
     pub fn cancelled(&self) -> bool {
         self.cancel.is_cancelled()
+    }
+
+    /// Counts one more file searched on the call's token ([`CancelToken::files_searched`]).
+    pub fn count_searched(&self) {
+        self.cancel.count_searched();
     }
 
     /// A deadline with the same token that ends at the later of this one's end and `at_least`

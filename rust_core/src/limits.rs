@@ -210,6 +210,10 @@ pub const LIMITS: &[(&str, Limit)] = &[
         Limit::Count(outline::DEFAULT_CALLS_LIMIT as u64),
     ),
     ("calls_max_limit", Limit::Count(MAX_CALLS_LIMIT as u64)),
+    (
+        "references_definitions_listed",
+        Limit::Count(outline::references::MAX_DEFINITIONS_LISTED as u64),
+    ),
     ("outline_max_bytes", Limit::Count(outline::MAX_SOURCE_BYTES)),
     (
         "outline_max_line_bytes",

@@ -312,10 +312,10 @@ impl Workspace {
         Deadline::start(self.inner.options.time_budget)
     }
 
-    /// A deadline starting now with the workspace's time budget, that also expires once
-    /// `cancel` is cancelled.
+    /// A deadline with the workspace's time budget, starting now (or when `cancel`'s clock
+    /// started, [`CancelToken::start_clock`]), that also expires once `cancel` is cancelled.
     pub fn deadline_with(&self, cancel: &CancelToken) -> Deadline {
-        Deadline::with_cancel(self.inner.options.time_budget, cancel.clone())
+        Deadline::on_clock_of(self.inner.options.time_budget, cancel)
     }
 
     /// True when `name` is one of the skipped directory names.

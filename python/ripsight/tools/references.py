@@ -7,7 +7,6 @@ import functools
 from typing import Any
 
 from .._core import ReferencesResult
-from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..roots import Roots
@@ -266,12 +265,7 @@ def run_find_references(
     kinds = _list_arg(args.get("kind"))
 
     def search(workspace: Workspace | Roots) -> Any:
-        if isinstance(workspace, Roots):
-            raise InvalidArgumentError(
-                "find_references searches one root at a time, and this session has several "
-                f"({', '.join(workspace.names)}); use grep with a word pattern across the "
-                "roots instead"
-            )
+        # A result merged from several roots (`roots.Record`) has the same fields.
         return workspace.references(
             args["name"],
             path=args.get("path") or None,

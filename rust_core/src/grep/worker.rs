@@ -188,6 +188,7 @@ impl<'a> GrepWorker<'a> {
             return;
         }
         self.files_searched += 1;
+        self.plan.deadline.count_searched();
         self.total_matches += count;
         self.total_files += 1;
         if self.plan.without_match {
@@ -213,6 +214,7 @@ impl<'a> GrepWorker<'a> {
     /// the entries (also for a file the warm index proves match-free without reading it).
     pub(crate) fn searched_without_match(&mut self, relative: &[u8]) {
         self.files_searched += 1;
+        self.plan.deadline.count_searched();
         if self.plan.without_match && self.may_reach_page(relative) {
             self.keep_hit(FileHit {
                 path: OsString::from_vec(relative.to_vec()),

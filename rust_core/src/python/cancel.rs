@@ -28,6 +28,19 @@ impl CancelToken {
         self.is_cancelled()
     }
 
+    /// Files searched so far by the calls made with this token (readable while they run).
+    #[getter(files_searched)]
+    fn py_files_searched(&self) -> u64 {
+        CancelToken::files_searched(self)
+    }
+
+    /// A token sharing this one's cancellation and count whose calls count their time budget
+    /// from now: calls made with it one after the other share one budget.
+    #[pyo3(name = "start_clock")]
+    fn py_start_clock(&self) -> CancelToken {
+        self.start_clock()
+    }
+
     fn __repr__(&self) -> String {
         format!("CancelToken(cancelled={})", self.is_cancelled())
     }
