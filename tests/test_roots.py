@@ -443,3 +443,45 @@ def test_the_roots_of_one_search_share_one_time_budget(tmp_path, make_tree):
     # incomplete (alone, with its own budget, it finds its match).
     assert merged.incomplete is True
     assert merged.total_matches == 1
+
+
+def test_find_calls_pages_exactly_over_the_roots_and_names_each_root(tmp_path: Path, make_tree):
+    bodies = {
+        "a/web": "def main():\n    load()\n    save()\n    load()\n",
+        "b/web": "def main():\n    parse()\n",
+        "api": "def main():\n    serve()\n    stop()\n",
+    }
+    roots = Roots(
+        [
+            Workspace(make_tree({"m.py": text}, root=tmp_path / where))
+            for where, text in bodies.items()
+        ]
+    )
+    everything = []
+    for name, ws in roots.workspaces.items():
+        everything += [(f"{name}/{c.path}", c.name, c.count) for c in ws.calls("main").calls]
+    assert everything == [
+        ("web/m.py", "load", 2),
+        ("web/m.py", "save", 1),
+        ("web-2/m.py", "parse", 1),
+        ("api/m.py", "serve", 1),
+        ("api/m.py", "stop", 1),
+    ]
+    for limit in (None, 1, 2, 4):
+        for offset in range(len(everything) + 1):
+            result = roots.calls("main", limit=limit, offset=offset)
+            expected = everything[offset : None if limit is None else offset + limit]
+            assert [(c.path, c.name, c.count) for c in result.calls] == expected, (offset, limit)
+            assert result.total == 5 and result.calls_total == 6
+            assert result.definitions_total == 3
+    assert [d.definition.path for d in roots.calls("main").definitions] == [
+        "web/m.py",
+        "web-2/m.py",
+        "api/m.py",
+    ]
+    registry = default_registry(roots)
+    found = call(registry, "find_calls", name="main")
+    assert found.is_error is False, found.content
+    assert "web-2/m.py" in found.content and "api/m.py" in found.content
+    only = call(registry, "find_calls", name="main", path="api")
+    assert "serve" in only.content and "parse" not in only.content

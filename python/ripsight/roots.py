@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .errors import OutsideRootError, PathNotFoundError, RipsightError
-from .limits import REFERENCES_DEFINITIONS_LISTED
+from .limits import DEFAULT_LIMITS, REFERENCES_DEFINITIONS_LISTED
 from .workspace import CancelToken, Workspace
 
 __all__ = ["Record", "Rooted", "Roots", "root_names"]
@@ -335,6 +335,46 @@ def merge_references(
     return Record(merged)
 
 
+def merge_calls(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool) -> Record:
+    """One find_calls result from each root's: the page's callees in root order, the
+    definitions of every root listed apart (as many as the engine lists, `definitions_total`
+    counting them all), the totals summed."""
+    merged = dict(parts[0][1])
+    for key in ("calls", "unparsed"):
+        merged[key] = [
+            {**item, "path": _joined(name, item["path"])}
+            for name, data in parts
+            for item in data[key]
+        ]
+    merged["definitions"] = [
+        {
+            **found,
+            "definition": {
+                **found["definition"],
+                "path": _joined(name, found["definition"]["path"]),
+            },
+        }
+        for name, data in parts
+        for found in data["definitions"]
+    ][:REFERENCES_DEFINITIONS_LISTED]
+    for key in (
+        "definitions_total",
+        "calls_total",
+        "total",
+        "files_searched",
+        "candidate_files",
+        "files_parsed",
+        "files_cached",
+        "files_cut",
+        "unparsed_total",
+    ):
+        merged[key] = sum(int(data[key]) for _, data in parts)
+    merged["skipped"] = _skipped(parts)
+    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
+    _page_counts(merged, offset, len(merged["calls"]), merged["total"])
+    return Record(merged)
+
+
 # -- several roots -------------------------------------------------------------------------------
 
 Search = Callable[[Workspace, "str | None", int, "int | None"], Any]
@@ -621,6 +661,33 @@ class Roots:
             lambda data: int(data["total"]),
             merge_references,
             ("references", "callers"),
+        )
+
+    def calls(
+        self,
+        name: str,
+        path: str | os.PathLike[str] | None = None,
+        glob: str | Sequence[str] | None = None,
+        *,
+        limit: int | None = DEFAULT_LIMITS.calls_limit,
+        offset: int = 0,
+        **options: Any,
+    ) -> Record:
+        """`Workspace.calls` over the roots (kind and cancel as keyword arguments)."""
+        options["cancel"] = _clocked(options.get("cancel"))
+
+        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
+            return ws.calls(name, inside, glob, limit=room, offset=skip, **options)
+
+        return self._paged(
+            path,
+            offset,
+            limit,
+            search,
+            lambda data: len(data["calls"]),
+            lambda data: int(data["total"]),
+            merge_calls,
+            ("calls",),
         )
 
     # -- one file --------------------------------------------------------------------------------

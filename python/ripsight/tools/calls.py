@@ -12,7 +12,6 @@ import functools
 from typing import Any
 
 from .._core import CallsResult
-from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..roots import Roots
@@ -229,12 +228,6 @@ def run_find_calls(
     kinds = _list_arg(args.get("kind"))
 
     def search(workspace: Workspace | Roots) -> Any:
-        if isinstance(workspace, Roots):
-            raise InvalidArgumentError(
-                "find_calls searches one root at a time, and this session has several "
-                f"({', '.join(workspace.names)}); give path inside one root, or read the "
-                "definition with read_file"
-            )
         return workspace.calls(
             args["name"],
             path=args.get("path") or None,
