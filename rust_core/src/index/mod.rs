@@ -57,6 +57,7 @@ mod query;
 mod recheck;
 mod source;
 mod store;
+mod symbols;
 mod table;
 mod watch;
 
