@@ -15,8 +15,9 @@
 //!   dies, and the next holder deletes the temporary files it left: nothing half-written ever
 //!   has the final name.
 //! - Contents: a tree has two files, the n-gram index (`<hash>.rsidx`) and the symbol index
-//!   (`<hash>.sym.rsidx`, see `symbols`), each with its own lock and temporaries (its name's
-//!   stem is theirs), both made for the same key and read through the same [`Content`] path.
+//!   (`<hash>-symbols.rssym`, see `symbols`), each with its own lock and temporaries (its
+//!   name's stem is theirs: `<hash>-symbols.lock`), both made for the same key, read through
+//!   the same [`Content`] path and pruned alike (`files`).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -53,6 +54,8 @@ pub(super) struct Store {
     key: Vec<u8>,
     /// The directory, the file's name (without extension); `None`: memory only.
     disk: Option<(PathBuf, String)>,
+    /// The file's extension (the content's: [`EXTENSION`] or [`SYMBOLS_EXTENSION`]).
+    extension: &'static str,
 }
 
 /// The writer's lock: held while the file is built or merged, released when dropped (or when
@@ -64,6 +67,9 @@ pub(super) struct Lock {
 /// The ending of an index file's name (`<hash of the key>.rsidx`; its lock file is
 /// `<hash>.lock`, a file being written `<hash>.tmp.<pid>.<n>`).
 pub(super) const EXTENSION: &str = "rsidx";
+
+/// The ending of a symbol file's name (`<hash>-symbols.rssym`).
+pub(super) const SYMBOLS_EXTENSION: &str = "rssym";
 
 /// The directory index files are kept in by default: `ripsight/index/` in the user's cache
 /// directory.
@@ -127,7 +133,11 @@ impl Store {
             }
             (dir, format!("{hash:016x}"))
         });
-        Store { key, disk }
+        Store {
+            key,
+            disk,
+            extension: EXTENSION,
+        }
     }
 
     pub(super) fn key(&self) -> &[u8] {
@@ -141,7 +151,8 @@ impl Store {
             disk: self
                 .disk
                 .as_ref()
-                .map(|(dir, name)| (dir.clone(), format!("{name}.sym"))),
+                .map(|(dir, name)| (dir.clone(), format!("{name}-symbols"))),
+            extension: SYMBOLS_EXTENSION,
         }
     }
 
@@ -149,7 +160,7 @@ impl Store {
     pub(super) fn path(&self) -> Option<PathBuf> {
         self.disk
             .as_ref()
-            .map(|(dir, name)| dir.join(format!("{name}.{EXTENSION}")))
+            .map(|(dir, name)| dir.join(format!("{name}.{}", self.extension)))
     }
 
     /// The identity of the file now at the final name, if any.
@@ -240,7 +251,8 @@ impl Store {
                 std::io::Write::flush(&mut out)?;
             }
             file.sync_all()?;
-            std::fs::rename(&temporary, dir.join(format!("{name}.{EXTENSION}")))?;
+            let extension = self.extension;
+            std::fs::rename(&temporary, dir.join(format!("{name}.{extension}")))?;
             // The rename itself is durable once the directory is synced.
             File::open(dir)?.sync_all()?;
             let id = id_of(&file.metadata()?);
