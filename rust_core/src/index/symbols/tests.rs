@@ -217,3 +217,28 @@ fn varints_round_trip() {
         assert_eq!(unzigzag(zigzag(v)), v);
     }
 }
+
+#[test]
+fn another_contents_file_is_never_read_as_a_symbol_file() {
+    // A file of the n-gram layout, with this tree's key: the section table tells it apart.
+    let mut w = crate::index::format::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        &crate::index::format::TRIGRAMS,
+    )
+    .expect("writer");
+    w.section(Kind::Key, b"key").expect("key");
+    let err = w
+        .finish()
+        .err()
+        .expect("an n-gram file needs its every section");
+    assert!(err.to_string().contains("every section"));
+    let mut symbols = sample();
+    // The n-gram layout has 17 sections: a header that says so is refused before any read.
+    symbols[8..12].copy_from_slice(&17u32.to_le_bytes());
+    reseal(&mut symbols, &SYMBOLS);
+    assert_eq!(
+        open(&symbols).err(),
+        Some(Invalid("wrong number of sections"))
+    );
+    assert!(Sections::check(&sample(), &crate::index::format::TRIGRAMS).is_err());
+}
