@@ -298,3 +298,34 @@ def test_hostile_files_cost_their_own_symbols_only(tmp_path: Path) -> None:
                 assert normal(got) == normal(getattr(cold, call)(**kwargs)), (call, kwargs)
         # The good files are answered from the symbol file whatever the hostile ones gave.
         assert ws.references("helper", path="pkg1", limit=None).files_searched == 0
+
+
+KERNEL_NAMES = ["find_vma", "free_pages", "kmalloc", "lru_add_drain", "page_mapping", "kstrdup"]
+
+
+@pytest.mark.slow  # unpacks mm/ of the Linux tree and parses it twice: about a minute
+def test_a_kernel_part_is_answered_as_cold(tmp_path: Path) -> None:
+    import glob
+    import tarfile
+
+    tarballs = sorted(glob.glob("/usr/src/linux-source-6.1.tar.*"))
+    if not tarballs:
+        pytest.skip("linux-source-6.1 is not installed (apt-get install linux-source-6.1)")
+    with tarfile.open(tarballs[0]) as archive:
+        members = [m for m in archive.getmembers() if m.name.startswith("linux-source-6.1/mm/")]
+        archive.extractall(tmp_path, members=members, filter="data")
+    root = tmp_path / "linux-source-6.1"
+    time.sleep(1.2)
+    with Workspace(root, index=True, index_dir=tmp_path / "store") as ws, Workspace(root) as cold:
+        assert wait_symbols(ws, timeout=600)["symbols"] == "ready"
+        for name in KERNEL_NAMES:
+            for kwargs in (
+                {"limit": None},
+                {"role": "call", "group_by": "caller", "limit": 20},
+            ):
+                got = ws.references(name, **kwargs)
+                assert got.files_searched == 0, name
+                assert normal(got) == normal(cold.references(name, **kwargs)), (name, kwargs)
+            got_definitions = ws.definitions(name, limit=None)
+            assert normal(got_definitions) == normal(cold.definitions(name, limit=None)), name
+        assert ws.references("kmalloc", limit=None).totals.calls > 50

@@ -38,6 +38,8 @@ use crate::pattern::FileSelect;
 use crate::workspace::Workspace;
 
 use super::live::Live;
+use super::plan::plan;
+use super::query::evaluate;
 use super::symbol_build::SymbolPhase;
 use super::symbols::{Status, StoredFile, Symbols};
 use super::table::{below, indexable, is_within};
@@ -67,8 +69,8 @@ fn scope(
     workspace: &Workspace,
     live: &mut Live,
     revision: u64,
-    path: Option<&OsStr>,
-    glob: &[String],
+    (path, glob): (Option<&OsStr>, &[String]),
+    prefilter: Option<(&str, bool)>,
 ) -> Option<Result<Scope, CoreError>> {
     if live.symbols.phase != SymbolPhase::Ready {
         return None;
@@ -96,6 +98,15 @@ fn scope(
     }
     select.start = dir.len();
     let overlay = overlay(live, revision, &symbols);
+    // The n-gram index rules out the overlay's files it describes that lack a trigram every
+    // match of the pattern needs (most of them: files changed since the symbol file, or that
+    // it could not parse, such as files over the outline's size cap).
+    let docs = prefilter.and_then(|(pattern, literal)| {
+        if live.data.postings.damaged() {
+            return None;
+        }
+        evaluate(&plan(pattern, literal, false), &live.data.postings, false)
+    });
     let mut scope = Scope {
         dir,
         select,
@@ -105,8 +116,18 @@ fn scope(
     scope.overlay = overlay
         .iter()
         .filter(|p| scope.admits(p))
+        .filter(|p| {
+            let doc = live.table.files.get(p.as_str()).and_then(|e| e.doc);
+            match (doc, &docs) {
+                (Some(doc), Some(docs)) => docs.binary_search(&doc).is_ok(),
+                _ => true,
+            }
+        })
         .cloned()
         .collect();
+    if live.data.postings.damaged() {
+        return None;
+    }
     Some(Ok(scope))
 }
 
@@ -258,12 +279,14 @@ pub(super) fn references(
         Ok(name) => name,
         Err(error) => return Some(Err(error)),
     };
+    let pattern = format!(r"\b{}\b", regex::escape(name));
+    let files = (options.path.as_deref(), options.glob.as_slice());
     let scope = match scope(
         workspace,
         &mut live,
         revision,
-        options.path.as_deref(),
-        &options.glob,
+        files,
+        Some((&pattern, false)),
     )? {
         Ok(scope) => scope,
         Err(error) => return Some(Err(error)),
@@ -340,7 +363,6 @@ pub(super) fn references(
     }
     drop(live);
     let keep = |source: &Source, parsed: Arc<Parsed>| of_file(source, &parsed, name);
-    let pattern = format!(r"\b{}\b", regex::escape(name));
     let (paths, outcomes) = match overlay_outcomes(
         workspace,
         outliner,
@@ -447,12 +469,13 @@ pub(super) fn definitions(
         Ok(plan) => plan,
         Err(error) => return Some(Err(error)),
     };
+    let files = (options.path.as_deref(), options.glob.as_slice());
     let scope = match scope(
         workspace,
         &mut live,
         revision,
-        options.path.as_deref(),
-        &options.glob,
+        files,
+        Some((&pattern, literal)),
     )? {
         Ok(scope) => scope,
         Err(error) => return Some(Err(error)),
@@ -527,7 +550,7 @@ pub(super) fn graph(
     outliner: &Outliner,
     path: Option<&OsStr>,
 ) -> Option<Result<SymbolGraph, CoreError>> {
-    let scope = match scope(workspace, &mut live, revision, path, &[])? {
+    let scope = match scope(workspace, &mut live, revision, (path, &[]), None)? {
         Ok(scope) => scope,
         Err(error) => return Some(Err(error)),
     };

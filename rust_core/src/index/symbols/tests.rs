@@ -229,8 +229,7 @@ fn another_contents_file_is_never_read_as_a_symbol_file() {
     w.section(Kind::Key, b"key").expect("key");
     let err = w
         .finish()
-        .err()
-        .expect("an n-gram file needs its every section");
+        .expect_err("an n-gram file needs its every section");
     assert!(err.to_string().contains("every section"));
     let mut symbols = sample();
     // The n-gram layout has 17 sections: a header that says so is refused before any read.
