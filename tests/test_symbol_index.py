@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _children import Lines
 from ripsight import Workspace
 from ripsight.workspace import to_dict
 
@@ -260,7 +261,8 @@ def test_a_builder_killed_midway_leaves_no_symbol_file_to_trust(tmp_path: Path) 
     )
     try:
         assert child.stdout is not None
-        assert child.stdout.readline().strip() == "parsing"
+        line = Lines(child.stdout).next(120)
+        assert line is not None and line.strip() == "parsing"
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
     finally:
