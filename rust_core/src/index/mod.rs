@@ -186,9 +186,14 @@ pub struct WarmIndex {
 impl WarmIndex {
     /// Starts building the index of `workspace` in the background.
     pub fn start(workspace: &Workspace, options: IndexOptions) -> WarmIndex {
+        let mut live = Live::building();
+        if options.outliner.is_some() {
+            // Its build follows the table's.
+            live.symbols.phase = SymbolPhase::Waiting;
+        }
         let shared = Arc::new(Shared {
             workspace: workspace.clone(),
-            live: Mutex::new(Live::building()),
+            live: Mutex::new(live),
             ready: Condvar::new(),
             stop: AtomicBool::new(false),
             revision: AtomicU64::new(1),
@@ -277,15 +282,15 @@ impl WarmIndex {
     /// Waits until the symbol index is ready (or failed, or off, or `timeout` passes); true
     /// when it answers.
     pub fn wait_symbols(&self, timeout: Duration) -> bool {
+        if self.shared.outliner.is_none() {
+            return false;
+        }
         let deadline = Instant::now() + timeout;
         loop {
             match lock(&self.shared.live).symbols.phase {
                 SymbolPhase::Ready => return true,
-                SymbolPhase::Failed | SymbolPhase::Off if self.shared.outliner.is_none() => {
-                    return false;
-                }
                 SymbolPhase::Failed => return false,
-                _ => {}
+                SymbolPhase::Off | SymbolPhase::Waiting | SymbolPhase::Building => {}
             }
             if Instant::now() >= deadline || self.shared.stop.load(Ordering::Relaxed) {
                 return false;

@@ -45,7 +45,8 @@ crate::choice! {
         /// No symbol index is kept (the workspace has no outliner for it).
         #[default]
         Off = "off",
-        /// Waiting for the table, or for another process's build: cold parsing answers.
+        /// Waiting for the table (and the n-gram index), or for another process's build: cold
+        /// parsing answers.
         Waiting = "waiting",
         /// Parsing the tree's files: cold parsing answers meanwhile.
         Building = "building",
