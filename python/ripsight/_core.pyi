@@ -769,6 +769,27 @@ class IndexStatus:
     @property
     def cold_calls(self) -> int:
         """Calls the cold engine answered."""
+    @property
+    def symbols(self) -> str:
+        """Where the symbol index (references and definitions) is in its life."""
+    @property
+    def symbol_files_parsed(self) -> int:
+        """Files its build has parsed so far (of symbol_files_total)."""
+    @property
+    def symbol_files_total(self) -> int:
+        """Files its build parses (every file of the table that may have a parser)."""
+    @property
+    def symbol_bytes(self) -> int:
+        """Size of the symbol file (mapped read-only, shared like the index file)."""
+    @property
+    def symbols_loaded(self) -> bool:
+        """The symbol file was loaded (written by an earlier or another process), not built."""
+    @property
+    def symbols_build_ms(self) -> float | None:
+        """Wall time of the symbol index's build (or load) in milliseconds."""
+    @property
+    def symbols_failure(self) -> str | None:
+        """Why the symbol index could not be built, if so."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final

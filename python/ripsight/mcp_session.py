@@ -209,9 +209,17 @@ def progress_text(name: str, elapsed: float, workspace: Any, searched: int | Non
     if searched:
         text += f", {searched:,} files searched so far"
     spaces = list(workspace) if isinstance(workspace, Roots) else [workspace]
-    building = [ws.index_status() for ws in spaces if ws is not None]
-    building = [status for status in building if status.get("state") == "building"]
+    statuses = [ws.index_status() for ws in spaces if ws is not None]
+    building = [status for status in statuses if status.get("state") == "building"]
     if building:
         files = sum(int(status.get("files") or 0) for status in building)
         text += f"; the index is building ({files:,} files so far), searching without it"
+    parsing = [status for status in statuses if status.get("symbols") == "building"]
+    if parsing:
+        done = sum(int(status.get("symbol_files_parsed") or 0) for status in parsing)
+        total = sum(int(status.get("symbol_files_total") or 0) for status in parsing)
+        text += (
+            f"; the symbol index is building ({done:,} of {total:,} files parsed),"
+            " references and definitions parse their candidates meanwhile"
+        )
     return text

@@ -357,8 +357,10 @@ class Workspace:
         starts with it; `"regex"`: a Rust regex matches it), by path then line, a page of
         `limit` (default 50; None: all) with the exact total. `path` and `glob` narrow the
         files as grep's do; `kind` keeps only those kinds (one or a list of `SYMBOL_KINDS`).
-        The candidate files are those grep finds the name in (the warm index's grep when the
-        workspace has one); only they are parsed."""
+        With ``index=True``, once the symbol index is ready (``index_status()["symbols"]``),
+        the definitions are read from it, and only files changed since it was written are
+        parsed; before, the candidate files are those grep finds the name in (the warm index's
+        grep), and only they are parsed. The answers are the same."""
         return self._engine.definitions(
             name,
             cancel=cancel,
@@ -389,7 +391,8 @@ class Workspace:
         `path` and `glob` narrow the files as grep's do. `group_by="caller"` lists each
         enclosing definition once with its count (with `role="call"`: who calls `name`). A page
         of `limit` (default 50; None: all), with exact totals by role and the name's
-        definitions listed apart."""
+        definitions listed apart. With ``index=True`` it answers from the symbol index once
+        that is ready (the same answer; files changed since it was written are parsed)."""
         return self._engine.references(
             name,
             cancel=cancel,
@@ -551,7 +554,9 @@ class Workspace:
         file), "index_path", ...}`` (the fields of ``IndexStatus``; only ``state`` without an
         index). "recheck" means no file watcher keeps the table fresh here (another platform,
         ``RIPSIGHT_PORTABLE=1``, a watch limit): every call re-checks the tree first. "fallback"
-        means the table could not be kept at all: every call is answered without the index."""
+        means the table could not be kept at all: every call is answered without the index.
+        ``"symbols"`` is the symbol index's phase (``"off"``, ``"waiting"``, ``"building"``
+        with ``symbol_files_parsed`` of ``symbol_files_total``, ``"ready"``, ``"failed"``)."""
         status = self._engine.index_status()
         return {"state": "off"} if status is None else status.to_dict()
 

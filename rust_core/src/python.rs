@@ -29,7 +29,7 @@ use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::glob::{self, GlobOutput};
 use crate::grep::{self, GrepOptions, GrepOutput};
-use crate::index::{IndexState, IndexStatus, WarmIndex};
+use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit};
 use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
@@ -165,11 +165,20 @@ impl Engine {
         let workspace = run_detached(py, &CancelToken::new(), move || {
             Workspace::new(&root, workspace_options)
         })?;
+        let outliner = Outliner::shared(outline_worker.clone().unwrap_or_default());
+        // The symbol index parses in the outline workers: kept when there are workers to run
+        // (and the environment does not turn it off).
+        let index_options = IndexOptions {
+            outliner: outline_worker
+                .is_some_and(|command| !command.is_empty() && crate::index::symbols_enabled())
+                .then(|| Arc::clone(&outliner)),
+            ..index_options
+        };
         let index = index.then(|| Arc::new(WarmIndex::start(&workspace, index_options)));
         Ok(Engine {
             workspace: Arc::new(workspace),
             index,
-            outliner: Outliner::shared(outline_worker.unwrap_or_default()),
+            outliner,
             pdfs: PdfReader::shared(pdf_worker.unwrap_or_default()),
         })
     }

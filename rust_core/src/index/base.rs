@@ -16,11 +16,11 @@ use std::sync::{Arc, OnceLock};
 use crate::boundary::FileIdentity;
 use crate::pattern::name_key;
 
-use super::format::{Invalid, Kind, Sections, Writer, le_u32, le_u64, partition_point};
+use super::format::{Invalid, Kind, Sections, TRIGRAMS, Writer, le_u32, le_u64, partition_point};
 use super::postings::{Backing, Built, Postings, write_postings};
 use super::table::FileEntry;
 
-const RECORD: usize = 64;
+pub(super) const RECORD: usize = 64;
 const NONE: u32 = u32::MAX;
 const TRUSTED: u32 = 1;
 
@@ -79,7 +79,7 @@ impl Data {
     /// and the shape of every table (sorted unique UTF-8 paths, documents and files naming each
     /// other both ways, posting arrays in order).
     pub(super) fn open(bytes: Arc<Backing>, key: &[u8]) -> Result<Data, Invalid> {
-        let sections = Sections::check(&bytes)?;
+        let sections = Sections::check(&bytes, &TRIGRAMS)?;
         if bytes[sections.span(Kind::Key)] != *key {
             return Err(Invalid("made for another tree or other options"));
         }
@@ -197,14 +197,7 @@ impl Data {
 
     /// The path of the `i`-th file of the table.
     pub(super) fn record_path(&self, i: usize) -> Option<&str> {
-        let at = self.files.start + i * RECORD;
-        let start = self.paths.start + le_u32(&self.bytes, at) as usize;
-        let len = le_u32(&self.bytes, at + 4) as usize;
-        let bytes = self.bytes.get(start..start.checked_add(len)?)?;
-        if start + len > self.paths.end {
-            return None;
-        }
-        std::str::from_utf8(bytes).ok()
+        record_path_in(&self.bytes, &self.paths, self.files.start + i * RECORD)
     }
 
     /// The `i`-th file of the table.
@@ -213,20 +206,11 @@ impl Data {
             return None;
         }
         let at = self.files.start + i * RECORD;
-        let b = &self.bytes;
-        let doc = le_u32(b, at + 56);
+        let (meta, doc, trusted) = read_record(&self.bytes, at);
         Some(BaseFile {
             path: self.record_path(i)?,
-            meta: FileIdentity {
-                size: le_u64(b, at + 8),
-                mtime_ns: le_u64(b, at + 16) as i64,
-                ctime_ns: le_u64(b, at + 24) as i64,
-                dev: le_u64(b, at + 32),
-                ino: le_u64(b, at + 40),
-                nlink: u64::from(le_u32(b, at + 48)),
-                mode: le_u32(b, at + 52),
-            },
-            trusted: le_u32(b, at + 60) & TRUSTED != 0,
+            meta,
+            trusted,
             doc: (doc != NONE).then_some(doc),
         })
     }
@@ -296,7 +280,7 @@ impl Data {
         new: &Built,
         between: &dyn Fn(),
     ) -> std::io::Result<W> {
-        let mut w = Writer::new(out)?;
+        let mut w = Writer::new(out, &TRIGRAMS)?;
         w.section(Kind::Key, key)?;
         let doc_shift = u32::try_from(self.docs_len())
             .map_err(|_| std::io::Error::other("too many documents"))?;
@@ -311,19 +295,13 @@ impl Data {
             if let Some(d) = doc {
                 doc_files[d as usize] = u32::try_from(i).unwrap_or(NONE);
             }
-            let m = &entry.meta;
-            let start = u32::try_from(path_at).map_err(|_| std::io::Error::other("paths"))?;
-            records.extend_from_slice(&start.to_le_bytes());
-            records.extend_from_slice(&(path.len() as u32).to_le_bytes());
-            for v in [m.size, m.mtime_ns as u64, m.ctime_ns as u64, m.dev, m.ino] {
-                records.extend_from_slice(&v.to_le_bytes());
-            }
-            let nlink = u32::try_from(m.nlink).unwrap_or(u32::MAX);
-            records.extend_from_slice(&nlink.to_le_bytes());
-            records.extend_from_slice(&m.mode.to_le_bytes());
-            records.extend_from_slice(&doc.unwrap_or(NONE).to_le_bytes());
-            let flags = if entry.trusted { TRUSTED } else { 0 };
-            records.extend_from_slice(&flags.to_le_bytes());
+            push_record(
+                &mut records,
+                (path_at, path.len()),
+                &entry.meta,
+                doc.unwrap_or(NONE),
+                entry.trusted,
+            )?;
             path_at += path.len();
         }
         w.section(Kind::Files, &records)?;
@@ -339,6 +317,58 @@ impl Data {
         write_names(&mut w, files.map(|(path, _)| path))?;
         w.finish()
     }
+}
+
+/// Appends a file record (see the module's doc) to `records`: its path's place in the paths
+/// section, its identity, a number for the content (the base's document, the symbol index's
+/// nothing) and whether the identity vouched for the contents. The symbol index keeps its
+/// file table in these records too.
+pub(super) fn push_record(
+    records: &mut Vec<u8>,
+    (path_at, path_len): (usize, usize),
+    m: &FileIdentity,
+    number: u32,
+    trusted: bool,
+) -> std::io::Result<()> {
+    let start = u32::try_from(path_at).map_err(|_| std::io::Error::other("paths"))?;
+    let len = u32::try_from(path_len).map_err(|_| std::io::Error::other("paths"))?;
+    records.extend_from_slice(&start.to_le_bytes());
+    records.extend_from_slice(&len.to_le_bytes());
+    for v in [m.size, m.mtime_ns as u64, m.ctime_ns as u64, m.dev, m.ino] {
+        records.extend_from_slice(&v.to_le_bytes());
+    }
+    let nlink = u32::try_from(m.nlink).unwrap_or(u32::MAX);
+    records.extend_from_slice(&nlink.to_le_bytes());
+    records.extend_from_slice(&m.mode.to_le_bytes());
+    records.extend_from_slice(&number.to_le_bytes());
+    let flags = if trusted { TRUSTED } else { 0 };
+    records.extend_from_slice(&flags.to_le_bytes());
+    Ok(())
+}
+
+/// The identity, number and trust of the record at `at` in `b`.
+pub(super) fn read_record(b: &[u8], at: usize) -> (FileIdentity, u32, bool) {
+    let meta = FileIdentity {
+        size: le_u64(b, at + 8),
+        mtime_ns: le_u64(b, at + 16) as i64,
+        ctime_ns: le_u64(b, at + 24) as i64,
+        dev: le_u64(b, at + 32),
+        ino: le_u64(b, at + 40),
+        nlink: u64::from(le_u32(b, at + 48)),
+        mode: le_u32(b, at + 52),
+    };
+    (meta, le_u32(b, at + 56), le_u32(b, at + 60) & TRUSTED != 0)
+}
+
+/// The path of the record at `at` in `b`, read from the paths section `paths`.
+pub(super) fn record_path_in<'b>(b: &'b [u8], paths: &Range<usize>, at: usize) -> Option<&'b str> {
+    let start = paths.start + le_u32(b, at) as usize;
+    let len = le_u32(b, at + 4) as usize;
+    let end = start.checked_add(len)?;
+    if end > paths.end {
+        return None;
+    }
+    std::str::from_utf8(b.get(start..end)?).ok()
 }
 
 /// Writes the table of names: the records of the files `paths` (in record order) grouped by
@@ -582,7 +612,7 @@ mod tests {
                 let at = (next() % bad.len() as u64) as usize;
                 bad[at] = next() as u8;
             }
-            reseal(&mut bad);
+            reseal(&mut bad, &TRIGRAMS);
             if let Ok(data) = open(bad) {
                 let _ = exercise(&data);
             }

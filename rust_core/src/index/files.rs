@@ -112,7 +112,10 @@ pub fn list(dir: &Path, policy: &CachePolicy, now: SystemTime) -> std::io::Resul
     let mut files: Vec<IndexFile> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.extension().is_none_or(|e| e != store::EXTENSION) {
+        if path
+            .extension()
+            .is_none_or(|e| e != store::EXTENSION && e != store::SYMBOLS_EXTENSION)
+        {
             continue;
         }
         // Not following links: the directory holds the files themselves.

@@ -1,5 +1,13 @@
 //! The index file's container: a versioned header, checksummed sections, a footer.
 //!
+//! One container holds both contents of a tree's index: the n-gram postings ([`TRIGRAMS`]) and
+//! the symbol tables ([`SYMBOLS`], see `symbols`). A [`Layout`] is the list of sections a
+//! content's file holds, each kind once; a file is read only as the layout it was opened for
+//! (another content's file fails the section table), so the two files of a tree share the
+//! magic, the key, the store and the cache's pruning (`files`) and differ by their name
+//! (`store::Content`) and their sections. One machine, two contents, as zoekt's shards hold
+//! several sections behind one loader.
+//!
 //! ```text
 //! 0   magic "RSIDX009" (the version: another magic is another format, rebuilt, never read)
 //! 8   u32 number of sections, u32 CRC-32 of the header from offset 16 to its end
@@ -76,7 +84,58 @@ pub(crate) enum Kind {
     NameStarts = 16,
     /// The records of the files of each name key, in path order (u32).
     NameFiles = 17,
+    /// Symbols: what each file gave (see `symbols` for the layouts of 18 to 27).
+    SymFiles = 18,
+    /// Symbols: the offsets of the sorted distinct names in `SymNameBytes` (u32, one more).
+    SymNames = 19,
+    /// Symbols: the names' bytes, concatenated.
+    SymNameBytes = 20,
+    /// Symbols: every definition, file after file, in source order (fixed records).
+    SymDefinitions = 21,
+    /// Symbols: where each name's definitions start in `SymDefinitionsByName` (u32, one more).
+    SymDefinitionStarts = 22,
+    /// Symbols: the definitions of each name (u32 indices into `SymDefinitions`).
+    SymDefinitionsByName = 23,
+    /// Symbols: where each name's references start in `SymReferences` (u64, one more).
+    SymReferenceStarts = 24,
+    /// Symbols: each name's references, delta-encoded varints, by file then position.
+    SymReferences = 25,
+    /// Symbols: where each file's referenced names start in `SymFileNames` (u64, one more).
+    SymFileNameStarts = 26,
+    /// Symbols: each file's referenced names with their counts (varints).
+    SymFileNames = 27,
 }
+
+/// The sections of each kind, by kind number.
+const ALL_KINDS: usize = 27;
+
+/// The sections one content's file holds, each once, in the order they are written.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    kinds: &'static [Kind],
+}
+
+/// The n-gram index's file.
+pub(crate) const TRIGRAMS: Layout = Layout { kinds: &KINDS };
+
+/// The symbol index's file.
+pub(crate) const SYMBOLS: Layout = Layout {
+    kinds: &[
+        Kind::Key,
+        Kind::Files,
+        Kind::Paths,
+        Kind::SymFiles,
+        Kind::SymNames,
+        Kind::SymNameBytes,
+        Kind::SymDefinitions,
+        Kind::SymDefinitionStarts,
+        Kind::SymDefinitionsByName,
+        Kind::SymReferenceStarts,
+        Kind::SymReferences,
+        Kind::SymFileNameStarts,
+        Kind::SymFileNames,
+    ],
+};
 
 const KINDS: [Kind; 17] = [
     Kind::Key,
@@ -98,8 +157,19 @@ const KINDS: [Kind; 17] = [
     Kind::NameFiles,
 ];
 
-fn header_len() -> usize {
-    (FIXED + ENTRY * KINDS.len()).next_multiple_of(8)
+impl Layout {
+    fn header_len(&self) -> usize {
+        (FIXED + ENTRY * self.kinds.len()).next_multiple_of(8)
+    }
+
+    fn holds(&self, kind: usize) -> bool {
+        self.kinds.iter().any(|k| *k as usize == kind)
+    }
+
+    /// Whether the file's posting bytes are checked lazily (the n-gram layout).
+    fn lazy(&self) -> bool {
+        self.holds(Kind::Data as usize)
+    }
 }
 
 /// Why a file was not trusted.
@@ -141,6 +211,7 @@ pub(crate) fn le_u64(bytes: &[u8], at: usize) -> u64 {
 /// Writes an index file: sections one after another (each streamed through [`Writer::write`]
 /// between [`Writer::begin`] and [`Writer::end`]), then the header and the footer.
 pub(crate) struct Writer<W: Write + Seek> {
+    layout: &'static Layout,
     out: W,
     at: u64,
     entries: Vec<(Kind, u32, u64, u64)>,
@@ -152,11 +223,12 @@ pub(crate) struct Writer<W: Write + Seek> {
 }
 
 impl<W: Write + Seek> Writer<W> {
-    pub(crate) fn new(mut out: W) -> std::io::Result<Writer<W>> {
-        out.write_all(&vec![0u8; header_len()])?;
+    pub(crate) fn new(mut out: W, layout: &'static Layout) -> std::io::Result<Writer<W>> {
+        out.write_all(&vec![0u8; layout.header_len()])?;
         Ok(Writer {
+            layout,
             out,
-            at: header_len() as u64,
+            at: layout.header_len() as u64,
             entries: Vec::new(),
             current: None,
             blocks: Vec::new(),
@@ -247,13 +319,18 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Writes the footer and the header; returns the output (not yet synced).
     pub(crate) fn finish(mut self) -> std::io::Result<W> {
-        if self.entries.len() != KINDS.len() || self.current.is_some() {
+        let mut kinds: Vec<u32> = self.entries.iter().map(|e| e.0 as u32).collect();
+        let mut wanted: Vec<u32> = self.layout.kinds.iter().map(|k| *k as u32).collect();
+        kinds.sort_unstable();
+        wanted.sort_unstable();
+        if kinds != wanted || self.current.is_some() {
             return Err(std::io::Error::other("an index file needs every section"));
         }
+        let header_len = self.layout.header_len();
         let length = self.at + FOOTER as u64;
         self.out.write_all(END)?;
         self.out.write_all(&length.to_le_bytes())?;
-        let mut header = vec![0u8; header_len()];
+        let mut header = vec![0u8; header_len];
         header[..8].copy_from_slice(MAGIC);
         header[8..12].copy_from_slice(&(self.entries.len() as u32).to_le_bytes());
         header[16..24].copy_from_slice(&length.to_le_bytes());
@@ -276,7 +353,7 @@ impl<W: Write + Seek> Writer<W> {
 /// Where each section lies in a checked file.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Sections {
-    spans: [Range<usize>; KINDS.len()],
+    spans: [Range<usize>; ALL_KINDS],
 }
 
 impl Sections {
@@ -286,8 +363,8 @@ impl Sections {
 
     /// Checks `bytes` as an index file: magic, footer, header checksum, section bounds and the
     /// checksum of every section but the posting bytes (see [`BlockCheck`]).
-    pub(crate) fn check(bytes: &[u8]) -> Result<Sections, Invalid> {
-        let header = header_len();
+    pub(crate) fn check(bytes: &[u8], layout: &Layout) -> Result<Sections, Invalid> {
+        let header = layout.header_len();
         if bytes.len() < header + FOOTER {
             return Err(Invalid("shorter than a header"));
         }
@@ -302,27 +379,23 @@ impl Sections {
         if crc32fast::hash(&bytes[16..header]) != le_u32(bytes, 12) {
             return Err(Invalid("damaged header"));
         }
-        if le_u32(bytes, 8) as usize != KINDS.len() {
+        if le_u32(bytes, 8) as usize != layout.kinds.len() {
             return Err(Invalid("wrong number of sections"));
         }
         let mut sections = Sections::default();
-        let mut seen = [false; KINDS.len()];
+        let mut seen = [false; ALL_KINDS];
         let body = header as u64..length - FOOTER as u64;
-        for i in 0..KINDS.len() {
+        for i in 0..layout.kinds.len() {
             let at = FIXED + i * ENTRY;
             let kind = le_u32(bytes, at) as usize;
             let (offset, len) = (le_u64(bytes, at + 8), le_u64(bytes, at + 16));
             let end = offset.checked_add(len).ok_or(Invalid("section bounds"))?;
-            if !(1..=KINDS.len()).contains(&kind)
-                || seen[kind - 1]
-                || offset < body.start
-                || end > body.end
-            {
+            if !layout.holds(kind) || seen[kind - 1] || offset < body.start || end > body.end {
                 return Err(Invalid("section table"));
             }
             seen[kind - 1] = true;
             let span = offset as usize..end as usize;
-            if KINDS[kind - 1] != Kind::Data
+            if kind != Kind::Data as usize
                 && crc32fast::hash(&bytes[span.clone()]) != le_u32(bytes, at + 4)
             {
                 return Err(Invalid("damaged section"));
@@ -330,7 +403,7 @@ impl Sections {
             sections.spans[kind - 1] = span;
         }
         let data = sections.span(Kind::Data).len();
-        if sections.span(Kind::DataCrcs).len() != data.div_ceil(DATA_BLOCK) * 4 {
+        if layout.lazy() && sections.span(Kind::DataCrcs).len() != data.div_ceil(DATA_BLOCK) * 4 {
             return Err(Invalid("block checksums"));
         }
         Ok(sections)
@@ -400,13 +473,13 @@ impl BlockCheck {
 /// Recomputes every checksum of `bytes` (a file whose contents a test changed on purpose, to
 /// reach the checks behind the checksums).
 #[cfg(test)]
-pub(crate) fn reseal(bytes: &mut [u8]) {
-    let header = header_len();
+pub(crate) fn reseal(bytes: &mut [u8], layout: &Layout) {
+    let header = layout.header_len();
     if bytes.len() < header + FOOTER {
         return;
     }
     let mut data = None;
-    for i in 0..KINDS.len() {
+    for i in 0..layout.kinds.len() {
         let at = FIXED + i * ENTRY;
         let kind = le_u32(bytes, at) as usize;
         let (offset, len) = (
@@ -428,7 +501,7 @@ pub(crate) fn reseal(bytes: &mut [u8]) {
             .chunks(DATA_BLOCK)
             .map(crc32fast::hash)
             .collect();
-        for i in 0..KINDS.len() {
+        for i in 0..layout.kinds.len() {
             let at = FIXED + i * ENTRY;
             if le_u32(bytes, at) as usize == Kind::DataCrcs as usize {
                 let offset = le_u64(bytes, at + 8) as usize;
@@ -468,7 +541,7 @@ mod tests {
     }
 
     fn sample(data: &[u8]) -> Vec<u8> {
-        let mut w = Writer::new(std::io::Cursor::new(Vec::new())).expect("writer");
+        let mut w = Writer::new(std::io::Cursor::new(Vec::new()), &TRIGRAMS).expect("writer");
         for kind in KINDS {
             match kind {
                 Kind::DataCrcs => {}
@@ -489,7 +562,7 @@ mod tests {
     fn a_written_file_checks_and_its_sections_read_back() {
         let data: Vec<u8> = (0..(DATA_BLOCK * 2 + 100)).map(|i| i as u8).collect();
         let file = sample(&data);
-        let sections = Sections::check(&file).expect("valid");
+        let sections = Sections::check(&file, &TRIGRAMS).expect("valid");
         assert_eq!(&file[sections.span(Kind::Data)], &data[..]);
         assert_eq!(&file[sections.span(Kind::Lasts)], &[8u8; 5]);
         let check = BlockCheck::new(&sections);
@@ -500,15 +573,18 @@ mod tests {
     fn every_damage_is_found() {
         let data: Vec<u8> = (0..(DATA_BLOCK + 10)).map(|i| (i * 7) as u8).collect();
         let file = sample(&data);
-        let sections = Sections::check(&file).expect("valid");
+        let sections = Sections::check(&file, &TRIGRAMS).expect("valid");
         let data_span = sections.span(Kind::Data);
         // Truncation at every length short of the whole file.
         for cut in [0, 1, 8, 100, file.len() / 2, file.len() - 1] {
-            assert!(Sections::check(&file[..cut]).is_err(), "cut {cut}");
+            assert!(
+                Sections::check(&file[..cut], &TRIGRAMS).is_err(),
+                "cut {cut}"
+            );
         }
         let mut longer = file.clone();
         longer.push(0);
-        assert!(Sections::check(&longer).is_err());
+        assert!(Sections::check(&longer, &TRIGRAMS).is_err());
         // A flipped bit anywhere outside the posting bytes fails the open; inside them, the
         // block that holds it.
         let mut rng = 0x2545_f491_4f6c_dd1du64;
@@ -519,7 +595,7 @@ mod tests {
             let at = (rng % file.len() as u64) as usize;
             let mut bad = file.clone();
             bad[at] ^= 1 << (rng >> 61);
-            match Sections::check(&bad) {
+            match Sections::check(&bad, &TRIGRAMS) {
                 Err(_) => assert!(!data_span.contains(&at), "{at}"),
                 Ok(s) => {
                     assert!(data_span.contains(&at), "{at}");
@@ -535,7 +611,7 @@ mod tests {
         let mut other_version = file.clone();
         other_version[7] = b'6';
         assert_eq!(
-            Sections::check(&other_version).err(),
+            Sections::check(&other_version, &TRIGRAMS).err(),
             Some(Invalid("another format or version"))
         );
     }

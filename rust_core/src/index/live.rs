@@ -20,6 +20,7 @@ use super::excludes;
 use super::recheck;
 use super::source;
 use super::store::{FileId, Store};
+use super::symbol_build::SymbolState;
 use super::table::{FileEntry, Table, is_within, parent_of};
 use super::watch::{Change, Drained, Limits, Watcher};
 
@@ -66,6 +67,11 @@ pub(super) struct Shared {
     pub(super) cold_calls: AtomicU64,
     /// Where the index file is kept.
     pub(super) store: Store,
+    /// The outliner the symbol index parses with (`None`: no symbol index is kept).
+    pub(super) outliner: Option<Arc<crate::outline::outliner::Outliner>>,
+    /// Files the symbol index's build has parsed, and is to parse.
+    pub(super) symbol_parsed: AtomicU64,
+    pub(super) symbol_total: AtomicU64,
 }
 
 /// The table, its watcher and the index data, behind `Shared::live`.
@@ -92,6 +98,8 @@ pub(super) struct Live {
     /// Files the last build could not index (binary, too large): not changes.
     pub(super) unindexed_after_build: usize,
     pub(super) loaded: bool,
+    /// The symbol index (see `symbol_build`).
+    pub(super) symbols: SymbolState,
 }
 
 impl Live {
@@ -112,6 +120,7 @@ impl Live {
             retry_after: None,
             unindexed_after_build: 0,
             loaded: false,
+            symbols: SymbolState::default(),
         }
     }
 }

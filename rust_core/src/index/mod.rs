@@ -51,12 +51,15 @@ mod format;
 mod list;
 mod live;
 mod memory;
+mod navigate;
 mod plan;
 mod postings;
 mod query;
 mod recheck;
 mod source;
 mod store;
+mod symbol_build;
+mod symbols;
 mod table;
 mod watch;
 
@@ -65,14 +68,21 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use std::ffi::OsStr;
+
 use crate::error::CoreError;
 use crate::glob::{self, GlobOptions, GlobOutput};
 use crate::grep::{self, GrepOptions, GrepOutput};
+use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
+use crate::outline::graph::SymbolGraph;
+use crate::outline::outliner::Outliner;
+use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::workspace::Workspace;
 
 use build::Job;
 use live::{Data, Live, Shared, lock};
 pub use live::{IndexMode, IndexState};
+pub use symbol_build::{SYMBOLS_ENV, SymbolPhase, symbols_enabled};
 use table::Table;
 use watch::Limits;
 
@@ -123,6 +133,20 @@ crate::record! {
         pub warm_calls: u64,
         /// Calls the cold engine answered.
         pub cold_calls: u64,
+        /// Where the symbol index (references and definitions) is in its life.
+        pub symbols: SymbolPhase,
+        /// Files its build has parsed so far (of `symbol_files_total`).
+        pub symbol_files_parsed: u64,
+        /// Files its build parses (every file of the table that may have a parser).
+        pub symbol_files_total: u64,
+        /// Size of the symbol file (mapped read-only, shared like the index file).
+        pub symbol_bytes: u64,
+        /// The symbol file was loaded (written by an earlier or another process), not built.
+        pub symbols_loaded: bool,
+        /// Wall time of the symbol index's build (or load) in milliseconds.
+        pub symbols_build_ms: Option<f64>,
+        /// Why the symbol index could not be built, if so.
+        pub symbols_failure: Option<String>,
     }
 }
 
@@ -138,6 +162,9 @@ pub struct IndexOptions {
     /// Keep the index file on disk, shared with every process on the tree (default true);
     /// false keeps it in this process's memory only (unless `index_dir` is given).
     pub persist: bool,
+    /// The outliner whose workers parse the tree for the symbol index, built after the table
+    /// (`None`: no symbol index; references and definitions parse their candidates cold).
+    pub outliner: Option<Arc<Outliner>>,
 }
 
 impl Default for IndexOptions {
@@ -145,6 +172,7 @@ impl Default for IndexOptions {
         IndexOptions {
             index_dir: None,
             persist: true,
+            outliner: None,
         }
     }
 }
@@ -158,9 +186,14 @@ pub struct WarmIndex {
 impl WarmIndex {
     /// Starts building the index of `workspace` in the background.
     pub fn start(workspace: &Workspace, options: IndexOptions) -> WarmIndex {
+        let mut live = Live::building();
+        if options.outliner.is_some() {
+            // Its build follows the table's.
+            live.symbols.phase = SymbolPhase::Waiting;
+        }
         let shared = Arc::new(Shared {
             workspace: workspace.clone(),
-            live: Mutex::new(Live::building()),
+            live: Mutex::new(live),
             ready: Condvar::new(),
             stop: AtomicBool::new(false),
             revision: AtomicU64::new(1),
@@ -168,6 +201,9 @@ impl WarmIndex {
             warm_calls: AtomicU64::new(0),
             cold_calls: AtomicU64::new(0),
             store: store::Store::new(workspace, options.index_dir.as_deref(), options.persist),
+            outliner: options.outliner,
+            symbol_parsed: AtomicU64::new(0),
+            symbol_total: AtomicU64::new(0),
         });
         let index = WarmIndex {
             shared: Arc::clone(&shared),
@@ -175,7 +211,12 @@ impl WarmIndex {
         };
         let spawned = std::thread::Builder::new()
             .name("ripsight-index".into())
-            .spawn(move || build::build(&shared));
+            .spawn(move || {
+                build::build(&shared);
+                if let Some(outliner) = shared.outliner.clone() {
+                    symbol_build::build(&shared, &outliner);
+                }
+            });
         match spawned {
             Ok(handle) => lock(&index.threads).push(handle),
             Err(error) => {
@@ -228,7 +269,82 @@ impl WarmIndex {
             adoptions: live.adoptions,
             warm_calls: self.shared.warm_calls.load(Ordering::Relaxed),
             cold_calls: self.shared.cold_calls.load(Ordering::Relaxed),
+            symbols: live.symbols.phase,
+            symbol_files_parsed: self.shared.symbol_parsed.load(Ordering::Relaxed),
+            symbol_files_total: self.shared.symbol_total.load(Ordering::Relaxed),
+            symbol_bytes: live.symbols.data.as_ref().map_or(0, |d| d.file_bytes()),
+            symbols_loaded: live.symbols.loaded,
+            symbols_build_ms: live.symbols.build_ms,
+            symbols_failure: live.symbols.failure.clone(),
         }
+    }
+
+    /// Waits until the symbol index is ready (or failed, or off, or `timeout` passes); true
+    /// when it answers.
+    pub fn wait_symbols(&self, timeout: Duration) -> bool {
+        if self.shared.outliner.is_none() {
+            return false;
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            match lock(&self.shared.live).symbols.phase {
+                SymbolPhase::Ready => return true,
+                SymbolPhase::Failed => return false,
+                SymbolPhase::Off | SymbolPhase::Waiting | SymbolPhase::Building => {}
+            }
+            if Instant::now() >= deadline || self.shared.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// `find_references` from the symbol index (the overlay parsed cold) when it can answer
+    /// for the call's directory; `None` for the cold engine.
+    pub fn references(
+        &self,
+        options: &ReferencesOptions,
+    ) -> Option<Result<ReferencesOutput, CoreError>> {
+        let outliner = self.shared.outliner.clone()?;
+        let live = self.answering()?;
+        // Read under the lock, after the changes were applied (every bump is made under it).
+        let revision = self.shared.revision.load(Ordering::SeqCst);
+        let answer =
+            navigate::references(&self.shared.workspace, live, revision, &outliner, options);
+        if answer.is_some() {
+            // Otherwise the cold search's grep (this index's) counts itself.
+            self.count(true);
+        }
+        answer
+    }
+
+    /// `find_definitions` from the symbol index, as [`WarmIndex::references`].
+    pub fn definitions(
+        &self,
+        options: &DefinitionsOptions,
+    ) -> Option<Result<DefinitionsOutput, CoreError>> {
+        let outliner = self.shared.outliner.clone()?;
+        let live = self.answering()?;
+        let revision = self.shared.revision.load(Ordering::SeqCst);
+        let answer =
+            navigate::definitions(&self.shared.workspace, live, revision, &outliner, options);
+        if answer.is_some() {
+            // Otherwise the cold search's grep (this index's) counts itself.
+            self.count(true);
+        }
+        answer
+    }
+
+    /// The symbol graph of the files below `path` (the root by default) for the repository
+    /// map: read from the symbol index's tables (each file's definitions and referenced names
+    /// with their counts, precomputed at build), the overlay's files parsed cold; `None` when
+    /// the symbol index cannot answer (not ready, a single file, a directory the table cannot
+    /// answer for).
+    pub fn symbol_graph(&self, path: Option<&OsStr>) -> Option<Result<SymbolGraph, CoreError>> {
+        let outliner = self.shared.outliner.clone()?;
+        let live = self.answering()?;
+        let revision = self.shared.revision.load(Ordering::SeqCst);
+        navigate::graph(&self.shared.workspace, live, revision, &outliner, path)
     }
 
     /// Waits until the first build is done (or `timeout` passes); true when ready.

@@ -265,7 +265,7 @@ fn search_files<'a>(
 /// The documents satisfying `query`, sorted; `None` for all. Unless a match may span lines
 /// (`multiline`), one section of a document must satisfy the whole query (sections end at line
 /// ends); with `multiline` the document as a whole must.
-fn evaluate(query: &Query, postings: &Postings, multiline: bool) -> Option<Vec<u32>> {
+pub(super) fn evaluate(query: &Query, postings: &Postings, multiline: bool) -> Option<Vec<u32>> {
     // The entries holding `gram`, among the sorted `among` when given.
     let leaf = |gram: Gram, among: Option<&[u32]>| match multiline {
         true => {

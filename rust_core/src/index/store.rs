@@ -14,6 +14,10 @@
 //!   waits for the file instead, answering cold. The kernel drops the lock of a process that
 //!   dies, and the next holder deletes the temporary files it left: nothing half-written ever
 //!   has the final name.
+//! - Contents: a tree has two files, the n-gram index (`<hash>.rsidx`) and the symbol index
+//!   (`<hash>-symbols.rssym`, see `symbols`), each with its own lock and temporaries (its
+//!   name's stem is theirs: `<hash>-symbols.lock`), both made for the same key, read through
+//!   the same [`Content`] path and pruned alike (`files`).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -21,10 +25,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::base::Data;
-use super::format::MAGIC;
+use super::format::{Invalid, MAGIC};
 use super::memory;
 use super::postings::Backing;
 use crate::workspace::Workspace;
+
+/// What an index file holds, read in place from its bytes, once checked for `key`.
+pub(super) trait Content: Sized {
+    fn open(bytes: Arc<Backing>, key: &[u8]) -> Result<Self, Invalid>;
+}
+
+impl Content for Data {
+    fn open(bytes: Arc<Backing>, key: &[u8]) -> Result<Data, Invalid> {
+        Data::open(bytes, key)
+    }
+}
 
 /// The identity (device, inode) of an index file, to tell when it was replaced.
 pub(super) type FileId = (u64, u64);
@@ -34,10 +49,13 @@ pub(super) trait Sink: std::io::Write + std::io::Seek {}
 impl<T: std::io::Write + std::io::Seek> Sink for T {}
 
 /// Where this workspace's index file is kept.
+#[derive(Clone)]
 pub(super) struct Store {
     key: Vec<u8>,
     /// The directory, the file's name (without extension); `None`: memory only.
     disk: Option<(PathBuf, String)>,
+    /// The file's extension (the content's: [`EXTENSION`] or [`SYMBOLS_EXTENSION`]).
+    extension: &'static str,
 }
 
 /// The writer's lock: held while the file is built or merged, released when dropped (or when
@@ -49,6 +67,9 @@ pub(super) struct Lock {
 /// The ending of an index file's name (`<hash of the key>.rsidx`; its lock file is
 /// `<hash>.lock`, a file being written `<hash>.tmp.<pid>.<n>`).
 pub(super) const EXTENSION: &str = "rsidx";
+
+/// The ending of a symbol file's name (`<hash>-symbols.rssym`).
+pub(super) const SYMBOLS_EXTENSION: &str = "rssym";
 
 /// The directory index files are kept in by default: `ripsight/index/` in the user's cache
 /// directory.
@@ -112,18 +133,34 @@ impl Store {
             }
             (dir, format!("{hash:016x}"))
         });
-        Store { key, disk }
+        Store {
+            key,
+            disk,
+            extension: EXTENSION,
+        }
     }
 
     pub(super) fn key(&self) -> &[u8] {
         &self.key
     }
 
+    /// The store of the same tree's symbol index: the same place and key, its own name.
+    pub(super) fn symbols(&self) -> Store {
+        Store {
+            key: self.key.clone(),
+            disk: self
+                .disk
+                .as_ref()
+                .map(|(dir, name)| (dir.clone(), format!("{name}-symbols"))),
+            extension: SYMBOLS_EXTENSION,
+        }
+    }
+
     /// The index file's path, when it is kept on disk.
     pub(super) fn path(&self) -> Option<PathBuf> {
         self.disk
             .as_ref()
-            .map(|(dir, name)| dir.join(format!("{name}.{EXTENSION}")))
+            .map(|(dir, name)| dir.join(format!("{name}.{}", self.extension)))
     }
 
     /// The identity of the file now at the final name, if any.
@@ -135,10 +172,15 @@ impl Store {
     /// The file at the final name, mapped and checked; `None` when there is none or it is not
     /// one to trust (damaged, truncated, another version's or another tree's).
     pub(super) fn load(&self) -> Option<(Data, FileId)> {
+        self.load_as()
+    }
+
+    /// [`Store::load`] for any content.
+    pub(super) fn load_as<T: Content>(&self) -> Option<(T, FileId)> {
         let file = File::open(self.path()?).ok()?;
         let id = id_of(&file.metadata().ok()?);
         let map = memory::map(&file).ok()?;
-        let data = Data::open(Arc::new(Backing::Map(map)), &self.key).ok()?;
+        let data = T::open(Arc::new(Backing::Map(map)), &self.key).ok()?;
         Some((data, id))
     }
 
@@ -167,9 +209,18 @@ impl Store {
     /// memory instead.
     pub(super) fn save(
         &self,
-        _lock: &Lock,
+        lock: &Lock,
         write: &dyn Fn(&mut dyn Sink) -> std::io::Result<()>,
     ) -> std::io::Result<(Data, Option<FileId>)> {
+        self.save_as(lock, write)
+    }
+
+    /// [`Store::save`] for any content.
+    pub(super) fn save_as<T: Content>(
+        &self,
+        _lock: &Lock,
+        write: &dyn Fn(&mut dyn Sink) -> std::io::Result<()>,
+    ) -> std::io::Result<(T, Option<FileId>)> {
         if let Some((dir, name)) = &self.disk {
             match self.save_to_disk(dir, name, write) {
                 Ok(saved) => return Ok(saved),
@@ -179,12 +230,12 @@ impl Store {
         self.save_in_memory(write).map(|data| (data, None))
     }
 
-    fn save_to_disk(
+    fn save_to_disk<T: Content>(
         &self,
         dir: &Path,
         name: &str,
         write: &dyn Fn(&mut dyn Sink) -> std::io::Result<()>,
-    ) -> std::io::Result<(Data, Option<FileId>)> {
+    ) -> std::io::Result<(T, Option<FileId>)> {
         make_private_dir(dir)?;
         let n = TEMPORARY.fetch_add(1, Ordering::Relaxed);
         let temporary = dir.join(format!("{name}.tmp.{}.{n}", std::process::id()));
@@ -200,12 +251,13 @@ impl Store {
                 std::io::Write::flush(&mut out)?;
             }
             file.sync_all()?;
-            std::fs::rename(&temporary, dir.join(format!("{name}.{EXTENSION}")))?;
+            let extension = self.extension;
+            std::fs::rename(&temporary, dir.join(format!("{name}.{extension}")))?;
             // The rename itself is durable once the directory is synced.
             File::open(dir)?.sync_all()?;
             let id = id_of(&file.metadata()?);
             let map = memory::map(&file)?;
-            let data = Data::open(Arc::new(Backing::Map(map)), &self.key)
+            let data = T::open(Arc::new(Backing::Map(map)), &self.key)
                 .map_err(|e| std::io::Error::other(e.0))?;
             Ok((data, Some(id)))
         })();
@@ -215,12 +267,12 @@ impl Store {
         result
     }
 
-    fn save_in_memory(
+    fn save_in_memory<T: Content>(
         &self,
         write: &dyn Fn(&mut dyn Sink) -> std::io::Result<()>,
-    ) -> std::io::Result<Data> {
+    ) -> std::io::Result<T> {
         let backing = memory_backing(write)?;
-        Data::open(Arc::new(backing), &self.key).map_err(|e| std::io::Error::other(e.0))
+        T::open(Arc::new(backing), &self.key).map_err(|e| std::io::Error::other(e.0))
     }
 
     /// Removes the file at the final name if it is still `id` (found damaged), under the lock.

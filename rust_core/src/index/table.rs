@@ -73,7 +73,7 @@ const TRUST_MARGIN_NS: i64 = 1_000_000_000;
 /// where the table is re-checked rather than watched: `vouched`) must also have an identity old
 /// enough to vouch for it: a change in the same tick as the last one would show in no
 /// identity, and no event reports it.
-fn indexable(entry: &FileEntry, vouched: bool) -> bool {
+pub(crate) fn indexable(entry: &FileEntry, vouched: bool) -> bool {
     (entry.meta.nlink <= 1 || entry.guarded) && (entry.trusted || !(vouched || entry.rechecked))
 }
 

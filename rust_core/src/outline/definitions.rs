@@ -166,14 +166,14 @@ impl Default for DefinitionsOptions {
 }
 
 /// A name test.
-enum Matcher {
+pub(crate) enum Matcher {
     Exact(String),
     Prefix(String),
     Regex(Regex),
 }
 
 impl Matcher {
-    fn matches(&self, name: &str) -> bool {
+    pub(crate) fn matches(&self, name: &str) -> bool {
         match self {
             Matcher::Exact(wanted) => name == wanted,
             Matcher::Prefix(prefix) => name.starts_with(prefix.as_str()),
@@ -183,7 +183,7 @@ impl Matcher {
 }
 
 /// The name test and the grep pattern (with its `literal` flag) of `options`.
-fn plan(options: &DefinitionsOptions) -> Result<(Matcher, String, bool), CoreError> {
+pub(crate) fn plan(options: &DefinitionsOptions) -> Result<(Matcher, String, bool), CoreError> {
     let name = options.name.as_str();
     match options.matching {
         NameMatch::Exact | NameMatch::Prefix => {
@@ -241,7 +241,7 @@ fn without_looks(hir: Hir) -> Hir {
 }
 
 /// One candidate's fate; `T` is what was kept of its parse.
-pub(super) enum Parsedness<T> {
+pub(crate) enum Parsedness<T> {
     /// Outlined (from the cache or not).
     Outlined {
         kept: T,
@@ -291,19 +291,31 @@ pub fn definitions(
         return Err(CoreError::Cancelled);
     }
 
-    let mut out = DefinitionsOutput {
-        name: options.name.clone(),
-        matching: options.matching,
+    let out = DefinitionsOutput {
         prefilter: pattern,
         files_searched: found.files_searched,
-        candidate_files: 0,
         skipped: found.skipped,
         incomplete: found.incomplete,
-        offset: options.offset as u64,
         ..DefinitionsOutput::default()
     };
+    let files = candidates.into_iter().cloned().zip(outcomes);
+    Ok(assemble(options, &matcher, out, files))
+}
+
+/// The answer to `options` from what each candidate gave, in path order (`out` holds the
+/// search's counts): the cold engine's and the symbol index's one assembly.
+pub(crate) fn assemble(
+    options: &DefinitionsOptions,
+    matcher: &Matcher,
+    mut out: DefinitionsOutput,
+    files: impl IntoIterator<Item = (OsString, Parsedness<Arc<Parsed>>)>,
+) -> DefinitionsOutput {
+    out.name = options.name.clone();
+    out.matching = options.matching;
+    out.offset = options.offset as u64;
     let mut matching = Vec::new();
-    for (path, outcome) in candidates.iter().zip(outcomes) {
+    for (path, outcome) in files {
+        let path = &path;
         match outcome {
             Parsedness::Outlined {
                 kept: parsed,
@@ -324,7 +336,7 @@ pub fn definitions(
                         .and_then(|p| parsed.entries.get(p as usize))
                         .map(|p| p.name.clone());
                     matching.push(Definition {
-                        path: (*path).clone(),
+                        path: path.clone(),
                         line: entry.line,
                         end_line: entry.end_line,
                         kind: entry.kind,
@@ -339,7 +351,7 @@ pub fn definitions(
                 out.unparsed_total += 1;
                 if out.unparsed.len() < MAX_UNPARSED_LISTED {
                     out.unparsed.push(UnparsedFile {
-                        path: (*path).clone(),
+                        path: path.clone(),
                         refused,
                         detail,
                     });
@@ -357,12 +369,12 @@ pub fn definitions(
     out.withheld = page.withheld;
     out.next_offset = page.next_offset;
     out.definitions = matching.drain(page.start..page.end).collect();
-    Ok(out)
+    out
 }
 
 /// Whether a file of this name may have a parser: a known extension or name, or no extension
 /// at all (a script whose `#!` line names its language).
-pub(super) fn may_have_parser(path: &OsStr) -> bool {
+pub(crate) fn may_have_parser(path: &OsStr) -> bool {
     let path = Path::new(path);
     Language::from_path(path).is_some()
         || path
@@ -373,7 +385,7 @@ pub(super) fn may_have_parser(path: &OsStr) -> bool {
 /// Outlines every candidate (with its references when `references` is set), on up to
 /// [`MAX_WORKERS`] threads, stopping at `deadline`; `keep` takes what the caller needs of each
 /// parse while the file's bytes are at hand. The outcomes in the candidates' order.
-pub(super) fn outline_all<T: Send>(
+pub(crate) fn outline_all<T: Send>(
     workspace: &Workspace,
     outliner: &Outliner,
     candidates: &[&OsString],
@@ -428,7 +440,7 @@ pub(super) fn outline_all<T: Send>(
 
 /// One candidate, opened again through the boundary (grep named it by its real path) and
 /// outlined.
-fn outline_one<T>(
+pub(crate) fn outline_one<T>(
     workspace: &Workspace,
     outliner: &Outliner,
     path: &OsStr,

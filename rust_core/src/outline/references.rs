@@ -219,11 +219,12 @@ impl Default for ReferencesOptions {
 }
 
 /// What one file gave: its definitions of the name and its references to it (all roles,
-/// path/glob/kind filters applied by the caller), each with its line's text.
-struct FileReferences {
-    definitions: Vec<(Entry, Option<String>)>,
-    references: Vec<(Reference, Option<Entry>, String)>,
-    cut: bool,
+/// path/glob/kind filters applied by the caller), each with its line's text (empty when the
+/// symbol index answers: it reads the texts of the page's entries only).
+pub(crate) struct FileReferences {
+    pub(crate) definitions: Vec<(Entry, Option<String>)>,
+    pub(crate) references: Vec<(Reference, Option<Entry>, String)>,
+    pub(crate) cut: bool,
 }
 
 /// The references to `options.name`. `search` is the workspace's grep (the warm index's, when
@@ -259,18 +260,30 @@ pub fn references(
     if deadline.cancelled() {
         return Err(CoreError::Cancelled);
     }
-    let mut out = ReferencesOutput {
-        name: options.name.clone(),
-        group_by: options.group_by,
+    let out = ReferencesOutput {
         files_searched: found.files_searched,
         skipped: found.skipped,
         incomplete: found.incomplete,
-        offset: options.offset as u64,
         ..ReferencesOutput::default()
     };
+    let files = candidates.into_iter().cloned().zip(outcomes);
+    Ok(assemble(options, out, files))
+}
+
+/// The answer to `options` from what each candidate gave, in path order (`out` holds the
+/// search's counts): the cold engine's and the symbol index's one assembly.
+pub(crate) fn assemble(
+    options: &ReferencesOptions,
+    mut out: ReferencesOutput,
+    files: impl IntoIterator<Item = (OsString, Parsedness<FileReferences>)>,
+) -> ReferencesOutput {
+    out.name = options.name.clone();
+    out.group_by = options.group_by;
+    out.offset = options.offset as u64;
     let mut listed: Vec<FoundReference> = Vec::new();
     let mut callers: Vec<Caller> = Vec::new();
-    for (path, outcome) in candidates.iter().zip(outcomes) {
+    for (path, outcome) in files {
+        let path = &path;
         let (file, language) = match outcome {
             Parsedness::Outlined {
                 kept,
@@ -287,7 +300,7 @@ pub fn references(
                 out.unparsed_total += 1;
                 if out.unparsed.len() < MAX_UNPARSED_LISTED {
                     out.unparsed.push(UnparsedFile {
-                        path: (*path).clone(),
+                        path: path.clone(),
                         refused,
                         detail,
                     });
@@ -306,7 +319,7 @@ pub fn references(
             out.definitions_total += 1;
             if out.definitions.len() < MAX_DEFINITIONS_LISTED {
                 out.definitions.push(Definition {
-                    path: (*path).clone(),
+                    path: path.clone(),
                     line: entry.line,
                     end_line: entry.end_line,
                     kind: entry.kind,
@@ -332,7 +345,7 @@ pub fn references(
             }
             match options.group_by {
                 Grouping::Reference => listed.push(FoundReference {
-                    path: (*path).clone(),
+                    path: path.clone(),
                     line: u64::from(reference.line),
                     column: u64::from(reference.column),
                     role: reference.role,
@@ -351,7 +364,7 @@ pub fn references(
                         None => file_callers.push((
                             reference.enclosing,
                             Caller {
-                                path: (*path).clone(),
+                                path: path.clone(),
                                 name: enclosing.as_ref().map(|e| e.name.clone()),
                                 kind: enclosing.as_ref().map(|e| e.kind),
                                 line: enclosing.as_ref().map(|e| e.line),
@@ -380,7 +393,7 @@ pub fn references(
         Grouping::Reference => out.references = listed.drain(page.start..page.end).collect(),
         Grouping::Caller => out.callers = callers.drain(page.start..page.end).collect(),
     }
-    Ok(out)
+    out
 }
 
 /// `name`, checked: not empty, no whitespace, not too long.
@@ -419,7 +432,7 @@ pub(crate) fn word_pattern(name: &str) -> String {
 }
 
 /// What `parsed` holds about `name`, with each reference's line text out of `source`.
-fn of_file(source: &Source, parsed: &Parsed, name: &str) -> FileReferences {
+pub(crate) fn of_file(source: &Source, parsed: &Parsed, name: &str) -> FileReferences {
     let entries = &parsed.entries;
     let definitions = entries
         .iter()

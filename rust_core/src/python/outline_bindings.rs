@@ -38,14 +38,19 @@ type Grep<'a> = &'a (dyn Fn(&GrepOptions) -> Result<grep::GrepOutput, CoreError>
 /// A search over the files grep finds (`definitions::definitions`, `references::references`).
 type CandidateSearch<O, T> = fn(&Workspace, &Outliner, &O, Grep<'_>) -> Result<T, CoreError>;
 
-/// Runs a search over the files the engine's own grep finds (the warm index's when there is
-/// one) on an engine thread: `definitions` and `references` pick their candidates so.
+/// The same search answered by the symbol index (`None`: the cold engine answers).
+type IndexedSearch<O, T> = fn(&WarmIndex, &O) -> Option<Result<T, CoreError>>;
+
+/// Runs a search on an engine thread: from the warm index's symbol index when it answers, else
+/// over the files the engine's own grep finds (the warm index's when there is one):
+/// `definitions` and `references` pick their candidates so.
 fn with_candidates<O, T>(
     py: Python<'_>,
     (workspace, index, outliner): (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
     options: O,
     cancel: CancelToken,
     search: CandidateSearch<O, T>,
+    indexed: IndexedSearch<O, T>,
 ) -> PyResult<T>
 where
     O: Send + 'static,
@@ -55,6 +60,9 @@ where
     let index = index.clone();
     let outliner = Arc::clone(outliner);
     run_detached(py, &cancel, move || {
+        if let Some(answer) = index.as_deref().and_then(|index| indexed(index, &options)) {
+            return answer;
+        }
         let grep = |grep_options: &GrepOptions| match &index {
             Some(index) => index.grep(grep_options),
             None => grep::grep(&workspace, grep_options),
@@ -63,34 +71,40 @@ where
     })
 }
 
-/// `Engine.definitions`: the definitions whose name matches, in the grep's candidates.
+/// `Engine.definitions`: the definitions whose name matches, from the symbol index when it
+/// answers, else in the grep's candidates.
 pub(super) fn definitions(
     py: Python<'_>,
     sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
     options: DefinitionsOptions,
 ) -> PyResult<DefinitionsOutput> {
     let cancel = options.cancel.clone();
-    with_candidates(py, sources, options, cancel, definitions::definitions)
+    let (cold, warm) = (definitions::definitions, WarmIndex::definitions);
+    with_candidates(py, sources, options, cancel, cold, warm)
 }
 
-/// `Engine.references`: the references to a name, in the grep's candidates.
+/// `Engine.references`: the references to a name, from the symbol index when it answers, else
+/// in the grep's candidates.
 pub(super) fn references(
     py: Python<'_>,
     sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
     options: ReferencesOptions,
 ) -> PyResult<ReferencesOutput> {
     let cancel = options.cancel.clone();
-    with_candidates(py, sources, options, cancel, references::references)
+    let (cold, warm) = (references::references, WarmIndex::references);
+    with_candidates(py, sources, options, cancel, cold, warm)
 }
 
-/// `Engine.calls`: what the definitions of a name call, in the grep's candidates.
+/// `Engine.calls`: what the definitions of a name call, in the grep's candidates (the symbol
+/// index keeps each name's references, not each body's calls, so it does not answer this).
 pub(super) fn calls(
     py: Python<'_>,
     sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
     options: CallsOptions,
 ) -> PyResult<CallsResult> {
     let cancel = options.cancel.clone();
-    with_candidates(py, sources, options, cancel, calls::calls)
+    let cold_only: IndexedSearch<CallsOptions, CallsResult> = |_, _| None;
+    with_candidates(py, sources, options, cancel, calls::calls, cold_only)
 }
 
 /// `Engine._outline_fault`: a fault request to a worker, and how it ended ("answered", or the

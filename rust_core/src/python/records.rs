@@ -9,7 +9,7 @@ use crate::error::PatternIssue;
 use crate::glob::GlobOutput;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
 use crate::index::files::{IndexFile, Staleness};
-use crate::index::{IndexMode, IndexState, IndexStatus};
+use crate::index::{IndexMode, IndexState, IndexStatus, SymbolPhase};
 use crate::media::Refusal;
 use crate::media::image::ImageOutput;
 use crate::media::notebook::{
@@ -47,6 +47,7 @@ choice_to_python!(
     PatternIssue,
     IndexState,
     IndexMode,
+    SymbolPhase,
     Refusal,
     CellKind,
     OutputKind,

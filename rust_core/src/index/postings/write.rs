@@ -196,7 +196,11 @@ pub(crate) mod tests {
 
     /// `base` with `new` appended, as a view over an in-memory file (documents: `documents`).
     pub(crate) fn view(base: &Postings, new: &Built, doc_shift: u32) -> Postings {
-        let mut w = Writer::new(std::io::Cursor::new(Vec::new())).expect("writer");
+        let mut w = Writer::new(
+            std::io::Cursor::new(Vec::new()),
+            &crate::index::format::TRIGRAMS,
+        )
+        .expect("writer");
         let others = [
             Kind::Key,
             Kind::Files,
@@ -211,7 +215,7 @@ pub(crate) mod tests {
         }
         write_postings(&mut w, base, new, doc_shift).expect("write");
         let bytes = w.finish().expect("finish").into_inner();
-        let sections = Sections::check(&bytes).expect("valid");
+        let sections = Sections::check(&bytes, &crate::index::format::TRIGRAMS).expect("valid");
         Postings::open(Arc::new(Backing::Heap(bytes)), &sections, usize::MAX).expect("consistent")
     }
 }

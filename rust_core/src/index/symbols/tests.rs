@@ -1,0 +1,243 @@
+//! The symbol file's tests: what is written reads back, and no damage is trusted.
+
+use super::write::push_varint;
+use super::*;
+use crate::index::format::reseal;
+use crate::outline::parse::{Entry, Parsed};
+use crate::outline::refs::{Reference, References};
+
+fn parsed(
+    names: &[&str],
+    defs: &[(&str, u64)],
+    refs: &[(u32, u32, u32, Role, Option<u32>)],
+) -> Outcome {
+    let entries = defs
+        .iter()
+        .enumerate()
+        .map(|(i, (name, line))| Entry {
+            kind: SymbolKind::Function,
+            name: (*name).to_string(),
+            line: *line,
+            end_line: line + 3,
+            depth: u32::from(i > 0),
+            parent: (i > 0).then_some(0),
+        })
+        .collect();
+    let list = refs
+        .iter()
+        .map(|&(name, line, column, role, enclosing)| Reference {
+            name,
+            line,
+            column,
+            role,
+            enclosing,
+        })
+        .collect();
+    Outcome::Parsed(
+        Language::C,
+        Arc::new(Parsed {
+            entries,
+            has_errors: false,
+            references: Some(References {
+                names: names.iter().map(|n| (*n).to_string()).collect(),
+                list,
+                cut: false,
+            }),
+            with_references: true,
+        }),
+    )
+}
+
+fn sample() -> Vec<u8> {
+    let mut b = Builder::default();
+    let meta = FileIdentity {
+        size: 10,
+        ..FileIdentity::default()
+    };
+    let inputs = [
+        Input {
+            path: "a.c".into(),
+            meta,
+            trusted: true,
+            outcome: parsed(
+                &["kmalloc", "x"],
+                &[("main", 1), ("inner", 2)],
+                &[
+                    (0, 3, 5, Role::Call, Some(1)),
+                    (1, 2, 1, Role::Write, Some(0)),
+                    (0, 1, 9, Role::Read, None),
+                ],
+            ),
+        },
+        Input {
+            path: "b/big.c".into(),
+            meta,
+            trusted: false,
+            outcome: Outcome::Unparsed,
+        },
+        Input {
+            path: "c.c".into(),
+            meta,
+            trusted: true,
+            outcome: parsed(
+                &["kmalloc"],
+                &[("kmalloc", 7)],
+                &[(0, 40, 2, Role::Call, Some(0))],
+            ),
+        },
+    ];
+    for input in inputs {
+        b.add(input);
+    }
+    b.write(std::io::Cursor::new(Vec::new()), b"key")
+        .expect("written")
+        .into_inner()
+}
+
+fn open(bytes: &[u8]) -> Result<Symbols, Invalid> {
+    Symbols::open(Arc::new(Backing::Heap(bytes.to_vec())), b"key")
+}
+
+#[test]
+fn a_written_symbol_file_reads_back_as_it_was_written() {
+    let s = open(&sample()).expect("valid");
+    assert_eq!(s.files_len(), 3);
+    let names: Vec<&str> = (0..s.names_len()).filter_map(|k| s.name(k)).collect();
+    assert_eq!(names, ["inner", "kmalloc", "main", "x"]);
+    let kmalloc = s.name_id("kmalloc").expect("held");
+    assert_eq!(s.name_id("kfree"), None);
+    assert_eq!(s.prefixed("km"), kmalloc..kmalloc + 1);
+    let refs = s.references_of(kmalloc);
+    let got: Vec<(u32, u32, u32, Role, Option<u32>)> = refs
+        .iter()
+        .map(|r| (r.file, r.line, r.column, r.role, r.enclosing))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0, 3, 5, Role::Call, Some(1)),
+            (0, 1, 9, Role::Read, None),
+            (2, 40, 2, Role::Call, Some(0)),
+        ]
+    );
+    let defs: Vec<u32> = s.definitions_of(kmalloc).collect();
+    assert_eq!(defs, [2]);
+    assert_eq!(s.file_of_definition(2), Some(2));
+    assert_eq!(s.file_of_definition(1), Some(0));
+    let d = s.definition(1).expect("a definition");
+    assert_eq!(
+        (s.name(d.name), d.line, d.parent, d.depth),
+        (Some("inner"), 2, Some(0), 1)
+    );
+    let big = s.file(1).expect("a file");
+    assert_eq!(
+        (big.path, big.status, big.trusted),
+        ("b/big.c", Status::Unparsed, false)
+    );
+    assert_eq!(s.file_index("c.c"), Some(2));
+    assert_eq!(s.file_index("b"), None);
+    let x = s.name_id("x").expect("held");
+    assert_eq!(s.file_names(0), [(kmalloc, 2), (x, 1)]);
+    assert_eq!(s.file(0).and_then(|f| f.language), Some(Language::C));
+}
+
+#[test]
+fn damaged_truncated_foreign_and_other_version_files_are_never_trusted() {
+    let file = sample();
+    assert!(open(&file).is_ok());
+    assert!(Symbols::open(Arc::new(Backing::Heap(file.clone())), b"other").is_err());
+    for cut in [0, 16, file.len() / 2, file.len() - 1] {
+        assert!(open(&file[..cut]).is_err(), "cut at {cut}");
+    }
+    // Every byte but the alignment padding between sections, which no reader reads.
+    let sections = Sections::check(&file, &SYMBOLS).expect("valid");
+    let spans: Vec<Range<usize>> = [
+        Kind::Key,
+        Kind::Files,
+        Kind::Paths,
+        Kind::SymFiles,
+        Kind::SymNames,
+        Kind::SymNameBytes,
+        Kind::SymDefinitions,
+        Kind::SymReferences,
+        Kind::SymFileNames,
+    ]
+    .iter()
+    .map(|k| sections.span(*k))
+    .collect();
+    let first = spans.iter().map(|s| s.start).min().unwrap_or(0);
+    let read =
+        |at: usize| at < first || at >= file.len() - 16 || spans.iter().any(|s| s.contains(&at));
+    for at in (0..file.len()).filter(|&at| read(at)) {
+        let mut bad = file.clone();
+        bad[at] ^= 0x20;
+        assert!(open(&bad).is_err(), "a flipped bit at {at} was trusted");
+    }
+    let mut other_version = file.clone();
+    other_version[7] = b'0';
+    assert_eq!(
+        open(&other_version).err(),
+        Some(Invalid("another format or version"))
+    );
+}
+
+#[test]
+fn resealed_damage_never_panics_and_shapes_are_checked() {
+    let file = sample();
+    for at in 0..file.len() {
+        let mut bad = file.clone();
+        bad[at] = bad[at].wrapping_add(0x41);
+        reseal(&mut bad, &SYMBOLS);
+        if let Ok(s) = open(&bad) {
+            for id in 0..s.names_len() + 1 {
+                let _ = s.references_of(id);
+                let _ = s.definitions_of(id).count();
+            }
+            for f in 0..s.files_len() + 1 {
+                let _ = s.file_names(f);
+                let _ = s.file(f);
+            }
+        }
+    }
+}
+
+#[test]
+fn varints_round_trip() {
+    let mut out = Vec::new();
+    let values = [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX];
+    for v in values {
+        push_varint(&mut out, v);
+    }
+    let mut at = 0;
+    for v in values {
+        assert_eq!(read_varint(&out, &mut at), Some(v));
+    }
+    assert_eq!(read_varint(&out, &mut at), None);
+    for v in [0i64, -1, 1, -300, 300] {
+        assert_eq!(unzigzag(zigzag(v)), v);
+    }
+}
+
+#[test]
+fn another_contents_file_is_never_read_as_a_symbol_file() {
+    // A file of the n-gram layout, with this tree's key: the section table tells it apart.
+    let mut w = crate::index::format::Writer::new(
+        std::io::Cursor::new(Vec::new()),
+        &crate::index::format::TRIGRAMS,
+    )
+    .expect("writer");
+    w.section(Kind::Key, b"key").expect("key");
+    let err = w
+        .finish()
+        .expect_err("an n-gram file needs its every section");
+    assert!(err.to_string().contains("every section"));
+    let mut symbols = sample();
+    // The n-gram layout has 17 sections: a header that says so is refused before any read.
+    symbols[8..12].copy_from_slice(&17u32.to_le_bytes());
+    reseal(&mut symbols, &SYMBOLS);
+    assert_eq!(
+        open(&symbols).err(),
+        Some(Invalid("wrong number of sections"))
+    );
+    assert!(Sections::check(&sample(), &crate::index::format::TRIGRAMS).is_err());
+}

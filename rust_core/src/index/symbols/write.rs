@@ -1,0 +1,249 @@
+//! Building the symbol file's tables in memory from the parses of files given in path order,
+//! and writing them (the layout is in the parent module's doc).
+
+use std::collections::HashMap;
+use std::io::{Seek, Write};
+use std::sync::Arc;
+
+use crate::boundary::FileIdentity;
+use crate::outline::SymbolKind;
+use crate::outline::lang::Language;
+use crate::outline::parse::Parsed;
+
+use super::super::base::{RECORD, push_record};
+use super::super::format::{Kind, SYMBOLS, Writer};
+use super::{DEFINITION, FILE_INFO, NONE, Status, zigzag};
+
+/// One file handed to [`build`].
+pub(in crate::index) struct Input {
+    pub(in crate::index) path: String,
+    pub(in crate::index) meta: FileIdentity,
+    pub(in crate::index) trusted: bool,
+    pub(in crate::index) outcome: Outcome,
+}
+
+/// What one file's parse gave.
+pub(in crate::index) enum Outcome {
+    Parsed(Language, Arc<Parsed>),
+    Unparsed,
+    NoParser,
+}
+
+/// The position of a choice's name in its list: its code in the file.
+fn code_of(name: &str, names: &[&str]) -> u8 {
+    names.iter().position(|n| *n == name).unwrap_or(0) as u8
+}
+
+pub(super) fn push_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// The varint at `*at` in `bytes`, advancing `*at`; `None` past the end or on an overlong one.
+/// A name's references as they are encoded while building.
+#[derive(Default)]
+struct Run {
+    bytes: Vec<u8>,
+    file: u32,
+    line: u32,
+    started: bool,
+}
+
+/// The tables of the symbol file, built in memory from files given in path order.
+#[derive(Default)]
+pub(in crate::index) struct Builder {
+    files: Vec<(String, FileIdentity, bool, [u8; 4], u32, u32)>,
+    ids: HashMap<String, u32>,
+    names: Vec<String>,
+    runs: Vec<Run>,
+    /// Definition records with names as build ids.
+    definitions: Vec<(u32, u32, u32, u32, u8, u16)>,
+    file_names: Vec<Vec<(u32, u32)>>,
+}
+
+impl Builder {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.ids.insert(name.to_string(), id);
+        self.names.push(name.to_string());
+        self.runs.push(Run::default());
+        id
+    }
+
+    /// Adds the next file (files come in path order).
+    pub(in crate::index) fn add(&mut self, input: Input) {
+        let file = self.files.len() as u32;
+        let first = self.definitions.len() as u32;
+        let mut info = [0u8; 4];
+        let mut counts: Vec<(u32, u32)> = Vec::new();
+        match &input.outcome {
+            Outcome::Parsed(language, parsed) => {
+                info[0] = code_of(language.name(), Language::NAMES);
+                info[1] = Status::Parsed as u8;
+                for entry in &parsed.entries {
+                    let name = self.id(&entry.name);
+                    self.definitions.push((
+                        name,
+                        u32::try_from(entry.line).unwrap_or(u32::MAX),
+                        u32::try_from(entry.end_line).unwrap_or(u32::MAX),
+                        entry.parent.unwrap_or(NONE),
+                        code_of(entry.kind.name(), SymbolKind::NAMES),
+                        u16::try_from(entry.depth).unwrap_or(u16::MAX),
+                    ));
+                }
+                if let Some(references) = &parsed.references {
+                    info[2] = u8::from(references.cut);
+                    let local: Vec<u32> = references.names.iter().map(|n| self.id(n)).collect();
+                    let mut per_name: HashMap<u32, u32> = HashMap::new();
+                    for r in &references.list {
+                        let Some(&name) = local.get(r.name as usize) else {
+                            continue;
+                        };
+                        *per_name.entry(name).or_default() += 1;
+                        let run = &mut self.runs[name as usize];
+                        if !run.started || run.file != file {
+                            push_varint(&mut run.bytes, u64::from(file - run.file));
+                            push_varint(&mut run.bytes, u64::from(r.line));
+                        } else {
+                            push_varint(&mut run.bytes, 0);
+                            let delta = i64::from(r.line) - i64::from(run.line);
+                            push_varint(&mut run.bytes, zigzag(delta));
+                        }
+                        run.started = true;
+                        run.file = file;
+                        run.line = r.line;
+                        push_varint(&mut run.bytes, u64::from(r.column));
+                        let enclosing = r.enclosing.map_or(0, |e| u64::from(e) + 1);
+                        push_varint(&mut run.bytes, enclosing << 3 | u64::from(r.role.code()));
+                    }
+                    counts = per_name.into_iter().collect();
+                }
+            }
+            Outcome::Unparsed => info[1] = Status::Unparsed as u8,
+            Outcome::NoParser => info[1] = Status::NoParser as u8,
+        }
+        let len = self.definitions.len() as u32 - first;
+        self.files
+            .push((input.path, input.meta, input.trusted, info, first, len));
+        self.file_names.push(counts);
+    }
+
+    /// Writes the symbol file for `key`.
+    pub(in crate::index) fn write<W: Write + Seek>(
+        &self,
+        out: W,
+        key: &[u8],
+    ) -> std::io::Result<W> {
+        // Names sorted: a build id's rank is its id in the file.
+        let mut order: Vec<u32> = (0..self.names.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| self.names[a as usize].cmp(&self.names[b as usize]));
+        let mut rank = vec![0u32; order.len()];
+        for (r, &id) in order.iter().enumerate() {
+            rank[id as usize] = r as u32;
+        }
+        let mut w = Writer::new(out, &SYMBOLS)?;
+        w.section(Kind::Key, key)?;
+        let mut records = Vec::with_capacity(self.files.len() * RECORD);
+        let mut infos = Vec::with_capacity(self.files.len() * FILE_INFO);
+        let mut path_at = 0usize;
+        for (path, meta, trusted, info, first, len) in &self.files {
+            push_record(&mut records, (path_at, path.len()), meta, NONE, *trusted)?;
+            path_at += path.len();
+            infos.extend_from_slice(info);
+            infos.extend_from_slice(&first.to_le_bytes());
+            infos.extend_from_slice(&len.to_le_bytes());
+        }
+        w.section(Kind::Files, &records)?;
+        drop(records);
+        w.begin(Kind::Paths)?;
+        for file in &self.files {
+            w.write(file.0.as_bytes())?;
+        }
+        w.end()?;
+        w.section(Kind::SymFiles, &infos)?;
+        drop(infos);
+        let mut starts = Vec::with_capacity(order.len() + 1);
+        let mut at = 0u32;
+        for &id in &order {
+            starts.push(at);
+            at = u32::try_from(at as usize + self.names[id as usize].len())
+                .map_err(|_| std::io::Error::other("names"))?;
+        }
+        starts.push(at);
+        w.begin(Kind::SymNames)?;
+        w.u32s(&starts)?;
+        w.end()?;
+        w.begin(Kind::SymNameBytes)?;
+        for &id in &order {
+            w.write(self.names[id as usize].as_bytes())?;
+        }
+        w.end()?;
+        let mut by_name: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+        let mut definitions = Vec::with_capacity(self.definitions.len() * DEFINITION);
+        for (i, &(name, line, end, parent, kind, depth)) in self.definitions.iter().enumerate() {
+            let name = rank[name as usize];
+            by_name[name as usize].push(i as u32);
+            for v in [name, line, end, parent] {
+                definitions.extend_from_slice(&v.to_le_bytes());
+            }
+            definitions.extend_from_slice(&[kind, 0]);
+            definitions.extend_from_slice(&depth.to_le_bytes());
+        }
+        w.section(Kind::SymDefinitions, &definitions)?;
+        drop(definitions);
+        let mut starts = Vec::with_capacity(order.len() + 1);
+        let mut listed = Vec::with_capacity(self.definitions.len());
+        for list in &by_name {
+            starts.push(listed.len() as u32);
+            listed.extend_from_slice(list);
+        }
+        starts.push(listed.len() as u32);
+        w.begin(Kind::SymDefinitionStarts)?;
+        w.u32s(&starts)?;
+        w.end()?;
+        w.begin(Kind::SymDefinitionsByName)?;
+        w.u32s(&listed)?;
+        w.end()?;
+        let mut offsets = Vec::with_capacity(order.len() + 1);
+        let mut at = 0u64;
+        for &id in &order {
+            offsets.push(at);
+            at += self.runs[id as usize].bytes.len() as u64;
+        }
+        offsets.push(at);
+        w.begin(Kind::SymReferenceStarts)?;
+        w.u64s(&offsets)?;
+        w.end()?;
+        w.begin(Kind::SymReferences)?;
+        for &id in &order {
+            w.write(&self.runs[id as usize].bytes)?;
+        }
+        w.end()?;
+        let mut offsets = Vec::with_capacity(self.files.len() + 1);
+        let mut encoded = Vec::new();
+        for counts in &self.file_names {
+            offsets.push(encoded.len() as u64);
+            let mut ranked: Vec<(u32, u32)> =
+                counts.iter().map(|&(n, c)| (rank[n as usize], c)).collect();
+            ranked.sort_unstable();
+            let mut previous = 0u32;
+            for (name, count) in ranked {
+                push_varint(&mut encoded, u64::from(name - previous));
+                push_varint(&mut encoded, u64::from(count));
+                previous = name;
+            }
+        }
+        offsets.push(encoded.len() as u64);
+        w.begin(Kind::SymFileNameStarts)?;
+        w.u64s(&offsets)?;
+        w.end()?;
+        w.section(Kind::SymFileNames, &encoded)?;
+        w.finish()
+    }
+}

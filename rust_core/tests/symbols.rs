@@ -1,0 +1,130 @@
+//! The symbol index's graph for the repository map (`WarmIndex::symbol_graph`): each file's
+//! definitions and referenced names with their counts, as a parse of the file in a real worker
+//! gives them, before and after an edit (the edited file comes from the overlay).
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ripsight_core::index::{IndexOptions, SymbolPhase, WarmIndex};
+use ripsight_core::outline::Outliner;
+use ripsight_core::outline::graph::SymbolGraph;
+use ripsight_core::outline::source::{Prepared, prepare};
+use ripsight_core::workspace::{Workspace, WorkspaceOptions};
+
+fn worker_command() -> Vec<OsString> {
+    vec![env!("CARGO_BIN_EXE_ripsight-outline-worker").into()]
+}
+
+/// Per file: its definitions (name, line, end line, depth) and its referenced names with counts.
+type Described = BTreeMap<String, (Vec<(String, u32, u32, u32)>, BTreeMap<String, u32>)>;
+
+fn described(graph: &SymbolGraph) -> Described {
+    let name = |id: u32| graph.names[id as usize].clone();
+    graph
+        .files
+        .iter()
+        .map(|f| {
+            let definitions = f
+                .definitions
+                .iter()
+                .map(|d| (name(d.name), d.line, d.end_line, d.depth))
+                .collect();
+            let references = f.references.iter().map(|&(n, c)| (name(n), c)).collect();
+            (
+                f.path.to_string_lossy().into_owned(),
+                (definitions, references),
+            )
+        })
+        .collect()
+}
+
+/// What parsing each file in a worker gives.
+fn parsed(ws: &Workspace, outliner: &Outliner, paths: &[&str]) -> Described {
+    let mut out = Described::new();
+    for path in paths {
+        let mut opened = ws.open_file(std::ffi::OsStr::new(path)).expect("opens");
+        let Ok(Prepared::Ready(source)) = prepare(&mut opened) else {
+            panic!("{path} is parsed");
+        };
+        let (parsed, _) = outliner.references(&source);
+        let parsed = parsed.expect("parses");
+        let definitions = parsed
+            .entries
+            .iter()
+            .map(|e| (e.name.clone(), e.line as u32, e.end_line as u32, e.depth))
+            .collect();
+        let mut references = BTreeMap::new();
+        if let Some(all) = &parsed.references {
+            for r in &all.list {
+                *references
+                    .entry(all.names[r.name as usize].clone())
+                    .or_insert(0) += 1;
+            }
+        }
+        out.insert((*path).to_string(), (definitions, references));
+    }
+    out
+}
+
+#[test]
+fn the_graph_holds_what_each_file_parses_to_before_and_after_an_edit() {
+    let dir = common::tree(&[
+        (
+            "a.py",
+            "def helper(x):\n    return x\n\ndef main():\n    helper(1)\n    helper(2)\n",
+        ),
+        (
+            "lib/b.c",
+            "int helper(int v);\nint run(void)\n{\n\treturn helper(3) + helper(4);\n}\n",
+        ),
+        (
+            "lib/c.go",
+            "package c\n\nfunc Run() int { return helper(1) }\n",
+        ),
+        ("notes.txt", "helper\n"),
+    ]);
+    // Identities over a second old vouch for the contents the symbol file records.
+    std::thread::sleep(Duration::from_millis(1200));
+    let ws = Workspace::new(dir.path(), WorkspaceOptions::default()).expect("workspace");
+    let outliner = Arc::new(Outliner::new(worker_command()));
+    let index = WarmIndex::start(
+        &ws,
+        IndexOptions {
+            persist: false,
+            outliner: Some(Arc::clone(&outliner)),
+            ..IndexOptions::default()
+        },
+    );
+    assert!(
+        index.wait_symbols(Duration::from_secs(60)),
+        "the symbols build"
+    );
+    assert_eq!(index.status().symbols, SymbolPhase::Ready);
+    let graph = index.symbol_graph(None).expect("answers").expect("a graph");
+    let paths = ["a.py", "lib/b.c", "lib/c.go"];
+    assert_eq!(described(&graph), parsed(&ws, &outliner, &paths));
+    assert_eq!(described(&graph)["a.py"].1.get("helper"), Some(&2));
+    let below = index
+        .symbol_graph(Some(std::ffi::OsStr::new("lib")))
+        .expect("answers")
+        .expect("a graph");
+    assert_eq!(
+        described(&below),
+        parsed(&ws, &outliner, &["lib/b.c", "lib/c.go"])
+    );
+    // An edit: the file is parsed again (the overlay), the others still read from the index.
+    std::fs::write(
+        dir.path().join("lib/c.go"),
+        "package c\n\nfunc Run() int { return helper(1) + helper(2) + other() }\n",
+    )
+    .expect("edit");
+    let edited = index.symbol_graph(None).expect("answers").expect("a graph");
+    assert_eq!(described(&edited), parsed(&ws, &outliner, &paths));
+    assert_eq!(described(&edited)["lib/c.go"].1.get("helper"), Some(&2));
+}
