@@ -126,6 +126,7 @@ def test_initialize_and_list_tools_match_the_registry(tree: Path, tmp_path: Path
             "outline",
             "read_file",
             "read_result",
+            "repo_map",
         ]
         == sorted(definitions)
     )
@@ -860,6 +861,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                 "outline",
                 "read_file",
                 "read_result",
+                "repo_map",
             ]
             # read_result answers in text only: a page of a stored result has no typed form.
             assert [("outputSchema" in t) for t in listed["result"]["tools"]] == [
@@ -870,6 +872,7 @@ def test_clean_shutdown_and_a_clean_protocol_stream(tree: Path, tmp_path: Path) 
                 True,
                 True,
                 False,
+                True,
             ]
             _rpc(
                 process,

@@ -33,9 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text()
 
 #: The server's tools as the clients list them.
-TOOL_NAMES = (
-    "['find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result']"
-)
+TOOL_NAMES = "['find_definitions', 'find_references', 'glob', 'grep', 'outline', 'read_file', 'read_result', 'repo_map']"
 
 
 def _block(heading: str, language: str) -> str:

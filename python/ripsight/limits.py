@@ -109,6 +109,8 @@ _WHOLE_FIELDS = (
     "outline_limit",
     "definitions_limit",
     "references_limit",
+    "repo_map_chars",
+    "repo_map_definitions",
 )
 
 
@@ -152,6 +154,10 @@ class ToolLimits:
         references_limit: references (or callers) one find_references call returns (default
             50; a call may ask for up to references_max_limit, None: 500 or the default when
             larger).
+        repo_map_chars: characters of one repo_map call's map unless it asks otherwise
+            (default 6000, or max_result_chars when that is smaller; a call may ask
+            for up to max_result_chars).
+        repo_map_definitions: definitions repo_map shows per file at most (default 8).
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -181,6 +187,8 @@ class ToolLimits:
     definitions_max_limit: int | None = None
     references_limit: int = int(LIMITS["references_limit"])
     references_max_limit: int | None = None
+    repo_map_chars: int = int(LIMITS["repo_map_chars"])
+    repo_map_definitions: int = int(LIMITS["repo_map_definitions"])
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)

@@ -72,6 +72,7 @@ index_dir = _engine.index_dir
 index_files = _engine.index_files
 prune_index_files = _engine.prune_index_files
 ReferencesResult = _engine.ReferencesResult
+RepoMapResult = _engine.RepoMapResult
 
 #: The command that starts an outline worker: this interpreter, isolated from the user's
 #: environment (-I), running the worker script beside this module. tree-sitter runs there,
@@ -392,6 +393,34 @@ class Workspace:
             offset=offset,
         )
 
+    def repo_map(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        names: str | Sequence[str] | None = None,
+        max_chars: int = DEFAULT_LIMITS.repo_map_chars,
+        definitions_per_file: int = DEFAULT_LIMITS.repo_map_definitions,
+        max_files: int = int(_engine.LIMITS["repo_map_max_files"]),
+        cancel: CancelToken | None = None,
+    ) -> RepoMapResult:
+        """A map of the tree under `path` (default: the root): its files ranked by how much
+        the other files use what they define (a PageRank over the files, references found by
+        name), each with up to `definitions_per_file` of its most-used definitions and their
+        lines, cut to `max_chars` characters of listing. `paths` (files or directories) and
+        `names` (identifiers) personalise the ranking toward what the conversation is about.
+        The source files are parsed in the outline workers (or taken from their cache), at most
+        `max_files` of them within the time budget; `partial` says when the map covers only
+        part of the tree, and the counts say why."""
+        return self._engine.repo_map(
+            cancel=cancel,
+            path=path,
+            paths=paths,
+            names=names,
+            max_chars=max_chars,
+            definitions_per_file=definitions_per_file,
+            max_files=max_files,
+        )
+
     # ==== Images and notebooks (the engine's crate::media) ====
 
     def read_image(
@@ -579,6 +608,9 @@ RESULT_CLASSES = (
     _engine.Reference,
     _engine.Caller,
     _engine.RoleTotals,
+    _engine.RepoMapResult,
+    _engine.MapFile,
+    _engine.MapDefinition,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

@@ -34,6 +34,7 @@ use crate::limits::{LIMITS, Limit};
 use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
+use crate::outline::map::{RepoMapOptions, RepoMapOutput};
 use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
@@ -361,6 +362,22 @@ impl Engine {
         };
         let sources = (&self.workspace, &self.index, &self.outliner);
         outline_bindings::references(py, sources, options)
+    }
+
+    /// `options`: see `options::REPO_MAP`.
+    #[pyo3(signature = (*, cancel = None, **options))]
+    fn repo_map(
+        &self,
+        py: Python<'_>,
+        cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<RepoMapOutput> {
+        let options = RepoMapOptions {
+            cancel: call_token(cancel),
+            ..options::options("repo_map", options::REPO_MAP, options)?
+        };
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::repo_map(py, sources, options)
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an

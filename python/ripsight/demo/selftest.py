@@ -84,7 +84,7 @@ def _check_unknown_tool(report: DemoReport) -> None:
         result.content
         == (
             "There is no tool named Read. Did you mean read_file? "
-            "Available tools: find_definitions, find_references, glob, grep, outline, read_file, read_result."
+            "Available tools: find_definitions, find_references, glob, grep, outline, read_file, read_result, repo_map."
         ),
         result.content,
     )
@@ -129,7 +129,7 @@ def _check_definitions(_: DemoReport) -> None:
     registry = default_registry(".")
     for fmt in ("openai", "openai-responses", "anthropic", "mcp"):
         tools = registry.definitions(fmt)
-        expect(len(tools) == len(registry.names) == 7, f"{fmt}: {len(tools)} tools")
+        expect(len(tools) == len(registry.names) == 8, f"{fmt}: {len(tools)} tools")
 
 
 def _check_loop_ends(report: DemoReport) -> None:

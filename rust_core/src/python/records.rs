@@ -16,6 +16,7 @@ use crate::media::notebook::{
     CellKind, CellOutput, NotebookCell, NotebookImage, NotebookImages, NotebookOutput, OutputKind,
 };
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
+use crate::outline::map::{MapDefinition, MapFile, RepoMapOutput};
 use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
 use crate::outline::refs::Role;
 use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol, SymbolKind};
@@ -282,6 +283,15 @@ record_methods!(FoundReference {
 record_methods!(Caller {});
 record_methods!(RoleTotals {});
 record_methods!(ReferencesOutput {});
+record_methods!(MapDefinition {
+    /// The definition as the map lists it, indented under its file (`L120 function kmalloc`;
+    /// `map::definition_line_chars` counts the line).
+    fn __str__(&self) -> String {
+        format!("L{} {} {}", self.line, self.kind.name(), self.name)
+    }
+});
+record_methods!(MapFile {});
+record_methods!(RepoMapOutput {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -332,5 +342,8 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Caller>()?;
     m.add_class::<RoleTotals>()?;
     m.add_class::<ReferencesOutput>()?;
+    m.add_class::<MapDefinition>()?;
+    m.add_class::<MapFile>()?;
+    m.add_class::<RepoMapOutput>()?;
     Ok(())
 }
