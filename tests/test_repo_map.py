@@ -65,7 +65,7 @@ def test_the_map_a_model_reads(tmp_path: Path) -> None:
     found = call(reg, "repo_map")
     assert found.meta["code"] == "ok", found.content
     assert found.content == (
-        "Repository map: 4 files ranked by how much the other files use what they define "
+        "Map: 4 files ranked by how much the other files use their definitions "
         "(references found by name):\n"
         "core/db.py\n"
         "  L1 function connect\n"
@@ -99,7 +99,7 @@ def test_the_focus_and_the_path_move_the_map(tmp_path: Path) -> None:
     text = call(reg, "repo_map", paths=["lib/missing.py"], names=["nowhere_defined"]).content
     assert "No ranked file is or lies under the focus lib/missing.py" in text
     assert "No ranked file defines the focus name nowhere_defined." in text
-    assert call(reg, "repo_map", path="app").content.startswith("Repository map of app: 2 files")
+    assert call(reg, "repo_map", path="app").content.startswith("Map of app: 2 files")
 
 
 def test_bad_arguments_get_clear_errors(tmp_path: Path) -> None:
@@ -114,8 +114,8 @@ def test_bad_arguments_get_clear_errors(tmp_path: Path) -> None:
     too_many = call(reg, "repo_map", names=[f"n{i}" for i in range(101)])
     assert too_many.is_error and "names" in too_many.content
     ws = Workspace(tmp_path)
-    with pytest.raises(Exception, match="max_chars must be at least 1"):
-        ws.repo_map(max_chars=0)
+    with pytest.raises(Exception, match="max_chars must be at least 500"):
+        ws.repo_map(max_chars=499)
     with pytest.raises(Exception, match="names holds 101 entries"):
         ws.repo_map(names=[f"n{i}" for i in range(101)])
 
@@ -144,7 +144,7 @@ def many_files(root: Path, count: int) -> None:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(budget=st.integers(min_value=200, max_value=3_000), focus=st.integers(0, 29))
+@given(budget=st.integers(min_value=500, max_value=3_000), focus=st.integers(0, 29))
 def test_the_text_never_exceeds_the_budget(tmp_path: Path, budget: int, focus: int) -> None:
     if not (tmp_path / "pkg0").exists():
         many_files(tmp_path, 30)

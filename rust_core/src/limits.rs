@@ -221,6 +221,10 @@ pub const LIMITS: &[(&str, Limit)] = &[
         Limit::Count(outline::map::DEFAULT_MAP_CHARS as u64),
     ),
     (
+        "repo_map_min_chars",
+        Limit::Count(outline::map::MIN_MAP_CHARS as u64),
+    ),
+    (
         "repo_map_definitions",
         Limit::Count(outline::map::DEFAULT_MAP_DEFINITIONS as u64),
     ),

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._core import RepoMapResult
 from ..errors import InvalidArgumentError
-from ..limits import DEFAULT_LIMITS, LIMITS, MIN_RESULT_CHARS, ToolLimits
+from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
 from ..roots import Roots
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
@@ -28,6 +28,8 @@ __all__ = [
 
 #: The most focus paths, and names, a call takes (each).
 MAX_FOCUS = int(LIMITS["repo_map_focus"])
+#: The smallest budget a map takes.
+MIN_CHARS = int(LIMITS["repo_map_min_chars"])
 #: Source files a map parses at most without a symbol index.
 MAX_FILES = int(LIMITS["repo_map_max_files"])
 #: Focus entries and unparsed files a note names, at most (the rest are counted).
@@ -64,6 +66,7 @@ definitions were left out. Languages: {languages_text()}."""
 
 def repo_map_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `repo_map`'s arguments under these limits."""
+    least = min(MIN_CHARS, limits.max_result_chars)
     return {
         "type": "object",
         "properties": {
@@ -89,11 +92,11 @@ def repo_map_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
             },
             "max_chars": {
                 "type": "integer",
-                "minimum": MIN_RESULT_CHARS,
+                "minimum": least,
                 "maximum": limits.max_result_chars,
                 "default": _default_chars(limits),
                 "description": "Characters of map at most, header and notes included "
-                f"({MIN_RESULT_CHARS}-{limits.max_result_chars}). "
+                f"({least}-{limits.max_result_chars}). "
                 f"Default: {_default_chars(limits)}.",
             },
         },
@@ -116,7 +119,7 @@ def _named(items: list[str], total: int) -> str:
     return shown + (f" and {thousands(more)} more" if more > 0 else "")
 
 
-def _notes(result: Any, files_left: int, definitions_left: int) -> list[str]:
+def _notes(result: Any, budget: int, files_left: int, definitions_left: int) -> list[str]:
     """The sentences after the listing: what was left out, and what the map does not cover."""
     notes: list[str] = []
     if files_left or definitions_left:
@@ -126,7 +129,7 @@ def _notes(result: Any, files_left: int, definitions_left: int) -> list[str]:
         if definitions_left:
             parts.append(plural(definitions_left, "used definition") + " of the files shown")
         notes.append(
-            f"Left out to fit {thousands(result.max_chars)} characters: "
+            f"Left out to fit {thousands(budget)} characters: "
             + " and ".join(parts)
             + ". Map a directory (path) or raise max_chars for more."
         )
@@ -169,7 +172,7 @@ def _notes(result: Any, files_left: int, definitions_left: int) -> list[str]:
     return notes
 
 
-def _text(result: Any, path: str | None, files: list[tuple[Any, list[Any]]]) -> str:
+def _text(result: Any, path: str | None, budget: int, files: list[tuple[Any, list[Any]]]) -> str:
     """The map's text with these files and definitions of the result shown."""
     where = f" of {quote_path(path.rstrip('/'))}" if path else ""
     ranked = result.files_ranked
@@ -185,18 +188,20 @@ def _text(result: Any, path: str | None, files: list[tuple[Any, list[Any]]]) -> 
         )
     else:
         head = (
-            f"Repository map{where}: {plural(ranked, 'file')} ranked by how much the other "
-            "files use what they define (references found by name)"
+            f"Map{where}: {plural(ranked, 'file')} ranked by how much the other files use "
+            "their definitions (references found by name)"
         )
-        if files_left:
+        if files_left and files:
             head += (
                 f"; the top {thousands(len(files))} with {plural(shown_definitions, 'definition')}"
             )
+        elif files_left:
+            head += "; none fits"
         lines.append(head + ":")
         for found, definitions in files:
             lines.append(quote_path(found.path))
             lines.extend(f"  {definition}" for definition in definitions)
-    lines.extend(_notes(result, files_left, definitions_left))
+    lines.extend(_notes(result, budget, files_left, definitions_left))
     note = skip_note(result.skipped, include_binary=False, nothing_found=ranked == 0)
     if note:
         lines.append(note)
@@ -209,14 +214,14 @@ def format_repo_map(result: Any, path: str | None = None, max_chars: int | None 
     header and notes take the last files' and definitions' room when they need it."""
     budget = result.max_chars if max_chars is None else max_chars
     files: list[tuple[Any, list[Any]]] = [(f, list(f.definitions)) for f in result.files]
-    text = _text(result, path, files)
+    text = _text(result, path, budget, files)
     while len(text) > budget and files:
         found, definitions = files[-1]
         if len(definitions) > 1:
             files[-1] = (found, definitions[:-1])
         else:
             files.pop()
-        text = _text(result, path, files)
+        text = _text(result, path, budget, files)
     return text[:budget]
 
 

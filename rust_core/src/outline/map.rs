@@ -33,6 +33,8 @@ use crate::workspace::Workspace;
 
 /// Characters of listing a map holds unless the call asks otherwise.
 pub const DEFAULT_MAP_CHARS: usize = 6_000;
+/// The smallest budget a map takes: a file or two with the sentences around them.
+pub const MIN_MAP_CHARS: usize = 500;
 /// Definitions shown per file at most, unless the call asks otherwise.
 pub const DEFAULT_MAP_DEFINITIONS: usize = 8;
 /// Focus paths and names a call takes, at most (each).

@@ -9,19 +9,25 @@
 //! that matters itself counts for more: `kmalloc` is used by thousands of drivers, each used by
 //! nothing, while a header used by the core of the tree is worth more per use.
 //!
-//! The weight of file `f`'s uses of name `n` (referenced `c` times):
-//! - `sqrt(c)`: the tenth call of a name says less than the first;
-//! - split evenly between the files defining `n` (references are matched by name), and
-//!   `min(1, 4 / definers)` of it at all: a name that many files define (`init`, `probe`,
-//!   `__init__`) says little about which of them is meant;
+//! The weight of file `f`'s uses of name `n` (referenced `c` times) is `sqrt(c)`: the tenth
+//! call of a name says less than the first. A file passes its rank on in proportion to these
+//! weights, split evenly between the files defining each name (references are matched by
+//! name), except for what these factors keep back (that part starts afresh, as a reader who
+//! doubts where a name leads would):
+//! - `min(1, 4 / definers)`: a name that many files define (`init`, `probe`, `__init__`) says
+//!   little about which of them is meant;
+//! - a quarter for a name the tree defines only as methods: its uses are calls on an object
+//!   whose type a match by name cannot know, and most are of a library's method of the same
+//!   name (`items.append(x)` would otherwise count as a use of every `append` the tree
+//!   defines);
 //! - a quarter for a name of one or two characters or one starting with `_` (private by
 //!   convention, or a compiler's): such a name is rarely what a reader looks for;
-//! - ten times for a name of the focus.
+//! - ten times for a name of the focus (its uses then take a larger share from the others).
 //!
 //! A file's uses of names it defines itself are not counted: they make no file matter more to
 //! the others. The rank a file has no uses to pass on goes where a fresh start would.
 //!
-//! The graph is kept as two sparse tables (file -> name with its share of the file's weight,
+//! The graph is kept as two sparse tables (file -> name with its share of the file's rank,
 //! name -> the files defining it), so a name defined in `d` files and used in `u` costs `d + u`
 //! entries, never `d * u`; an iteration is two passes over them into buffers allocated once.
 //! Iterations stop when the ranks move less than [`TOLERANCE`] in all (their sum is 1), or at
@@ -31,6 +37,7 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
+use super::SymbolKind;
 use super::graph::{GraphDefinition, SymbolGraph};
 
 /// The share of a file's rank passed on along its uses (the rest starts afresh).
@@ -44,7 +51,8 @@ pub const MAX_ITERATIONS: u32 = 100;
 pub const FOCUS_SHARE: f64 = 0.8;
 /// How much more a use of a focus name weighs.
 const FOCUS_NAME_WEIGHT: f64 = 10.0;
-/// How much a use of a short or `_`-prefixed name weighs.
+/// How much a use of a short or `_`-prefixed name, or of a name defined only as methods,
+/// weighs.
 const MINOR_NAME_WEIGHT: f64 = 0.25;
 /// Names defined in more files than this weigh less, in proportion.
 const COMMON_DEFINERS: f64 = 4.0;
@@ -125,22 +133,39 @@ pub fn is_within(path: &OsStr, prefix: &OsStr) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"))
 }
 
-/// The sparse tables of one ranking.
+/// The sparse tables of one ranking, by name slot (a name some file defines and another
+/// uses), so an iteration reads them in order and only gathers from and scatters into the
+/// files' ranks.
 struct Tables {
     /// The files ranked (indexes into the graph's files).
     files: Vec<usize>,
-    /// `uses[use_start[i]..use_start[i + 1]]`: file i's uses, (name slot, share of its rank).
-    use_start: Vec<usize>,
-    uses: Vec<(u32, f64)>,
-    /// `definers[definer_start[s]..definer_start[s + 1]]`: the files defining name slot s.
+    /// `users[user_start[s]..user_start[s + 1]]`: the files using slot s's name, each with
+    /// the share of its rank it passes on through that name.
+    user_start: Vec<usize>,
+    users: Vec<(u32, f32)>,
+    /// The share of each file's rank its uses pass on (the rest starts afresh).
+    passed: Vec<f64>,
+    /// `definers[definer_start[s]..definer_start[s + 1]]`: the files defining slot s's name.
     definer_start: Vec<usize>,
     definers: Vec<u32>,
     /// Each name's slot (`u32::MAX`: none).
     slot_of: Vec<u32>,
-    /// Each slot's name id.
-    slot_names: Vec<u32>,
     /// References other files make to each slot's name.
     slot_references: Vec<u64>,
+}
+
+impl Tables {
+    /// The rank that reaches slot `s`'s name from the files using it.
+    fn flow(&self, s: usize, ranks: &[f64]) -> f64 {
+        self.users[self.user_start[s]..self.user_start[s + 1]]
+            .iter()
+            .map(|&(file, share)| ranks[file as usize] * f64::from(share))
+            .sum()
+    }
+
+    fn slots(&self) -> usize {
+        self.slot_references.len()
+    }
 }
 
 /// Ranks the files of `graph` that are under `within` (all when `None`), personalised toward
@@ -201,12 +226,9 @@ pub fn rank(graph: &SymbolGraph, within: Option<&OsStr>, focus: &Focus) -> Ranki
     out.iterations = iterations;
 
     // The rank that reaches each name slot, shared by its definers.
-    let mut slot_flow = vec![0.0; tables.slot_names.len()];
-    for (i, &rank) in ranks.iter().enumerate() {
-        for &(slot, share) in &tables.uses[tables.use_start[i]..tables.use_start[i + 1]] {
-            slot_flow[slot as usize] += rank * share;
-        }
-    }
+    let slot_flow: Vec<f64> = (0..tables.slots())
+        .map(|s| tables.flow(s, &ranks))
+        .collect();
     let mut ranked: Vec<RankedFile> = tables
         .files
         .iter()
@@ -242,15 +264,31 @@ fn focus_name_ids(graph: &SymbolGraph, focus: &Focus) -> Vec<Option<u32>> {
 }
 
 /// The weight of a use of `name` beyond its count and its definers.
-fn name_weight(name: &str, focused: bool) -> f64 {
+fn name_weight(name: &str, only_methods: bool, focused: bool) -> f64 {
     let mut weight = 1.0;
     if name.chars().count() <= 2 || name.starts_with('_') {
+        weight *= MINOR_NAME_WEIGHT;
+    }
+    if only_methods {
         weight *= MINOR_NAME_WEIGHT;
     }
     if focused {
         weight *= FOCUS_NAME_WEIGHT;
     }
     weight
+}
+
+/// What the tables' construction keeps of one name.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    /// Its factor (0: no file defines it).
+    factor: f32,
+    /// Files using it (other than its definers).
+    users: u32,
+    /// Their references to it.
+    references: u64,
+    /// Where its next user goes in the users table.
+    cursor: usize,
 }
 
 /// The sparse tables of the files `files` of `graph`.
@@ -273,30 +311,86 @@ fn tables(graph: &SymbolGraph, files: Vec<usize>, focus_names: &[Option<u32>]) -
             *c += 1;
         }
     }
-    // Slots: the names some file defines and another file uses.
-    let mut used_elsewhere = vec![false; names];
-    let mut references_elsewhere = vec![0u64; names];
-    for (i, &file) in files.iter().enumerate() {
-        let own = &own[i];
-        for &(name, times) in &graph.files[file].references {
-            let n = name as usize;
-            if n < names && definer_count[n] > 0 && own.binary_search(&name).is_err() {
-                used_elsewhere[n] = true;
-                references_elsewhere[n] += u64::from(times);
+    // The names every definition of which is a method.
+    let mut only_methods = vec![true; names];
+    for &file in &files {
+        for definition in &graph.files[file].definitions {
+            if definition.kind != SymbolKind::Method
+                && let Some(only) = only_methods.get_mut(definition.name as usize)
+            {
+                *only = false;
             }
         }
     }
+    // Each defined name's factor (see the module's comment; 0: no file defines it), with its
+    // tallies beside it, so a use touches one place.
+    let mut tallies: Vec<Tally> = (0..names)
+        .map(|n| Tally {
+            factor: match definer_count[n] {
+                0 => 0.0,
+                definers => {
+                    let focused = focus_names.contains(&Some(n as u32));
+                    ((COMMON_DEFINERS / f64::from(definers)).min(1.0)
+                        * name_weight(&graph.names[n], only_methods[n], focused))
+                        as f32
+                }
+            },
+            ..Tally::default()
+        })
+        .collect();
+    // A file's uses that count: of a name some file defines, not the file itself.
+    let counts = |tallies: &[Tally], own: &[u32], name: u32| {
+        tallies.get(name as usize).is_some_and(|t| t.factor > 0.0)
+            && own.binary_search(&name).is_err()
+    };
+    // Each use weighs `sqrt(times)` at most; the factors below 1 keep part of that back (it
+    // starts afresh), a focus name's factor takes a larger share from the others.
+    let mut totals = Vec::with_capacity(files.len());
+    for (i, &file) in files.iter().enumerate() {
+        let mut total = 0.0;
+        for &(name, times) in &graph.files[file].references {
+            if !counts(&tallies, &own[i], name) {
+                continue;
+            }
+            let tally = &mut tallies[name as usize];
+            total += f64::from(times).sqrt() * f64::from(tally.factor).max(1.0);
+            tally.users += 1;
+            tally.references += u64::from(times);
+        }
+        totals.push(total);
+    }
     let mut slot_of = vec![u32::MAX; names];
-    let mut slot_names = Vec::new();
     let mut slot_references = Vec::new();
-    for n in 0..names {
-        if used_elsewhere[n] {
-            slot_of[n] = slot_names.len() as u32;
-            slot_names.push(n as u32);
-            slot_references.push(references_elsewhere[n]);
+    let mut user_start = vec![0usize];
+    let mut next_user = 0usize;
+    for (n, tally) in tallies.iter_mut().enumerate() {
+        if tally.users > 0 {
+            slot_of[n] = slot_references.len() as u32;
+            slot_references.push(tally.references);
+            tally.cursor = next_user;
+            next_user += tally.users as usize;
+            user_start.push(next_user);
         }
     }
-    let mut definer_start = vec![0usize; slot_names.len() + 1];
+    let mut users = vec![(0u32, 0f32); next_user];
+    let mut passed = Vec::with_capacity(files.len());
+    for (i, &file) in files.iter().enumerate() {
+        let mut sum = 0.0;
+        if totals[i] > 0.0 {
+            for &(name, times) in &graph.files[file].references {
+                if !counts(&tallies, &own[i], name) {
+                    continue;
+                }
+                let tally = &mut tallies[name as usize];
+                let share = (f64::from(times).sqrt() * f64::from(tally.factor) / totals[i]) as f32;
+                users[tally.cursor] = (i as u32, share);
+                tally.cursor += 1;
+                sum += f64::from(share);
+            }
+        }
+        passed.push(sum);
+    }
+    let mut definer_start = vec![0usize; slot_references.len() + 1];
     let mut definers = Vec::new();
     for &(name, position) in &defining {
         let slot = slot_of[name as usize];
@@ -305,45 +399,17 @@ fn tables(graph: &SymbolGraph, files: Vec<usize>, focus_names: &[Option<u32>]) -
             definers.push(position);
         }
     }
-    for s in 0..slot_names.len() {
+    for s in 0..slot_references.len() {
         definer_start[s + 1] += definer_start[s];
-    }
-    // The uses, each file's weights made shares of 1.
-    let mut use_start = Vec::with_capacity(files.len() + 1);
-    let mut uses: Vec<(u32, f64)> = Vec::new();
-    use_start.push(0);
-    for (i, &file) in files.iter().enumerate() {
-        let own = &own[i];
-        let start = uses.len();
-        let mut total = 0.0;
-        for &(name, times) in &graph.files[file].references {
-            let slot = slot_of.get(name as usize).copied().unwrap_or(u32::MAX);
-            if slot == u32::MAX || own.binary_search(&name).is_ok() {
-                continue;
-            }
-            let definers = f64::from(definer_count[name as usize]);
-            let focused = focus_names.contains(&Some(name));
-            let weight = f64::from(times).sqrt()
-                * (COMMON_DEFINERS / definers).min(1.0)
-                * name_weight(&graph.names[name as usize], focused);
-            total += weight;
-            uses.push((slot, weight));
-        }
-        if total > 0.0 {
-            for entry in &mut uses[start..] {
-                entry.1 /= total;
-            }
-        }
-        use_start.push(uses.len());
     }
     Tables {
         files,
-        slot_of,
-        use_start,
-        uses,
+        user_start,
+        users,
+        passed,
         definer_start,
         definers,
-        slot_names,
+        slot_of,
         slot_references,
     }
 }
@@ -358,30 +424,24 @@ fn own_names(definitions: &[GraphDefinition]) -> Vec<u32> {
 
 /// The power iteration: the ranks, and how many iterations it took.
 fn iterate(tables: &Tables, start: &[f64]) -> (Vec<f64>, u32) {
-    let count = tables.files.len();
     let mut ranks = start.to_vec();
-    let mut next = vec![0.0; count];
-    let mut slot_flow = vec![0.0; tables.slot_names.len()];
+    let mut next = vec![0.0; ranks.len()];
     let mut iterations = 0;
     while iterations < MAX_ITERATIONS {
         iterations += 1;
-        slot_flow.iter_mut().for_each(|f| *f = 0.0);
-        let mut idle = 0.0;
-        for (i, &rank) in ranks.iter().enumerate() {
-            let uses = &tables.uses[tables.use_start[i]..tables.use_start[i + 1]];
-            if uses.is_empty() {
-                idle += rank;
-            }
-            for &(slot, share) in uses {
-                slot_flow[slot as usize] += rank * share;
-            }
-        }
-        // A fresh start for the rank not passed on, and for the rank of files without uses.
+        // A fresh start for the rank not passed on: the damping's, and what the uses keep back
+        // (all of it for a file without uses).
+        let idle: f64 = ranks
+            .iter()
+            .zip(&tables.passed)
+            .map(|(r, p)| r * (1.0 - p))
+            .sum();
         let fresh = 1.0 - DAMPING + DAMPING * idle;
         for (n, s) in next.iter_mut().zip(start) {
             *n = fresh * s;
         }
-        for (slot, &flow) in slot_flow.iter().enumerate() {
+        for slot in 0..tables.slots() {
+            let flow = tables.flow(slot, &ranks);
             let definers =
                 &tables.definers[tables.definer_start[slot]..tables.definer_start[slot + 1]];
             let share = DAMPING * flow / definers.len() as f64;
@@ -401,8 +461,8 @@ fn iterate(tables: &Tables, start: &[f64]) -> (Vec<f64>, u32) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::outline::Language;
     use crate::outline::graph::GraphFile;
-    use crate::outline::{Language, SymbolKind};
 
     /// A file given as its path, the names it defines and the (name, times) it references.
     type TestFile<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, u32)]);
@@ -567,5 +627,38 @@ pub(crate) mod tests {
         assert!(is_within(OsStr::new("a/b.c"), OsStr::new("a")));
         assert!(!is_within(OsStr::new("ab/c.c"), OsStr::new("a")));
         assert!(is_within(OsStr::new("x.c"), OsStr::new(".")));
+    }
+
+    #[test]
+    fn a_name_defined_only_as_methods_passes_less() {
+        let mut graph = graph(&[
+            ("app.py", &["main"], &[("run", 1), ("load_config", 1)]),
+            ("jobs.py", &["run"], &[]),
+            ("config.py", &["load_config"], &[]),
+        ]);
+        let plain = rank(&graph, None, &Focus::default());
+        let jobs = graph
+            .files
+            .iter()
+            .position(|f| f.path == "jobs.py")
+            .expect("a file");
+        let config = graph
+            .files
+            .iter()
+            .position(|f| f.path == "config.py")
+            .expect("a file");
+        let rank_of = |ranking: &Ranking, file: usize| {
+            ranking
+                .files
+                .iter()
+                .find(|r| r.file == file)
+                .map(|r| r.rank)
+        };
+        assert_eq!(rank_of(&plain, jobs), rank_of(&plain, config));
+        graph.files[jobs].definitions[0].kind = SymbolKind::Method;
+        let methods = rank(&graph, None, &Focus::default());
+        assert!(rank_of(&methods, jobs) < rank_of(&methods, config));
+        let sum: f64 = methods.files.iter().map(|r| r.rank).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
     }
 }

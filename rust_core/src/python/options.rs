@@ -30,7 +30,7 @@ use crate::limits::{MIN_LINE_CHARS, PDF_MAX_SOURCE_BYTES};
 use crate::media::image::{ImageBounds, ImageOptions};
 use crate::media::notebook::{DEFAULT_NOTEBOOK_MAX_BYTES, NotebookOptions};
 use crate::outline::definitions::{DefinitionsOptions, NameMatch};
-use crate::outline::map::RepoMapOptions;
+use crate::outline::map::{MIN_MAP_CHARS, RepoMapOptions};
 use crate::outline::references::{Grouping, ReferencesOptions};
 use crate::outline::refs::Role;
 use crate::outline::{OutlineOptions, SymbolKind};
@@ -718,7 +718,7 @@ pub(super) const REPO_MAP: &[Keyword<RepoMapOptions>] = &[
         },
     },
     keyword!("names", texts => names),
-    keyword!("max_chars", size >= 1 => max_chars),
+    keyword!("max_chars", size >= MIN_MAP_CHARS => max_chars),
     keyword!("definitions_per_file", size >= 1 => definitions_per_file),
     keyword!("max_files", size >= 1 => max_files),
 ];
