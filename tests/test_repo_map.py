@@ -163,3 +163,19 @@ def test_the_text_never_exceeds_the_budget(tmp_path: Path, budget: int, focus: i
         listing.append(found.path)
         listing.extend(f"  {d}" for d in found.definitions)
     assert shown == listing[: len(shown)]
+
+
+def test_the_structured_copy_keeps_the_result_budget(tmp_path: Path) -> None:
+    from ripsight import to_dict
+    from ripsight.mcp_server import bound_structured
+    from ripsight.tools.repo_map import repo_map_tool
+
+    many_files(tmp_path, 30)
+    result = Workspace(tmp_path).repo_map(max_chars=3_000)
+    data = to_dict(result)
+    page = bound_structured(data, 1_500, repo_map_tool().paging)
+    assert len(orjson.dumps(page)) <= 1_500 < len(orjson.dumps(data))
+    kept = len(page["files"])
+    assert 0 < kept < len(data["files"])
+    assert page["files_left"] == data["files_left"] + len(data["files"]) - kept
+    assert page["files"] == data["files"][:kept]

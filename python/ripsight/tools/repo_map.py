@@ -270,6 +270,7 @@ def repo_map_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         title="Map the repository: its most-used files and definitions",
         prepare=unquote_paths,
         results=(RepoMapResult,),
+        paging={"files": "rank"},
         command=ToolCommand(
             name="map",
             help="map the repository: files ranked by use, with their most-used definitions",
