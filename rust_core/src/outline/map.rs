@@ -1,4 +1,4 @@
-//! The repository map (SPEC §2.4b): the files of a tree ranked by how much the rest of the
+//! The repository map (SPEC §2.4c): the files of a tree ranked by how much the rest of the
 //! tree uses them ([`super::rank`]), each with its most-used definitions and their lines, cut to
 //! a character budget.
 //!
