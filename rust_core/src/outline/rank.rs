@@ -278,17 +278,17 @@ fn name_weight(name: &str, only_methods: bool, focused: bool) -> f64 {
     weight
 }
 
-/// What the tables' construction keeps of one name.
+/// What the tables' construction keeps of one name, in 12 bytes: the construction touches it
+/// once per use, and the names of a large tree do not fit in a cache.
 #[derive(Clone, Copy, Default)]
 struct Tally {
     /// Its factor (0: no file defines it).
     factor: f32,
-    /// Files using it (other than its definers).
+    /// Files using it (other than its definers); then where its next user goes in the users
+    /// table (a table of more than 4 billion uses would not fit in memory).
     users: u32,
-    /// Their references to it.
-    references: u64,
-    /// Where its next user goes in the users table.
-    cursor: usize,
+    /// Their references to it (saturating).
+    references: u32,
 }
 
 /// The sparse tables of the files `files` of `graph`.
@@ -355,7 +355,7 @@ fn tables(graph: &SymbolGraph, files: Vec<usize>, focus_names: &[Option<u32>]) -
             let tally = &mut tallies[name as usize];
             total += f64::from(times).sqrt() * f64::from(tally.factor).max(1.0);
             tally.users += 1;
-            tally.references += u64::from(times);
+            tally.references = tally.references.saturating_add(times);
         }
         totals.push(total);
     }
@@ -366,9 +366,10 @@ fn tables(graph: &SymbolGraph, files: Vec<usize>, focus_names: &[Option<u32>]) -
     for (n, tally) in tallies.iter_mut().enumerate() {
         if tally.users > 0 {
             slot_of[n] = slot_references.len() as u32;
-            slot_references.push(tally.references);
-            tally.cursor = next_user;
-            next_user += tally.users as usize;
+            slot_references.push(u64::from(tally.references));
+            let users = tally.users as usize;
+            tally.users = next_user as u32;
+            next_user += users;
             user_start.push(next_user);
         }
     }
@@ -383,8 +384,8 @@ fn tables(graph: &SymbolGraph, files: Vec<usize>, focus_names: &[Option<u32>]) -
                 }
                 let tally = &mut tallies[name as usize];
                 let share = (f64::from(times).sqrt() * f64::from(tally.factor) / totals[i]) as f32;
-                users[tally.cursor] = (i as u32, share);
-                tally.cursor += 1;
+                users[tally.users as usize] = (i as u32, share);
+                tally.users += 1;
                 sum += f64::from(share);
             }
         }
