@@ -39,7 +39,7 @@ def run(reg: Registry, name: str, arguments: str = "{}", call_id: str = "call_1"
 
 
 #: What every unknown-tool answer ends with: the built-in tools, in name order.
-AVAILABLE = "Available tools: find_calls, find_definitions, find_references, glob, grep, outline, read_file, read_result."
+AVAILABLE = "Available tools: find_calls, find_definitions, find_references, glob, grep, outline, read_file, read_result, repo_map."
 
 
 @pytest.mark.parametrize(

@@ -151,7 +151,7 @@ def test_definitions_in_every_format_state_the_custom_limits(tmp_path: Path, fmt
     found = {}
     for definition in reg.definitions(fmt):
         name, description, schema = _parts(definition, fmt)
-        found[name] = (description, schema["properties"]["limit"])
+        found[name] = (description, schema["properties"].get("limit"))
     glob_text, glob_limit = found["glob"]
     grep_text, grep_limit = found["grep"]
     read_text, read_limit = found["read_file"]

@@ -36,6 +36,7 @@ def test_default_registry_has_the_builtin_tools(tmp_path):
         "outline",
         "read_file",
         "read_result",
+        "repo_map",
     ]
     assert reg.workspace is not None and reg.workspace.root == str(tmp_path.resolve())
 
@@ -54,6 +55,7 @@ def test_openai_chat_definitions_match_sdk_types(registry):
         "outline",
         "read_file",
         "read_result",
+        "repo_map",
     ]
     for tool in tools:
         assert_typed_dict(ChatCompletionToolParam, tool)

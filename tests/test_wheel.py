@@ -217,6 +217,7 @@ def test_mcp_round_trip_against_the_installed_server(
         "outline",
         "read_file",
         "read_result",
+        "repo_map",
     ]
     assert called["isError"] is False
     assert "notes.md:3:The wheel works." in called["content"][0]["text"]

@@ -48,6 +48,8 @@ __all__ = [
     "IndexStatus",
     "InvalidArgumentError",
     "IsADirectoryPathError",
+    "MapDefinition",
+    "MapFile",
     "NotADirectoryPathError",
     "NotebookCell",
     "NotebookImage",
@@ -65,6 +67,7 @@ __all__ = [
     "ReadResult",
     "Reference",
     "ReferencesResult",
+    "RepoMapResult",
     "RipsightError",
     "RoleTotals",
     "SkipCounts",
@@ -793,6 +796,52 @@ class IndexStatus:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class MapDefinition:
+    """One definition of a file of the map."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def name(self) -> str:
+        """Its name."""
+    @property
+    def kind(self) -> str:
+        """What it is."""
+    @property
+    def line(self) -> int:
+        """1-based line of its name."""
+    @property
+    def end_line(self) -> int:
+        """1-based last line."""
+    @property
+    def references(self) -> int:
+        """References to its name from other files of the map (found by name)."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
+class MapFile:
+    """One file of the map, in rank order."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def path(self) -> str:
+        """The file, relative to the root (raw bytes, as for read_file)."""
+    @property
+    def language(self) -> str:
+        """The language it was parsed as."""
+    @property
+    def rank(self) -> float:
+        """Its rank (the ranks of all files ranked sum to 1)."""
+    @property
+    def definitions(self) -> list[MapDefinition]:
+        """Its most-used definitions shown, in line order."""
+    @property
+    def used_definitions(self) -> int:
+        """Its definitions other files use (those shown among them)."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class NotebookCell:
     """One cell."""
 
@@ -1208,6 +1257,77 @@ class ReferencesResult:
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
+class RepoMapResult:
+    """The files of a tree ranked by how much the rest uses them, cut to a character budget."""
+
+    FIELDS: ClassVar[tuple[str, ...]]
+    SCHEMA: ClassVar[dict[str, Any]]
+    @property
+    def files(self) -> list[MapFile]:
+        """The files shown, most important first."""
+    @property
+    def files_ranked(self) -> int:
+        """Files ranked (every file parsed under path)."""
+    @property
+    def files_left(self) -> int:
+        """Ranked files left out by the budget."""
+    @property
+    def definitions_left(self) -> int:
+        """Used definitions of the files shown that were left out (by the budget or the per-file
+        cap)."""
+    @property
+    def chars(self) -> int:
+        """Characters of the listing (each file's and definition's line with its newline)."""
+    @property
+    def max_chars(self) -> int:
+        """The budget of the listing, in characters."""
+    @property
+    def files_listed(self) -> int:
+        """Source files with a parser for code under path."""
+    @property
+    def files_parsed(self) -> int:
+        """Files parsed (now or from the cache)."""
+    @property
+    def files_cached(self) -> int:
+        """Files whose parse came from the cache."""
+    @property
+    def unparsed(self) -> list[UnparsedFile]:
+        """Files without a parse (the first 20; unparsed_total counts all)."""
+    @property
+    def unparsed_total(self) -> int:
+        """Files without a parse."""
+    @property
+    def files_over_cap(self) -> int:
+        """Source files not parsed because there were more than the cap (the first in path order
+        were parsed)."""
+    @property
+    def max_files(self) -> int:
+        """The cap on files parsed."""
+    @property
+    def files_not_reached(self) -> int:
+        """Source files not parsed because the time budget ran out."""
+    @property
+    def partial(self) -> bool:
+        """The map covers only part of the tree (over the cap, out of time, or the listing's walk
+        stopped early)."""
+    @property
+    def focus_unmatched(self) -> list[str]:
+        """Focus paths that are no ranked file and hold none."""
+    @property
+    def names_undefined(self) -> list[str]:
+        """Focus names that no ranked file defines."""
+    @property
+    def iterations(self) -> int:
+        """Iterations of the ranking."""
+    @property
+    def skipped(self) -> SkipCounts:
+        """What the listing's walk passed over, by reason."""
+    @property
+    def elapsed_ms(self) -> float:
+        """Engine time in milliseconds."""
+    def to_dict(self) -> dict[str, Any]: ...
+
+@final
 class RoleTotals:
     """References counted by role."""
 
@@ -1420,6 +1540,16 @@ class _ReferencesOptions(TypedDict, total=False):
     limit: int | None
     offset: int
 
+class _RepoMapOptions(TypedDict, total=False):
+    """The keyword arguments of repo_map (KEYWORDS['repo_map'])."""
+
+    path: str | os.PathLike[str] | None
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+    names: str | Sequence[str] | None
+    max_chars: int
+    definitions_per_file: int
+    max_files: int
+
 # ==== End of the generated results and options ====
 # ==== Errors: each is a RipsightError and the built-in that fits ====
 
@@ -1627,6 +1757,11 @@ class Engine:
     ) -> CallsResult:
         """What the definitions of a name call, in the files grep finds it in as a word,
         parsed in outline worker processes."""
+    def repo_map(
+        self, *, cancel: CancelToken | None = None, **options: Unpack[_RepoMapOptions]
+    ) -> RepoMapResult:
+        """The files under a directory ranked by how much the others use them, each with its
+        most-used definitions, cut to a character budget (parsed in outline worker processes)."""
     def clear_outline_cache(self) -> None:
         """Forgets the cached outlines (of every engine with the same worker command)."""
     def _outline_fault(self, fault: str) -> str:

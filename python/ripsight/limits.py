@@ -113,6 +113,8 @@ _WHOLE_FIELDS = (
     "definitions_limit",
     "references_limit",
     "calls_limit",
+    "repo_map_chars",
+    "repo_map_definitions",
 )
 
 
@@ -158,6 +160,10 @@ class ToolLimits:
             larger).
         calls_limit: callees one find_calls call returns (default 100; a call may ask for up
             to calls_max_limit, None: 500 or the default when larger).
+        repo_map_chars: characters of one repo_map call's map unless it asks otherwise
+            (default 6000, or max_result_chars when that is smaller; a call may ask
+            for up to max_result_chars).
+        repo_map_definitions: definitions repo_map shows per file at most (default 8).
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -189,6 +195,8 @@ class ToolLimits:
     references_max_limit: int | None = None
     calls_limit: int = int(LIMITS["calls_limit"])
     calls_max_limit: int | None = None
+    repo_map_chars: int = int(LIMITS["repo_map_chars"])
+    repo_map_definitions: int = int(LIMITS["repo_map_definitions"])
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)

@@ -128,6 +128,8 @@ def _page(data: dict[str, Any], key: str, by: PageBy, keep: int) -> dict[str, An
         page["next_offset"] = data["offset"] + sum(1 for line in entries[:keep] if line["counted"])
     elif by == "page":  # read_file on a PDF: read on from the first page left out
         page["next_page"] = entries[keep]["number"]
+    elif by == "rank":  # repo_map: the lower-ranked files left out are counted
+        page["files_left"] = data["files_left"] + len(entries) - keep
     else:  # read_file: read on at the first line (or notebook cell) left out
         page["next_offset"] = entries[keep]["number"]
     return page

@@ -136,8 +136,9 @@ ConcurrencySafety = bool | Callable[[dict[str, Any]], bool]
 #: (as count, but only the entries whose ``is_match`` is true count: grep's context lines stay
 #: with their match), ``"number"`` (``next_offset`` is the ``number`` of the first entry left
 #: out: a line, a cell) or ``"page"`` (``next_page`` is the ``number`` of the first page left
-#: out).
-PageBy = Literal["count", "matches", "number", "page"]
+#: out), ``"rank"`` (a ranked list that is not paged: each entry left out is counted in
+#: ``files_left``, as the repository map's files).
+PageBy = Literal["count", "matches", "number", "page", "rank"]
 
 #: The field of a typed result that says where paging goes on, by `PageBy`.
 PAGE_COUNTERS: dict[PageBy, str] = {
@@ -145,6 +146,7 @@ PAGE_COUNTERS: dict[PageBy, str] = {
     "matches": "withheld",
     "number": "next_offset",
     "page": "next_page",
+    "rank": "files_left",
 }
 
 

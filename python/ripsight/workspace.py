@@ -74,6 +74,7 @@ index_files = _engine.index_files
 prune_index_files = _engine.prune_index_files
 ReferencesResult = _engine.ReferencesResult
 CallsResult = _engine.CallsResult
+RepoMapResult = _engine.RepoMapResult
 
 #: The command that starts an outline worker: this interpreter, isolated from the user's
 #: environment (-I), running the worker script beside this module. tree-sitter runs there,
@@ -431,6 +432,36 @@ class Workspace:
             offset=offset,
         )
 
+    def repo_map(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        names: str | Sequence[str] | None = None,
+        max_chars: int = DEFAULT_LIMITS.repo_map_chars,
+        definitions_per_file: int = DEFAULT_LIMITS.repo_map_definitions,
+        max_files: int = int(_engine.LIMITS["repo_map_max_files"]),
+        cancel: CancelToken | None = None,
+    ) -> RepoMapResult:
+        """A map of the tree under `path` (default: the root): its files ranked by how much
+        the other files use what they define (a PageRank over the files, references found by
+        name), each with up to `definitions_per_file` of its most-used definitions and their
+        lines, cut to `max_chars` characters of listing. `paths` (files or directories) and
+        `names` (identifiers) personalise the ranking toward what the conversation is about.
+        With a warm index whose symbol index is ready, the files come from it (the files
+        changed since it was written parsed again); otherwise they are parsed in the outline
+        workers (or taken from their cache), at most `max_files` of them within the time
+        budget, and `partial` says when the map covers only part of the tree, and the counts
+        say why."""
+        return self._engine.repo_map(
+            cancel=cancel,
+            path=path,
+            paths=paths,
+            names=names,
+            max_chars=max_chars,
+            definitions_per_file=definitions_per_file,
+            max_files=max_files,
+        )
+
     # ==== Images and notebooks (the engine's crate::media) ====
 
     def read_image(
@@ -621,6 +652,9 @@ RESULT_CLASSES = (
     _engine.CallsResult,
     _engine.CallingDefinition,
     _engine.Callee,
+    _engine.RepoMapResult,
+    _engine.MapFile,
+    _engine.MapDefinition,
 )
 _FIELDS: dict[str, tuple[str, ...]] = {cls.__name__: cls.FIELDS for cls in RESULT_CLASSES}
 

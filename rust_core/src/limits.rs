@@ -214,6 +214,27 @@ pub const LIMITS: &[(&str, Limit)] = &[
         "references_definitions_listed",
         Limit::Count(outline::references::MAX_DEFINITIONS_LISTED as u64),
     ),
+    // The repository map (crate::outline::map).
+    (
+        "repo_map_chars",
+        Limit::Count(outline::map::DEFAULT_MAP_CHARS as u64),
+    ),
+    (
+        "repo_map_min_chars",
+        Limit::Count(outline::map::MIN_MAP_CHARS as u64),
+    ),
+    (
+        "repo_map_definitions",
+        Limit::Count(outline::map::DEFAULT_MAP_DEFINITIONS as u64),
+    ),
+    (
+        "repo_map_max_files",
+        Limit::Count(outline::map::MAX_COLD_FILES as u64),
+    ),
+    (
+        "repo_map_focus",
+        Limit::Count(outline::map::MAX_FOCUS as u64),
+    ),
     ("outline_max_bytes", Limit::Count(outline::MAX_SOURCE_BYTES)),
     (
         "outline_max_line_bytes",

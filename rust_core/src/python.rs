@@ -36,6 +36,7 @@ use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutp
 use crate::media::pdf::{PdfRead, PdfReader};
 use crate::outline::calls::{CallsOptions, CallsResult};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
+use crate::outline::map::{RepoMapOptions, RepoMapOutput};
 use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::outline::{OutlineOptions, OutlineOutput, Outliner};
 use crate::raw::{self, FileBytes};
@@ -393,6 +394,22 @@ impl Engine {
         };
         let sources = (&self.workspace, &self.index, &self.outliner);
         outline_bindings::calls(py, sources, options)
+    }
+
+    /// `options`: see `options::REPO_MAP`.
+    #[pyo3(signature = (*, cancel = None, **options))]
+    fn repo_map(
+        &self,
+        py: Python<'_>,
+        cancel: Option<&CancelToken>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<RepoMapOutput> {
+        let options = RepoMapOptions {
+            cancel: call_token(cancel),
+            ..options::options("repo_map", options::REPO_MAP, options)?
+        };
+        let sources = (&self.workspace, &self.index, &self.outliner);
+        outline_bindings::repo_map(py, sources, options)
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an

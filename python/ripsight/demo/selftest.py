@@ -84,7 +84,7 @@ def _check_unknown_tool(report: DemoReport) -> None:
         result.content
         == (
             "There is no tool named Read. Did you mean read_file? "
-            "Available tools: find_calls, find_definitions, find_references, glob, grep, outline, read_file, read_result."
+            "Available tools: find_calls, find_definitions, find_references, glob, grep, outline, read_file, read_result, repo_map."
         ),
         result.content,
     )

@@ -20,13 +20,16 @@
 pub mod cache;
 pub mod calls;
 mod cap;
+pub mod collect;
 pub mod definitions;
 mod file;
 pub mod graph;
 pub mod lang;
+pub mod map;
 pub mod outliner;
 pub mod parse;
 pub mod pool;
+pub mod rank;
 pub mod references;
 pub mod refs;
 pub mod source;

@@ -32,6 +32,7 @@ use crate::media::notebook::{DEFAULT_NOTEBOOK_MAX_BYTES, NotebookOptions};
 use crate::media::pdf::PdfOptions;
 use crate::outline::calls::CallsOptions;
 use crate::outline::definitions::{DefinitionsOptions, NameMatch};
+use crate::outline::map::{MIN_MAP_CHARS, RepoMapOptions};
 use crate::outline::references::{Grouping, ReferencesOptions};
 use crate::outline::refs::Role;
 use crate::outline::{OutlineOptions, SymbolKind};
@@ -104,6 +105,7 @@ pub(super) fn add_to_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     all.set_item("definitions", described(py, DEFINITIONS)?)?;
     all.set_item("references", described(py, REFERENCES)?)?;
     all.set_item("calls", described(py, CALLS)?)?;
+    all.set_item("repo_map", described(py, REPO_MAP)?)?;
     all.set_item("read_image", described(py, READ_IMAGE)?)?;
     all.set_item("read_notebook", described(py, READ_NOTEBOOK)?)?;
     all.set_item("read_notebook_images", described(py, READ_NOTEBOOK_IMAGES)?)?;
@@ -696,6 +698,42 @@ pub(super) const CALLS: &[Keyword<CallsOptions>] = &[
     keyword!("kind", names of SymbolKind => kinds),
     keyword!("limit", optional size >= 1 => limit),
     keyword!("offset", size >= 0 => offset),
+];
+
+/// Paths from one path or a list (or tuple) of them; `None`: none.
+fn paths(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<OsString>> {
+    if value.is_none() {
+        return Ok(Vec::new());
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        return value.try_iter()?.map(|item| path(name, &item?)).collect();
+    }
+    Ok(vec![path(name, value)?])
+}
+
+/// `Engine.repo_map(**options)`.
+pub(super) const REPO_MAP: &[Keyword<RepoMapOptions>] = &[
+    keyword!("path", path => path),
+    Keyword {
+        name: "paths",
+        annotation: "str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None",
+        set: |o, v| {
+            o.paths = paths("paths", v)?;
+            Ok(())
+        },
+        default: |o, py| {
+            let paths: Vec<String> = o
+                .paths
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
+            texts_value(py, &paths)
+        },
+    },
+    keyword!("names", texts => names),
+    keyword!("max_chars", size >= MIN_MAP_CHARS => max_chars),
+    keyword!("definitions_per_file", size >= 1 => definitions_per_file),
+    keyword!("max_files", size >= 1 => max_files),
 ];
 
 /// `Engine.read_image(path, **options)`.

@@ -9,10 +9,12 @@ use pyo3::prelude::*;
 use super::{invalid_argument, run_detached};
 use crate::budget::CancelToken;
 use crate::error::CoreError;
+use crate::glob::{self, GlobOptions};
 use crate::grep::{self, GrepOptions};
 use crate::index::WarmIndex;
 use crate::outline::calls::{self, CallsOptions, CallsResult};
 use crate::outline::definitions::{self, DefinitionsOptions, DefinitionsOutput};
+use crate::outline::map::{self, RepoMapOptions, RepoMapOutput};
 use crate::outline::references::{self, Grouping, ReferencesOptions, ReferencesOutput};
 use crate::outline::refs::Role;
 use crate::outline::{self, OutlineOptions, OutlineOutput, Outliner, SymbolKind, worker};
@@ -105,6 +107,33 @@ pub(super) fn calls(
     let cancel = options.cancel.clone();
     let cold_only: IndexedSearch<CallsOptions, CallsResult> = |_, _| None;
     with_candidates(py, sources, options, cancel, calls::calls, cold_only)
+}
+
+/// `Engine.repo_map`: the map of a subtree, its files listed by the engine's own glob (the
+/// warm index's when there is one) and parsed cold, on an engine thread.
+pub(super) fn repo_map(
+    py: Python<'_>,
+    (workspace, index, outliner): (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
+    options: RepoMapOptions,
+) -> PyResult<RepoMapOutput> {
+    let cancel = options.cancel.clone();
+    let workspace = Arc::clone(workspace);
+    let index = index.clone();
+    let outliner = Arc::clone(outliner);
+    run_detached(py, &cancel, move || {
+        let started = std::time::Instant::now();
+        let indexed = index
+            .as_deref()
+            .and_then(|index| index.symbol_graph(options.path.as_deref()));
+        if let Some(graph) = indexed {
+            return map::repo_map_of_graph(&graph?, &options, started);
+        }
+        let list = |glob_options: &GlobOptions| match &index {
+            Some(index) => index.glob(glob_options),
+            None => glob::glob(&workspace, glob_options),
+        };
+        map::repo_map(&workspace, &outliner, &options, &list)
+    })
 }
 
 /// `Engine._outline_fault`: a fault request to a worker, and how it ended ("answered", or the

@@ -18,6 +18,7 @@ use crate::media::notebook::{
 use crate::media::pdf::{PdfFailure, PdfRead, PdfReadPage};
 use crate::outline::calls::{Callee, CallingDefinition, CallsResult};
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
+use crate::outline::map::{MapDefinition, MapFile, RepoMapOutput};
 use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
 use crate::outline::refs::Role;
 use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol, SymbolKind};
@@ -302,6 +303,15 @@ record_methods!(Callee {
 });
 record_methods!(CallingDefinition {});
 record_methods!(CallsResult {});
+record_methods!(MapDefinition {
+    /// The definition as the map lists it, indented under its file (`L120 function kmalloc`;
+    /// `map::definition_line_chars` counts the line).
+    fn __str__(&self) -> String {
+        format!("L{} {} {}", self.line, self.kind.name(), self.name)
+    }
+});
+record_methods!(MapFile {});
+record_methods!(RepoMapOutput {});
 
 record_methods!(GrepLine {
     fn __str__(&self) -> String {
@@ -357,5 +367,8 @@ pub(crate) fn add_classes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Callee>()?;
     m.add_class::<CallingDefinition>()?;
     m.add_class::<CallsResult>()?;
+    m.add_class::<MapDefinition>()?;
+    m.add_class::<MapFile>()?;
+    m.add_class::<RepoMapOutput>()?;
     Ok(())
 }

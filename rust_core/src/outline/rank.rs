@@ -1,0 +1,665 @@
+//! The repository map's ranking: which files of a [`SymbolGraph`] matter most, and which of
+//! their definitions the rest of the tree uses most.
+//!
+//! A file matters when other files use what it defines. The ranking is a PageRank over the
+//! files, where a file passes its rank on to the files defining the names it references: a
+//! reader who follows uses from file to file, and now and then starts afresh at a file of the
+//! focus (every file alike when there is none), spends the most time in the files it keeps
+//! being sent to. PageRank rather than a plain count of incoming uses, because a use from a file
+//! that matters itself counts for more: `kmalloc` is used by thousands of drivers, each used by
+//! nothing, while a header used by the core of the tree is worth more per use.
+//!
+//! The weight of file `f`'s uses of name `n` (referenced `c` times) is `sqrt(c)`: the tenth
+//! call of a name says less than the first. A file passes its rank on in proportion to these
+//! weights, split evenly between the files defining each name (references are matched by
+//! name), except for what these factors keep back (that part starts afresh, as a reader who
+//! doubts where a name leads would):
+//! - `min(1, 4 / definers)`: a name that many files define (`init`, `probe`, `__init__`) says
+//!   little about which of them is meant;
+//! - a quarter for a name the tree defines only as methods: its uses are calls on an object
+//!   whose type a match by name cannot know, and most are of a library's method of the same
+//!   name (`items.append(x)` would otherwise count as a use of every `append` the tree
+//!   defines);
+//! - a quarter for a name of one or two characters or one starting with `_` (private by
+//!   convention, or a compiler's): such a name is rarely what a reader looks for;
+//! - ten times for a name of the focus (its uses then take a larger share from the others).
+//!
+//! A file's uses of names it defines itself are not counted: they make no file matter more to
+//! the others. The rank a file has no uses to pass on goes where a fresh start would.
+//!
+//! The graph is kept as two sparse tables (file -> name with its share of the file's rank,
+//! name -> the files defining it), so a name defined in `d` files and used in `u` costs `d + u`
+//! entries, never `d * u`; an iteration is two passes over them into buffers allocated once.
+//! Iterations stop when the ranks move less than [`TOLERANCE`] in all (their sum is 1), or at
+//! [`MAX_ITERATIONS`]. Everything runs in a fixed order on one thread, so the answer is the
+//! same run to run; equal ranks are ordered by path.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+
+use super::SymbolKind;
+use super::graph::{GraphDefinition, SymbolGraph};
+
+/// The share of a file's rank passed on along its uses (the rest starts afresh).
+pub const DAMPING: f64 = 0.85;
+/// The iterations stop when the ranks moved less than this, summed over all files.
+pub const TOLERANCE: f64 = 1e-6;
+/// The most iterations a ranking runs.
+pub const MAX_ITERATIONS: u32 = 100;
+/// The share of a fresh start that goes to the focus when there is one (the rest to every file
+/// alike, so a file far from the focus still has a rank).
+pub const FOCUS_SHARE: f64 = 0.8;
+/// How much more a use of a focus name weighs.
+const FOCUS_NAME_WEIGHT: f64 = 10.0;
+/// How much a use of a short or `_`-prefixed name, or of a name defined only as methods,
+/// weighs.
+const MINOR_NAME_WEIGHT: f64 = 0.25;
+/// Names defined in more files than this weigh less, in proportion.
+const COMMON_DEFINERS: f64 = 4.0;
+
+/// What the ranking is personalised toward: files (or directories) and names.
+#[derive(Clone, Debug, Default)]
+pub struct Focus {
+    /// Files the conversation is about, or directories holding them, relative to the root.
+    pub paths: Vec<OsString>,
+    /// Identifiers the conversation is about.
+    pub names: Vec<String>,
+}
+
+/// One ranked file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankedFile {
+    /// Its index in the graph's `files`.
+    pub file: usize,
+    /// Its rank (all files' ranks sum to 1).
+    pub rank: f64,
+}
+
+/// The files of a graph, most important first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ranking {
+    /// Every file of the graph (under `within`), by rank, then by path.
+    pub files: Vec<RankedFile>,
+    /// Iterations run.
+    pub iterations: u32,
+    /// Focus paths that match no file of the graph (under `within`).
+    pub focus_unmatched: Vec<OsString>,
+    /// Focus names no file of the graph (under `within`) defines.
+    pub names_undefined: Vec<String>,
+    /// Each name's slot (`u32::MAX`: no file defines it and another uses it).
+    slot_of: Vec<u32>,
+    /// The rank that reaches each slot's name through the uses.
+    slot_flow: Vec<f64>,
+    /// References other files make to each slot's name.
+    slot_references: Vec<u64>,
+}
+
+impl Ranking {
+    /// The definitions of `graph.files[file]` that other files use, most used first (by the
+    /// rank that reaches them through their name, then by references, then by position): each
+    /// an index into the file's `definitions`, with the references other files make to its
+    /// name.
+    pub fn used(&self, graph: &SymbolGraph, file: usize) -> Vec<(usize, u64)> {
+        let Some(file) = graph.files.get(file) else {
+            return Vec::new();
+        };
+        let mut used: Vec<(usize, f64, u64)> = file
+            .definitions
+            .iter()
+            .enumerate()
+            .filter_map(|(d, definition)| {
+                let slot = *self.slot_of.get(definition.name as usize)? as usize;
+                Some((
+                    d,
+                    *self.slot_flow.get(slot)?,
+                    *self.slot_references.get(slot)?,
+                ))
+            })
+            .collect();
+        used.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
+        used.into_iter().map(|(d, _, refs)| (d, refs)).collect()
+    }
+}
+
+/// Whether `path` is `prefix` or below it (`prefix` empty or `.`: everything).
+pub fn is_within(path: &OsStr, prefix: &OsStr) -> bool {
+    let prefix = prefix.as_bytes();
+    let prefix = prefix.strip_suffix(b"/").unwrap_or(prefix);
+    if prefix.is_empty() || prefix == b"." {
+        return true;
+    }
+    let path = path.as_bytes();
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"))
+}
+
+/// The sparse tables of one ranking, by name slot (a name some file defines and another
+/// uses), so an iteration reads them in order and only gathers from and scatters into the
+/// files' ranks.
+struct Tables {
+    /// The files ranked (indexes into the graph's files).
+    files: Vec<usize>,
+    /// `users[user_start[s]..user_start[s + 1]]`: the files using slot s's name, each with
+    /// the share of its rank it passes on through that name.
+    user_start: Vec<usize>,
+    users: Vec<(u32, f32)>,
+    /// The share of each file's rank its uses pass on (the rest starts afresh).
+    passed: Vec<f64>,
+    /// `definers[definer_start[s]..definer_start[s + 1]]`: the files defining slot s's name.
+    definer_start: Vec<usize>,
+    definers: Vec<u32>,
+    /// Each name's slot (`u32::MAX`: none).
+    slot_of: Vec<u32>,
+    /// References other files make to each slot's name.
+    slot_references: Vec<u64>,
+}
+
+impl Tables {
+    /// The rank that reaches slot `s`'s name from the files using it.
+    fn flow(&self, s: usize, ranks: &[f64]) -> f64 {
+        self.users[self.user_start[s]..self.user_start[s + 1]]
+            .iter()
+            .map(|&(file, share)| ranks[file as usize] * f64::from(share))
+            .sum()
+    }
+
+    fn slots(&self) -> usize {
+        self.slot_references.len()
+    }
+}
+
+/// Ranks the files of `graph` that are under `within` (all when `None`), personalised toward
+/// `focus`.
+pub fn rank(graph: &SymbolGraph, within: Option<&OsStr>, focus: &Focus) -> Ranking {
+    let files: Vec<usize> = (0..graph.files.len())
+        .filter(|&i| within.is_none_or(|w| is_within(&graph.files[i].path, w)))
+        .collect();
+    let mut out = Ranking::default();
+    if files.is_empty() {
+        out.focus_unmatched = focus.paths.clone();
+        out.names_undefined = focus.names.clone();
+        return out;
+    }
+    let focus_names = focus_name_ids(graph, focus);
+    let tables = tables(graph, files, &focus_names);
+    let count = tables.files.len();
+
+    // The fresh start: the focus files (and those defining a focus name) share FOCUS_SHARE.
+    let mut focused = vec![false; count];
+    for path in &focus.paths {
+        let mut matched = false;
+        for (i, &file) in tables.files.iter().enumerate() {
+            if is_within(&graph.files[file].path, path) {
+                focused[i] = true;
+                matched = true;
+            }
+        }
+        if !matched {
+            out.focus_unmatched.push(path.clone());
+        }
+    }
+    let mut defined = vec![false; focus_names.len()];
+    for (i, &file) in tables.files.iter().enumerate() {
+        for definition in &graph.files[file].definitions {
+            if let Some(k) = focus_names.iter().position(|&n| n == Some(definition.name)) {
+                focused[i] = true;
+                defined[k] = true;
+            }
+        }
+    }
+    for (name, defined) in focus.names.iter().zip(&defined) {
+        if !defined {
+            out.names_undefined.push(name.clone());
+        }
+    }
+    let focus_count = focused.iter().filter(|&&f| f).count();
+    let uniform = 1.0 / count as f64;
+    let start: Vec<f64> = match focus_count {
+        0 => vec![uniform; count],
+        n => focused
+            .iter()
+            .map(|&f| (1.0 - FOCUS_SHARE) * uniform + if f { FOCUS_SHARE / n as f64 } else { 0.0 })
+            .collect(),
+    };
+
+    let (ranks, iterations) = iterate(&tables, &start);
+    out.iterations = iterations;
+
+    // The rank that reaches each name slot, shared by its definers.
+    let slot_flow: Vec<f64> = (0..tables.slots())
+        .map(|s| tables.flow(s, &ranks))
+        .collect();
+    let mut ranked: Vec<RankedFile> = tables
+        .files
+        .iter()
+        .zip(&ranks)
+        .map(|(&file, &rank)| RankedFile { file, rank })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.rank
+            .total_cmp(&a.rank)
+            .then_with(|| graph.files[a.file].path.cmp(&graph.files[b.file].path))
+    });
+    out.files = ranked;
+    out.slot_of = tables.slot_of;
+    out.slot_flow = slot_flow;
+    out.slot_references = tables.slot_references;
+    out
+}
+
+/// The graph's id of each focus name (`None`: no file mentions it).
+fn focus_name_ids(graph: &SymbolGraph, focus: &Focus) -> Vec<Option<u32>> {
+    if focus.names.is_empty() {
+        return Vec::new();
+    }
+    let mut ids = vec![None; focus.names.len()];
+    for (id, name) in graph.names.iter().enumerate() {
+        for (k, wanted) in focus.names.iter().enumerate() {
+            if name == wanted {
+                ids[k] = u32::try_from(id).ok();
+            }
+        }
+    }
+    ids
+}
+
+/// The weight of a use of `name` beyond its count and its definers.
+fn name_weight(name: &str, only_methods: bool, focused: bool) -> f64 {
+    let mut weight = 1.0;
+    if name.chars().count() <= 2 || name.starts_with('_') {
+        weight *= MINOR_NAME_WEIGHT;
+    }
+    if only_methods {
+        weight *= MINOR_NAME_WEIGHT;
+    }
+    if focused {
+        weight *= FOCUS_NAME_WEIGHT;
+    }
+    weight
+}
+
+/// What the tables' construction keeps of one name, in 12 bytes: the construction touches it
+/// once per use, and the names of a large tree do not fit in a cache.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    /// Its factor (0: no file defines it).
+    factor: f32,
+    /// Files using it (other than its definers); then where its next user goes in the users
+    /// table (a table of more than 4 billion uses would not fit in memory).
+    users: u32,
+    /// Their references to it (saturating).
+    references: u32,
+}
+
+/// The sparse tables of the files `files` of `graph`.
+fn tables(graph: &SymbolGraph, files: Vec<usize>, focus_names: &[Option<u32>]) -> Tables {
+    let names = graph.names.len();
+    // Each file's own names (sorted, each once), and the files defining each name.
+    let own: Vec<Vec<u32>> = files
+        .iter()
+        .map(|&file| own_names(&graph.files[file].definitions))
+        .collect();
+    let mut defining: Vec<(u32, u32)> = own
+        .iter()
+        .enumerate()
+        .flat_map(|(i, names)| names.iter().map(move |&name| (name, i as u32)))
+        .collect();
+    defining.sort_unstable();
+    let mut definer_count = vec![0u32; names];
+    for &(name, _) in &defining {
+        if let Some(c) = definer_count.get_mut(name as usize) {
+            *c += 1;
+        }
+    }
+    // The names every definition of which is a method.
+    let mut only_methods = vec![true; names];
+    for &file in &files {
+        for definition in &graph.files[file].definitions {
+            if definition.kind != SymbolKind::Method
+                && let Some(only) = only_methods.get_mut(definition.name as usize)
+            {
+                *only = false;
+            }
+        }
+    }
+    // Each defined name's factor (see the module's comment; 0: no file defines it), with its
+    // tallies beside it, so a use touches one place.
+    let mut tallies: Vec<Tally> = (0..names)
+        .map(|n| Tally {
+            factor: match definer_count[n] {
+                0 => 0.0,
+                definers => {
+                    let focused = focus_names.contains(&Some(n as u32));
+                    ((COMMON_DEFINERS / f64::from(definers)).min(1.0)
+                        * name_weight(&graph.names[n], only_methods[n], focused))
+                        as f32
+                }
+            },
+            ..Tally::default()
+        })
+        .collect();
+    // A file's uses that count: of a name some file defines, not the file itself.
+    let counts = |tallies: &[Tally], own: &[u32], name: u32| {
+        tallies.get(name as usize).is_some_and(|t| t.factor > 0.0)
+            && own.binary_search(&name).is_err()
+    };
+    // Each use weighs `sqrt(times)` at most; the factors below 1 keep part of that back (it
+    // starts afresh), a focus name's factor takes a larger share from the others.
+    let mut totals = Vec::with_capacity(files.len());
+    for (i, &file) in files.iter().enumerate() {
+        let mut total = 0.0;
+        for &(name, times) in &graph.files[file].references {
+            if !counts(&tallies, &own[i], name) {
+                continue;
+            }
+            let tally = &mut tallies[name as usize];
+            total += f64::from(times).sqrt() * f64::from(tally.factor).max(1.0);
+            tally.users += 1;
+            tally.references = tally.references.saturating_add(times);
+        }
+        totals.push(total);
+    }
+    let mut slot_of = vec![u32::MAX; names];
+    let mut slot_references = Vec::new();
+    let mut user_start = vec![0usize];
+    let mut next_user = 0usize;
+    for (n, tally) in tallies.iter_mut().enumerate() {
+        if tally.users > 0 {
+            slot_of[n] = slot_references.len() as u32;
+            slot_references.push(u64::from(tally.references));
+            let users = tally.users as usize;
+            tally.users = next_user as u32;
+            next_user += users;
+            user_start.push(next_user);
+        }
+    }
+    let mut users = vec![(0u32, 0f32); next_user];
+    let mut passed = Vec::with_capacity(files.len());
+    for (i, &file) in files.iter().enumerate() {
+        let mut sum = 0.0;
+        if totals[i] > 0.0 {
+            for &(name, times) in &graph.files[file].references {
+                if !counts(&tallies, &own[i], name) {
+                    continue;
+                }
+                let tally = &mut tallies[name as usize];
+                let share = (f64::from(times).sqrt() * f64::from(tally.factor) / totals[i]) as f32;
+                users[tally.users as usize] = (i as u32, share);
+                tally.users += 1;
+                sum += f64::from(share);
+            }
+        }
+        passed.push(sum);
+    }
+    let mut definer_start = vec![0usize; slot_references.len() + 1];
+    let mut definers = Vec::new();
+    for &(name, position) in &defining {
+        let slot = slot_of[name as usize];
+        if slot != u32::MAX {
+            definer_start[slot as usize + 1] += 1;
+            definers.push(position);
+        }
+    }
+    for s in 0..slot_references.len() {
+        definer_start[s + 1] += definer_start[s];
+    }
+    Tables {
+        files,
+        user_start,
+        users,
+        passed,
+        definer_start,
+        definers,
+        slot_of,
+        slot_references,
+    }
+}
+
+/// The names a file defines, sorted, each once.
+fn own_names(definitions: &[GraphDefinition]) -> Vec<u32> {
+    let mut own: Vec<u32> = definitions.iter().map(|d| d.name).collect();
+    own.sort_unstable();
+    own.dedup();
+    own
+}
+
+/// The power iteration: the ranks, and how many iterations it took.
+fn iterate(tables: &Tables, start: &[f64]) -> (Vec<f64>, u32) {
+    let mut ranks = start.to_vec();
+    let mut next = vec![0.0; ranks.len()];
+    let mut iterations = 0;
+    while iterations < MAX_ITERATIONS {
+        iterations += 1;
+        // A fresh start for the rank not passed on: the damping's, and what the uses keep back
+        // (all of it for a file without uses).
+        let idle: f64 = ranks
+            .iter()
+            .zip(&tables.passed)
+            .map(|(r, p)| r * (1.0 - p))
+            .sum();
+        let fresh = 1.0 - DAMPING + DAMPING * idle;
+        for (n, s) in next.iter_mut().zip(start) {
+            *n = fresh * s;
+        }
+        for slot in 0..tables.slots() {
+            let flow = tables.flow(slot, &ranks);
+            let definers =
+                &tables.definers[tables.definer_start[slot]..tables.definer_start[slot + 1]];
+            let share = DAMPING * flow / definers.len() as f64;
+            for &d in definers {
+                next[d as usize] += share;
+            }
+        }
+        let moved: f64 = ranks.iter().zip(&next).map(|(a, b)| (a - b).abs()).sum();
+        std::mem::swap(&mut ranks, &mut next);
+        if moved < TOLERANCE {
+            break;
+        }
+    }
+    (ranks, iterations)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::outline::Language;
+    use crate::outline::graph::GraphFile;
+
+    /// A file given as its path, the names it defines and the (name, times) it references.
+    type TestFile<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, u32)]);
+
+    /// A graph of these files.
+    pub(crate) fn graph(files: &[TestFile<'_>]) -> SymbolGraph {
+        let mut names: Vec<String> = Vec::new();
+        let mut id = |name: &str| -> u32 {
+            match names.iter().position(|n| n == name) {
+                Some(i) => i as u32,
+                None => {
+                    names.push(name.to_string());
+                    (names.len() - 1) as u32
+                }
+            }
+        };
+        let mut out = Vec::new();
+        for (path, defined, referenced) in files {
+            let definitions = defined
+                .iter()
+                .enumerate()
+                .map(|(i, name)| GraphDefinition {
+                    name: id(name),
+                    kind: SymbolKind::Function,
+                    line: 10 * (i as u32 + 1),
+                    end_line: 10 * (i as u32 + 1) + 5,
+                    depth: 0,
+                })
+                .collect();
+            let mut references: Vec<(u32, u32)> =
+                referenced.iter().map(|(name, n)| (id(name), *n)).collect();
+            references.sort_unstable();
+            out.push(GraphFile {
+                path: OsString::from(path),
+                language: Language::C,
+                definitions,
+                references,
+            });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        SymbolGraph { names, files: out }
+    }
+
+    /// A hub header used by three files, one of which is used by another.
+    pub(crate) fn tree() -> SymbolGraph {
+        graph(&[
+            ("include/alloc.h", &["kmalloc", "kfree"], &[]),
+            ("mm/slab.c", &["slab_new"], &[("kmalloc", 4), ("kfree", 2)]),
+            (
+                "net/sock.c",
+                &["sock_new"],
+                &[("kmalloc", 1), ("slab_new", 1)],
+            ),
+            (
+                "drivers/tty.c",
+                &["tty_open"],
+                &[("kfree", 1), ("sock_new", 2)],
+            ),
+            ("README.c", &[], &[]),
+        ])
+    }
+
+    fn order(graph: &SymbolGraph, ranking: &Ranking) -> Vec<String> {
+        ranking
+            .files
+            .iter()
+            .map(|r| graph.files[r.file].path.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_hub_ranks_first_and_the_ranks_sum_to_one() {
+        let graph = tree();
+        let ranking = rank(&graph, None, &Focus::default());
+        let order = order(&graph, &ranking);
+        assert_eq!(order[0], "include/alloc.h", "{order:?}");
+        let sum: f64 = ranking.files.iter().map(|r| r.rank).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+        assert!(ranking.iterations > 1 && ranking.iterations < MAX_ITERATIONS);
+        // kmalloc is referenced 5 times from two files, kfree 3 times from two: kmalloc first.
+        let hub = ranking.files[0].file;
+        let used = ranking.used(&graph, hub);
+        let names: Vec<&str> = used
+            .iter()
+            .map(|&(d, _)| graph.names[graph.files[hub].definitions[d].name as usize].as_str())
+            .collect();
+        assert_eq!(names, ["kmalloc", "kfree"]);
+        assert_eq!(used.iter().map(|u| u.1).collect::<Vec<_>>(), [5, 3]);
+    }
+
+    #[test]
+    fn a_file_used_by_a_used_file_outranks_one_used_by_nothing() {
+        let graph = tree();
+        let ranking = rank(&graph, None, &Focus::default());
+        let order = order(&graph, &ranking);
+        let at = |path: &str| order.iter().position(|p| p == path).expect("ranked");
+        // slab.c is used by sock.c, which tty.c uses; tty.c is used by nothing.
+        assert!(at("mm/slab.c") < at("drivers/tty.c"), "{order:?}");
+        assert!(at("net/sock.c") < at("drivers/tty.c"), "{order:?}");
+    }
+
+    #[test]
+    fn the_focus_moves_the_ranking() {
+        let graph = tree();
+        let plain = order(&graph, &rank(&graph, None, &Focus::default()));
+        let focus = Focus {
+            paths: vec!["drivers".into()],
+            names: Vec::new(),
+        };
+        let focused = rank(&graph, None, &focus);
+        let moved = order(&graph, &focused);
+        let at = |order: &[String], path: &str| order.iter().position(|p| p == path);
+        assert!(
+            at(&moved, "drivers/tty.c") < at(&plain, "drivers/tty.c"),
+            "{plain:?} -> {moved:?}"
+        );
+        // What the focus uses rises with it: sock.c now outranks slab.c.
+        assert!(
+            at(&moved, "net/sock.c") < at(&moved, "mm/slab.c"),
+            "{moved:?}"
+        );
+        assert!(focused.focus_unmatched.is_empty());
+
+        let by_name = Focus {
+            paths: vec!["nowhere/x.c".into()],
+            names: vec!["tty_open".into(), "missing".into()],
+        };
+        let named = rank(&graph, None, &by_name);
+        assert_eq!(order(&graph, &named)[0], "drivers/tty.c");
+        assert_eq!(named.focus_unmatched, [OsString::from("nowhere/x.c")]);
+        assert_eq!(named.names_undefined, ["missing"]);
+    }
+
+    #[test]
+    fn equal_ranks_are_ordered_by_path_and_runs_agree() {
+        let graph = graph(&[
+            ("b.c", &["b"], &[("shared", 1)]),
+            ("a.c", &["a"], &[("shared", 1)]),
+            ("lib.c", &["shared"], &[]),
+            ("c.c", &[], &[]),
+        ]);
+        let first = rank(&graph, None, &Focus::default());
+        assert_eq!(order(&graph, &first), ["lib.c", "a.c", "b.c", "c.c"]);
+        assert_eq!(first.files[1].rank, first.files[2].rank);
+        assert_eq!(rank(&graph, None, &Focus::default()), first);
+    }
+
+    #[test]
+    fn own_uses_count_for_nothing_and_within_restricts() {
+        let graph = graph(&[
+            ("a/self.c", &["loop_fn"], &[("loop_fn", 50)]),
+            ("a/user.c", &[], &[("used_fn", 1)]),
+            ("b/lib.c", &["used_fn"], &[]),
+        ]);
+        let ranking = rank(&graph, None, &Focus::default());
+        assert_eq!(order(&graph, &ranking)[0], "b/lib.c");
+        let self_file = ranking.files.iter().find(|r| r.file == 1).expect("ranked");
+        assert!(ranking.used(&graph, self_file.file).is_empty());
+
+        let within = rank(&graph, Some(OsStr::new("a/")), &Focus::default());
+        assert_eq!(order(&graph, &within), ["a/self.c", "a/user.c"]);
+        assert!(is_within(OsStr::new("a/b.c"), OsStr::new("a")));
+        assert!(!is_within(OsStr::new("ab/c.c"), OsStr::new("a")));
+        assert!(is_within(OsStr::new("x.c"), OsStr::new(".")));
+    }
+
+    #[test]
+    fn a_name_defined_only_as_methods_passes_less() {
+        let mut graph = graph(&[
+            ("app.py", &["main"], &[("run", 1), ("load_config", 1)]),
+            ("jobs.py", &["run"], &[]),
+            ("config.py", &["load_config"], &[]),
+        ]);
+        let plain = rank(&graph, None, &Focus::default());
+        let jobs = graph
+            .files
+            .iter()
+            .position(|f| f.path == "jobs.py")
+            .expect("a file");
+        let config = graph
+            .files
+            .iter()
+            .position(|f| f.path == "config.py")
+            .expect("a file");
+        let rank_of = |ranking: &Ranking, file: usize| {
+            ranking
+                .files
+                .iter()
+                .find(|r| r.file == file)
+                .map(|r| r.rank)
+        };
+        assert_eq!(rank_of(&plain, jobs), rank_of(&plain, config));
+        graph.files[jobs].definitions[0].kind = SymbolKind::Method;
+        let methods = rank(&graph, None, &Focus::default());
+        assert!(rank_of(&methods, jobs) < rank_of(&methods, config));
+        let sum: f64 = methods.files.iter().map(|r| r.rank).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+    }
+}
