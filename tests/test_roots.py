@@ -485,3 +485,26 @@ def test_find_calls_pages_exactly_over_the_roots_and_names_each_root(tmp_path: P
     assert "web-2/m.py" in found.content and "api/m.py" in found.content
     only = call(registry, "find_calls", name="main", path="api")
     assert "serve" in only.content and "parse" not in only.content
+
+
+def test_repo_map_maps_the_root_path_names_with_paths_from_that_root(tmp_path: Path, make_tree):
+    core = "def load():\n    pass\n\n\ndef save():\n    pass\n"
+    user = "from core import load, save\n\n\ndef run():\n    load()\n    save()\n"
+    web = make_tree({"core.py": core, "app.py": user}, root=tmp_path / "web")
+    api = make_tree({"api.py": "def serve():\n    pass\n"}, root=tmp_path / "api")
+    roots = Roots([Workspace(web), Workspace(api)])
+    alone = Workspace(web).repo_map()
+    mapped = roots.repo_map("web", paths=["web/app.py"])
+    assert [f.path for f in mapped.files] == [
+        f"web/{f.path}" for f in Workspace(web).repo_map(paths=["app.py"]).files
+    ]
+    assert [f.path for f in roots.repo_map("web").files] == [f"web/{f.path}" for f in alone.files]
+    assert roots.repo_map("web").files[0].path == "web/core.py"  # what the other file uses
+    assert mapped.files[0].path == "web/app.py"  # the focus
+    registry = default_registry(roots)
+    found = call(registry, "repo_map", path="api")
+    assert found.is_error is False, found.content
+    assert "api/api.py" in found.content and "core.py" not in found.content
+    refused = call(registry, "repo_map")
+    assert refused.meta["code"] == "invalid_arguments", refused.content
+    assert "pass path naming one, e.g. path='web'" in refused.content

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .errors import OutsideRootError, PathNotFoundError, RipsightError
+from .errors import InvalidArgumentError, OutsideRootError, PathNotFoundError, RipsightError
 from .limits import DEFAULT_LIMITS, REFERENCES_DEFINITIONS_LISTED
 from .workspace import CancelToken, Workspace
 
@@ -689,6 +689,38 @@ class Roots:
             merge_calls,
             ("calls",),
         )
+
+    def repo_map(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        **options: Any,
+    ) -> Record:
+        """`Workspace.repo_map` of the one root `path` names (a map ranks the files of one
+        tree: the roots' trees do not use each other's names), its paths named from that root;
+        focus `paths` are given as results name them (from the root's name). Raises
+        `InvalidArgumentError` when `path` names no single root."""
+        located = self.locate(path)
+        if located is None:
+            raise InvalidArgumentError(
+                f"repo_map maps one root at a time and {len(self)} are served "
+                f"({', '.join(self.names)}): pass path naming one, e.g. path={self.names[0]!r}"
+            )
+        name, ws, inside = located
+        focus = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths or ())
+        within: list[str] = []
+        for entry in focus:
+            place = self.locate(entry)
+            if place is not None and place[0] == name:
+                within.append(place[2])
+        try:
+            found = ws.repo_map(inside, paths=within, **options).to_dict()
+        except RipsightError as error:
+            raise _rooted_error(error, name) from None
+        for key in ("files", "unparsed"):
+            found[key] = [{**item, "path": _joined(name, item["path"])} for item in found[key]]
+        found["focus_unmatched"] = [_joined(name, p) for p in found["focus_unmatched"]]
+        return Record(found)
 
     # -- one file --------------------------------------------------------------------------------
 

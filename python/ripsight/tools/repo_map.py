@@ -7,7 +7,6 @@ import functools
 from typing import Any
 
 from .._core import RepoMapResult
-from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
 from ..roots import Roots
@@ -240,11 +239,6 @@ def run_repo_map(
     max_chars = args["max_chars"]
 
     def search(workspace: Workspace | Roots) -> Any:
-        if isinstance(workspace, Roots):
-            raise InvalidArgumentError(
-                "repo_map maps one root at a time, and this session has several "
-                f"({', '.join(workspace.names)}); use glob to list each root instead"
-            )
         return workspace.repo_map(
             path=args.get("path") or None,
             paths=paths,
