@@ -8,6 +8,7 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -237,24 +238,40 @@ def test_cache_lists_and_prunes_index_files(tree: Path, tmp_path: Path) -> None:
     for root in (tree, gone):
         ws = Workspace(root, index=True, index_dir=str(cache))
         assert ws.wait_index(30)
+        deadline = time.monotonic() + 60  # each tree has an n-gram file and a symbol file
+        while ws.index_status().get("symbols") not in ("ready", "failed"):
+            assert time.monotonic() < deadline, "the symbol index was not ready in 60 s"
+            time.sleep(0.05)
         ws.close()
     (gone / "a.txt").unlink()
     gone.rmdir()
     listed = ripsight("cache", "--dir", str(cache))
     assert listed.returncode == 0, listed.stderr
     lines = listed.stdout.splitlines()
-    assert lines[0].startswith(f"{cache}: 2 index files, ")
-    assert any(line.endswith(f"{gone}  [stale: its tree is gone]") for line in lines), lines
-    assert any(line.endswith(str(tree)) for line in lines), lines
-    assert lines[-1].startswith("1 stale file (") and lines[-1].endswith(
-        "): ripsight cache --prune removes it."
+    assert lines[0].startswith(f"{cache}: 4 index files, ")
+    for content in ("ngrams", "symbols"):
+        assert any(
+            f"  {content}  " in line and line.endswith(f"{gone}  [stale: its tree is gone]")
+            for line in lines
+        ), lines
+        assert any(f"  {content}  " in line and line.endswith(str(tree)) for line in lines), lines
+    assert lines[-1].startswith("2 stale files (") and lines[-1].endswith(
+        "): ripsight cache --prune removes them."
     )
     data = orjson.loads(ripsight("cache", "--dir", str(cache), "--json").stdout)
-    assert sorted(f["stale"] or "kept" for f in data) == ["kept", "tree_gone"]
+    assert sorted((f["content"], f["stale"] or "kept") for f in data) == [
+        ("ngrams", "kept"),
+        ("ngrams", "tree_gone"),
+        ("symbols", "kept"),
+        ("symbols", "tree_gone"),
+    ]
     pruned = ripsight("cache", "--dir", str(cache), "--prune")
     assert pruned.returncode == 0, pruned.stderr
-    assert pruned.stdout.splitlines()[-1].startswith("Removed 1 stale file (")
-    assert [f.suffix for f in cache.iterdir() if f.suffix == ".rsidx"] == [".rsidx"]
+    assert pruned.stdout.splitlines()[-1].startswith("Removed 2 stale files (")
+    assert sorted(f.suffix for f in cache.iterdir() if f.suffix in (".rsidx", ".rssym")) == [
+        ".rsidx",
+        ".rssym",
+    ]
     # An age limit of 0 days makes every file stale.
     assert (
         "too_old" in ripsight("cache", "--dir", str(cache), "--max-age-days", "0", "--json").stdout

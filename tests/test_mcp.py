@@ -255,7 +255,7 @@ def test_no_structured_content_serves_the_text_only(tree: Path, tmp_path: Path) 
 
     params = _server(tree, "--no-structured-content")
     listed, results = run_session(params, body, tmp_path / "err.log")
-    assert [t.get("outputSchema") for t in listed["tools"]] == [None] * 7
+    assert [t.get("outputSchema") for t in listed["tools"]] == [None] * len(builtin_tools())
     definitions = default_registry(tree).definitions("mcp")
     assert [t["inputSchema"] for t in listed["tools"]] == [d["inputSchema"] for d in definitions]
     for (name, args), result in zip(calls, results):

@@ -684,6 +684,9 @@ class IndexFile:
     def path(self) -> str:
         """The file's path."""
     @property
+    def content(self) -> str:
+        """What it holds (ngrams, symbols)."""
+    @property
     def root(self) -> str | None:
         """The root of the tree it describes (raw bytes); null when the key cannot be read."""
     @property

@@ -386,14 +386,17 @@ _STALE_WORDS = {
 
 
 def cache_text(directory: str, files: Sequence[Any], now: float, pruned: bool) -> str:
-    """What `ripsight cache` prints: the directory, then one line a file (size, last use, tree,
-    staleness), then what --prune removes or removed."""
+    """What `ripsight cache` prints: the directory, then one line a file (size, what it holds,
+    last use, tree, staleness), then what --prune removes or removed."""
     total = sum(f.size_bytes for f in files)
     count = f"{len(files)} index file{'' if len(files) == 1 else 's'}"
     lines = [f"{directory}: {count}, {_size(total)}"]
     for f in files:
         tree = f.root if f.root is not None else "(unknown tree)"
-        line = f"  {_size(f.size_bytes):>10}  used {_ago(now - f.last_used):<14}  {tree}"
+        line = (
+            f"  {_size(f.size_bytes):>10}  {f.content:<7}  used {_ago(now - f.last_used):<14}  "
+            f"{tree}"
+        )
         if f.stale is not None:
             state = "removed" if f.removed else "kept: being written" if f.busy else "stale"
             line += f"  [{state}: {_STALE_WORDS.get(f.stale, f.stale)}]"

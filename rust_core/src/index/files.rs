@@ -50,6 +50,17 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// What an index file holds (each tree has one of each).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum IndexContent {
+        /// The n-gram index of the tree's contents (grep's and glob's candidates).
+        Ngrams = "ngrams",
+        /// The symbol index: definitions and references (the navigation tools).
+        Symbols = "symbols",
+    }
+}
+
 crate::record! {
     "IndexFile",
     /// One index file of a cache directory: the tree it describes, its size and age, and
@@ -58,6 +69,8 @@ crate::record! {
     pub struct IndexFile {
         /// The file's path.
         pub path: OsString,
+        /// What it holds (ngrams, symbols).
+        pub content: IndexContent,
         /// The root of the tree it describes (raw bytes); null when the key cannot be read.
         pub root: Option<OsString>,
         /// Its size in bytes.
@@ -112,12 +125,11 @@ pub fn list(dir: &Path, policy: &CachePolicy, now: SystemTime) -> std::io::Resul
     let mut files: Vec<IndexFile> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path
-            .extension()
-            .is_none_or(|e| e != store::EXTENSION && e != store::SYMBOLS_EXTENSION)
-        {
-            continue;
-        }
+        let content = match path.extension().and_then(|e| e.to_str()) {
+            Some(store::EXTENSION) => IndexContent::Ngrams,
+            Some(store::SYMBOLS_EXTENSION) => IndexContent::Symbols,
+            _ => continue,
+        };
         // Not following links: the directory holds the files themselves.
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
@@ -135,6 +147,7 @@ pub fn list(dir: &Path, policy: &CachePolicy, now: SystemTime) -> std::io::Resul
         };
         files.push(IndexFile {
             path: path.into_os_string(),
+            content,
             root,
             size_bytes: meta.len(),
             last_used: last_used(&meta),

@@ -8,7 +8,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use crate::error::PatternIssue;
 use crate::glob::GlobOutput;
 use crate::grep::{FileCount, GrepLine, GrepOutput, OutputMode};
-use crate::index::files::{IndexFile, Staleness};
+use crate::index::files::{IndexContent, IndexFile, Staleness};
 use crate::index::{IndexMode, IndexState, IndexStatus, SymbolPhase};
 use crate::media::Refusal;
 use crate::media::image::ImageOutput;
@@ -57,6 +57,7 @@ choice_to_python!(
     Language,
     NameMatch,
     Staleness,
+    IndexContent,
     Role,
     Grouping,
     PdfFailure
