@@ -262,6 +262,14 @@ fn parse_restarting(
 /// again, so a file of broken constructs costs at most this many more parses (and no more
 /// than the time the budget has left).
 pub const MAX_RESTARTS: usize = 8;
+/// Lines per definition past which the rest of an ERROR node counts as lost: a restart is
+/// tried only where the parse before found fewer top-level definitions there than one in this
+/// many lines (code has one in tens of lines; a lost stretch has none, or a few the grammar
+/// picked out of it).
+const SPARSE_LINES: usize = 200;
+/// Restarts in a row that find no more definitions than the parse before, after which no more
+/// are tried (a file the grammar reads well enough keeps its cost).
+const MAX_FRUITLESS: usize = 2;
 /// Lines of a broken definition parsed alone to name it at most (its head: a C function's
 /// signature and opening brace, a Python `def` line).
 const HEAD_LINES: usize = 4;
@@ -321,12 +329,14 @@ fn point_at(source: &[u8], at: usize) -> Point {
 }
 
 /// The parts of the file's outline: `tree`, and where it gave up after a broken construct, the
-/// rest parsed again from a [`restart`] (and the broken definition's head alone), at most
-/// `restarts` times. A parse again is kept when it finds more top-level definitions in the
-/// rest than the parse before did (else the next restart is tried): a construct the grammar
-/// took apart well (two `#ifdef` branches that each open a function) is not made worse. Each
-/// is given at most half the time left (one stopped by its time is dropped), so the queries
-/// keep theirs.
+/// rest of the ERROR node parsed again from a [`restart`] (and the broken definition's head
+/// alone), at most `restarts` times. It is tried where the parse before found few definitions
+/// in that rest ([`SPARSE_LINES`]), and kept when it finds more top-level definitions there
+/// than the parse before did (else the next restart is tried, up to
+/// [`MAX_FRUITLESS`] in a row): a construct the grammar took apart well (two `#ifdef` branches
+/// that each open a function) is not made worse. Each is given at most half the time left (one
+/// stopped by its time is dropped), so the queries keep theirs; each parses at most the ERROR
+/// node it starts in.
 fn recover(
     parser: &mut Parser,
     tags: &Tags,
@@ -341,29 +351,51 @@ fn recover(
         cut: None,
         head: false,
     }];
-    let mut last = 0;
-    let mut from = 0;
-    for _ in 0..restarts {
-        let part = &parts[last];
-        let Some(found) = restart(&part.tree, source, part.window.start, from) else {
+    // Parts still to search for a broken construct, each with the byte to search from: the
+    // last first, so the file is searched in order.
+    let mut pending: Vec<(usize, usize)> = vec![(0, 0)];
+    let mut tries = 0;
+    let mut fruitless = 0;
+    while let Some((index, from)) = pending.pop() {
+        if tries == restarts {
+            break;
+        }
+        let Some(part) = parts.get(index) else {
             break;
         };
+        let Some(found) = restart(&part.tree, source, part.window.clone(), from) else {
+            continue;
+        };
+        tries += 1;
         let share = Budget::start(budget.left() / 2);
+        let rest = found.at..found.until;
+        // Where the grammar found its way on its own, the ERROR node holds definitions as dense
+        // as code does: nothing was lost there.
+        let before = top_level(tags, &part.tree, source, &rest, &share);
+        let lines = source
+            .get(rest.clone())
+            .map_or(0, |bytes| bytes.iter().filter(|b| **b == b'\n').count());
+        if before.saturating_mul(SPARSE_LINES) >= lines {
+            pending.push((index, found.until));
+            continue;
+        }
         let Some(tree) = parse_range(
             parser,
             source,
-            Some((found.at, found.row, source.len())),
+            Some((found.at, found.row, found.until)),
             &share,
         ) else {
             break;
         };
-        let rest = found.at..source.len();
-        if top_level(tags, &tree, source, &rest, &share)
-            <= top_level(tags, &parts[last].tree, source, &rest, &share)
-        {
-            from = found.at + 1;
+        if top_level(tags, &tree, source, &rest, &share) <= before {
+            fruitless += 1;
+            if fruitless == MAX_FRUITLESS {
+                break;
+            }
+            pending.push((index, found.at + 1));
             continue;
         }
+        fruitless = 0;
         let cut = (
             found.at,
             Point {
@@ -371,10 +403,24 @@ fn recover(
                 column: 0,
             },
         );
-        parts[last].window.end = found.at;
-        parts[last].cut = Some(cut);
-        last = parts.len();
-        from = found.at;
+        // The part before the restart, the part parsed again (up to the end of the ERROR node
+        // that held the restart: past it the grammar had found its way), and the rest of the
+        // part as it was.
+        let tail = Part {
+            tree: part.tree.clone(),
+            window: found.until..part.window.end,
+            cut: part.cut,
+            head: false,
+        };
+        if let Some(part) = parts.get_mut(index) {
+            part.window.end = found.at;
+            part.cut = Some(cut);
+        }
+        if !tail.window.is_empty() {
+            pending.push((parts.len(), tail.window.start));
+            parts.push(tail);
+        }
+        pending.push((parts.len(), found.at));
         parts.push(Part {
             tree,
             window: rest,
@@ -477,23 +523,26 @@ struct Restart {
     at: usize,
     /// That line's row.
     row: usize,
+    /// Where the ERROR node that held it ends (or the part of the file searched, if before).
+    until: usize,
     /// Where the ERROR node that held it begins, with its row, when it begins a line (the head
     /// of a definition the grammar could not finish, maybe).
     head: Option<(usize, usize)>,
 }
 
-/// The first line, at or after `from` and inside an ERROR node of `tree`, that begins with a
-/// letter or `_` at column 0 (where a definition can start, in any of the languages) and that
-/// no complete construct inside the ERROR node holds: there the grammar was lost. Small errors
-/// within a line hold no line start; an ERROR node made of complete constructs (a whole file
-/// the grammar could not close) is passed until its first broken one. The broken definition's
-/// head is looked for from `begin` (where `tree`'s part of the file starts). Linear in the tree
-/// and the ERROR nodes' bytes.
-fn restart(tree: &Tree, source: &[u8], begin: usize, from: usize) -> Option<Restart> {
+/// The first line, at or after `from` and inside an ERROR node of `tree` within `window`, that
+/// begins with a letter or `_` at column 0 (where a definition can start, in any of the
+/// languages) and that no complete construct inside the ERROR node holds: there the grammar
+/// was lost. Small errors within a line hold no line start; an ERROR node made of complete
+/// constructs (a whole file the grammar could not close) is passed until its first broken one.
+/// The broken definition's head is looked for from the window's start. Linear in the tree and
+/// the ERROR nodes' bytes.
+fn restart(tree: &Tree, source: &[u8], window: Range<usize>, from: usize) -> Option<Restart> {
+    let begin = window.start;
     let mut stack = vec![tree.root_node()];
     let mut cursor = tree.walk();
     while let Some(node) = stack.pop() {
-        if node.end_byte() <= from {
+        if node.end_byte() <= from || node.start_byte() >= window.end {
             continue;
         }
         if !node.is_error() {
@@ -510,7 +559,8 @@ fn restart(tree: &Tree, source: &[u8], begin: usize, from: usize) -> Option<Rest
         let mut held = children.iter().filter(|child| complete(child)).peekable();
         let mut row = node.start_position().row;
         let start = node.start_byte();
-        for (at, byte) in source.iter().enumerate().take(node.end_byte()).skip(start) {
+        let until = node.end_byte().min(window.end);
+        for (at, byte) in source.iter().enumerate().take(until).skip(start) {
             if *byte != b'\n' {
                 continue;
             }
@@ -546,6 +596,7 @@ fn restart(tree: &Tree, source: &[u8], begin: usize, from: usize) -> Option<Rest
             return Some(Restart {
                 at: line,
                 row,
+                until,
                 head,
             });
         }
@@ -1011,7 +1062,7 @@ mod tests {
     }
 
     #[test]
-    fn a_restart_that_finds_fewer_definitions_is_not_kept() {
+    fn a_restart_is_not_kept_where_the_first_parse_did_better() {
         // Each `#ifdef` branch opens the function: the grammar takes the first branch apart and
         // reads the second well, while a parse from the first branch's line would read the
         // rest of the file as one function.
@@ -1050,11 +1101,12 @@ mod tests {
         assert!(parts.iter().filter(|part| !part.head).count() > 1);
         assert!(parts.len() <= 1 + 2 * MAX_RESTARTS, "{} parts", parts.len());
         // Parts that parse the file follow each other, each ending where the next begins.
-        let windows: Vec<&Range<usize>> = parts
+        let mut windows: Vec<&Range<usize>> = parts
             .iter()
             .filter(|part| !part.head)
             .map(|part| &part.window)
             .collect();
+        windows.sort_by_key(|window| window.start);
         assert_eq!(windows.first().map(|w| w.start), Some(0));
         assert_eq!(windows.last().map(|w| w.end), Some(source.len()));
         assert!(windows.windows(2).all(|pair| pair[0].end == pair[1].start));
