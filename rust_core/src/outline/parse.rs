@@ -523,7 +523,8 @@ struct Restart {
     at: usize,
     /// That line's row.
     row: usize,
-    /// Where the ERROR node that held it ends (or the part of the file searched, if before).
+    /// Where the part parsed again ends: the first line after the ERROR node that held it
+    /// where a definition can begin (or the end of the part of the file searched).
     until: usize,
     /// Where the ERROR node that held it begins, with its row, when it begins a line (the head
     /// of a definition the grammar could not finish, maybe).
@@ -559,8 +560,19 @@ fn restart(tree: &Tree, source: &[u8], window: Range<usize>, from: usize) -> Opt
         let mut held = children.iter().filter(|child| complete(child)).peekable();
         let mut row = node.start_position().row;
         let start = node.start_byte();
-        let until = node.end_byte().min(window.end);
-        for (at, byte) in source.iter().enumerate().take(until).skip(start) {
+        // The parse again ends where a definition can begin after the ERROR node and the
+        // top-level construct that holds it (whose end, where the ERROR node swallowed part of
+        // the file, is where the grammar found its way again).
+        let mut top = node;
+        while let Some(parent) = top.parent().filter(|parent| parent.parent().is_some()) {
+            top = parent;
+        }
+        let until = line_starts(source, top.end_byte().saturating_sub(1))
+            .find(|at| *at >= window.end || opens(source, *at))
+            .unwrap_or(window.end)
+            .min(window.end);
+        let end = node.end_byte().min(window.end);
+        for (at, byte) in source.iter().enumerate().take(end).skip(start) {
             if *byte != b'\n' {
                 continue;
             }
