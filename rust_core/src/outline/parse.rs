@@ -158,8 +158,8 @@ pub fn parse(language: Language, source: &[u8], time: Duration) -> Result<Parsed
 /// leaves unbalanced) can make it give up on the rest of the file: everything after it is one
 /// ERROR node with no definition in it. The parse then starts again at the first line after
 /// the broken construct where a definition can start ([`restart`]), and names the broken
-/// definition from its head alone where it can: at most [`MAX_RESTARTS`] times, in at most
-/// half of the time left each time.
+/// definition from its head alone where it can: at most [`MAX_RESTARTS`] times, in a quarter
+/// of the time left after the first parse.
 pub fn parse_with(
     language: Language,
     source: &[u8],
@@ -334,9 +334,9 @@ fn point_at(source: &[u8], at: usize) -> Point {
 /// in that rest ([`SPARSE_LINES`]), and kept when it finds more top-level definitions there
 /// than the parse before did (else the next restart is tried, up to
 /// [`MAX_FRUITLESS`] in a row): a construct the grammar took apart well (two `#ifdef` branches
-/// that each open a function) is not made worse. Each is given at most half the time left (one
-/// stopped by its time is dropped), so the queries keep theirs; each parses at most the ERROR
-/// node it starts in.
+/// that each open a function) is not made worse. Together they are given a quarter of the time
+/// left (one stopped by its time is dropped), so the queries keep theirs; each parses the rest
+/// of the top-level construct that holds its ERROR node, no further.
 fn recover(
     parser: &mut Parser,
     tags: &Tags,
@@ -356,8 +356,11 @@ fn recover(
     let mut pending: Vec<(usize, usize)> = vec![(0, 0)];
     let mut tries = 0;
     let mut fruitless = 0;
+    // All restarts share a quarter of the time left: the worker's wall-clock deadline is
+    // counted from the same start, and a busy machine stretches CPU time into more of it.
+    let share = Budget::start(budget.left() / 4);
     while let Some((index, from)) = pending.pop() {
-        if tries == restarts {
+        if tries == restarts || share.spent() {
             break;
         }
         let Some(part) = parts.get(index) else {
@@ -367,7 +370,6 @@ fn recover(
             continue;
         };
         tries += 1;
-        let share = Budget::start(budget.left() / 2);
         let rest = found.at..found.until;
         // Where the grammar found its way on its own, the ERROR node holds definitions as dense
         // as code does: nothing was lost there.
@@ -563,10 +565,11 @@ fn restart(tree: &Tree, source: &[u8], window: Range<usize>, from: usize) -> Opt
         // The parse again ends where a definition can begin after the ERROR node and the
         // top-level construct that holds it (whose end, where the ERROR node swallowed part of
         // the file, is where the grammar found its way again).
-        let mut top = node;
-        while let Some(parent) = top.parent().filter(|parent| parent.parent().is_some()) {
-            top = parent;
-        }
+        let root = tree.root_node();
+        let top = match root.first_child_for_byte(node.start_byte()) {
+            Some(child) if node != root && child.start_byte() <= node.start_byte() => child,
+            _ => node,
+        };
         let until = line_starts(source, top.end_byte().saturating_sub(1))
             .find(|at| *at >= window.end || opens(source, *at))
             .unwrap_or(window.end)
