@@ -43,6 +43,12 @@ impl Budget {
         thread_time().saturating_sub(self.started) >= self.time
     }
 
+    /// The time left (zero once spent).
+    pub(super) fn left(&self) -> Duration {
+        self.time
+            .saturating_sub(thread_time().saturating_sub(self.started))
+    }
+
     /// tree-sitter's progress answer: go on while the budget lasts, stop once it is spent (a
     /// parse or query stopped so is told by `spent` afterwards: time only grows).
     pub(super) fn go_on(&self) -> ControlFlow<()> {

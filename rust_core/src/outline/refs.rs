@@ -15,6 +15,7 @@
 //! are dropped and the file says so ([`References::cut`]).
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::OnceLock;
 #[cfg(test)]
 use std::time::Duration;
@@ -202,10 +203,12 @@ pub(super) struct Spans {
     pub names: Vec<usize>,
 }
 
-/// The references under `root`, stopped once `budget` is spent.
+/// The references of the file, stopped once `budget` is spent. `trees` are the parses of its
+/// parts, each with the bytes it gives the references of (one tree for the whole file, unless
+/// the parse started again after a broken construct: see [`super::parse::parse_with`]).
 pub(super) fn extract(
     language: Language,
-    root: Node<'_>,
+    trees: &[(Node<'_>, Range<usize>)],
     source: &[u8],
     spans: &Spans,
     budget: &Budget,
@@ -214,36 +217,41 @@ pub(super) fn extract(
         return Ok(None);
     };
     let mut in_time = |_: &tree_sitter::QueryCursorState| budget.go_on();
-    let mut cursor = QueryCursor::new();
-    cursor.set_match_limit(MATCH_LIMIT);
     // Node start byte -> (pattern, role, node): the first pattern written wins.
     let mut found: HashMap<usize, (usize, Role, Node<'_>)> = HashMap::new();
     let mut cut = false;
-    let mut matches = cursor.matches_with_options(
-        &roles.query,
-        root,
-        source,
-        QueryCursorOptions::new().progress_callback(&mut in_time),
-    );
-    while let Some(found_match) = matches.next() {
-        for capture in found_match.captures {
-            let Some(Some(role)) = roles.roles.get(capture.index as usize) else {
-                continue;
-            };
-            let pattern = found_match.pattern_index;
-            let node = capture.node;
-            let full = found.len() >= MAX_FILE_REFERENCES;
-            match found.get_mut(&node.start_byte()) {
-                Some(held) if held.0 <= pattern => {}
-                Some(held) => *held = (pattern, *role, node),
-                None if full => cut = true,
-                None => {
-                    found.insert(node.start_byte(), (pattern, *role, node));
+    for (root, window) in trees {
+        let mut cursor = QueryCursor::new();
+        cursor.set_match_limit(MATCH_LIMIT);
+        cursor.set_byte_range(window.clone());
+        let mut matches = cursor.matches_with_options(
+            &roles.query,
+            *root,
+            source,
+            QueryCursorOptions::new().progress_callback(&mut in_time),
+        );
+        while let Some(found_match) = matches.next() {
+            for capture in found_match.captures {
+                let Some(Some(role)) = roles.roles.get(capture.index as usize) else {
+                    continue;
+                };
+                let pattern = found_match.pattern_index;
+                let node = capture.node;
+                if !window.contains(&node.start_byte()) {
+                    continue;
+                }
+                let full = found.len() >= MAX_FILE_REFERENCES;
+                match found.get_mut(&node.start_byte()) {
+                    Some(held) if held.0 <= pattern => {}
+                    Some(held) => *held = (pattern, *role, node),
+                    None if full => cut = true,
+                    None => {
+                        found.insert(node.start_byte(), (pattern, *role, node));
+                    }
                 }
             }
         }
     }
-    drop(matches);
     if budget.spent() {
         return Err(ParseFailure::Timeout);
     }
@@ -416,6 +424,23 @@ mod tests {
                 "10:19 read n in run",
             ]
         );
+    }
+
+    #[test]
+    fn references_after_a_construct_the_grammar_cannot_parse_have_their_callers() {
+        // The loop ends in a macro where C wants `while`: the grammar gives up on the rest of
+        // the file, and the parse starts again after it (see `parse::parse_with`).
+        let source = "static long waits(struct opts *wo)\n{\n\tdo {\n\t\tstep(wo);\n\
+            \t} while_each_thread(current, tsk);\n\treturn 0;\n}\n\n\
+            int after(int x)\n{\n\treturn helper(x);\n}\n";
+        let found = references(Language::C, source);
+        for expected in [
+            "4:3 call step in waits",
+            "11:9 call helper in after",
+            "11:16 read x in after",
+        ] {
+            assert!(found.iter().any(|r| r == expected), "{expected}: {found:?}");
+        }
     }
 
     #[test]
