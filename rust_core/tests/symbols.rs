@@ -1,6 +1,7 @@
 //! The symbol index's graph for the repository map (`WarmIndex::symbol_graph`): each file's
-//! definitions and referenced names with their counts, as a parse of the file in a real worker
-//! gives them, before and after an edit (the edited file comes from the overlay).
+//! definitions and referenced names with their counts (uses: declarations without a value are
+//! none), as the map's cold producer gives them from a parse in a real worker, before and after
+//! an edit (the edited file comes from the overlay).
 
 #![cfg(target_os = "linux")]
 
@@ -13,8 +14,8 @@ use std::time::Duration;
 
 use ripsight_core::index::{IndexOptions, SymbolPhase, WarmIndex};
 use ripsight_core::outline::Outliner;
+use ripsight_core::outline::collect::collect;
 use ripsight_core::outline::graph::SymbolGraph;
-use ripsight_core::outline::source::{Prepared, prepare};
 use ripsight_core::workspace::{Workspace, WorkspaceOptions};
 
 fn worker_command() -> Vec<OsString> {
@@ -44,32 +45,17 @@ fn described(graph: &SymbolGraph) -> Described {
         .collect()
 }
 
-/// What parsing each file in a worker gives.
+/// What the cold producer of the map (`outline::collect`: each file parsed in a worker) gives:
+/// the index's oracle.
 fn parsed(ws: &Workspace, outliner: &Outliner, paths: &[&str]) -> Described {
-    let mut out = Described::new();
-    for path in paths {
-        let mut opened = ws.open_file(std::ffi::OsStr::new(path)).expect("opens");
-        let Ok(Prepared::Ready(source)) = prepare(&mut opened) else {
-            panic!("{path} is parsed");
-        };
-        let (parsed, _) = outliner.references(&source);
-        let parsed = parsed.expect("parses");
-        let definitions = parsed
-            .entries
-            .iter()
-            .map(|e| (e.name.clone(), e.line as u32, e.end_line as u32, e.depth))
-            .collect();
-        let mut references = BTreeMap::new();
-        if let Some(all) = &parsed.references {
-            for r in &all.list {
-                *references
-                    .entry(all.names[r.name as usize].clone())
-                    .or_insert(0) += 1;
-            }
-        }
-        out.insert((*path).to_string(), (definitions, references));
-    }
-    out
+    let files: Vec<OsString> = paths.iter().map(OsString::from).collect();
+    let collected = collect(ws, outliner, &files, &ws.deadline(), usize::MAX);
+    assert_eq!(
+        collected.files_parsed,
+        paths.len() as u64,
+        "every file parses"
+    );
+    described(&collected.graph)
 }
 
 #[test]
@@ -110,6 +96,8 @@ fn the_graph_holds_what_each_file_parses_to_before_and_after_an_edit() {
     let paths = ["a.py", "lib/b.c", "lib/c.go"];
     assert_eq!(described(&graph), parsed(&ws, &outliner, &paths));
     assert_eq!(described(&graph)["a.py"].1.get("helper"), Some(&2));
+    // The prototype `int helper(int v);` declares; the two calls use.
+    assert_eq!(described(&graph)["lib/b.c"].1.get("helper"), Some(&2));
     let below = index
         .symbol_graph(Some(std::ffi::OsStr::new("lib")))
         .expect("answers")

@@ -32,7 +32,7 @@ use crate::outline::parse::{Entry, Parsed};
 use crate::outline::references::{
     self, FileReferences, Lines, ReferencesOptions, ReferencesOutput, of_file,
 };
-use crate::outline::refs::Reference;
+use crate::outline::refs::{Reference, Role};
 use crate::outline::source::{Prepared, Source, prepare};
 use crate::pattern::FileSelect;
 use crate::workspace::Workspace;
@@ -653,7 +653,8 @@ pub(super) fn graph(
                 .iter()
                 .map(|n| intern_name(&mut graph, n))
                 .collect();
-            for r in &all.list {
+            // Uses only, as the index counts them (`symbols::write`) and the cold producer.
+            for r in all.list.iter().filter(|r| r.role != Role::Other) {
                 if let Some(&id) = local.get(r.name as usize) {
                     *counts.entry(id).or_default() += 1;
                 }

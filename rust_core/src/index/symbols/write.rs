@@ -9,6 +9,7 @@ use crate::boundary::FileIdentity;
 use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
 use crate::outline::parse::Parsed;
+use crate::outline::refs::Role;
 
 use super::super::base::{RECORD, push_record};
 use super::super::format::{Kind, SYMBOLS, Writer};
@@ -105,7 +106,11 @@ impl Builder {
                         let Some(&name) = local.get(r.name as usize) else {
                             continue;
                         };
-                        *per_name.entry(name).or_default() += 1;
+                        // The map's graph counts uses: a declaration without a value
+                        // (role other: a parameter, a field, a prototype) is none.
+                        if r.role != Role::Other {
+                            *per_name.entry(name).or_default() += 1;
+                        }
                         let run = &mut self.runs[name as usize];
                         if !run.started || run.file != file {
                             push_varint(&mut run.bytes, u64::from(file - run.file));
