@@ -50,7 +50,8 @@ def main(root: str, store: str) -> None:
     built = json.loads(subprocess.run(child, capture_output=True, check=True, timeout=3600).stdout)
     print(
         f"build: n-grams ready {built['ngrams_s']:.1f} s, symbols ready {built['symbols_s']:.1f} s "
-        f"(build {built['symbols_build_ms'] / 1000:.1f} s), symbol file "
+        f"({'loaded' if built.get('symbols_loaded') else 'built'} in "
+        f"{built['symbols_build_ms'] / 1000:.1f} s), symbol file "
         f"{built['symbol_bytes'] / 1e6:.1f} MB = {built['symbol_bytes'] / built['bytes']:.1%} of "
         f"{built['bytes'] / 1e6:,.0f} MB"
     )
