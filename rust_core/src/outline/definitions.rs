@@ -269,22 +269,18 @@ pub fn definitions(
 ) -> Result<DefinitionsOutput, CoreError> {
     let deadline = workspace.deadline_with(&options.cancel);
     let (matcher, pattern, literal) = plan(options)?;
-    let found = search(&GrepOptions {
-        pattern: pattern.clone(),
-        path: options.path.clone(),
-        glob: options.glob.clone(),
-        literal,
-        output_mode: OutputMode::FilesWithMatches,
-        limit: None,
-        cancel: options.cancel.clone(),
-        ..GrepOptions::default()
-    })?;
-    let candidates: Vec<&OsString> = found
-        .files
-        .iter()
-        .map(|f| &f.path)
-        .filter(|path| may_have_parser(path))
-        .collect();
+    let found = candidate_files(
+        search,
+        GrepOptions {
+            pattern: pattern.clone(),
+            path: options.path.clone(),
+            glob: options.glob.clone(),
+            literal,
+            cancel: options.cancel.clone(),
+            ..GrepOptions::default()
+        },
+    )?;
+    let candidates: Vec<&OsString> = found.files.iter().map(|f| &f.path).collect();
     let keep = |_: &Source, parsed: Arc<Parsed>| parsed;
     let outcomes = outline_all(workspace, outliner, &candidates, &deadline, false, &keep);
     if deadline.cancelled() {
@@ -370,6 +366,22 @@ pub(crate) fn assemble(
     out.next_offset = page.next_offset;
     out.definitions = matching.drain(page.start..page.end).collect();
     out
+}
+
+/// The candidates of a search by name (find_definitions, find_references, find_calls): the
+/// files grep finds `query` in (its pattern, path, glob and cancel; listed by file), those
+/// without a parser left out, with grep's counts.
+pub(crate) fn candidate_files(
+    search: &(dyn Fn(&GrepOptions) -> Result<GrepOutput, CoreError> + Sync),
+    query: GrepOptions,
+) -> Result<GrepOutput, CoreError> {
+    let mut found = search(&GrepOptions {
+        output_mode: OutputMode::FilesWithMatches,
+        limit: None,
+        ..query
+    })?;
+    found.files.retain(|f| may_have_parser(&f.path));
+    Ok(found)
 }
 
 /// Whether a file of this name may have a parser: a known extension or name, or no extension

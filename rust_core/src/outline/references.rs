@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::sync::Arc;
 
 use super::definitions::{Definition, MAX_UNPARSED_LISTED, Parsedness, UnparsedFile};
-use super::definitions::{may_have_parser, outline_all};
+use super::definitions::{candidate_files, outline_all};
 use super::file::Page;
 use super::lang::Language;
 use super::outliner::Outliner;
@@ -26,7 +26,7 @@ use super::source::Source;
 use super::{DEFAULT_REFERENCES_LIMIT, SymbolKind};
 use crate::budget::CancelToken;
 use crate::error::CoreError;
-use crate::grep::{GrepOptions, GrepOutput, OutputMode};
+use crate::grep::{GrepOptions, GrepOutput};
 use crate::skip::SkipCounts;
 use crate::workspace::Workspace;
 
@@ -240,21 +240,17 @@ pub fn references(
 ) -> Result<ReferencesOutput, CoreError> {
     let name = check_name(&options.name)?;
     let deadline = workspace.deadline_with(&options.cancel);
-    let found = search(&GrepOptions {
-        pattern: word_pattern(name),
-        path: options.path.clone(),
-        glob: options.glob.clone(),
-        output_mode: OutputMode::FilesWithMatches,
-        limit: None,
-        cancel: options.cancel.clone(),
-        ..GrepOptions::default()
-    })?;
-    let candidates: Vec<&OsString> = found
-        .files
-        .iter()
-        .map(|f| &f.path)
-        .filter(|path| may_have_parser(path))
-        .collect();
+    let found = candidate_files(
+        search,
+        GrepOptions {
+            pattern: word_pattern(name),
+            path: options.path.clone(),
+            glob: options.glob.clone(),
+            cancel: options.cancel.clone(),
+            ..GrepOptions::default()
+        },
+    )?;
+    let candidates: Vec<&OsString> = found.files.iter().map(|f| &f.path).collect();
     let keep = |source: &Source, parsed: Arc<Parsed>| of_file(source, &parsed, name);
     let outcomes = outline_all(workspace, outliner, &candidates, &deadline, true, &keep);
     if deadline.cancelled() {
