@@ -217,6 +217,13 @@ def skip_note(skipped: SkipCounts, include_binary: bool, nothing_found: bool) ->
     return "Skipped: " + ", ".join(parts) + "."
 
 
+def list_arg(value: Any) -> list[str]:
+    """An argument that takes one string or a list of them, as a list (None: empty)."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
 def unquote_paths(args: dict[str, Any]) -> None:
     """Turns a quoted `path` (as results show odd names) back into the name: the built-in
     tools' `ToolSpec.prepare`, run before the host's policy."""

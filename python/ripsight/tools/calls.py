@@ -20,6 +20,7 @@ from ..workspace import SYMBOL_KINDS, Workspace
 from ._common import (
     answer_search,
     limit_property,
+    list_arg,
     offset_property,
     plural,
     resolved_maximum,
@@ -28,7 +29,6 @@ from ._common import (
     unquote_paths,
 )
 from .outline import languages_text
-from .references import _list_arg
 
 __all__ = [
     "FIND_CALLS_DESCRIPTION",
@@ -225,7 +225,7 @@ def run_find_calls(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `find_calls`."""
-    kinds = _list_arg(args.get("kind"))
+    kinds = list_arg(args.get("kind"))
 
     def search(workspace: Workspace | Roots) -> Any:
         return workspace.calls(

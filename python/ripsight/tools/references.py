@@ -15,6 +15,7 @@ from ..workspace import REFERENCE_ROLES, SYMBOL_KINDS, Workspace
 from ._common import (
     answer_search,
     limit_property,
+    list_arg,
     offset_property,
     plural,
     resolved_maximum,
@@ -251,18 +252,12 @@ def format_references(
     return "\n".join(lines)
 
 
-def _list_arg(value: Any) -> list[str]:
-    if value is None:
-        return []
-    return [value] if isinstance(value, str) else list(value)
-
-
 def run_find_references(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `find_references`."""
-    roles = _list_arg(args.get("role"))
-    kinds = _list_arg(args.get("kind"))
+    roles = list_arg(args.get("role"))
+    kinds = list_arg(args.get("kind"))
 
     def search(workspace: Workspace | Roots) -> Any:
         # A result merged from several roots (`roots.Record`) has the same fields.

@@ -12,7 +12,7 @@ from ..names import quote_path
 from ..roots import Roots
 from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import Workspace
-from ._common import answer_search, plural, skip_note, thousands, unquote_paths
+from ._common import answer_search, list_arg, plural, skip_note, thousands, unquote_paths
 from .outline import languages_text
 
 __all__ = [
@@ -224,18 +224,12 @@ def format_repo_map(result: Any, path: str | None = None, max_chars: int | None 
     return text[:budget]
 
 
-def _list_arg(value: Any) -> list[str]:
-    if value is None:
-        return []
-    return [value] if isinstance(value, str) else list(value)
-
-
 def run_repo_map(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `repo_map`."""
-    paths = _list_arg(args.get("paths"))
-    names = _list_arg(args.get("names"))
+    paths = list_arg(args.get("paths"))
+    names = list_arg(args.get("names"))
     max_chars = args["max_chars"]
 
     def search(workspace: Workspace | Roots) -> Any:
