@@ -130,7 +130,7 @@ def test_the_package_has_no_import_cycles() -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("ripsight.errors", "ripsight.names", "ripsight.limits", "ripsight.file_types"),
     ("ripsight.pdf", "ripsight._pdf_worker", "ripsight._outline_worker", "ripsight.approval"),
-    ("ripsight.codes", "ripsight.workspace", "ripsight.session"),
+    ("ripsight.codes", "ripsight.workspace", "ripsight.session", "ripsight.merged"),
     ("ripsight.roots",),
     ("ripsight.validation", "ripsight.oplog", "ripsight.types"),
     (

@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 from ripsight import ToolCall, Workspace, _core, default_registry, to_dict
 from ripsight.errors import OutsideRootError, PathNotFoundError
-from ripsight.roots import Roots, merge_glob, root_names
+from ripsight.merged import merge_glob, root_names
+from ripsight.roots import Roots
 
 
 @pytest.fixture

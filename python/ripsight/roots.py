@@ -14,7 +14,8 @@ root, in root order; a `path` whose first component names a root runs in that ro
 Each root is its own `Workspace`, and so its own capability: its boundary, deny rules, ignore
 files, time budget and warm index are its own, and no path of one root reaches another's files
 (``web/../api/x`` is ``../api/x`` inside ``web``: outside its root, refused). The engine answers
-each root; this module only routes paths and merges the typed results, reading no file itself.
+each root; this module routes the paths, and `merged` joins the typed results; neither reads a
+file.
 Paging is exact over the concatenation in root order: each root is asked for its part of the
 page (``offset`` less the entries of the roots before it), and once the page is full, the roots
 after it are still searched for their totals, all at the same time. The roots of one search
@@ -25,7 +26,6 @@ names, as two trees.
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,61 +33,27 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .errors import InvalidArgumentError, OutsideRootError, PathNotFoundError, RipsightError
-from .limits import DEFAULT_LIMITS, REFERENCES_DEFINITIONS_LISTED
+from .limits import DEFAULT_LIMITS
+from .merged import (
+    SEP,
+    Record,
+    Rooted,
+    grep_entries,
+    grep_shown,
+    joined,
+    merge_calls,
+    merge_definitions,
+    merge_glob,
+    merge_grep,
+    merge_references,
+    root_names,
+    rooted_error,
+)
 from .workspace import CancelToken, Workspace
 
 __all__ = ["Record", "Rooted", "Roots", "root_names"]
 
 logger = logging.getLogger("ripsight.roots")
-
-#: The separator between a root's name and the path inside it.
-_SEP = "/"
-
-
-def root_names(roots: Iterable[str]) -> list[str]:
-    """The name each root is shown under, in order: the directory's name, and ``name-2``,
-    ``name-3``... for later roots of a name already taken (``"root"`` for ``/``)."""
-    names: list[str] = []
-    for root in roots:
-        base = os.path.basename(os.path.normpath(root)) or "root"
-        name, n = base, 1
-        while name in names:
-            n += 1
-            name = f"{base}-{n}"
-        names.append(name)
-    return names
-
-
-def _joined(name: str, path: str) -> str:
-    path = path.strip(_SEP)
-    return name if path in ("", ".") else f"{name}{_SEP}{path}"
-
-
-#: The attributes an engine error carries its facts in (`ripsight.errors`).
-_ERROR_FACTS = ("reason", "path", "suggestions", "rule", "pattern", "issue", "detail")
-
-
-def _rooted_error(error: RipsightError, name: str) -> RipsightError:
-    """`error`, raised by one root's workspace, with its paths named from the root's name (its
-    facts kept, so the model is told what to do next as for one root)."""
-    path = getattr(error, "path", None)
-    if not isinstance(path, str):
-        return error
-    text = str(error)
-    if text.startswith(path):
-        text = _joined(name, path) + text[len(path) :]
-    suggestions = getattr(error, "suggestions", None)
-    if suggestions:
-        suggestions = [_joined(name, s) for s in suggestions]
-        text = text.split(" Similar paths: ")[0] + " Similar paths: " + ", ".join(suggestions) + "."
-    rooted = type(error)(text)
-    for fact in _ERROR_FACTS:
-        if hasattr(error, fact):
-            setattr(rooted, fact, getattr(error, fact))
-    rooted.path = _joined(name, path)  # type: ignore[attr-defined]
-    if suggestions:
-        rooted.suggestions = suggestions  # type: ignore[attr-defined]
-    return rooted
 
 
 def _clocked(cancel: CancelToken | None) -> CancelToken:
@@ -95,284 +61,6 @@ def _clocked(cancel: CancelToken | None) -> CancelToken:
     cancellation and count, its time budget counted from now, so the roots share one budget
     (those searched later get what the earlier ones left)."""
     return (cancel if cancel is not None else CancelToken()).start_clock()
-
-
-def _wrap(value: Any) -> Any:
-    if isinstance(value, dict):
-        return Record(value)
-    if isinstance(value, list):
-        return [_wrap(v) for v in value]
-    return value
-
-
-class Record:
-    """An engine result merged from several roots: the fields of its ``to_dict()`` form as
-    read-only attributes (nested results too), and ``to_dict()``. It reads as the engine's
-    result does, so the tools format it with the same code."""
-
-    __slots__ = ("_data",)
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "matches" and "lines" in self._data:  # GrepResult.matches
-            return [line for line in _wrap(self._data["lines"]) if line.is_match]
-        try:
-            return _wrap(self._data[name])
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def to_dict(self) -> dict[str, Any]:
-        return copy.deepcopy(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Record) and other._data == self._data
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Record({self._data!r})"
-
-
-class Rooted:
-    """One file's result from one root (a read, an outline, an image...): the engine's result
-    with its `path` named from the root's name, every other attribute its own."""
-
-    __slots__ = ("_result", "path")
-
-    def __init__(self, result: Any, name: str) -> None:
-        self._result = result
-        self.path = _joined(name, result.path)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._result, name)
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = self._result.to_dict()
-        data["path"] = self.path
-        return data
-
-    def __repr__(self) -> str:
-        return f"Rooted({self._result!r}, path={self.path!r})"
-
-
-# -- merging the typed results of several roots --------------------------------------------------
-
-_SKIP_FIELDS = (
-    "ignored",
-    "ignored_by_rules",
-    "binary",
-    "denied",
-    "unreadable",
-    "special",
-    "too_large",
-    "line_too_long",
-    "outside_root",
-    "symlink",
-)
-
-
-def _skipped(parts: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, int]:
-    return {key: sum(int(data["skipped"][key]) for _, data in parts) for key in _SKIP_FIELDS}
-
-
-def _rule(name: str, rule: dict[str, Any] | None) -> dict[str, Any] | None:
-    return None if rule is None else {**rule, "file": _joined(name, rule["file"])}
-
-
-def _hiding_rules(parts: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The rules that hid the most, over every root (as many as one root reports at most)."""
-    most = max((len(data["hidden_by"]) for _, data in parts), default=0)
-    rules = [_rule(name, r) for name, data in parts for r in data["hidden_by"]]
-    return sorted(rules, key=lambda r: -int(r["hidden"]) if r else 0)[:most]  # type: ignore[return-value]
-
-
-def _page_counts(data: dict[str, Any], offset: int, shown: int, total: int) -> None:
-    """The page's counters, as the engine states them."""
-    data["offset"] = offset
-    data["withheld"] = max(0, total - offset - shown)
-    data["next_offset"] = offset + shown if data["withheld"] else None
-
-
-def _searched(name: str, searched: str, whole: bool) -> str:
-    return "" if whole else _joined(name, searched)
-
-
-def merge_glob(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool) -> Record:
-    """One glob result from each root's (`parts`: the root's name and its part of the page)."""
-    first = parts[0][1]
-    paths = [_joined(name, p) for name, data in parts for p in data["paths"]]
-    total = sum(int(data["total"]) for _, data in parts)
-    in_scope = [data["files_in_scope"] for _, data in parts if data["files_in_scope"] is not None]
-    anywhere = [data for _, data in parts if data["anywhere_pattern"] is not None]
-    merged = {
-        "pattern": first["pattern"],
-        "more_patterns": first["more_patterns"],
-        "paths": paths,
-        "total": total,
-        "files_in_scope": sum(in_scope) if in_scope else None,
-        "anywhere_pattern": anywhere[0]["anywhere_pattern"] if anywhere else None,
-        "anywhere_total": sum(int(d["anywhere_total"] or 0) for d in anywhere)
-        if anywhere
-        else None,
-        "searched": _searched(parts[0][0], first["searched"], whole),
-        "skipped": _skipped(parts),
-        "hidden_by": _hiding_rules(parts),
-        "path_ignored_by": None if whole else _rule(parts[0][0], first["path_ignored_by"]),
-        "incomplete": any(data["incomplete"] for _, data in parts),
-        "elapsed_ms": sum(float(data["elapsed_ms"]) for _, data in parts),
-    }
-    _page_counts(merged, offset, len(paths), total)
-    return Record({key: merged[key] for key in first})
-
-
-def _grep_entries(data: dict[str, Any]) -> int:
-    """The entries a grep result pages: matches (content), or files."""
-    if data["output_mode"] == "content":
-        return int(data["total_matches"])
-    if data["output_mode"] == "files_without_match":
-        return int(data["files_searched"]) - int(data["total_files"])
-    return int(data["total_files"])
-
-
-def _grep_shown(data: dict[str, Any]) -> int:
-    if data["output_mode"] == "content":
-        return sum(1 for line in data["lines"] if line["is_match"])
-    return len(data["files"])
-
-
-def merge_grep(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool) -> Record:
-    """One grep result from each root's."""
-    first = parts[0][1]
-    lines = [
-        {**line, "path": _joined(name, line["path"])} for name, d in parts for line in d["lines"]
-    ]
-    files = [{**f, "path": _joined(name, f["path"])} for name, d in parts for f in d["files"]]
-    merged = dict(first)
-    merged.update(
-        lines=lines,
-        files=files,
-        skipped=_skipped(parts),
-        hidden_by=_hiding_rules(parts),
-        path_ignored_by=None if whole else _rule(parts[0][0], first["path_ignored_by"]),
-        incomplete=any(data["incomplete"] for _, data in parts),
-    )
-    for key in ("total_matches", "total_files", "files_searched", "withheld_key_blocks",
-                "withheld_key_lines"):  # fmt: skip
-        merged[key] = sum(int(data[key]) for _, data in parts)
-    merged["elapsed_ms"] = sum(float(data["elapsed_ms"]) for _, data in parts)
-    _page_counts(merged, offset, sum(_grep_shown(d) for _, d in parts), _grep_entries(merged))
-    return Record(merged)
-
-
-def merge_definitions(
-    parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool
-) -> Record:
-    """One find_definitions result from each root's."""
-    merged = dict(parts[0][1])
-    merged["definitions"] = [
-        {**found, "path": _joined(name, found["path"])}
-        for name, data in parts
-        for found in data["definitions"]
-    ]
-    merged["unparsed"] = [
-        {**item, "path": _joined(name, item["path"])}
-        for name, data in parts
-        for item in data["unparsed"]
-    ]
-    for key in (
-        "total",
-        "files_searched",
-        "candidate_files",
-        "files_parsed",
-        "files_cached",
-        "unparsed_total",
-    ):
-        merged[key] = sum(int(data[key]) for _, data in parts)
-    merged["skipped"] = _skipped(parts)
-    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
-    _page_counts(merged, offset, len(merged["definitions"]), merged["total"])
-    return Record(merged)
-
-
-def merge_references(
-    parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool
-) -> Record:
-    """One find_references result from each root's: the page's references (or callers) in
-    root order, the totals by role summed, the definitions of every root listed apart (as many
-    as the engine lists, `definitions_total` counting them all)."""
-    merged = dict(parts[0][1])
-    for key in ("references", "callers", "unparsed"):
-        merged[key] = [
-            {**item, "path": _joined(name, item["path"])}
-            for name, data in parts
-            for item in data[key]
-        ]
-    merged["definitions"] = [
-        {**found, "path": _joined(name, found["path"])}
-        for name, data in parts
-        for found in data["definitions"]
-    ][:REFERENCES_DEFINITIONS_LISTED]
-    merged["totals"] = {
-        role: sum(int(data["totals"][role]) for _, data in parts) for role in merged["totals"]
-    }
-    for key in (
-        "definitions_total",
-        "total",
-        "files_searched",
-        "candidate_files",
-        "files_parsed",
-        "files_cached",
-        "files_cut",
-        "unparsed_total",
-    ):
-        merged[key] = sum(int(data[key]) for _, data in parts)
-    merged["skipped"] = _skipped(parts)
-    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
-    shown = len(merged["references"]) + len(merged["callers"])
-    _page_counts(merged, offset, shown, merged["total"])
-    return Record(merged)
-
-
-def merge_calls(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool) -> Record:
-    """One find_calls result from each root's: the page's callees in root order, the
-    definitions of every root listed apart (as many as the engine lists, `definitions_total`
-    counting them all), the totals summed."""
-    merged = dict(parts[0][1])
-    for key in ("calls", "unparsed"):
-        merged[key] = [
-            {**item, "path": _joined(name, item["path"])}
-            for name, data in parts
-            for item in data[key]
-        ]
-    merged["definitions"] = [
-        {
-            **found,
-            "definition": {
-                **found["definition"],
-                "path": _joined(name, found["definition"]["path"]),
-            },
-        }
-        for name, data in parts
-        for found in data["definitions"]
-    ][:REFERENCES_DEFINITIONS_LISTED]
-    for key in (
-        "definitions_total",
-        "calls_total",
-        "total",
-        "files_searched",
-        "candidate_files",
-        "files_parsed",
-        "files_cached",
-        "files_cut",
-        "unparsed_total",
-    ):
-        merged[key] = sum(int(data[key]) for _, data in parts)
-    merged["skipped"] = _skipped(parts)
-    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
-    _page_counts(merged, offset, len(merged["calls"]), merged["total"])
-    return Record(merged)
 
 
 # -- several roots -------------------------------------------------------------------------------
@@ -448,9 +136,9 @@ class Roots:
             return self._locate_absolute(text)
         while text.startswith("./"):
             text = text[2:]
-        if text.strip(_SEP) in ("", "."):
+        if text.strip(SEP) in ("", "."):
             return None
-        name, _, rest = text.partition(_SEP)
+        name, _, rest = text.partition(SEP)
         workspace = self._by_name.get(name)
         if workspace is None:
             raise PathNotFoundError(self._unknown(text))
@@ -530,7 +218,7 @@ class Roots:
             try:
                 found = search(ws, inside, max(0, offset - before), room)
             except RipsightError as error:
-                raise _rooted_error(error, name) from None
+                raise rooted_error(error, name) from None
             data = found.to_dict()
             parts.append((name, data))
             before += entries(data)
@@ -554,7 +242,7 @@ class Roots:
                 try:
                     data = future.result().to_dict()
                 except RipsightError as error:
-                    raise _rooted_error(error, name) from None
+                    raise rooted_error(error, name) from None
                 for key in listed:
                     data[key] = []
                 parts.append((name, data))
@@ -605,7 +293,7 @@ class Roots:
             return ws.grep(pattern, inside, limit=room, offset=skip, **options)
 
         return self._paged(
-            path, offset, limit, search, _grep_shown, _grep_entries, merge_grep, ("lines", "files")
+            path, offset, limit, search, grep_shown, grep_entries, merge_grep, ("lines", "files")
         )
 
     def definitions(
@@ -716,10 +404,10 @@ class Roots:
         try:
             found = ws.repo_map(inside, paths=within, **options).to_dict()
         except RipsightError as error:
-            raise _rooted_error(error, name) from None
+            raise rooted_error(error, name) from None
         for key in ("files", "unparsed"):
-            found[key] = [{**item, "path": _joined(name, item["path"])} for item in found[key]]
-        found["focus_unmatched"] = [_joined(name, p) for p in found["focus_unmatched"]]
+            found[key] = [{**item, "path": joined(name, item["path"])} for item in found[key]]
+        found["focus_unmatched"] = [joined(name, p) for p in found["focus_unmatched"]]
         return Record(found)
 
     # -- one file --------------------------------------------------------------------------------
@@ -735,7 +423,7 @@ class Roots:
         try:
             return Rooted(getattr(ws, method)(inside, *args, **kwargs), name)
         except RipsightError as error:
-            raise _rooted_error(error, name) from None
+            raise rooted_error(error, name) from None
 
     def identify(self, path: str | os.PathLike[str], cancel: CancelToken | None = None) -> Any:
         return self._one("identify", path, cancel=cancel)

@@ -200,7 +200,7 @@ def run_find_definitions(
     kinds = _kinds_arg(args.get("kind"))
 
     def search(workspace: Workspace | Roots) -> DefinitionsResult:
-        # A result merged from several roots (`roots.Record`) has the same fields.
+        # A result merged from several roots (`merged.Record`) has the same fields.
         return cast(
             DefinitionsResult,
             workspace.definitions(

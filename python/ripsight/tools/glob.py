@@ -180,7 +180,7 @@ def run_glob(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     """Handler of `glob`."""
 
     def search(workspace: Workspace | Roots) -> GlobResult:
-        # A result merged from several roots (`roots.Record`) has the same fields.
+        # A result merged from several roots (`merged.Record`) has the same fields.
         return cast(
             GlobResult,
             workspace.glob(

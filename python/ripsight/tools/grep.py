@@ -427,7 +427,7 @@ def run_grep(
     """Handler of `grep`; lines are cut to `limits.grep_line_chars`."""
 
     def search(workspace: Workspace | Roots) -> GrepResult:
-        # A result merged from several roots (`roots.Record`) has the same fields.
+        # A result merged from several roots (`merged.Record`) has the same fields.
         return cast(
             GrepResult,
             workspace.grep(

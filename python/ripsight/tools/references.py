@@ -260,7 +260,7 @@ def run_find_references(
     kinds = list_arg(args.get("kind"))
 
     def search(workspace: Workspace | Roots) -> Any:
-        # A result merged from several roots (`roots.Record`) has the same fields.
+        # A result merged from several roots (`merged.Record`) has the same fields.
         return workspace.references(
             args["name"],
             path=args.get("path") or None,
