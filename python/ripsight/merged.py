@@ -14,6 +14,9 @@ from typing import Any
 from .errors import RipsightError
 from .limits import REFERENCES_DEFINITIONS_LISTED
 
+#: Each root's name and its part of a result (its ``to_dict()`` form), in root order.
+Parts = Sequence[tuple[str, dict[str, Any]]]
+
 __all__ = [
     "SEP",
     "Record",
@@ -156,7 +159,7 @@ _SKIP_FIELDS = (
 )
 
 
-def _skipped(parts: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, int]:
+def _skipped(parts: Parts) -> dict[str, int]:
     return {key: sum(int(data["skipped"][key]) for _, data in parts) for key in _SKIP_FIELDS}
 
 
@@ -164,7 +167,7 @@ def _rule(name: str, rule: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if rule is None else {**rule, "file": joined(name, rule["file"])}
 
 
-def _hiding_rules(parts: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def _hiding_rules(parts: Parts) -> list[dict[str, Any]]:
     """The rules that hid the most, over every root (as many as one root reports at most)."""
     most = max((len(data["hidden_by"]) for _, data in parts), default=0)
     rules = [_rule(name, r) for name, data in parts for r in data["hidden_by"]]
@@ -182,7 +185,7 @@ def _searched(name: str, searched: str, whole: bool) -> str:
     return "" if whole else joined(name, searched)
 
 
-def merge_glob(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool) -> Record:
+def merge_glob(parts: Parts, offset: int, whole: bool) -> Record:
     """One glob result from each root's (`parts`: the root's name and its part of the page)."""
     first = parts[0][1]
     paths = [joined(name, p) for name, data in parts for p in data["paths"]]
@@ -225,7 +228,7 @@ def grep_shown(data: dict[str, Any]) -> int:
     return len(data["files"])
 
 
-def merge_grep(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool) -> Record:
+def merge_grep(parts: Parts, offset: int, whole: bool) -> Record:
     """One grep result from each root's."""
     first = parts[0][1]
     lines = [
@@ -249,86 +252,62 @@ def merge_grep(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: 
     return Record(merged)
 
 
-def merge_definitions(
-    parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool
+def _rooted(parts: Parts, key: str) -> list[dict[str, Any]]:
+    """Every root's `key` list in root order, each item's path named from its root."""
+    return [
+        {**item, "path": joined(name, item["path"])} for name, data in parts for item in data[key]
+    ]
+
+
+#: The counters every search by name sums over the roots.
+_NAMED_COUNTS = ("total", "files_searched", "candidate_files", "files_parsed", "files_cached",
+                 "unparsed_total")  # fmt: skip
+
+
+def _summed(
+    merged: dict[str, Any], parts: Parts, counts: Sequence[str], offset: int, shown: int
 ) -> Record:
-    """One find_definitions result from each root's."""
-    merged = dict(parts[0][1])
-    merged["definitions"] = [
-        {**found, "path": joined(name, found["path"])}
-        for name, data in parts
-        for found in data["definitions"]
-    ]
-    merged["unparsed"] = [
-        {**item, "path": joined(name, item["path"])}
-        for name, data in parts
-        for item in data["unparsed"]
-    ]
-    for key in (
-        "total",
-        "files_searched",
-        "candidate_files",
-        "files_parsed",
-        "files_cached",
-        "unparsed_total",
-    ):
+    """`merged` with `counts` summed over the roots, the skips and incompleteness of every
+    root, and the page's counters for `shown` entries."""
+    for key in counts:
         merged[key] = sum(int(data[key]) for _, data in parts)
     merged["skipped"] = _skipped(parts)
     merged["incomplete"] = any(data["incomplete"] for _, data in parts)
-    _page_counts(merged, offset, len(merged["definitions"]), merged["total"])
+    _page_counts(merged, offset, shown, merged["total"])
     return Record(merged)
 
 
-def merge_references(
-    parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool
-) -> Record:
+def merge_definitions(parts: Parts, offset: int, whole: bool) -> Record:
+    """One find_definitions result from each root's."""
+    merged = dict(parts[0][1])
+    merged["definitions"] = _rooted(parts, "definitions")
+    merged["unparsed"] = _rooted(parts, "unparsed")
+    return _summed(merged, parts, _NAMED_COUNTS, offset, len(merged["definitions"]))
+
+
+def merge_references(parts: Parts, offset: int, whole: bool) -> Record:
     """One find_references result from each root's: the page's references (or callers) in
     root order, the totals by role summed, the definitions of every root listed apart (as many
     as the engine lists, `definitions_total` counting them all)."""
     merged = dict(parts[0][1])
     for key in ("references", "callers", "unparsed"):
-        merged[key] = [
-            {**item, "path": joined(name, item["path"])}
-            for name, data in parts
-            for item in data[key]
-        ]
-    merged["definitions"] = [
-        {**found, "path": joined(name, found["path"])}
-        for name, data in parts
-        for found in data["definitions"]
-    ][:REFERENCES_DEFINITIONS_LISTED]
+        merged[key] = _rooted(parts, key)
+    merged["definitions"] = _rooted(parts, "definitions")[:REFERENCES_DEFINITIONS_LISTED]
     merged["totals"] = {
         role: sum(int(data["totals"][role]) for _, data in parts) for role in merged["totals"]
     }
-    for key in (
-        "definitions_total",
-        "total",
-        "files_searched",
-        "candidate_files",
-        "files_parsed",
-        "files_cached",
-        "files_cut",
-        "unparsed_total",
-    ):
-        merged[key] = sum(int(data[key]) for _, data in parts)
-    merged["skipped"] = _skipped(parts)
-    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
+    counts = (*_NAMED_COUNTS, "definitions_total", "files_cut")
     shown = len(merged["references"]) + len(merged["callers"])
-    _page_counts(merged, offset, shown, merged["total"])
-    return Record(merged)
+    return _summed(merged, parts, counts, offset, shown)
 
 
-def merge_calls(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole: bool) -> Record:
+def merge_calls(parts: Parts, offset: int, whole: bool) -> Record:
     """One find_calls result from each root's: the page's callees in root order, the
     definitions of every root listed apart (as many as the engine lists, `definitions_total`
     counting them all), the totals summed."""
     merged = dict(parts[0][1])
     for key in ("calls", "unparsed"):
-        merged[key] = [
-            {**item, "path": joined(name, item["path"])}
-            for name, data in parts
-            for item in data[key]
-        ]
+        merged[key] = _rooted(parts, key)
     merged["definitions"] = [
         {
             **found,
@@ -340,19 +319,5 @@ def merge_calls(parts: Sequence[tuple[str, dict[str, Any]]], offset: int, whole:
         for name, data in parts
         for found in data["definitions"]
     ][:REFERENCES_DEFINITIONS_LISTED]
-    for key in (
-        "definitions_total",
-        "calls_total",
-        "total",
-        "files_searched",
-        "candidate_files",
-        "files_parsed",
-        "files_cached",
-        "files_cut",
-        "unparsed_total",
-    ):
-        merged[key] = sum(int(data[key]) for _, data in parts)
-    merged["skipped"] = _skipped(parts)
-    merged["incomplete"] = any(data["incomplete"] for _, data in parts)
-    _page_counts(merged, offset, len(merged["calls"]), merged["total"])
-    return Record(merged)
+    counts = (*_NAMED_COUNTS, "definitions_total", "calls_total", "files_cut")
+    return _summed(merged, parts, counts, offset, len(merged["calls"]))
