@@ -175,18 +175,21 @@ def test_c_references_match_global(kernel_part: Path) -> None:
     agreed = total = 0
     with Workspace(kernel_part, time_budget=600) as ws:
         for name in C_NAMES:
-            run = subprocess.run(
-                [global_, "-rx", name],
-                cwd=kernel_part,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=True,
-            )
+            # `-r` lists the uses of a name the tree defines, `-s` those of a name it does not
+            # (`task_pid_vnr` is defined in include/, outside this part): both are references.
             theirs: set[tuple[str, int]] = set()
-            for row in run.stdout.splitlines():
-                fields = row.split(None, 3)
-                theirs.add((fields[2], int(fields[1])))
+            for which in ("-rx", "-sx"):
+                run = subprocess.run(
+                    [global_, which, name],
+                    cwd=kernel_part,
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                    check=True,
+                )
+                for row in run.stdout.splitlines():
+                    fields = row.split(None, 3)
+                    theirs.add((fields[2], int(fields[1])))
             result = ws.references(name, limit=None)
             ours = {(r.path, r.line) for r in result.references}
             ours_roles = {(r.path, r.line): r.role for r in result.references}
@@ -199,6 +202,10 @@ def test_c_references_match_global(kernel_part: Path) -> None:
                 text = lines[key[1] - 1] if key[1] <= len(lines) else ""
                 if in_macro_body(lines, key[1]):
                     kinds["macro body"] += 1
+                elif re.search(rf"goto\s+{re.escape(name)}\s*;|^\s*{re.escape(name)}\s*:", text):
+                    # A label spelled as the function (`goto free_pages;`): labels are their
+                    # own namespace, not a use of the function; Global lists them.
+                    kinds["a label of the same name (Global)"] += 1
                 elif key in ours and ours_roles[key] == "other":
                     # A prototype or declaration: Global files it among definitions.
                     kinds["declaration (Global: a definition)"] += 1
@@ -212,7 +219,8 @@ def test_c_references_match_global(kernel_part: Path) -> None:
         f"\nGlobal references: {agreed}/{total} lines agree ({agreed / total:.1%}); "
         f"disagreements: {dict(kinds)}"
     )
-    assert agreed / total >= 0.8
+    assert kinds["ours only"] + kinds["Global only"] <= total * 0.01, kinds
+    assert agreed / total >= 0.9
 
 
 def stdlib_packages() -> list[Path]:
