@@ -11,6 +11,24 @@ use crate::pattern::FileSelect;
 use crate::skip::IgnoreRule;
 use crate::workspace::SkipCounts;
 
+// ==== What the searcher reads: the bounds a source's proofs rest on ====
+//
+// A source may count a file as searched without a match unread only when the searcher would
+// read it to its end as text; these are the searcher's bounds it checks that against.
+
+/// The most lines of context shown on either side of a match (the warm index's longest
+/// indexed line is sized so that a match with this much context fits one searcher buffer).
+pub const MAX_CONTEXT: usize = 20;
+/// Files larger than this (256 MiB) are not searched; they are counted as `too_large`.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+/// The longest line a search holds in memory (16 MiB, the searcher's heap limit): a file with a
+/// longer line is passed over and counted as `line_too_long`. In multiline mode, where the
+/// whole file is held, the largest file searched; larger ones count as `too_large`.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// The byte order marks a file may start with (UTF-8, UTF-16 LE and BE): the searcher
+/// transcodes a UTF-16 file before searching it.
+pub(crate) const BOMS: [&[u8]; 3] = [b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];
+
 /// What a grep asks its candidate source: the files of `dir` that it must read.
 pub struct GrepAsk<'a> {
     /// The directory searched, relative to the root; `None` when the search walks no directory
@@ -34,9 +52,6 @@ pub struct GrepAsk<'a> {
     pub(crate) invert_match: bool,
     /// The files searched without a match are the entries (`files_without_match`).
     pub(crate) files_without_match: bool,
-    /// Files larger than this are passed over as `too_large` by a multiline search whatever
-    /// they hold: they must be listed to be counted so.
-    pub(crate) multiline_max_bytes: u64,
 }
 
 /// The files a candidate source lists in place of a walk, and what that walk would have

@@ -48,6 +48,7 @@ mod page;
 mod sink;
 mod worker;
 
+pub use crate::candidates::{MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use crate::pattern::file_type_definitions;
 pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
 use worker::{GrepWorker, Searched};
@@ -75,17 +76,8 @@ use page::{PageRange, content_page, content_windows, files_page};
 
 /// Default number of matches returned.
 pub const DEFAULT_GREP_LIMIT: usize = 50;
-/// The most lines of context shown on either side of a match (the warm index's longest
-/// indexed line is sized so that a match with this much context fits one searcher buffer).
-pub const MAX_CONTEXT: usize = 20;
 /// Each shown line is cut to this many characters (a window around the match when it lies further).
 pub const DEFAULT_MAX_LINE_CHARS: usize = 120;
-/// Files larger than this (256 MiB) are not searched; they are counted as `too_large`.
-pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
-/// The longest line a search holds in memory (16 MiB, the searcher's heap limit): a file with a
-/// longer line is passed over and counted as `line_too_long`. In multiline mode, where the
-/// whole file is held, the largest file searched; larger ones count as `too_large`.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Content-mode pages ending within this many matches (`offset + limit`) keep their lines'
 /// text during the search; pages further on keep counts only and search their few files again
 /// for the text, so memory follows the page, not the offset.
@@ -241,7 +233,6 @@ pub fn search(
             multiline: options.multiline,
             invert_match: options.invert_match,
             files_without_match: plan.without_match,
-            multiline_max_bytes: MAX_LINE_BYTES as u64,
         })
     });
     if options.max_count == Some(0) {
@@ -511,5 +502,3 @@ fn finish(
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }
-
-pub(crate) const BOMS: [&[u8]; 3] = [b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, MutexGuard};
 
-use crate::candidates::{GrepAsk, Listed};
+use crate::candidates::{GrepAsk, Listed, MAX_LINE_BYTES};
 use crate::keyblock;
 
 use super::accounting::{walk_accounting, within};
@@ -62,7 +62,7 @@ pub(super) fn candidates(
     let without_match = ask.files_without_match;
     // A multiline search passes over a file this large as `too_large` even when the index
     // proves it match-free: it is searched, so it is counted alike.
-    let too_large = |size: u64| ask.multiline && size > ask.multiline_max_bytes;
+    let too_large = |size: u64| ask.multiline && size > MAX_LINE_BYTES as u64;
     let mut listed = Listed {
         skipped,
         hidden_by,
