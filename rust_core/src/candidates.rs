@@ -1,11 +1,14 @@
 //! Where a search's files come from: the walk of the searched directory, or a source that can
 //! list them without walking (the warm index, [`crate::index`]).
 //!
-//! The grep driver ([`crate::grep::search`]) does everything else, the same way whichever
-//! answers: the opens, the boundary checks, the per-file search, the budget, the ordering and
-//! the page. It asks its [`CandidateSource`] once, in the engine; the source says which files
-//! may match (and which files it proves match-free) or that it cannot answer, and then the walk
-//! answers. A source knows nothing of the searcher, and the searcher nothing of the source.
+//! The drivers of grep ([`crate::grep::search`]) and glob ([`crate::glob::list`]) do everything
+//! else, the same way whichever lists: the opens, the boundary checks, the per-file search or
+//! the match, the budget, the ordering and the page. Each asks its [`CandidateSource`] once, in
+//! the engine; the source lists the files that may match (and, for grep, counts those it proves
+//! match-free) or says that it cannot, and then the walk answers. A source knows nothing of the
+//! searcher, and the searcher nothing of the source.
+
+use std::time::SystemTime;
 
 use crate::pattern::FileSelect;
 use crate::skip::IgnoreRule;
@@ -70,9 +73,51 @@ pub struct Listed {
     pub(crate) hidden_by: Vec<IgnoreRule>,
 }
 
+/// What a glob asks its candidate source: the files below `walked` that it must match.
+pub struct GlobAsk<'a> {
+    /// The directory searched, relative to the root (real path).
+    pub(crate) search: &'a [u8],
+    /// The directory walked: `search`, or the pattern's literal leading directory below it.
+    pub(crate) walked: &'a [u8],
+    /// Levels below `walked` listed at most.
+    pub(crate) max_depth: Option<usize>,
+    /// Whether the call's walk applies ignore files.
+    pub(crate) respect_ignore_files: bool,
+    /// The [`crate::pattern::name_key`]s of the names every listed file may have, when the
+    /// patterns tell (`None`: any name).
+    pub(crate) name_keys: Option<&'a [u64]>,
+}
+
+/// One file a source lists for a glob.
+pub struct ListedFile<'a> {
+    /// Its path, relative to the root.
+    pub(crate) path: &'a str,
+    /// Its modification time (the sort key of a listing newest first).
+    pub(crate) modified: SystemTime,
+}
+
+/// The files a candidate source lists for a glob in place of a walk, borrowed from it while
+/// the glob matches them, and what that walk would have counted beside them.
+pub struct ListedFiles<'a> {
+    /// The files within the walk's reach, in path order: every one, or only those with the
+    /// names the glob asked for.
+    pub(crate) files: Vec<ListedFile<'a>>,
+    /// When `files` holds only the files with the names asked for: the number of files in
+    /// the walk's reach, counted when asked (a listing that lists nothing reports it).
+    pub(crate) in_scope: Option<&'a dyn Fn() -> u64>,
+    /// What the walk passes over, by reason.
+    pub(crate) skipped: SkipCounts,
+    /// The rules that hide the most entries from the walk.
+    pub(crate) hidden_by: Vec<IgnoreRule>,
+}
+
 /// A source of candidate files that can stand in for the walk (the warm index).
 pub trait CandidateSource {
     /// The files the search `ask` describes must read, or `None` when this source cannot tell
     /// (the walk answers).
     fn grep_candidates(&self, ask: &GrepAsk<'_>) -> Option<Listed>;
+
+    /// Hands the files the glob `ask` describes must match to `list`, and says whether it did
+    /// (false: this source cannot tell, and the walk answers).
+    fn glob_candidates(&self, ask: &GlobAsk<'_>, list: &mut dyn FnMut(ListedFiles<'_>)) -> bool;
 }

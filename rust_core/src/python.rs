@@ -269,9 +269,8 @@ impl Engine {
         options.cancel = cancel.clone();
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
-        run_detached(py, &cancel, move || match &index {
-            Some(index) => index.glob(&options),
-            None => glob::glob(&workspace, &options),
+        run_detached(py, &cancel, move || {
+            glob::list(&workspace, &options, candidate_source(&index))
         })
     }
 

@@ -35,7 +35,7 @@
 //! `table` (the live table), `recheck` (the table against the tree, without a watcher); `base`
 //! (an index file read in place), `store` (where it lives, the lock, atomic replacement);
 //! `live` (the state calls share, and the changes applied to it), `build` (the first build,
-//! merges, rebuilds, adoption); `query` (grep's candidates from the index) and `list` (glob from the table);
+//! merges, rebuilds, adoption); `query` (grep's candidates from the index) and `list` (glob's from the table);
 //! this module, the [`WarmIndex`] that calls them.
 //!
 //! Threads: one builds the table and the index (the build itself uses the workspace's thread
@@ -71,9 +71,8 @@ use std::time::{Duration, Instant};
 
 use std::ffi::OsStr;
 
-use crate::candidates::{CandidateSource, GrepAsk, Listed};
+use crate::candidates::{CandidateSource, GlobAsk, GrepAsk, Listed, ListedFiles};
 use crate::error::CoreError;
-use crate::glob::{self, GlobOptions, GlobOutput};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::graph::SymbolGraph;
 use crate::outline::outliner::Outliner;
@@ -449,13 +448,6 @@ impl WarmIndex {
         }
     }
 
-    /// `glob` answered from the table when it can, else by the cold engine.
-    pub fn glob(&self, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
-        let warm = self.warm_glob(options);
-        self.count(warm.is_some());
-        warm.unwrap_or_else(|| glob::glob(&self.shared.workspace, options))
-    }
-
     fn count(&self, warm: bool) {
         let counter = if warm {
             &self.shared.warm_calls
@@ -464,20 +456,11 @@ impl WarmIndex {
         };
         counter.fetch_add(1, Ordering::Relaxed);
     }
-
-    /// The warm answer, or `None` when the cold engine must answer.
-    fn warm_glob(&self, options: &GlobOptions) -> Option<Result<GlobOutput, CoreError>> {
-        let started = Instant::now();
-        let workspace = &self.shared.workspace;
-        let deadline = workspace.deadline_with(&options.cancel);
-        let live = self.answering()?;
-        list::glob(workspace, live, options, deadline, started)
-    }
 }
 
-/// The grep driver ([`crate::grep::search`]) asks the index which files to read: its
-/// candidates when the table answers for the searched directory, else `None` and the walk
-/// answers.
+/// The drivers of grep ([`crate::grep::search`]) and glob ([`crate::glob::list`]) ask the index
+/// which files to read or match: its candidates when the table answers for the searched
+/// directory; otherwise the walk answers.
 impl CandidateSource for WarmIndex {
     fn grep_candidates(&self, ask: &GrepAsk<'_>) -> Option<Listed> {
         let listed = match ask.dir {
@@ -488,6 +471,15 @@ impl CandidateSource for WarmIndex {
             None => None,
         };
         self.count(listed.is_some());
+        listed
+    }
+
+    fn glob_candidates(&self, ask: &GlobAsk<'_>, take: &mut dyn FnMut(ListedFiles<'_>)) -> bool {
+        let listed = self.answering().is_some_and(|live| {
+            let respects = self.shared.workspace.options().respect_ignore_files;
+            list::candidates(respects, live, ask, take)
+        });
+        self.count(listed);
         listed
     }
 }

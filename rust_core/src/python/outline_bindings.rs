@@ -127,9 +127,8 @@ pub(super) fn repo_map(
         if let Some(graph) = indexed {
             return map::repo_map_of_graph(&graph?, &options, started);
         }
-        let list = |glob_options: &GlobOptions| match &index {
-            Some(index) => index.glob(glob_options),
-            None => glob::glob(&workspace, glob_options),
+        let list = |glob_options: &GlobOptions| {
+            glob::list(&workspace, glob_options, candidate_source(&index))
         };
         map::repo_map(&workspace, &outliner, &options, &list)
     })
