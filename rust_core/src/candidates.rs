@@ -8,8 +8,7 @@
 //! match-free) or says that it cannot, and then the walk answers. A source knows nothing of the
 //! searcher, and the searcher nothing of the source.
 
-use std::time::SystemTime;
-
+use crate::boundary::FileIdentity;
 use crate::pattern::FileSelect;
 use crate::skip::IgnoreRule;
 use crate::workspace::SkipCounts;
@@ -91,9 +90,10 @@ pub struct GlobAsk<'a> {
 /// One file a source lists for a glob.
 pub struct ListedFile<'a> {
     /// Its path, relative to the root.
-    pub(crate) path: &'a str,
-    /// Its modification time (the sort key of a listing newest first).
-    pub(crate) modified: SystemTime,
+    pub(crate) path: &'a String,
+    /// Its identity when the source last saw it (its modification time sorts a listing
+    /// newest first).
+    pub(crate) identity: &'a FileIdentity,
 }
 
 /// The files a candidate source lists for a glob in place of a walk, borrowed from it while

@@ -18,6 +18,11 @@
 //! too).
 //!
 //! When the workspace's time budget runs out the walk stops and the result is marked incomplete.
+//!
+//! One driver, [`list`], whichever lists the files: it asks its candidate source (the warm
+//! index, [`crate::candidates`]) once for the files below the walked directory, and matches,
+//! counts, sorts and pages them as it does a walk's (`listed` module); it walks when the
+//! source cannot answer.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;

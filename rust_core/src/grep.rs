@@ -7,6 +7,11 @@
 //! repeated on a small repository costs a sixth less). At the end the per-thread results are
 //! sorted by path, so the output is identical run to run.
 //!
+//! One driver, [`search`], whichever lists the files: it asks its candidate source (the warm
+//! index, [`crate::candidates`]) once, and searches the files the source lists, in path order,
+//! with the same per-file search (`listed` module), or walks when the source cannot answer.
+//! Pages, totals and skip counts are assembled the same way from either.
+//!
 //! Exactness and memory: every file is searched to its end, so `total_matches` (matching lines)
 //! and `total_files` are exact. Only what may reach the page is stored. Let `K = offset + limit`
 //! entries (matching lines in content mode, files in the file modes). Each thread keeps the files

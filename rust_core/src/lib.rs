@@ -11,7 +11,7 @@
 //!   notebooks as numbered cells with their outputs;
 //!
 //! plus [`truncate::truncate_middle`] for any text, and the warm index ([`index::WarmIndex`])
-//! that answers glob and grep from a live table. Every result is deterministic, states exact
+//! that lists glob's and grep's files from a live table. Every result is deterministic, states exact
 //! totals and what was withheld, and counts what was skipped by reason. Nothing here knows about
 //! language models; the Python layer turns results into model-facing text.
 //!

@@ -85,10 +85,12 @@ pub(super) fn list_listed(
             match options.sort {
                 SortOrder::Path => {
                     if counts.total > options.offset as u64 && paths.len() < limit {
-                        paths.push(OsString::from(file.path));
+                        paths.push(OsString::from(file.path.as_str()));
                     }
                 }
-                SortOrder::Modified => by_time.push((Reverse(file.modified), file.path)),
+                SortOrder::Modified => {
+                    by_time.push((Reverse(file.identity.modified()), file.path));
+                }
             }
         }
     }

@@ -116,7 +116,7 @@ fn named<'t>(
 fn listed<'t>((path, entry): (&'t String, &'t FileEntry)) -> ListedFile<'t> {
     ListedFile {
         path,
-        modified: entry.meta.modified(),
+        identity: &entry.meta,
     }
 }
 

@@ -129,9 +129,10 @@ crate::record! {
         pub merges: u64,
         /// Index files written by other processes that this one took over.
         pub adoptions: u64,
-        /// Calls answered from the table (and the index, for grep).
+        /// Calls whose files the table listed (and the index, for grep).
         pub warm_calls: u64,
-        /// Calls the cold engine answered.
+        /// Calls whose files the walk listed (the table could not; a call that fails its
+        /// checks is neither).
         pub cold_calls: u64,
         /// Where the symbol index (references and definitions) is in its life.
         pub symbols: SymbolPhase,
