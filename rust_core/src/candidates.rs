@@ -121,3 +121,6 @@ pub trait CandidateSource {
     /// (false: this source cannot tell, and the walk answers).
     fn glob_candidates(&self, ask: &GlobAsk<'_>, list: &mut dyn FnMut(ListedFiles<'_>)) -> bool;
 }
+
+#[cfg(test)]
+mod tests;
