@@ -771,10 +771,11 @@ class IndexStatus:
         """Index files written by other processes that this one took over."""
     @property
     def warm_calls(self) -> int:
-        """Calls answered from the table (and the index, for grep)."""
+        """Calls whose files the table listed (and the index, for grep)."""
     @property
     def cold_calls(self) -> int:
-        """Calls the cold engine answered."""
+        """Calls whose files the walk listed (the table could not; a call that fails its checks is
+        neither)."""
     @property
     def symbols(self) -> str:
         """Where the symbol index (references and definitions) is in its life."""

@@ -18,6 +18,11 @@
 //! too).
 //!
 //! When the workspace's time budget runs out the walk stops and the result is marked incomplete.
+//!
+//! One driver, [`list`], whichever lists the files: it asks its candidate source (the warm
+//! index, [`crate::candidates`]) once for the files below the walked directory, and matches,
+//! counts, sorts and pages them as it does a walk's (`listed` module); it walks when the
+//! source cannot answer.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -29,6 +34,10 @@ use std::time::{Instant, SystemTime};
 
 use ignore::types::Types;
 
+mod listed;
+use listed::list_listed;
+
+use crate::candidates::{CandidateSource, GlobAsk};
 use crate::error::CoreError;
 use crate::open::{Target, display_relative, open_target};
 use crate::pattern::{
@@ -304,9 +313,46 @@ impl FileVisitor for GlobVisitor<'_> {
 /// `OutsideRoot` / `Denied` for a bad `path`, `InvalidPattern` for a bad glob,
 /// `InvalidArgument` for an unknown file type.
 pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
+    list(workspace, options, None)
+}
+
+/// The one glob driver: [`glob`], its files listed by `source` (the warm index) when it can
+/// list them, else by the walk. Whichever lists them, the match, the counts, the order and the
+/// page are the same, and so is the answer.
+pub fn list(
+    workspace: &Workspace,
+    options: &GlobOptions,
+    source: Option<&dyn CandidateSource>,
+) -> Result<GlobOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
     let (setup, start) = GlobSetup::new(workspace, options)?;
+    if let Some(source) = source {
+        let ask = GlobAsk {
+            search: &setup.search,
+            walked: &setup.searched,
+            max_depth: setup.walk.max_depth,
+            respect_ignore_files: setup.walk.respect_ignore_files,
+            name_keys: setup.name_keys.as_deref(),
+        };
+        let mut answer = None;
+        source.glob_candidates(&ask, &mut |listed| {
+            let (paths, counts, incomplete) =
+                list_listed(workspace, &setup, options, &listed, &deadline);
+            answer = Some((
+                paths,
+                counts,
+                (listed.skipped, listed.hidden_by),
+                incomplete,
+            ));
+        });
+        if let Some((paths, counts, accounting, incomplete)) = answer {
+            if deadline.cancelled() {
+                return Err(CoreError::Cancelled);
+            }
+            return Ok(setup.output(options, paths, counts, accounting, incomplete, started));
+        }
+    }
     let cap = options.limit.map(|l| l.saturating_add(options.offset));
 
     let outcome = walk_files(
@@ -354,8 +400,8 @@ pub fn glob(workspace: &Workspace, options: &GlobOptions) -> Result<GlobOutput, 
     ))
 }
 
-/// What a glob compiles before it lists anything (shared with the warm index's listing).
-pub(crate) struct GlobSetup {
+/// What a glob compiles before it lists anything, whichever lists its files.
+struct GlobSetup {
     /// The patterns (against paths relative to the searched directory).
     filter: FileFilter,
     /// The file types asked for.
@@ -363,33 +409,33 @@ pub(crate) struct GlobSetup {
     /// The [`name_key`]s of the names every listed file may have (the keys of the patterns
     /// that are not negated, when each has one): the warm index lists only the files of the
     /// table with those keys (see `index::list`). `None`: any name may be listed.
-    pub(crate) name_keys: Option<Vec<u64>>,
+    name_keys: Option<Vec<u64>>,
     /// For one slash-free pattern: `**/pattern`, and its matcher.
-    pub(crate) anywhere_pattern: Option<String>,
+    anywhere_pattern: Option<String>,
     anywhere: Option<CompiledGlob>,
     /// Bytes of a listed path before its part relative to the searched directory.
-    pub(crate) search_prefix: usize,
+    search_prefix: usize,
     /// The searched directory, relative to the root (real path).
-    pub(crate) search: Vec<u8>,
+    search: Vec<u8>,
     /// The directory walked: `search`, or the pattern's literal leading directory below it.
-    pub(crate) searched: Vec<u8>,
+    searched: Vec<u8>,
     /// How `searched` is walked (its `max_depth` counts from `searched`).
-    pub(crate) walk: WalkOptions,
+    walk: WalkOptions,
     /// The rule hiding the searched directory, if one does.
     path_ignored_by: Option<IgnoreRule>,
 }
 
 /// A glob's counts over the walked directory.
 #[derive(Default)]
-pub(crate) struct GlobCounts {
-    pub(crate) total: u64,
-    pub(crate) anywhere_total: u64,
-    pub(crate) in_scope: u64,
+struct GlobCounts {
+    total: u64,
+    anywhere_total: u64,
+    in_scope: u64,
 }
 
 impl GlobSetup {
     /// Opens the searched directory, compiles the patterns and picks the directory to walk.
-    pub(crate) fn new(
+    fn new(
         workspace: &Workspace,
         options: &GlobOptions,
     ) -> Result<(GlobSetup, StartDir), CoreError> {
@@ -483,12 +529,12 @@ impl GlobSetup {
 
     /// Whether the file at `in_search` (relative to the searched directory) named `name` is
     /// listed.
-    pub(crate) fn admits(&self, in_search: &[u8], name: &[u8]) -> bool {
+    fn admits(&self, in_search: &[u8], name: &[u8]) -> bool {
         self.filter.admits(in_search, name) && type_admits(self.types.as_ref(), name)
     }
 
     /// Whether the `**/` form of a slash-free pattern lists that file.
-    pub(crate) fn anywhere_admits(&self, in_search: &[u8], name: &[u8]) -> bool {
+    fn anywhere_admits(&self, in_search: &[u8], name: &[u8]) -> bool {
         self.anywhere.as_ref().is_some_and(|anywhere| {
             anywhere.is_match(Path::new(OsStr::from_bytes(in_search)))
                 && type_admits(self.types.as_ref(), name)
@@ -497,7 +543,7 @@ impl GlobSetup {
 
     /// The result for one page of `paths`; `skipped` holds the skip counts and the rules that
     /// hid the most.
-    pub(crate) fn output(
+    fn output(
         &self,
         options: &GlobOptions,
         paths: Vec<OsString>,

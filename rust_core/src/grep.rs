@@ -7,6 +7,11 @@
 //! repeated on a small repository costs a sixth less). At the end the per-thread results are
 //! sorted by path, so the output is identical run to run.
 //!
+//! One driver, [`search`], whichever lists the files: it asks its candidate source (the warm
+//! index, [`crate::candidates`]) once, and searches the files the source lists, in path order,
+//! with the same per-file search (`listed` module), or walks when the source cannot answer.
+//! Pages, totals and skip counts are assembled the same way from either.
+//!
 //! Exactness and memory: every file is searched to its end, so `total_matches` (matching lines)
 //! and `total_files` are exact. Only what may reach the page is stored. Let `K = offset + limit`
 //! entries (matching lines in content mode, files in the file modes). Each thread keeps the files
@@ -41,16 +46,17 @@
 //! (`unreadable`); plus everything the walk skips.
 
 mod input;
+mod listed;
 mod matcher;
 mod output;
 mod page;
 mod sink;
 mod worker;
 
+pub use crate::candidates::{MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use crate::pattern::file_type_definitions;
 pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
-pub(crate) use worker::GrepWorker;
-use worker::Searched;
+use worker::{GrepWorker, Searched};
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
@@ -60,6 +66,7 @@ use std::time::{Duration, Instant};
 use grep_regex::RegexMatcher;
 
 use crate::budget::{CancelToken, Deadline};
+use crate::candidates::{CandidateSource, GrepAsk};
 use crate::error::CoreError;
 use crate::open::{Target, open_target};
 use crate::pattern::{FileFilter, FileSelect, file_types};
@@ -68,22 +75,14 @@ use crate::walker::{GREP_SEQUENTIAL_MAX_ENTRIES, WalkOptions, walk_files};
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 use input::open_again;
+use listed::search_listed;
 use matcher::build_matcher;
 use page::{PageRange, content_page, content_windows, files_page};
 
 /// Default number of matches returned.
 pub const DEFAULT_GREP_LIMIT: usize = 50;
-/// The most lines of context shown on either side of a match (the warm index's longest
-/// indexed line is sized so that a match with this much context fits one searcher buffer).
-pub const MAX_CONTEXT: usize = 20;
 /// Each shown line is cut to this many characters (a window around the match when it lies further).
 pub const DEFAULT_MAX_LINE_CHARS: usize = 120;
-/// Files larger than this (256 MiB) are not searched; they are counted as `too_large`.
-pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
-/// The longest line a search holds in memory (16 MiB, the searcher's heap limit): a file with a
-/// longer line is passed over and counted as `line_too_long`. In multiline mode, where the
-/// whole file is held, the largest file searched; larger ones count as `too_large`.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Content-mode pages ending within this many matches (`offset + limit`) keep their lines'
 /// text during the search; pages further on keep counts only and search their few files again
 /// for the text, so memory follows the page, not the offset.
@@ -176,7 +175,7 @@ impl Default for GrepOptions {
 // ==== Setup shared by all threads ====
 
 /// Everything the threads share read-only.
-pub(crate) struct Plan<'a> {
+struct Plan<'a> {
     options: &'a GrepOptions,
     select: &'a FileSelect,
     deadline: &'a Deadline,
@@ -203,6 +202,17 @@ const FETCH_GRACE: Duration = Duration::from_millis(250);
 /// `InvalidPattern` for a regex or glob that does not compile, `Cancelled` when
 /// `options.cancel` was cancelled.
 pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
+    search(workspace, options, None)
+}
+
+/// The one grep driver: [`grep`], its files listed by `source` (the warm index) when it can
+/// list them, else by the walk. Whichever lists them, the opens, the checks, the per-file
+/// search, the budget and the page are the same, and so is the answer.
+pub fn search(
+    workspace: &Workspace,
+    options: &GrepOptions,
+    source: Option<&dyn CandidateSource>,
+) -> Result<GrepOutput, CoreError> {
     let started = Instant::now();
     let deadline = workspace.deadline_with(&options.cancel);
     let (target, _) = open_target(workspace, options.path.as_deref().unwrap_or_default())?;
@@ -213,6 +223,23 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
     let plan = Plan::new(options, &prepared.select, &deadline);
     let walk = WalkOptions::new(workspace, options.respect_ignore_files, options.max_depth);
     let matcher = &prepared.matcher;
+    let listed = source.and_then(|source| {
+        source.grep_candidates(&GrepAsk {
+            dir: match &target {
+                Target::Dir(start) if options.max_count != Some(0) => Some(&start.relative),
+                _ => None,
+            },
+            select: &prepared.select,
+            max_depth: options.max_depth,
+            respect_ignore_files: walk.respect_ignore_files,
+            pattern: &options.pattern,
+            literal: options.literal,
+            case_insensitive: options.case_insensitive,
+            multiline: options.multiline,
+            invert_match: options.invert_match,
+            files_without_match: plan.without_match,
+        })
+    });
     if options.max_count == Some(0) {
         // rg -m 0 searches nothing (rg 14 exits at once, status 1); the pattern and the path
         // were checked above, so a bad one is still an error here.
@@ -226,8 +253,28 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
         );
     }
 
-    let (workers, walked) = match target {
-        Target::Dir(start) => {
+    let (workers, walked) = match (target, listed) {
+        (Target::Dir(start), Some(listed)) => {
+            let path_ignored_by = path_ignored_by(workspace, walk, &start.relative, true);
+            let (mut workers, more_skipped, incomplete) =
+                search_listed(workspace, &plan, matcher, &deadline, &listed.paths);
+            if let Some(worker) = workers.first_mut() {
+                for path in &listed.unread_paths {
+                    worker.searched_without_match(path.as_bytes());
+                }
+            }
+            let mut skipped = listed.skipped;
+            skipped.add(&more_skipped);
+            let walked = Walked {
+                skipped,
+                hidden_by: listed.hidden_by,
+                path_ignored_by,
+                unread_searched: listed.unread,
+                incomplete,
+            };
+            (workers, walked)
+        }
+        (Target::Dir(start), None) => {
             let path_ignored_by = path_ignored_by(workspace, walk, &start.relative, true);
             let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
             let outcome = walk_files(
@@ -247,7 +294,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
             };
             (outcome.visitors, walked)
         }
-        Target::File(opened) => {
+        (Target::File(opened), _) => {
             // A file the caller names is searched whatever the glob and types say, as rg
             // searches a path it is given.
             let mut worker = GrepWorker::new(&plan, matcher);
@@ -269,7 +316,7 @@ pub fn grep(workspace: &Workspace, options: &GrepOptions) -> Result<GrepOutput, 
 
 /// The rule hiding the searched path `real` from a walk of the root, when ignore files apply
 /// to this search (see `GrepOutput::path_ignored_by`).
-pub(crate) fn path_ignored_by(
+fn path_ignored_by(
     workspace: &Workspace,
     walk: WalkOptions,
     real: &[u8],
@@ -327,11 +374,7 @@ pub(crate) fn prepare(workspace: &Workspace, options: &GrepOptions) -> Result<Pr
 
 impl<'a> Plan<'a> {
     /// What the workers of one search share; they stop when `deadline` passes.
-    pub(crate) fn new(
-        options: &'a GrepOptions,
-        select: &'a FileSelect,
-        deadline: &'a Deadline,
-    ) -> Plan<'a> {
+    fn new(options: &'a GrepOptions, select: &'a FileSelect, deadline: &'a Deadline) -> Plan<'a> {
         let content = options.output_mode == OutputMode::Content;
         let keep = options
             .limit
@@ -348,26 +391,26 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// What a search's walk (or the index standing in for it) adds to its result beside the
+/// What a search's walk (or the candidate source standing in for it) adds to its result beside the
 /// workers' findings.
 #[derive(Default)]
-pub(crate) struct Walked {
+struct Walked {
     /// What the walk passed over, by reason.
-    pub(crate) skipped: SkipCounts,
+    skipped: SkipCounts,
     /// The rules that hid the most entries.
-    pub(crate) hidden_by: Vec<IgnoreRule>,
+    hidden_by: Vec<IgnoreRule>,
     /// The rule hiding the searched path itself.
-    pub(crate) path_ignored_by: Option<IgnoreRule>,
+    path_ignored_by: Option<IgnoreRule>,
     /// Files known to be searched without a match that no worker read (for callers that can
     /// prove them match-free; never in `files_without_match` mode, whose entries they are).
-    pub(crate) unread_searched: u64,
+    unread_searched: u64,
     /// The time budget ran out during the walk.
-    pub(crate) incomplete: bool,
+    incomplete: bool,
 }
 
 /// Merges the workers of one search into its result, fetching the page's lines when the search
 /// kept counts only.
-pub(crate) fn finish(
+fn finish(
     workspace: &Workspace,
     plan: &Plan<'_>,
     matcher: &RegexMatcher,
@@ -464,5 +507,3 @@ pub(crate) fn finish(
         elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
 }
-
-pub(crate) const BOMS: [&[u8]; 3] = [b"\xEF\xBB\xBF", b"\xFF\xFE", b"\xFE\xFF"];

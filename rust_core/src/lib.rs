@@ -11,7 +11,7 @@
 //!   notebooks as numbered cells with their outputs;
 //!
 //! plus [`truncate::truncate_middle`] for any text, and the warm index ([`index::WarmIndex`])
-//! that answers glob and grep from a live table. Every result is deterministic, states exact
+//! that lists glob's and grep's files from a live table. Every result is deterministic, states exact
 //! totals and what was withheld, and counts what was skipped by reason. Nothing here knows about
 //! language models; the Python layer turns results into model-facing text.
 //!
@@ -21,7 +21,8 @@
 //! 3. `pattern`: globs compiled and normalized (grep's `glob` filter too), and [`path_rules`]:
 //!    the globs that cover paths (deny rules, the MCP server's ask rules);
 //! 4. [`workspace`]: the root, its options, deny rules and caches;
-//! 5. [`walker`]: the one parallel walk from directory descriptors;
+//! 5. [`walker`]: the one parallel walk from directory descriptors, and [`candidates`]: where a
+//!    search's files come from (the walk, or a source that lists them: the warm index);
 //! 6. [`open`]: requested paths opened, and the targets the tools walk or search;
 //! 7. [`workers`]: the one pool of worker processes that run untrusted parsers (tree-sitter,
 //!    PDFium) under limits and a deadline per job, and the frames they speak;
@@ -48,6 +49,7 @@
 
 pub mod boundary;
 pub mod budget;
+pub mod candidates;
 pub mod error;
 pub mod glob;
 pub mod grep;

@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::budget::CancelToken;
+use crate::candidates::CandidateSource;
 use crate::error::CoreError;
 use crate::glob::{self, GlobOutput};
 use crate::grep::{self, GrepOptions, GrepOutput};
@@ -69,6 +70,12 @@ fn panic_detail(panic: Box<dyn std::any::Any + Send>) -> String {
 }
 
 type Outcome<T> = std::thread::Result<Result<T, CoreError>>;
+
+/// The engine's candidate source for a search, its warm index when it has one (the search
+/// asks it which files to read, and walks when it cannot tell).
+fn candidate_source(index: &Option<Arc<WarmIndex>>) -> Option<&dyn CandidateSource> {
+    index.as_deref().map(|index| index as &dyn CandidateSource)
+}
 
 /// Runs `work` on this thread's engine thread (see `call_thread`) while this thread, with the GIL released, waits for it and
 /// looks for Python signals every [`SIGNAL_POLL`]. A signal whose handler raises (Ctrl-C:
@@ -262,9 +269,8 @@ impl Engine {
         options.cancel = cancel.clone();
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
-        run_detached(py, &cancel, move || match &index {
-            Some(index) => index.glob(&options),
-            None => glob::glob(&workspace, &options),
+        run_detached(py, &cancel, move || {
+            glob::list(&workspace, &options, candidate_source(&index))
         })
     }
 
@@ -285,9 +291,8 @@ impl Engine {
         };
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
-        run_detached(py, &cancel, move || match &index {
-            Some(index) => index.grep(&options),
-            None => grep::grep(&workspace, &options),
+        run_detached(py, &cancel, move || {
+            grep::search(&workspace, &options, candidate_source(&index))
         })
     }
 

@@ -42,7 +42,9 @@ use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rustix::fs::OFlags;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -105,6 +107,66 @@ pub(crate) fn count_refusal(
             skipped.unreadable += 1;
             None
         }
+    }
+}
+
+/// Opens one file beneath the root by its path relative to the root, refusing every symlink,
+/// and `fstat`s it.
+pub(crate) fn open_relative(
+    workspace: &Workspace,
+    relative: &str,
+) -> Result<(File, FileIdentity), OpenFileError> {
+    let fd = boundary::open_beneath(
+        workspace.root_dir().fd(),
+        relative.as_bytes(),
+        OFlags::empty(),
+    )?;
+    boundary::regular_file(fd)
+}
+
+/// Opens one directory beneath the root by its path relative to the root, refusing every
+/// symlink.
+pub(crate) fn open_dir_relative(workspace: &Workspace, relative: &str) -> Option<OwnedFd> {
+    boundary::open_beneath(
+        workspace.root_dir().fd(),
+        relative.as_bytes(),
+        OFlags::DIRECTORY,
+    )
+    .ok()
+}
+
+/// Opens listed files one after another (a candidate source's, in path order), keeping the
+/// descriptor of the last directory: files in path order mostly share it, and opening a name
+/// in an open directory (as the walk does) costs less than resolving the whole path from the
+/// root each time.
+#[derive(Default)]
+pub(crate) struct Opener {
+    dir: String,
+    fd: Option<OwnedFd>,
+}
+
+impl Opener {
+    /// Opens `relative` and counts a refusal in `skipped` exactly as a walk's search does.
+    pub(crate) fn open_counted(
+        &mut self,
+        workspace: &Workspace,
+        relative: &str,
+        skipped: &mut SkipCounts,
+    ) -> Option<(File, FileIdentity)> {
+        let (dir, name) = match relative.rfind('/') {
+            Some(i) => (&relative[..i], &relative[i + 1..]),
+            None => ("", relative),
+        };
+        if self.fd.is_none() || self.dir != dir {
+            self.dir = dir.to_string();
+            self.fd = open_dir_relative(workspace, dir);
+        }
+        let opened = match &self.fd {
+            Some(fd) => boundary::open_child_file(fd.as_fd(), name.as_bytes()),
+            // The directory is gone or was swapped: the whole path says why.
+            None => open_relative(workspace, relative),
+        };
+        count_refusal(opened, skipped)
     }
 }
 

@@ -280,6 +280,8 @@ fn a_file_named_with_a_trailing_slash_is_not_a_directory() {
 #[cfg(target_os = "linux")]
 mod warm {
     use super::*;
+    use ripsight_core::glob::list as glob_list;
+    use ripsight_core::grep::search as grep_search;
     use ripsight_core::index::{IndexOptions, WarmIndex};
 
     fn cold_and_warm(index: &WarmIndex, ws: &Workspace, step: &str) {
@@ -289,7 +291,7 @@ mod warm {
             ..GlobOptions::default()
         };
         let mut cold = glob(ws, &glob_options).expect("cold glob");
-        let mut warm = index.glob(&glob_options).expect("warm glob");
+        let mut warm = glob_list(ws, &glob_options, Some(index)).expect("warm glob");
         cold.elapsed_ms = 0.0;
         warm.elapsed_ms = 0.0;
         assert_eq!(warm, cold, "glob after {step}");
@@ -304,7 +306,7 @@ mod warm {
             out
         };
         let cold = strip(ripsight_core::grep::grep(ws, &grep_options).expect("cold grep"));
-        let warm = strip(index.grep(&grep_options).expect("warm grep"));
+        let warm = strip(grep_search(ws, &grep_options, Some(index)).expect("warm grep"));
         assert_eq!(warm, cold, "grep after {step}");
     }
 
@@ -396,7 +398,7 @@ mod warm {
                 ..GrepOptions::default()
             };
             let mut cold = ripsight_core::grep::grep(&ws, &options).expect("cold");
-            let mut warm = index.grep(&options).expect("warm");
+            let mut warm = grep_search(&ws, &options, Some(&index)).expect("warm");
             cold.elapsed_ms = 0.0;
             warm.elapsed_ms = 0.0;
             assert_eq!(warm, cold, "{path:?} {depth:?}");

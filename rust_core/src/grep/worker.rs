@@ -19,7 +19,8 @@ use crate::workspace::SkipCounts;
 use super::input::{Input, WHOLE_FILE_BYTES, read_head};
 use super::page::FileHit;
 use super::sink::{FileSink, StoredLine, Window};
-use super::{BOMS, MAX_LINE_BYTES, Plan};
+use super::{MAX_LINE_BYTES, Plan};
+use crate::candidates::BOMS;
 
 /// How one file's search ended.
 pub(super) enum Searched {

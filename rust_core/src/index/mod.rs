@@ -21,9 +21,10 @@
 //!    table), a single file, a tree with non-UTF-8 names), the cold engine answers.
 //! 3. Otherwise the regex is planned into a trigram query ([`plan`]), the index gives the files
 //!    that can match, and exactly those (plus every file the index does not describe) are
-//!    searched by the cold engine's per-file search ([`crate::grep`]); the others are counted as
-//!    searched without a match, which is what reading them would give: they are text files whose
-//!    contents lack a trigram every match needs. Skip counts come from the table.
+//!    listed to the grep driver ([`crate::grep::search`], through [`crate::candidates`]), which
+//!    searches them as it searches a walk's; the others are counted as searched without a
+//!    match, which is what reading them would give: they are text files whose contents lack a
+//!    trigram every match needs. Skip counts come from the table.
 //!
 //! Answers are therefore the cold engine's, which the tests check on generated trees and the
 //! Linux tree (`tests/test_index.py`), and across processes (`tests/test_index_shared.py`).
@@ -34,7 +35,7 @@
 //! `table` (the live table), `recheck` (the table against the tree, without a watcher); `base`
 //! (an index file read in place), `store` (where it lives, the lock, atomic replacement);
 //! `live` (the state calls share, and the changes applied to it), `build` (the first build,
-//! merges, rebuilds, adoption); `query` (grep from the index) and `list` (glob from the table);
+//! merges, rebuilds, adoption); `query` (grep's candidates from the index) and `list` (glob's from the table);
 //! this module, the [`WarmIndex`] that calls them.
 //!
 //! Threads: one builds the table and the index (the build itself uses the workspace's thread
@@ -70,9 +71,8 @@ use std::time::{Duration, Instant};
 
 use std::ffi::OsStr;
 
+use crate::candidates::{CandidateSource, GlobAsk, GrepAsk, Listed, ListedFiles};
 use crate::error::CoreError;
-use crate::glob::{self, GlobOptions, GlobOutput};
-use crate::grep::{self, GrepOptions, GrepOutput};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::graph::SymbolGraph;
 use crate::outline::outliner::Outliner;
@@ -129,9 +129,10 @@ crate::record! {
         pub merges: u64,
         /// Index files written by other processes that this one took over.
         pub adoptions: u64,
-        /// Calls answered from the table (and the index, for grep).
+        /// Calls whose files the table listed (and the index, for grep).
         pub warm_calls: u64,
-        /// Calls the cold engine answered.
+        /// Calls whose files the walk listed (the table could not; a call that fails its
+        /// checks is neither).
         pub cold_calls: u64,
         /// Where the symbol index (references and definitions) is in its life.
         pub symbols: SymbolPhase,
@@ -448,20 +449,6 @@ impl WarmIndex {
         }
     }
 
-    /// `grep` answered from the table and the index when they can, else by the cold engine.
-    pub fn grep(&self, options: &GrepOptions) -> Result<GrepOutput, CoreError> {
-        let warm = self.warm_grep(options);
-        self.count(warm.is_some());
-        warm.unwrap_or_else(|| grep::grep(&self.shared.workspace, options))
-    }
-
-    /// `glob` answered from the table when it can, else by the cold engine.
-    pub fn glob(&self, options: &GlobOptions) -> Result<GlobOutput, CoreError> {
-        let warm = self.warm_glob(options);
-        self.count(warm.is_some());
-        warm.unwrap_or_else(|| glob::glob(&self.shared.workspace, options))
-    }
-
     fn count(&self, warm: bool) {
         let counter = if warm {
             &self.shared.warm_calls
@@ -470,23 +457,31 @@ impl WarmIndex {
         };
         counter.fetch_add(1, Ordering::Relaxed);
     }
+}
 
-    /// The warm answer, or `None` when the cold engine must answer.
-    fn warm_grep(&self, options: &GrepOptions) -> Option<Result<GrepOutput, CoreError>> {
-        let started = Instant::now();
-        let workspace = &self.shared.workspace;
-        let deadline = workspace.deadline_with(&options.cancel);
-        let live = self.answering()?;
-        query::grep(workspace, live, options, deadline, started)
+/// The drivers of grep ([`crate::grep::search`]) and glob ([`crate::glob::list`]) ask the index
+/// which files to read or match: its candidates when the table answers for the searched
+/// directory; otherwise the walk answers.
+impl CandidateSource for WarmIndex {
+    fn grep_candidates(&self, ask: &GrepAsk<'_>) -> Option<Listed> {
+        let listed = match ask.dir {
+            Some(_) => self.answering().and_then(|live| {
+                let respects = self.shared.workspace.options().respect_ignore_files;
+                query::candidates(respects, live, ask)
+            }),
+            None => None,
+        };
+        self.count(listed.is_some());
+        listed
     }
 
-    /// The warm answer, or `None` when the cold engine must answer.
-    fn warm_glob(&self, options: &GlobOptions) -> Option<Result<GlobOutput, CoreError>> {
-        let started = Instant::now();
-        let workspace = &self.shared.workspace;
-        let deadline = workspace.deadline_with(&options.cancel);
-        let live = self.answering()?;
-        list::glob(workspace, live, options, deadline, started)
+    fn glob_candidates(&self, ask: &GlobAsk<'_>, take: &mut dyn FnMut(ListedFiles<'_>)) -> bool {
+        let listed = self.answering().is_some_and(|live| {
+            let respects = self.shared.workspace.options().respect_ignore_files;
+            list::candidates(respects, live, ask, take)
+        });
+        self.count(listed);
+        listed
     }
 }
 

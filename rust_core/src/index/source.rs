@@ -8,20 +8,18 @@
 //! `openat2` with `RESOLVE_BENEATH`), then `fstat`s them: what the index reads is what a
 //! search would read.
 
-use std::fs::File;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
 use rustix::fs::OFlags;
 
-use crate::boundary::{self, FileIdentity, OpenFileError};
+use crate::boundary::{self, FileIdentity};
 use crate::ignore_rules::RULE_FILES;
 
 use super::table::{DirMeta, Scan, now_ns, vouches};
 use super::watch::Adder;
-use crate::walker::{
-    FileVisitor, StartDir, WalkMode, WalkSkip, WalkedFile, count_refusal, walk_files_with,
-};
+use crate::walker::{FileVisitor, StartDir, WalkMode, WalkSkip, WalkedFile, walk_files_with};
+pub(crate) use crate::walker::{open_dir_relative as open_dir, open_relative as open};
 use crate::workspace::{Deadline, SkipCounts, Workspace};
 
 /// Collects one walker thread's part of a [`Scan`].
@@ -165,16 +163,6 @@ pub(crate) fn stat(workspace: &Workspace, relative: &str) -> Option<FileIdentity
     boundary::stat_child(workspace.root_dir().fd(), path.as_bytes()).ok()
 }
 
-/// Opens directory `relative` beneath the root, refusing every symlink (for `stat`s by name).
-pub(crate) fn open_dir(workspace: &Workspace, relative: &str) -> Option<OwnedFd> {
-    boundary::open_beneath(
-        workspace.root_dir().fd(),
-        relative.as_bytes(),
-        OFlags::DIRECTORY,
-    )
-    .ok()
-}
-
 /// `all - reported`, field by field.
 fn difference(all: &SkipCounts, reported: &SkipCounts) -> SkipCounts {
     SkipCounts {
@@ -199,52 +187,5 @@ pub(crate) fn absolute(workspace: &Workspace, relative: &str) -> std::path::Path
         workspace.root().to_path_buf()
     } else {
         workspace.root().join(relative)
-    }
-}
-
-/// Opens one file of the table beneath the root, refusing every symlink, and `fstat`s it.
-pub(crate) fn open(
-    workspace: &Workspace,
-    relative: &str,
-) -> Result<(File, FileIdentity), OpenFileError> {
-    let fd = boundary::open_beneath(
-        workspace.root_dir().fd(),
-        relative.as_bytes(),
-        OFlags::empty(),
-    )?;
-    boundary::regular_file(fd)
-}
-
-/// Opens files one after another, keeping the descriptor of the last directory: files in path
-/// order mostly share it, and opening a name in an open directory (as the walk does) costs
-/// less than resolving the whole path from the root each time.
-#[derive(Default)]
-pub(crate) struct Opener {
-    dir: String,
-    fd: Option<OwnedFd>,
-}
-
-impl Opener {
-    /// Opens `relative` and counts a refusal in `skipped` exactly as a walk's search does.
-    pub(crate) fn open_counted(
-        &mut self,
-        workspace: &Workspace,
-        relative: &str,
-        skipped: &mut SkipCounts,
-    ) -> Option<(File, FileIdentity)> {
-        let (dir, name) = match relative.rfind('/') {
-            Some(i) => (&relative[..i], &relative[i + 1..]),
-            None => ("", relative),
-        };
-        if self.fd.is_none() || self.dir != dir {
-            self.dir = dir.to_string();
-            self.fd = open_dir(workspace, dir);
-        }
-        let opened = match &self.fd {
-            Some(fd) => boundary::open_child_file(fd.as_fd(), name.as_bytes()),
-            // The directory is gone or was swapped: the whole path says why.
-            None => open(workspace, relative),
-        };
-        count_refusal(opened, skipped)
     }
 }

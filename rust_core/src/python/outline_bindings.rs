@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use super::{invalid_argument, run_detached};
+use super::{candidate_source, invalid_argument, run_detached};
 use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::glob::{self, GlobOptions};
@@ -65,9 +65,8 @@ where
         if let Some(answer) = index.as_deref().and_then(|index| indexed(index, &options)) {
             return answer;
         }
-        let grep = |grep_options: &GrepOptions| match &index {
-            Some(index) => index.grep(grep_options),
-            None => grep::grep(&workspace, grep_options),
+        let grep = |grep_options: &GrepOptions| {
+            grep::search(&workspace, grep_options, candidate_source(&index))
         };
         search(&workspace, &outliner, &options, &grep)
     })
@@ -128,9 +127,8 @@ pub(super) fn repo_map(
         if let Some(graph) = indexed {
             return map::repo_map_of_graph(&graph?, &options, started);
         }
-        let list = |glob_options: &GlobOptions| match &index {
-            Some(index) => index.glob(glob_options),
-            None => glob::glob(&workspace, glob_options),
+        let list = |glob_options: &GlobOptions| {
+            glob::list(&workspace, glob_options, candidate_source(&index))
         };
         map::repo_map(&workspace, &outliner, &options, &list)
     })

@@ -5,7 +5,7 @@
 
 use std::io::Read;
 
-use crate::grep::{BOMS, MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
+use crate::candidates::{BOMS, MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
 use super::encoding::Tag;
 use super::grams::for_each_place;

@@ -1,0 +1,83 @@
+//! The search of files a candidate source listed ([`crate::candidates`]) in place of a walk:
+//! the same per-file search as the walk's, over the list in path order, on the workspace's
+//! threads when the list is long.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use grep_regex::RegexMatcher;
+
+use crate::budget::Deadline;
+use crate::walker::{Opener, thread_count};
+use crate::workspace::{SkipCounts, Workspace};
+
+use super::Plan;
+use super::worker::GrepWorker;
+
+/// Listed files a search thread takes at a time.
+const CHUNK_FILES: usize = 16;
+
+/// Lists of this many files or more are searched on the workspace's threads.
+const PARALLEL_FROM_FILES: usize = 48;
+
+/// Searches the listed `paths` (relative to the root, in path order); returns the workers, the
+/// skips they counted and whether the time budget ran out.
+pub(super) fn search_listed<'a>(
+    workspace: &Workspace,
+    plan: &'a Plan<'a>,
+    matcher: &'a RegexMatcher,
+    deadline: &Deadline,
+    paths: &[String],
+) -> (Vec<GrepWorker<'a>>, SkipCounts, bool) {
+    let threads = if paths.len() >= PARALLEL_FROM_FILES {
+        thread_count(workspace).min(paths.len()).max(1)
+    } else {
+        1
+    };
+    let next = AtomicUsize::new(0);
+    let incomplete = AtomicBool::new(false);
+    let run = || {
+        let mut worker = GrepWorker::new(plan, matcher);
+        let mut skipped = SkipCounts::default();
+        let mut opener = Opener::default();
+        'chunks: loop {
+            // Runs of neighbours in path order, so that one thread's files share directories.
+            let first = next.fetch_add(CHUNK_FILES, Ordering::Relaxed);
+            let Some(chunk) = paths.get(first..(first + CHUNK_FILES).min(paths.len())) else {
+                break;
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            for path in chunk {
+                if deadline.expired() {
+                    incomplete.store(true, Ordering::Relaxed);
+                    break 'chunks;
+                }
+                if let Some((file, identity)) = opener.open_counted(workspace, path, &mut skipped) {
+                    worker.search(file, identity.size, path.as_bytes(), &mut skipped);
+                }
+                if worker.stopped() {
+                    // The deadline passed (or the call was cancelled) inside this file.
+                    incomplete.store(true, Ordering::Relaxed);
+                    break 'chunks;
+                }
+            }
+        }
+        (worker, skipped)
+    };
+    let results: Vec<(GrepWorker<'a>, SkipCounts)> = if threads == 1 {
+        vec![run()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(run)).collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        })
+    };
+    let mut skipped = SkipCounts::default();
+    let mut workers = Vec::new();
+    for (worker, s) in results {
+        skipped.add(&s);
+        workers.push(worker);
+    }
+    (workers, skipped, incomplete.into_inner())
+}
