@@ -144,7 +144,7 @@ fn fresh(live: &Live, file: &StoredFile<'_>) -> bool {
 
 /// The files of the table with a parser that the symbol file does not describe as they are
 /// now: computed by one walk of both sorted lists, kept until the table changes.
-fn overlay(live: &mut Live, revision: u64, symbols: &Symbols) -> Arc<Vec<String>> {
+pub(super) fn overlay(live: &mut Live, revision: u64, symbols: &Symbols) -> Arc<Vec<String>> {
     let stamp = (revision, live.table.vouched);
     if let Some((at, overlay)) = &live.symbols.overlay
         && *at == stamp
