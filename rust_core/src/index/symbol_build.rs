@@ -34,7 +34,7 @@ use super::build::{MAX_AGING_WAIT, REBUILD_FROM_PERCENT, RETRY_AFTER, vouches_ct
 use super::live::{Live, Shared, lock};
 use super::navigate::overlay;
 use super::store::{FileId, Lock};
-use super::symbols::{Builder, Input, Outcome, Symbols};
+use super::symbols::{Builder, Input, Outcome, Status, Symbols};
 use super::table::{now_ns, vouches};
 
 /// Set to `0` in the environment, no symbol index is kept (references and definitions parse
@@ -83,8 +83,9 @@ pub(super) struct SymbolState {
     pub(super) failure: Option<String>,
     /// The overlay as last computed, with the table's revision and trust it was computed for.
     pub(super) overlay: Option<Overlay>,
-    /// The overlay's size when the file was taken (files it could not parse stay in it): a
-    /// merge is due when the overlay has grown past it.
+    /// The files of the overlay when the file was taken that it recorded as unparsable (too
+    /// large, a timeout): they stay in the overlay after any merge, so a merge is due when the
+    /// overlay holds that many more than these.
     pub(super) overlay_after: usize,
     /// A background job (merge, adoption) is running.
     pub(super) refreshing: bool,
@@ -106,7 +107,7 @@ pub(super) enum SymbolJob {
 }
 
 /// Puts `data` (with the identity of its file) in place of the symbol file `live` answers from,
-/// and takes the overlay's size against it.
+/// and counts the files of the overlay it could not parse.
 fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) {
     let data = Arc::new(data);
     live.symbols.data = Some(Arc::clone(&data));
@@ -114,7 +115,15 @@ fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) 
     live.symbols.phase = SymbolPhase::Ready;
     live.symbols.overlay = None;
     let revision = shared.revision.load(Ordering::SeqCst);
-    live.symbols.overlay_after = overlay(live, revision, &data).len();
+    let paths = overlay(live, revision, &data);
+    live.symbols.overlay_after = paths
+        .iter()
+        .filter(|path| {
+            let stored = data.file_index(path).and_then(|k| data.file(k));
+            let meta = live.table.files.get(path.as_str()).map(|e| e.meta);
+            stored.is_some_and(|f| f.status == Status::Unparsed && Some(f.meta) == meta)
+        })
+        .count();
 }
 
 /// The overlay's paths, with the table's revision and trust they were computed for.
