@@ -120,6 +120,11 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("definitions", {"name": "Widget", "match": "prefix", "limit": None}),
     ("definitions", {"name": "^(compute|render)$", "match": "regex", "limit": None}),
     ("definitions", {"name": "parse_args", "kind": ["function"], "path": "pkg2", "limit": 2}),
+    ("calls", {"name": "helper", "limit": None}),
+    ("calls", {"name": "compute", "limit": 7, "offset": 2}),
+    ("calls", {"name": "render", "kind": "method", "limit": None}),
+    ("calls", {"name": "Widget", "path": "pkg1", "glob": "*.js", "limit": None}),
+    ("calls", {"name": "no_such_name_anywhere"}),
 ]
 
 
@@ -330,6 +335,9 @@ def test_a_kernel_part_is_answered_as_cold(tmp_path: Path) -> None:
                 assert normal(got) == normal(cold.references(name, **kwargs)), (name, kwargs)
             got_definitions = ws.definitions(name, limit=None)
             assert normal(got_definitions) == normal(cold.definitions(name, limit=None)), name
+            got_calls = ws.calls(name, limit=None)
+            assert got_calls.files_searched == 0, name
+            assert normal(got_calls) == normal(cold.calls(name, limit=None)), name
         assert ws.references("kmalloc", limit=None).totals.calls > 50
 
 

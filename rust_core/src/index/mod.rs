@@ -73,6 +73,7 @@ use std::ffi::OsStr;
 use crate::error::CoreError;
 use crate::glob::{self, GlobOptions, GlobOutput};
 use crate::grep::{self, GrepOptions, GrepOutput};
+use crate::outline::calls::{CallsOptions, CallsResult};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::graph::SymbolGraph;
 use crate::outline::outliner::Outliner;
@@ -324,6 +325,18 @@ impl WarmIndex {
             navigate::references(&self.shared.workspace, live, revision, &outliner, options);
         if answer.is_some() {
             // Otherwise the cold search's grep (this index's) counts itself.
+            self.count(true);
+        }
+        answer
+    }
+
+    /// `find_calls` from the symbol index (the files defining the name read from it, the
+    /// overlay's parsed cold), as [`WarmIndex::references`].
+    pub fn calls(&self, options: &CallsOptions) -> Option<Result<CallsResult, CoreError>> {
+        let outliner = self.shared.outliner.clone()?;
+        let (live, revision) = self.symbols_answering()?;
+        let answer = navigate::calls(&self.shared.workspace, live, revision, &outliner, options);
+        if answer.is_some() {
             self.count(true);
         }
         answer

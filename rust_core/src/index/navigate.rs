@@ -1,5 +1,6 @@
-//! `find_references`, `find_definitions` and the repository map's graph answered from the
-//! symbol index (`symbols`) and the overlay, or `None` when the cold engine must answer.
+//! `find_references`, `find_definitions`, `find_calls` and the repository map's graph answered
+//! from the symbol index (`symbols`) and the overlay, or `None` when the cold engine must
+//! answer.
 //!
 //! The files a call covers are those of the table below its directory that its `glob` admits,
 //! as grep would search them. Each is answered in one of two ways:
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, OutputMode};
 use crate::open::{Target, open_target};
+use crate::outline::calls::{self, CallsOptions, CallsResult, FileCalls, file_calls};
 use crate::outline::definitions::{
     self, DefinitionsOptions, DefinitionsOutput, Matcher, Parsedness, may_have_parser, outline_all,
 };
@@ -539,6 +541,140 @@ pub(super) fn definitions(
         ..DefinitionsOutput::default()
     };
     Some(Ok(definitions::assemble(options, &matcher, out, stored)))
+}
+
+/// `find_calls` from the symbol index, or `None` for the cold engine: the stored files defining
+/// the name are looked up, and each one's calls read from the references of the names it
+/// references (`SymFileNames`), in it; the overlay's files that hold the name are parsed cold.
+pub(super) fn calls(
+    workspace: &Workspace,
+    mut live: std::sync::MutexGuard<'_, Live>,
+    revision: u64,
+    outliner: &Outliner,
+    options: &CallsOptions,
+) -> Option<Result<CallsResult, CoreError>> {
+    let name = match references::check_name(&options.name) {
+        Ok(name) => name,
+        Err(error) => return Some(Err(error)),
+    };
+    let pattern = format!(r"\b{}\b", regex::escape(name));
+    let files = (options.path.as_deref(), options.glob.as_slice());
+    let scope = match scope(
+        workspace,
+        &mut live,
+        revision,
+        files,
+        Some((&pattern, false)),
+    )? {
+        Ok(scope) => scope,
+        Err(error) => return Some(Err(error)),
+    };
+    let symbols = &scope.symbols;
+    let kinds = &options.kinds;
+    // The stored files defining the name (by a definition of the kinds asked), fresh and in
+    // the call's scope; a name's definitions come file after file.
+    let mut defining: Vec<(u32, crate::outline::lang::Language)> = Vec::new();
+    for d in symbols
+        .name_id(name)
+        .into_iter()
+        .flat_map(|id| symbols.definitions_of(id))
+    {
+        let (Some(f), Some(definition)) = (symbols.file_of_definition(d), symbols.definition(d))
+        else {
+            continue;
+        };
+        if !kinds.is_empty() && !kinds.contains(&definition.kind)
+            || defining.last().is_some_and(|(g, _)| *g == f)
+        {
+            continue;
+        }
+        let Some(file) = symbols.file(f) else {
+            continue;
+        };
+        if let (Some(language), true) = (
+            file.language,
+            scope.admits(file.path) && fresh(&live, &file),
+        ) {
+            defining.push((f, language));
+        }
+    }
+    drop(live);
+    let mut found: Vec<(OsString, Parsedness<FileCalls>)> = Vec::new();
+    for (f, language) in defining {
+        let file = symbols.file(f)?;
+        // The file's calls, in its order (by position: the order of a parse's list).
+        let mut names: Vec<String> = Vec::new();
+        let mut list: Vec<Reference> = Vec::new();
+        for (id, _) in symbols.file_names(f) {
+            let local = names.len() as u32;
+            let before = list.len();
+            list.extend(
+                symbols
+                    .references_in(id, f)
+                    .into_iter()
+                    .filter(|r| r.role == Role::Call)
+                    .map(|r| Reference {
+                        name: local,
+                        line: r.line,
+                        column: r.column,
+                        role: r.role,
+                        enclosing: r.enclosing,
+                    }),
+            );
+            if list.len() > before {
+                names.push(symbols.name(id)?.to_string());
+            }
+        }
+        list.sort_by_key(|r| (r.line, r.column));
+        let mut parsed = stored_parse(symbols, &file);
+        parsed.references = Some(crate::outline::refs::References {
+            names,
+            list,
+            cut: file.cut,
+        });
+        parsed.with_references = true;
+        // The line texts are the file's (its identity is the one recorded): when it cannot be
+        // read now, the cold engine answers.
+        let mut opened = workspace.open_file(OsStr::new(file.path)).ok()?;
+        let Ok(Prepared::Ready(source)) = prepare(&mut opened) else {
+            return None;
+        };
+        let kept = file_calls(&source.bytes, &parsed, name, kinds);
+        found.push((
+            OsString::from(file.path),
+            Parsedness::Outlined {
+                kept,
+                language,
+                cached: true,
+            },
+        ));
+    }
+    let keep =
+        |source: &Source, parsed: Arc<Parsed>| file_calls(&source.bytes, &parsed, name, kinds);
+    let (paths, outcomes) = match overlay_outcomes(
+        workspace,
+        outliner,
+        &scope,
+        Prefilter {
+            pattern: &pattern,
+            literal: false,
+            references: true,
+        },
+        &options.cancel,
+        &keep,
+    )? {
+        Ok(found) => found,
+        Err(error) => return Some(Err(error)),
+    };
+    found.extend(paths.into_iter().zip(outcomes));
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    let out = CallsResult {
+        name: options.name.clone(),
+        offset: options.offset as u64,
+        files_searched: scope.overlay.len() as u64,
+        ..CallsResult::default()
+    };
+    Some(Ok(calls::assemble(options, out, found)))
 }
 
 /// The symbol graph of the files below `path` from the symbol index, the overlay parsed cold;

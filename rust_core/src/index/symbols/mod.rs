@@ -89,6 +89,11 @@ fn unzigzag(v: u64) -> i64 {
 /// One name's run of references decoded (see the module doc); a run that does not decode ends
 /// early.
 pub(super) fn decode_run(run: &[u8]) -> Vec<StoredReference> {
+    decode_run_to(run, NONE)
+}
+
+/// [`decode_run`] of the references in files up to `last` (the run is in file order).
+fn decode_run_to(run: &[u8], last: u32) -> Vec<StoredReference> {
     let mut out = Vec::new();
     let mut at = 0;
     let (mut file, mut line) = (0u64, 0i64);
@@ -104,6 +109,9 @@ pub(super) fn decode_run(run: &[u8]) -> Vec<StoredReference> {
             line = l as i64;
         } else {
             line += unzigzag(l);
+        }
+        if file > u64::from(last) {
+            break;
         }
         let (Some(column), Some(packed)) = (read_varint(run, &mut at), read_varint(run, &mut at))
         else {
@@ -399,6 +407,13 @@ impl Symbols {
     /// decode ends early (the checksums make that a forged file's only).
     pub(super) fn references_of(&self, id: u32) -> Vec<StoredReference> {
         decode_run(self.reference_run(id))
+    }
+
+    /// The references to name `id` in file `f`, in the file's order.
+    pub(super) fn references_in(&self, id: u32, f: u32) -> Vec<StoredReference> {
+        let mut all = decode_run_to(self.reference_run(id), f);
+        all.retain(|r| r.file == f);
+        all
     }
 
     /// The encoded references to name `id` (see the module doc).
