@@ -599,31 +599,51 @@ pub(super) fn calls(
         }
     }
     drop(live);
+    // Each name any of those files references, with the last of them: its run is read once,
+    // up to that file (runs are in file order), for all of them.
+    let mut wanted: BTreeMap<u32, u32> = BTreeMap::new();
+    for &(f, _) in &defining {
+        for (id, _) in symbols.file_names(f) {
+            let last = wanted.entry(id).or_insert(f);
+            *last = (*last).max(f);
+        }
+    }
+    // Per file, its calls: (name id, reference).
+    let mut calls_in: BTreeMap<u32, Vec<(u32, Reference)>> =
+        defining.iter().map(|&(f, _)| (f, Vec::new())).collect();
+    for (&id, &last) in &wanted {
+        for r in symbols.references_to(id, last) {
+            if r.role != Role::Call || !calls_in.contains_key(&r.file) {
+                continue;
+            }
+            let reference = Reference {
+                name: id,
+                line: r.line,
+                column: r.column,
+                role: r.role,
+                enclosing: r.enclosing,
+            };
+            calls_in.entry(r.file).or_default().push((id, reference));
+        }
+    }
     let mut found: Vec<(OsString, Parsedness<FileCalls>)> = Vec::new();
     for (f, language) in defining {
         let file = symbols.file(f)?;
-        // The file's calls, in its order (by position: the order of a parse's list).
+        // The file's calls, in its order (by position: the order of a parse's list), their
+        // names numbered within the file.
         let mut names: Vec<String> = Vec::new();
+        let mut local: BTreeMap<u32, u32> = BTreeMap::new();
         let mut list: Vec<Reference> = Vec::new();
-        for (id, _) in symbols.file_names(f) {
-            let local = names.len() as u32;
-            let before = list.len();
-            list.extend(
-                symbols
-                    .references_in(id, f)
-                    .into_iter()
-                    .filter(|r| r.role == Role::Call)
-                    .map(|r| Reference {
-                        name: local,
-                        line: r.line,
-                        column: r.column,
-                        role: r.role,
-                        enclosing: r.enclosing,
-                    }),
-            );
-            if list.len() > before {
-                names.push(symbols.name(id)?.to_string());
-            }
+        for (id, mut reference) in calls_in.remove(&f).unwrap_or_default() {
+            reference.name = match local.get(&id) {
+                Some(&k) => k,
+                None => {
+                    names.push(symbols.name(id)?.to_string());
+                    local.insert(id, names.len() as u32 - 1);
+                    names.len() as u32 - 1
+                }
+            };
+            list.push(reference);
         }
         list.sort_by_key(|r| (r.line, r.column));
         let mut parsed = stored_parse(symbols, &file);

@@ -409,11 +409,9 @@ impl Symbols {
         decode_run(self.reference_run(id))
     }
 
-    /// The references to name `id` in file `f`, in the file's order.
-    pub(super) fn references_in(&self, id: u32, f: u32) -> Vec<StoredReference> {
-        let mut all = decode_run_to(self.reference_run(id), f);
-        all.retain(|r| r.file == f);
-        all
+    /// The references to name `id` in the files up to `last`, as [`Symbols::references_of`].
+    pub(super) fn references_to(&self, id: u32, last: u32) -> Vec<StoredReference> {
+        decode_run_to(self.reference_run(id), last)
     }
 
     /// The encoded references to name `id` (see the module doc).
