@@ -374,8 +374,13 @@ def wait_status(ws: Workspace, what: str, predicate: Any, timeout: float = 180) 
         time.sleep(0.1)
 
 
-def test_past_the_bound_the_symbol_file_is_merged_in_the_background(tmp_path: Path) -> None:
-    root = make_tree(tmp_path / "tree", files=TREE_FILES)
+# 1,100 files: the edited ones are a quarter, merged into the old file's records; 400: most of
+# the tree, parsed again whole.
+@pytest.mark.parametrize("files", [TREE_FILES, 400])
+def test_past_the_bound_the_symbol_file_is_merged_in_the_background(
+    tmp_path: Path, files: int
+) -> None:
+    root = make_tree(tmp_path / "tree", files=files)
     store = tmp_path / "store"
     with Workspace(root, index=True, index_dir=store) as ws:
         wait_symbols(ws, timeout=300)
@@ -485,3 +490,23 @@ def test_a_process_killed_while_merging_leaves_the_old_file_valid(tmp_path: Path
     assert status["symbols"] == "ready" and status["symbols_loaded"] is True
     with Workspace(root) as cold:
         assert answer["calls"] == cold.references("helper", limit=None).totals.calls
+
+
+def test_files_the_symbol_file_cannot_parse_start_no_merges(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree")
+    # More files than the bound that no parse takes (a line over the outline's 10,000 bytes):
+    # they stay in the overlay after any merge, so they are no reason for one.
+    for i in range(300):
+        (root / "long").mkdir(exist_ok=True)
+        (root / "long" / f"l{i}.py").write_text(f"x = '{'a' * 10_001}'\ndef helper():\n    pass\n")
+    time.sleep(1.2)
+    with Workspace(root, index=True, index_dir=tmp_path / "store") as ws:
+        wait_symbols(ws)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            ws.references("helper", limit=1)
+            time.sleep(0.1)
+        status = ws.index_status()
+        assert status["symbol_merges"] == 0 and status["symbols"] == "ready", status
+        assert ws.references("helper", path="long", limit=None).unparsed_total == 300
+        assert_as_cold(ws, root, indexed=False)
