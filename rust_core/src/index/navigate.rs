@@ -612,19 +612,21 @@ pub(super) fn calls(
     let mut calls_in: BTreeMap<u32, Vec<(u32, Reference)>> =
         defining.iter().map(|&(f, _)| (f, Vec::new())).collect();
     for (&id, &last) in &wanted {
-        for r in symbols.references_to(id, last) {
-            if r.role != Role::Call || !calls_in.contains_key(&r.file) {
-                continue;
+        symbols.each_reference_to(id, last, &mut |r| {
+            if r.role != Role::Call {
+                return;
             }
-            let reference = Reference {
-                name: id,
-                line: r.line,
-                column: r.column,
-                role: r.role,
-                enclosing: r.enclosing,
-            };
-            calls_in.entry(r.file).or_default().push((id, reference));
-        }
+            if let Some(calls) = calls_in.get_mut(&r.file) {
+                let reference = Reference {
+                    name: id,
+                    line: r.line,
+                    column: r.column,
+                    role: r.role,
+                    enclosing: r.enclosing,
+                };
+                calls.push((id, reference));
+            }
+        });
     }
     let mut found: Vec<(OsString, Parsedness<FileCalls>)> = Vec::new();
     for (f, language) in defining {

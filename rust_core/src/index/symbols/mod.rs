@@ -89,12 +89,14 @@ fn unzigzag(v: u64) -> i64 {
 /// One name's run of references decoded (see the module doc); a run that does not decode ends
 /// early.
 pub(super) fn decode_run(run: &[u8]) -> Vec<StoredReference> {
-    decode_run_to(run, NONE)
+    let mut out = Vec::new();
+    each_in_run(run, NONE, &mut |r| out.push(r));
+    out
 }
 
-/// [`decode_run`] of the references in files up to `last` (the run is in file order).
-fn decode_run_to(run: &[u8], last: u32) -> Vec<StoredReference> {
-    let mut out = Vec::new();
+/// Hands each reference of a run in files up to `last` to `each` (the run is in file order).
+fn each_in_run(run: &[u8], last: u32, each: &mut dyn FnMut(StoredReference)) {
+    let mut first = true;
     let mut at = 0;
     let (mut file, mut line) = (0u64, 0i64);
     while at < run.len() {
@@ -104,7 +106,8 @@ fn decode_run_to(run: &[u8], last: u32) -> Vec<StoredReference> {
         let Some(l) = read_varint(run, &mut at) else {
             break;
         };
-        if step > 0 || out.is_empty() {
+        if step > 0 || first {
+            first = false;
             file += step;
             line = l as i64;
         } else {
@@ -121,7 +124,7 @@ fn decode_run_to(run: &[u8], last: u32) -> Vec<StoredReference> {
             break;
         };
         let enclosing = packed >> 3;
-        out.push(StoredReference {
+        each(StoredReference {
             file: u32::try_from(file).unwrap_or(NONE),
             line: u32::try_from(line).unwrap_or(0),
             column: u32::try_from(column).unwrap_or(0),
@@ -129,7 +132,6 @@ fn decode_run_to(run: &[u8], last: u32) -> Vec<StoredReference> {
             enclosing: (enclosing > 0).then(|| u32::try_from(enclosing - 1).unwrap_or(NONE)),
         });
     }
-    out
 }
 
 /// One definition of the file, as recorded.
@@ -409,9 +411,15 @@ impl Symbols {
         decode_run(self.reference_run(id))
     }
 
-    /// The references to name `id` in the files up to `last`, as [`Symbols::references_of`].
-    pub(super) fn references_to(&self, id: u32, last: u32) -> Vec<StoredReference> {
-        decode_run_to(self.reference_run(id), last)
+    /// Hands each reference to name `id` in the files up to `last` to `each`, in the order of
+    /// [`Symbols::references_of`].
+    pub(super) fn each_reference_to(
+        &self,
+        id: u32,
+        last: u32,
+        each: &mut dyn FnMut(StoredReference),
+    ) {
+        each_in_run(self.reference_run(id), last, each);
     }
 
     /// The encoded references to name `id` (see the module doc).
