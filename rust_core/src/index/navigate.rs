@@ -43,7 +43,7 @@ use super::live::Live;
 use super::plan::plan;
 use super::query::evaluate;
 use super::symbol_build::SymbolPhase;
-use super::symbols::{Status, StoredFile, Symbols};
+use super::symbols::{NONE, Status, StoredFile, Symbols};
 use super::table::{below, indexable, is_within};
 
 /// What a call may read from the symbol index, taken under the live state's lock.
@@ -598,6 +598,25 @@ pub(super) fn calls(
             defining.push((f, language));
         }
     }
+    // The stored files that hold the name as code (define or reference it), for the counts a
+    // cold search gives of its candidates.
+    let mut holding: Vec<u32> = defining.iter().map(|&(f, _)| f).collect();
+    if let Some(id) = symbols.name_id(name) {
+        let mut last = NONE;
+        symbols.each_reference_to(id, NONE, &mut |r| {
+            if r.file != last {
+                last = r.file;
+                holding.push(r.file);
+            }
+        });
+    }
+    holding.sort_unstable();
+    holding.dedup();
+    holding.retain(|&f| {
+        symbols
+            .file(f)
+            .is_some_and(|file| scope.admits(file.path) && fresh(&live, &file))
+    });
     drop(live);
     // Each name any of those files references, with the last of them: its run is read once,
     // up to that file (runs are in file order), for all of them.
@@ -688,14 +707,29 @@ pub(super) fn calls(
         Ok(found) => found,
         Err(error) => return Some(Err(error)),
     };
-    found.extend(paths.into_iter().zip(outcomes));
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    let out = CallsResult {
+    let stored = holding.len() as u64;
+    let mut out = CallsResult {
         name: options.name.clone(),
         offset: options.offset as u64,
         files_searched: scope.overlay.len() as u64,
+        candidate_files: stored,
+        files_parsed: stored,
+        files_cached: stored,
         ..CallsResult::default()
     };
+    for outcome in &outcomes {
+        match outcome {
+            Parsedness::Outlined { cached, .. } => {
+                out.candidate_files += 1;
+                out.files_parsed += 1;
+                out.files_cached += u64::from(*cached);
+            }
+            Parsedness::Unparsed(..) | Parsedness::NotReached => out.candidate_files += 1,
+            Parsedness::Skipped => {}
+        }
+    }
+    found.extend(paths.into_iter().zip(outcomes));
+    found.sort_by(|a, b| a.0.cmp(&b.0));
     Some(Ok(calls::assemble(options, out, found)))
 }
 
