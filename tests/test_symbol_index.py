@@ -120,6 +120,11 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("definitions", {"name": "Widget", "match": "prefix", "limit": None}),
     ("definitions", {"name": "^(compute|render)$", "match": "regex", "limit": None}),
     ("definitions", {"name": "parse_args", "kind": ["function"], "path": "pkg2", "limit": 2}),
+    ("calls", {"name": "helper", "limit": None}),
+    ("calls", {"name": "compute", "limit": 7, "offset": 2}),
+    ("calls", {"name": "render", "kind": "method", "limit": None}),
+    ("calls", {"name": "Widget", "path": "pkg1", "glob": "*.js", "limit": None}),
+    ("calls", {"name": "no_such_name_anywhere"}),
 ]
 
 
@@ -330,4 +335,178 @@ def test_a_kernel_part_is_answered_as_cold(tmp_path: Path) -> None:
                 assert normal(got) == normal(cold.references(name, **kwargs)), (name, kwargs)
             got_definitions = ws.definitions(name, limit=None)
             assert normal(got_definitions) == normal(cold.definitions(name, limit=None)), name
+            got_calls = ws.calls(name, limit=None)
+            assert got_calls.files_searched == 0, name
+            assert normal(got_calls) == normal(cold.calls(name, limit=None)), name
         assert ws.references("kmalloc", limit=None).totals.calls > 50
+
+
+# Past REFRESH_SYMBOLS_AFTER_CHANGED_FILES (256) changed files, and under the share of the tree
+# past which a merge parses everything again (30%).
+TREE_FILES = 1100
+EDITED = 280
+
+
+def edit_many(root: Path) -> None:
+    """Edits EDITED files of a `make_tree` tree: a Python or C file gains a function `later_<i>`
+    that calls helper, another one calls `later_<i>`."""
+    for i in range(EDITED):
+        ext, _ = MAKERS[i % len(MAKERS)]
+        path = root / f"pkg{i % 4}" / ("sub" if i % 3 else "") / f"m{i}.{ext}"
+        text = path.read_text()
+        if ext == "py":
+            path.write_text(text + f"\n\ndef later_{i}():\n    return helper(1)\n")
+        elif ext == "c":
+            path.write_text(text + f"\nint later_{i}(void)\n{{\n\treturn helper(1);\n}}\n")
+        else:
+            path.write_text(text.replace("helper(", f"later_{i}(helper(", 1))
+
+
+def wait_status(ws: Workspace, what: str, predicate: Any, timeout: float = 180) -> dict[str, Any]:
+    """Calls references (calls start the symbol index's jobs) until `predicate(status)`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ws.references("helper", limit=1)
+        status = ws.index_status()
+        if predicate(status):
+            return status
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}: {status}"
+        time.sleep(0.1)
+
+
+# 1,100 files: the edited ones are a quarter, merged into the old file's records; 400: most of
+# the tree, parsed again whole.
+@pytest.mark.parametrize("files", [TREE_FILES, 400])
+def test_past_the_bound_the_symbol_file_is_merged_in_the_background(
+    tmp_path: Path, files: int
+) -> None:
+    root = make_tree(tmp_path / "tree", files=files)
+    store = tmp_path / "store"
+    with Workspace(root, index=True, index_dir=store) as ws:
+        wait_symbols(ws, timeout=300)
+        [path] = symbol_files(store)
+        first = path.stat().st_ino
+        edit_many(root)
+        # Meanwhile the old file and the overlay answer, as the cold engine.
+        assert_as_cold(ws, root, indexed=False)
+        status = wait_status(ws, "a merge", lambda s: s["symbol_merges"] >= 1)
+        assert status["symbols"] == "ready" and status["symbol_adoptions"] == 0
+        [path] = symbol_files(store)
+        assert path.stat().st_ino != first
+        assert not [p for p in store.iterdir() if "-symbols.tmp." in p.name]
+        # The new file answers for the edited files: nothing is left to parse cold.
+        assert_as_cold(ws, root, indexed=True)
+        assert ws.definitions("later_6").total == 1  # m6.c
+        later = ws.references("later_5", limit=None)  # m5.py
+        assert later.files_searched == 0 and later.definitions_total == 1
+        assert ws.references("later_7", role="call").totals.calls == 1  # m7.js
+        # And it stays fresh: an edit after the merge shows at the next call.
+        (root / "pkg3" / "fresh.py").write_text("def after_merge():\n    return helper(2)\n")
+        assert ws.definitions("after_merge").total == 1
+        assert_as_cold(ws, root, indexed=False)
+
+
+ADOPTER = """
+import json, sys, time
+from ripsight import Workspace
+ws = Workspace(sys.argv[1], index=True, index_dir=sys.argv[2])
+deadline = time.monotonic() + 300
+while ws.index_status().get("symbols") != "ready":
+    assert time.monotonic() < deadline
+    time.sleep(0.02)
+print(json.dumps(ws.index_status()), flush=True)
+while ws.index_status()["symbol_merges"] == 0:
+    assert time.monotonic() < deadline
+    ws.references("helper", limit=1)
+    time.sleep(0.1)
+print(json.dumps(ws.index_status()), flush=True)
+if len(sys.argv) > 3:
+    time.sleep(300)
+ws.close()
+"""
+
+
+def test_a_running_process_adopts_the_symbol_file_another_one_merged(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree", files=TREE_FILES)
+    store = tmp_path / "store"
+    with Workspace(root, index=True, index_dir=store) as ws:
+        wait_symbols(ws, timeout=300)
+        [path] = symbol_files(store)
+        first = path.stat().st_ino
+        edit_many(root)
+        # Another process on the tree loads the file, finds the edits and merges them.
+        done = subprocess.run(
+            [sys.executable, "-c", ADOPTER, str(root), str(store)],
+            capture_output=True,
+            text=True,
+            timeout=400,
+            check=True,
+        )
+        loaded, merged = (json.loads(line) for line in done.stdout.splitlines())
+        assert loaded["symbols_loaded"] is True and merged["symbol_merges"] == 1
+        [path] = symbol_files(store)
+        written = path.stat().st_ino
+        assert written != first
+        # This process takes it over at its next calls instead of merging its own.
+        status = wait_status(ws, "an adoption", lambda s: s["symbol_adoptions"] >= 1)
+        assert status["symbol_merges"] == 0
+        assert symbol_files(store)[0].stat().st_ino == written
+        assert_as_cold(ws, root, indexed=True)
+
+
+def test_a_process_killed_while_merging_leaves_the_old_file_valid(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree", files=TREE_FILES)
+    store = tmp_path / "store"
+    with Workspace(root, index=True, index_dir=store) as ws:
+        wait_symbols(ws, timeout=300)
+    [path] = symbol_files(store)
+    first = path.stat().st_ino
+    edit_many(root)
+    # The merging process stalls once its new file is written, before it is put in place.
+    child = subprocess.Popen(
+        [sys.executable, "-c", ADOPTER, str(root), str(store), "stay"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, RIPSIGHT_INDEX_STALL_WRITE_MS="120000"),
+    )
+    try:
+        assert child.stdout is not None
+        line = Lines(child.stdout).next(300)
+        assert line is not None and json.loads(line)["symbols_loaded"] is True
+        deadline = time.monotonic() + 300
+        while not [p for p in store.iterdir() if "-symbols.tmp." in p.name]:
+            assert time.monotonic() < deadline, "the merge wrote no temporary file"
+            assert child.poll() is None
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=30)
+    [path] = symbol_files(store)
+    assert path.stat().st_ino == first
+    status, answer = run_child(root, store)
+    assert status["symbols"] == "ready" and status["symbols_loaded"] is True
+    with Workspace(root) as cold:
+        assert answer["calls"] == cold.references("helper", limit=None).totals.calls
+
+
+def test_files_the_symbol_file_cannot_parse_start_no_merges(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree")
+    # More files than the bound that no parse takes (a line over the outline's 10,000 bytes):
+    # they stay in the overlay after any merge, so they are no reason for one.
+    for i in range(300):
+        (root / "long").mkdir(exist_ok=True)
+        (root / "long" / f"l{i}.py").write_text(f"x = '{'a' * 10_001}'\ndef helper():\n    pass\n")
+    time.sleep(1.2)
+    with Workspace(root, index=True, index_dir=tmp_path / "store") as ws:
+        wait_symbols(ws)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            ws.references("helper", limit=1)
+            time.sleep(0.1)
+        status = ws.index_status()
+        assert status["symbol_merges"] == 0 and status["symbols"] == "ready", status
+        assert ws.references("helper", path="long", limit=None).unparsed_total == 300
+        assert_as_cold(ws, root, indexed=False)

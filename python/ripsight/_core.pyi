@@ -797,6 +797,13 @@ class IndexStatus:
     @property
     def symbols_failure(self) -> str | None:
         """Why the symbol index could not be built, if so."""
+    @property
+    def symbol_merges(self) -> int:
+        """Symbol files this process wrote after its first (merges of the files changed since,
+        rebuilds)."""
+    @property
+    def symbol_adoptions(self) -> int:
+        """Symbol files written by other processes that this one took over."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final

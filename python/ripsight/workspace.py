@@ -587,7 +587,9 @@ class Workspace:
         ``RIPSIGHT_PORTABLE=1``, a watch limit): every call re-checks the tree first. "fallback"
         means the table could not be kept at all: every call is answered without the index.
         ``"symbols"`` is the symbol index's phase (``"off"``, ``"waiting"``, ``"building"``
-        with ``symbol_files_parsed`` of ``symbol_files_total``, ``"ready"``, ``"failed"``)."""
+        with ``symbol_files_parsed`` of ``symbol_files_total``, ``"ready"``, ``"failed"``);
+        ``symbol_merges`` and ``symbol_adoptions`` count the symbol files this process wrote
+        since (merges of the changed files) and took over from other processes."""
         status = self._engine.index_status()
         return {"state": "off"} if status is None else status.to_dict()
 

@@ -32,7 +32,7 @@ const WAIT_FOR_BUILDER: Duration = Duration::from_millis(50);
 
 /// A merge rebuilds instead when this share (percent) of the new base's sections would belong
 /// to files that changed since (dead documents and the files read again).
-const REBUILD_FROM_PERCENT: usize = 30;
+pub(super) const REBUILD_FROM_PERCENT: usize = 30;
 
 /// The first build: walks the tree into a table (watching every directory), then takes the
 /// base: the index file on disk when there is a valid one; else, under the writer's lock, one
@@ -277,7 +277,7 @@ pub(super) enum Job {
 
 /// After a job that could not run (another process holds the lock, or the file on disk could
 /// not be loaded), no job starts for this long.
-const RETRY_AFTER: Duration = Duration::from_millis(500);
+pub(super) const RETRY_AFTER: Duration = Duration::from_millis(500);
 
 /// Runs `job` in the background; clears `Live::reindexing` when done.
 pub(super) fn background(shared: &Shared, job: Job) {
@@ -319,7 +319,7 @@ fn adopt(shared: &Shared) -> bool {
 }
 
 /// The longest a merge waits for the files it reads to be old enough to be vouched for.
-const MAX_AGING_WAIT: Duration = Duration::from_secs(3);
+pub(super) const MAX_AGING_WAIT: Duration = Duration::from_secs(3);
 
 /// A merge (or a rebuild) under the writer's lock; false when it could not run.
 fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
@@ -423,7 +423,7 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
 }
 
 /// Whether a change time is old enough now to vouch for the contents (see `vouches`).
-fn vouches_ctime(ctime_ns: i64) -> bool {
+pub(super) fn vouches_ctime(ctime_ns: i64) -> bool {
     vouches(
         &crate::boundary::FileIdentity {
             ctime_ns,

@@ -73,6 +73,7 @@ use std::ffi::OsStr;
 
 use crate::candidates::{CandidateSource, GlobAsk, GrepAsk, Listed, ListedFiles};
 use crate::error::CoreError;
+use crate::outline::calls::{CallsOptions, CallsResult};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
 use crate::outline::graph::SymbolGraph;
 use crate::outline::outliner::Outliner;
@@ -82,6 +83,7 @@ use crate::workspace::Workspace;
 use build::Job;
 use live::{Data, Live, Shared, lock};
 pub use live::{IndexMode, IndexState};
+use symbol_build::SymbolJob;
 pub use symbol_build::{SYMBOLS_ENV, SymbolPhase, symbols_enabled};
 use table::Table;
 use watch::Limits;
@@ -148,12 +150,22 @@ crate::record! {
         pub symbols_build_ms: Option<f64>,
         /// Why the symbol index could not be built, if so.
         pub symbols_failure: Option<String>,
+        /// Symbol files this process wrote after its first (merges of the files changed since,
+        /// rebuilds).
+        pub symbol_merges: u64,
+        /// Symbol files written by other processes that this one took over.
+        pub symbol_adoptions: u64,
     }
 }
 
 /// Files a merge is started for: when this many files have changed since the base, the next
 /// call starts a background merge of them into a new base.
 pub const REINDEX_AFTER_CHANGED_FILES: usize = 512;
+
+/// Files a symbol merge is started for: when the symbol index's overlay (files with a parser
+/// changed or new since its file, parsed cold by the calls that need them) has grown by this
+/// many, the next call on it starts a background merge of them into a new symbol file.
+pub const REFRESH_SYMBOLS_AFTER_CHANGED_FILES: usize = 256;
 
 /// How the index is kept.
 #[derive(Clone, Debug)]
@@ -277,6 +289,8 @@ impl WarmIndex {
             symbols_loaded: live.symbols.loaded,
             symbols_build_ms: live.symbols.build_ms,
             symbols_failure: live.symbols.failure.clone(),
+            symbol_merges: live.symbols.merges,
+            symbol_adoptions: live.symbols.adoptions,
         }
     }
 
@@ -307,13 +321,23 @@ impl WarmIndex {
         options: &ReferencesOptions,
     ) -> Option<Result<ReferencesOutput, CoreError>> {
         let outliner = self.shared.outliner.clone()?;
-        let live = self.answering()?;
-        // Read under the lock, after the changes were applied (every bump is made under it).
-        let revision = self.shared.revision.load(Ordering::SeqCst);
+        let (live, revision) = self.symbols_answering()?;
         let answer =
             navigate::references(&self.shared.workspace, live, revision, &outliner, options);
         if answer.is_some() {
             // Otherwise the cold search's grep (this index's) counts itself.
+            self.count(true);
+        }
+        answer
+    }
+
+    /// `find_calls` from the symbol index (the files defining the name read from it, the
+    /// overlay's parsed cold), as [`WarmIndex::references`].
+    pub fn calls(&self, options: &CallsOptions) -> Option<Result<CallsResult, CoreError>> {
+        let outliner = self.shared.outliner.clone()?;
+        let (live, revision) = self.symbols_answering()?;
+        let answer = navigate::calls(&self.shared.workspace, live, revision, &outliner, options);
+        if answer.is_some() {
             self.count(true);
         }
         answer
@@ -325,8 +349,7 @@ impl WarmIndex {
         options: &DefinitionsOptions,
     ) -> Option<Result<DefinitionsOutput, CoreError>> {
         let outliner = self.shared.outliner.clone()?;
-        let live = self.answering()?;
-        let revision = self.shared.revision.load(Ordering::SeqCst);
+        let (live, revision) = self.symbols_answering()?;
         let answer =
             navigate::definitions(&self.shared.workspace, live, revision, &outliner, options);
         if answer.is_some() {
@@ -343,8 +366,7 @@ impl WarmIndex {
     /// answer for).
     pub fn symbol_graph(&self, path: Option<&OsStr>) -> Option<Result<SymbolGraph, CoreError>> {
         let outliner = self.shared.outliner.clone()?;
-        let live = self.answering()?;
-        let revision = self.shared.revision.load(Ordering::SeqCst);
+        let (live, revision) = self.symbols_answering()?;
         navigate::graph(&self.shared.workspace, live, revision, &outliner, path)
     }
 
@@ -434,6 +456,42 @@ impl WarmIndex {
             return None;
         }
         Some(live)
+    }
+
+    /// [`WarmIndex::answering`] for the symbol index's calls, with the revision (read under the
+    /// lock, after the changes were applied: every bump is made under it); starts the symbol
+    /// index's background job when one is due: adopting the file another process wrote, or
+    /// merging the overlay once it has grown by [`REFRESH_SYMBOLS_AFTER_CHANGED_FILES`].
+    fn symbols_answering(&self) -> Option<(MutexGuard<'_, Live>, u64)> {
+        let mut live = self.answering()?;
+        let revision = self.shared.revision.load(Ordering::SeqCst);
+        let symbols = &live.symbols;
+        let idle = symbols.phase == SymbolPhase::Ready
+            && !symbols.refreshing
+            && symbols.retry_after.is_none_or(|t| Instant::now() >= t);
+        if let (true, Some(data)) = (idle, symbols.data.clone()) {
+            let on_disk = self.shared.store.symbols().on_disk();
+            let job = if on_disk.is_some() && on_disk != live.symbols.id {
+                Some(SymbolJob::Adopt)
+            } else {
+                let grown = navigate::overlay(&mut live, revision, &data).len();
+                (grown >= live.symbols.overlay_after + REFRESH_SYMBOLS_AFTER_CHANGED_FILES)
+                    .then_some(SymbolJob::Merge)
+            };
+            if let (Some(job), Some(outliner)) = (job, self.shared.outliner.clone()) {
+                let shared = Arc::clone(&self.shared);
+                let spawned = std::thread::Builder::new()
+                    .name("ripsight-symbols".into())
+                    .spawn(move || symbol_build::background(&shared, &outliner, job));
+                if let Ok(handle) = spawned {
+                    live.symbols.refreshing = true;
+                    let mut threads = lock(&self.threads);
+                    threads.retain(|h| !h.is_finished());
+                    threads.push(handle);
+                }
+            }
+        }
+        Some((live, revision))
     }
 
     fn start_job(&self, live: &mut Live, job: Job) {

@@ -1,5 +1,6 @@
-//! `find_references`, `find_definitions` and the repository map's graph answered from the
-//! symbol index (`symbols`) and the overlay, or `None` when the cold engine must answer.
+//! `find_references`, `find_definitions`, `find_calls` and the repository map's graph answered
+//! from the symbol index (`symbols`) and the overlay, or `None` when the cold engine must
+//! answer.
 //!
 //! The files a call covers are those of the table below its directory that its `glob` admits,
 //! as grep would search them. Each is answered in one of two ways:
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use crate::error::CoreError;
 use crate::grep::{self, GrepOptions, OutputMode};
 use crate::open::{Target, open_target};
+use crate::outline::calls::{self, CallsOptions, CallsResult, FileCalls, file_calls};
 use crate::outline::definitions::{
     self, DefinitionsOptions, DefinitionsOutput, Matcher, Parsedness, may_have_parser, outline_all,
 };
@@ -41,7 +43,7 @@ use super::live::Live;
 use super::plan::plan;
 use super::query::evaluate;
 use super::symbol_build::SymbolPhase;
-use super::symbols::{Status, StoredFile, Symbols};
+use super::symbols::{NONE, Status, StoredFile, Symbols};
 use super::table::{below, indexable, is_within};
 
 /// What a call may read from the symbol index, taken under the live state's lock.
@@ -144,7 +146,7 @@ fn fresh(live: &Live, file: &StoredFile<'_>) -> bool {
 
 /// The files of the table with a parser that the symbol file does not describe as they are
 /// now: computed by one walk of both sorted lists, kept until the table changes.
-fn overlay(live: &mut Live, revision: u64, symbols: &Symbols) -> Arc<Vec<String>> {
+pub(super) fn overlay(live: &mut Live, revision: u64, symbols: &Symbols) -> Arc<Vec<String>> {
     let stamp = (revision, live.table.vouched);
     if let Some((at, overlay)) = &live.symbols.overlay
         && *at == stamp
@@ -539,6 +541,196 @@ pub(super) fn definitions(
         ..DefinitionsOutput::default()
     };
     Some(Ok(definitions::assemble(options, &matcher, out, stored)))
+}
+
+/// `find_calls` from the symbol index, or `None` for the cold engine: the stored files defining
+/// the name are looked up, and each one's calls read from the references of the names it
+/// references (`SymFileNames`), in it; the overlay's files that hold the name are parsed cold.
+pub(super) fn calls(
+    workspace: &Workspace,
+    mut live: std::sync::MutexGuard<'_, Live>,
+    revision: u64,
+    outliner: &Outliner,
+    options: &CallsOptions,
+) -> Option<Result<CallsResult, CoreError>> {
+    let name = match references::check_name(&options.name) {
+        Ok(name) => name,
+        Err(error) => return Some(Err(error)),
+    };
+    let pattern = format!(r"\b{}\b", regex::escape(name));
+    let files = (options.path.as_deref(), options.glob.as_slice());
+    let scope = match scope(
+        workspace,
+        &mut live,
+        revision,
+        files,
+        Some((&pattern, false)),
+    )? {
+        Ok(scope) => scope,
+        Err(error) => return Some(Err(error)),
+    };
+    let symbols = &scope.symbols;
+    let kinds = &options.kinds;
+    // The stored files defining the name (by a definition of the kinds asked), fresh and in
+    // the call's scope; a name's definitions come file after file.
+    let mut defining: Vec<(u32, crate::outline::lang::Language)> = Vec::new();
+    for d in symbols
+        .name_id(name)
+        .into_iter()
+        .flat_map(|id| symbols.definitions_of(id))
+    {
+        let (Some(f), Some(definition)) = (symbols.file_of_definition(d), symbols.definition(d))
+        else {
+            continue;
+        };
+        if !kinds.is_empty() && !kinds.contains(&definition.kind)
+            || defining.last().is_some_and(|(g, _)| *g == f)
+        {
+            continue;
+        }
+        let Some(file) = symbols.file(f) else {
+            continue;
+        };
+        if let (Some(language), true) = (
+            file.language,
+            scope.admits(file.path) && fresh(&live, &file),
+        ) {
+            defining.push((f, language));
+        }
+    }
+    // The stored files that hold the name as code (define or reference it), for the counts a
+    // cold search gives of its candidates.
+    let mut holding: Vec<u32> = defining.iter().map(|&(f, _)| f).collect();
+    if let Some(id) = symbols.name_id(name) {
+        let mut last = NONE;
+        symbols.each_reference_to(id, NONE, &mut |r| {
+            if r.file != last {
+                last = r.file;
+                holding.push(r.file);
+            }
+        });
+    }
+    holding.sort_unstable();
+    holding.dedup();
+    holding.retain(|&f| {
+        symbols
+            .file(f)
+            .is_some_and(|file| scope.admits(file.path) && fresh(&live, &file))
+    });
+    drop(live);
+    // Each name any of those files references, with the last of them: its run is read once,
+    // up to that file (runs are in file order), for all of them.
+    let mut wanted: BTreeMap<u32, u32> = BTreeMap::new();
+    for &(f, _) in &defining {
+        for (id, _) in symbols.file_names(f) {
+            let last = wanted.entry(id).or_insert(f);
+            *last = (*last).max(f);
+        }
+    }
+    // Per file, its calls: (name id, reference).
+    let mut calls_in: BTreeMap<u32, Vec<(u32, Reference)>> =
+        defining.iter().map(|&(f, _)| (f, Vec::new())).collect();
+    for (&id, &last) in &wanted {
+        symbols.each_reference_to(id, last, &mut |r| {
+            if r.role != Role::Call {
+                return;
+            }
+            if let Some(calls) = calls_in.get_mut(&r.file) {
+                let reference = Reference {
+                    name: id,
+                    line: r.line,
+                    column: r.column,
+                    role: r.role,
+                    enclosing: r.enclosing,
+                };
+                calls.push((id, reference));
+            }
+        });
+    }
+    let mut found: Vec<(OsString, Parsedness<FileCalls>)> = Vec::new();
+    for (f, language) in defining {
+        let file = symbols.file(f)?;
+        // The file's calls, in its order (by position: the order of a parse's list), their
+        // names numbered within the file.
+        let mut names: Vec<String> = Vec::new();
+        let mut local: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut list: Vec<Reference> = Vec::new();
+        for (id, mut reference) in calls_in.remove(&f).unwrap_or_default() {
+            reference.name = match local.get(&id) {
+                Some(&k) => k,
+                None => {
+                    names.push(symbols.name(id)?.to_string());
+                    local.insert(id, names.len() as u32 - 1);
+                    names.len() as u32 - 1
+                }
+            };
+            list.push(reference);
+        }
+        list.sort_by_key(|r| (r.line, r.column));
+        let mut parsed = stored_parse(symbols, &file);
+        parsed.references = Some(crate::outline::refs::References {
+            names,
+            list,
+            cut: file.cut,
+        });
+        parsed.with_references = true;
+        // The line texts are the file's (its identity is the one recorded): when it cannot be
+        // read now, the cold engine answers.
+        let mut opened = workspace.open_file(OsStr::new(file.path)).ok()?;
+        let Ok(Prepared::Ready(source)) = prepare(&mut opened) else {
+            return None;
+        };
+        let kept = file_calls(&source.bytes, &parsed, name, kinds);
+        found.push((
+            OsString::from(file.path),
+            Parsedness::Outlined {
+                kept,
+                language,
+                cached: true,
+            },
+        ));
+    }
+    let keep =
+        |source: &Source, parsed: Arc<Parsed>| file_calls(&source.bytes, &parsed, name, kinds);
+    let (paths, outcomes) = match overlay_outcomes(
+        workspace,
+        outliner,
+        &scope,
+        Prefilter {
+            pattern: &pattern,
+            literal: false,
+            references: true,
+        },
+        &options.cancel,
+        &keep,
+    )? {
+        Ok(found) => found,
+        Err(error) => return Some(Err(error)),
+    };
+    let stored = holding.len() as u64;
+    let mut out = CallsResult {
+        name: options.name.clone(),
+        offset: options.offset as u64,
+        files_searched: scope.overlay.len() as u64,
+        candidate_files: stored,
+        files_parsed: stored,
+        files_cached: stored,
+        ..CallsResult::default()
+    };
+    for outcome in &outcomes {
+        match outcome {
+            Parsedness::Outlined { cached, .. } => {
+                out.candidate_files += 1;
+                out.files_parsed += 1;
+                out.files_cached += u64::from(*cached);
+            }
+            Parsedness::Unparsed(..) | Parsedness::NotReached => out.candidate_files += 1,
+            Parsedness::Skipped => {}
+        }
+    }
+    found.extend(paths.into_iter().zip(outcomes));
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    Some(Ok(calls::assemble(options, out, found)))
 }
 
 /// The symbol graph of the files below `path` from the symbol index, the overlay parsed cold;

@@ -8,6 +8,18 @@
 //! A damaged, truncated, foreign or other-version file fails its checks at load (every section
 //! is checksummed, and checked at open) and is rebuilt, never read; a builder killed midway
 //! leaves only a temporary file, which the next holder of the lock deletes (`store`).
+//!
+//! Afterwards it is kept as the n-gram base is (`build`), by background jobs that calls start
+//! (`WarmIndex::symbols_upkeep`), one at a time, with the same store, lock and atomic
+//! replacement:
+//! - a merge, once the overlay has grown by [`super::REFRESH_SYMBOLS_AFTER_CHANGED_FILES`]
+//!   files since the file was taken: the files changed since are parsed, and a new file is
+//!   written from the old file's records of the others and the new parses (`symbols::write`);
+//!   past [`super::build::REBUILD_FROM_PERCENT`] of the files, every file is parsed again;
+//! - an adoption, when another process replaced the file: it is mapped in place of this one's.
+//!
+//! Meanwhile the calls answer from the old file and the overlay; the new file replaces it under
+//! the live state's lock, and each of its records answers only while fresh, as any file's.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,9 +30,11 @@ use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::walker::thread_count;
 
-use super::live::{Shared, lock};
-use super::store::FileId;
-use super::symbols::{Builder, Input, Outcome, Symbols};
+use super::build::{MAX_AGING_WAIT, REBUILD_FROM_PERCENT, RETRY_AFTER, vouches_ctime};
+use super::live::{Live, Shared, lock};
+use super::navigate::overlay;
+use super::store::{FileId, Lock};
+use super::symbols::{Builder, Input, Outcome, Status, Symbols};
 use super::table::{now_ns, vouches};
 
 /// Set to `0` in the environment, no symbol index is kept (references and definitions parse
@@ -69,6 +83,47 @@ pub(super) struct SymbolState {
     pub(super) failure: Option<String>,
     /// The overlay as last computed, with the table's revision and trust it was computed for.
     pub(super) overlay: Option<Overlay>,
+    /// The files of the overlay when the file was taken that it recorded as unparsable (too
+    /// large, a timeout): they stay in the overlay after any merge, so a merge is due when the
+    /// overlay holds that many more than these.
+    pub(super) overlay_after: usize,
+    /// A background job (merge, adoption) is running.
+    pub(super) refreshing: bool,
+    /// Symbol files this process wrote after its first (merges, rebuilds), and adopted from
+    /// other processes.
+    pub(super) merges: u64,
+    pub(super) adoptions: u64,
+    /// No background job starts before this (one could not run).
+    pub(super) retry_after: Option<Instant>,
+}
+
+/// What a background job of the symbol index does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SymbolJob {
+    /// Parses the files changed since the file and writes a new one (see the module doc).
+    Merge,
+    /// Maps the file another process wrote.
+    Adopt,
+}
+
+/// Puts `data` (with the identity of its file) in place of the symbol file `live` answers from,
+/// and counts the files of the overlay it could not parse.
+fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) {
+    let data = Arc::new(data);
+    live.symbols.data = Some(Arc::clone(&data));
+    live.symbols.id = id;
+    live.symbols.phase = SymbolPhase::Ready;
+    live.symbols.overlay = None;
+    let revision = shared.revision.load(Ordering::SeqCst);
+    let paths = overlay(live, revision, &data);
+    live.symbols.overlay_after = paths
+        .iter()
+        .filter(|path| {
+            let stored = data.file_index(path).and_then(|k| data.file(k));
+            let meta = live.table.files.get(path.as_str()).map(|e| e.meta);
+            stored.is_some_and(|f| f.status == Status::Unparsed && Some(f.meta) == meta)
+        })
+        .count();
 }
 
 /// The overlay's paths, with the table's revision and trust they were computed for.
@@ -82,11 +137,8 @@ pub(super) fn build(shared: &Shared, outliner: &Outliner) {
     lock(&shared.live).symbols.phase = SymbolPhase::Waiting;
     let set = |data: Symbols, id: Option<FileId>, loaded: bool| {
         let mut live = lock(&shared.live);
-        live.symbols.data = Some(Arc::new(data));
-        live.symbols.id = id;
+        install(shared, &mut live, data, id);
         live.symbols.loaded = loaded;
-        live.symbols.phase = SymbolPhase::Ready;
-        live.symbols.overlay = None;
         live.symbols.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     };
     let fail = |reason: String| {
@@ -109,9 +161,7 @@ pub(super) fn build(shared: &Shared, outliner: &Outliner) {
             let Some(builder) = parse_all(shared, outliner) else {
                 return;
             };
-            let key = store.key().to_vec();
-            let write = |out: &mut dyn super::store::Sink| builder.write(out, &key).map(|_| ());
-            match store.save_as::<Symbols>(&writer, &write) {
+            match save(shared, &writer, &builder) {
                 Ok((data, id)) => return set(data, id, false),
                 Err(e) => return fail(format!("the symbol index could not be written: {e}")),
             }
@@ -120,12 +170,35 @@ pub(super) fn build(shared: &Shared, outliner: &Outliner) {
     }
 }
 
+/// Writes `builder`'s file under `writer` and maps it (the writer's stall, a test limit,
+/// comes first: see `watch::Limits`).
+fn save(
+    shared: &Shared,
+    writer: &Lock,
+    builder: &Builder,
+) -> std::io::Result<(Symbols, Option<FileId>)> {
+    let store = shared.store.symbols();
+    let key = store.key().to_vec();
+    let stall = shared.limits.stall_write_ms;
+    let write = |out: &mut dyn super::store::Sink| {
+        let out = builder.write(out, &key)?;
+        if let Some(ms) = stall {
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+        std::io::Write::flush(out)
+    };
+    store.save_as::<Symbols>(writer, &write)
+}
+
+/// A file to parse: its path, its identity in the table, and whether that vouched for its
+/// contents when taken.
+type ToParse = (String, crate::boundary::FileIdentity, bool);
+
 /// Parses every file of the table that may have a parser, in path order; `None` when the index
 /// was closed meanwhile.
 fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
-    let workspace = &shared.workspace;
     let now = now_ns();
-    let files: Vec<(String, crate::boundary::FileIdentity, bool)> = {
+    let files: Vec<ToParse> = {
         let live = lock(&shared.live);
         live.table
             .files
@@ -138,8 +211,21 @@ fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
         .symbol_total
         .store(files.len() as u64, Ordering::Relaxed);
     shared.symbol_parsed.store(0, Ordering::Relaxed);
-    let threads = thread_count(workspace).max(1);
     let mut builder = Builder::default();
+    parse(shared, outliner, &files, &mut |input| builder.add(input))?;
+    Some(builder)
+}
+
+/// Parses `files` on the workspace's threads, handing each one's outcome to `each` in their
+/// order; `None` when the index was closed meanwhile.
+fn parse(
+    shared: &Shared,
+    outliner: &Outliner,
+    files: &[ToParse],
+    each: &mut dyn FnMut(Input),
+) -> Option<()> {
+    let workspace = &shared.workspace;
+    let threads = thread_count(workspace).max(1);
     let keep = |_: &crate::outline::source::Source, parsed: Arc<Parsed>| parsed;
     for chunk in files.chunks(BUILD_CHUNK_FILES) {
         if shared.stop.load(Ordering::Relaxed) {
@@ -175,7 +261,7 @@ fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
                     Outcome::Unparsed
                 }
             };
-            builder.add(Input {
+            each(Input {
                 path: path.clone(),
                 meta: *meta,
                 trusted: *trusted,
@@ -183,5 +269,151 @@ fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
             });
         }
     }
-    Some(builder)
+    Some(())
+}
+
+/// Runs `job` in the background; clears `SymbolState::refreshing` when done.
+pub(super) fn background(shared: &Shared, outliner: &Outliner, job: SymbolJob) {
+    let done = match job {
+        SymbolJob::Adopt => adopt(shared),
+        SymbolJob::Merge => match shared.store.symbols().try_lock() {
+            Some(writer) => merge(shared, outliner, &writer),
+            None => false,
+        },
+    };
+    let mut live = lock(&shared.live);
+    live.symbols.refreshing = false;
+    live.symbols.retry_after = (!done).then(|| Instant::now() + RETRY_AFTER);
+}
+
+/// True when the file another process wrote was adopted (or there is nothing left to do).
+fn adopt(shared: &Shared) -> bool {
+    let Some((data, id)) = shared.store.symbols().load_as::<Symbols>() else {
+        return false;
+    };
+    let mut live = lock(&shared.live);
+    if live.symbols.phase != SymbolPhase::Ready || shared.stop.load(Ordering::Relaxed) {
+        return true;
+    }
+    install(shared, &mut live, data, Some(id));
+    live.symbols.adoptions += 1;
+    true
+}
+
+/// What a merge does with one file of the table, in path order.
+enum Step {
+    /// Copies the old file's record `k`.
+    Keep(u32),
+    /// Adds the next file parsed.
+    Parse,
+}
+
+/// A merge (or a rebuild) under the symbol file's writer lock; false when it could not run.
+fn merge(shared: &Shared, outliner: &Outliner, writer: &Lock) -> bool {
+    // Files changed within the trust margin would be recorded as not vouched for, and stay in
+    // the overlay: wait (briefly) until they are older, as the n-gram merge does.
+    let newest = {
+        let mut live = lock(&shared.live);
+        let Some(data) = live.symbols.data.clone() else {
+            return true;
+        };
+        let revision = shared.revision.load(Ordering::SeqCst);
+        let paths = overlay(&mut live, revision, &data);
+        paths
+            .iter()
+            .filter_map(|p| live.table.files.get(p))
+            .map(|e| e.meta.ctime_ns)
+            .max()
+    };
+    let waited = Instant::now();
+    while newest.is_some_and(|ctime| !vouches_ctime(ctime))
+        && waited.elapsed() < MAX_AGING_WAIT
+        && !shared.stop.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (base, steps, files) = {
+        let mut live = lock(&shared.live);
+        if live.symbols.phase != SymbolPhase::Ready || live.fallback.is_some() {
+            return true;
+        }
+        // Another process replaced the file: adopt it first (the next call starts that).
+        if live.symbols.id.is_some() && shared.store.symbols().on_disk() != live.symbols.id {
+            return false;
+        }
+        live.refresh(shared);
+        if live.fallback.is_some() {
+            return true;
+        }
+        let Some(base) = live.symbols.data.clone() else {
+            return true;
+        };
+        let (steps, files) = plan(&live, &base);
+        (base, steps, files)
+    };
+    let total = steps.len().max(1);
+    let builder = if files.len() * 100 >= total * REBUILD_FROM_PERCENT {
+        parse_all(shared, outliner)
+    } else {
+        let mut parsed = Vec::with_capacity(files.len());
+        let done = parse(shared, outliner, &files, &mut |input| parsed.push(input));
+        done.map(|()| {
+            let mut builder = Builder::merging(base);
+            let mut parsed = parsed.into_iter();
+            for step in steps {
+                match step {
+                    Step::Keep(k) => {
+                        builder.add_stored(k);
+                    }
+                    Step::Parse => {
+                        if let Some(input) = parsed.next() {
+                            builder.add(input);
+                        }
+                    }
+                }
+            }
+            builder
+        })
+    };
+    let Some(builder) = builder else {
+        return true;
+    };
+    let Ok((data, id)) = save(shared, writer, &builder) else {
+        return false;
+    };
+    drop(builder);
+    let mut live = lock(&shared.live);
+    if live.symbols.phase != SymbolPhase::Ready || shared.stop.load(Ordering::Relaxed) {
+        return true;
+    }
+    install(shared, &mut live, data, id);
+    live.symbols.merges += 1;
+    true
+}
+
+/// Which files of the table a merge keeps from `base` (recorded with their identity now, and
+/// vouched for then) and which it parses, in path order.
+fn plan(live: &Live, base: &Symbols) -> (Vec<Step>, Vec<ToParse>) {
+    let now = now_ns();
+    let (mut steps, mut files) = (Vec::new(), Vec::new());
+    let mut k = 0u32;
+    for (path, entry) in &live.table.files {
+        if !may_have_parser(std::ffi::OsStr::new(path.as_str())) {
+            continue;
+        }
+        while base.file(k).is_some_and(|f| f.path < path.as_str()) {
+            k += 1;
+        }
+        let kept = base.file(k).is_some_and(|f| {
+            // A file it could not parse is kept so too: it stays in the overlay either way.
+            f.path == path.as_str() && f.meta == entry.meta && f.trusted
+        });
+        if kept {
+            steps.push(Step::Keep(k));
+        } else {
+            steps.push(Step::Parse);
+            files.push((path.clone(), entry.meta, vouches(&entry.meta, now)));
+        }
+    }
+    (steps, files)
 }

@@ -39,7 +39,8 @@ pub(crate) enum Drained {
 /// `RIPSIGHT_INDEX_MAX_WATCHES` (watches beyond it fail as if the system limit was hit),
 /// `RIPSIGHT_INDEX_MAX_EVENTS` (a drain reading more events than this reports an overflow, as
 /// a full kernel queue does) and `RIPSIGHT_INDEX_STALL_WRITE_MS` (a writer of the index file
-/// sleeps this long halfway through, so a test can kill it there).
+/// sleeps this long halfway through, and one of the symbol file once it is written, before it
+/// is put in place, so a test can kill it there).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Limits {
     pub(crate) max_watches: Option<usize>,

@@ -9,6 +9,11 @@
 //! call. Calls are found **by name**, as references are: `obj.close()`
 //! calls `close`, whichever `close` that is.
 //!
+//! With a symbol index (`index::navigate::calls`), the files defining X are looked up in it and
+//! their calls read from it (each file's referenced names, then those names' references in
+//! it); only the files it does not describe as they are now are searched and parsed here. Both
+//! feed the same assembly ([`assemble`]) through [`file_calls`], so the answers are the same.
+//!
 //! Each callee says where the same file defines a name spelled as it, when it does (a lookup in
 //! the outline at hand). How many places define it across the tree is left out: that is one
 //! definitions search per callee (a grep and the parse of its candidates), tens of them for one
@@ -173,9 +178,22 @@ struct FileCallee {
 }
 
 /// What one file gave: the bodies of its definitions of the name.
-struct FileCalls {
+pub(crate) struct FileCalls {
     bodies: Vec<Body>,
     cut: bool,
+}
+
+/// What the definitions named `name` (of `kinds`, when given) in a parse of `bytes` call.
+pub(crate) fn file_calls(
+    bytes: &[u8],
+    parsed: &Parsed,
+    name: &str,
+    kinds: &[SymbolKind],
+) -> FileCalls {
+    FileCalls {
+        bodies: bodies(bytes, parsed, name, kinds),
+        cut: parsed.references.as_ref().is_some_and(|r| r.cut),
+    }
 }
 
 /// What the definitions named `options.name` call. `search` is the workspace's grep (the warm
@@ -232,16 +250,26 @@ pub fn calls(
             defining.push(path);
         }
     }
-    let keep = |source: &Source, parsed: Arc<Parsed>| FileCalls {
-        bodies: bodies(&source.bytes, &parsed, name, kinds),
-        cut: parsed.references.as_ref().is_some_and(|r| r.cut),
-    };
+    let keep =
+        |source: &Source, parsed: Arc<Parsed>| file_calls(&source.bytes, &parsed, name, kinds);
     let outcomes = outline_all(workspace, outliner, &defining, &deadline, true, &keep);
     if deadline.cancelled() {
         return Err(CoreError::Cancelled);
     }
+    let files = defining.into_iter().cloned().zip(outcomes).collect();
+    Ok(assemble(options, out, files))
+}
+
+/// The answer from what each file defining the name gave (in path order): its definitions,
+/// totals and the page of callees, counted into `out` (whose search counts are the caller's).
+pub(crate) fn assemble(
+    options: &CallsOptions,
+    mut out: CallsResult,
+    files: Vec<(OsString, Parsedness<FileCalls>)>,
+) -> CallsResult {
     let mut listed: Vec<Callee> = Vec::new();
-    for (path, outcome) in defining.iter().zip(outcomes) {
+    for (path, outcome) in files {
+        let path = &path;
         let Some((file, language)) = tally(&mut out, path, outcome, false) else {
             continue;
         };
@@ -281,7 +309,7 @@ pub fn calls(
     out.withheld = page.withheld;
     out.next_offset = page.next_offset;
     out.calls = listed.drain(page.start..page.end).collect();
-    Ok(out)
+    out
 }
 
 /// Counts one file's outcome into `out` (as a candidate when `candidate`, the first pass; the

@@ -96,16 +96,15 @@ pub(super) fn references(
     with_candidates(py, sources, options, cancel, cold, warm)
 }
 
-/// `Engine.calls`: what the definitions of a name call, in the grep's candidates (the symbol
-/// index keeps each name's references, not each body's calls, so it does not answer this).
+/// `Engine.calls`: what the definitions of a name call, from the symbol index when it answers,
+/// else in the grep's candidates.
 pub(super) fn calls(
     py: Python<'_>,
     sources: (&Arc<Workspace>, &Option<Arc<WarmIndex>>, &Arc<Outliner>),
     options: CallsOptions,
 ) -> PyResult<CallsResult> {
     let cancel = options.cancel.clone();
-    let cold_only: IndexedSearch<CallsOptions, CallsResult> = |_, _| None;
-    with_candidates(py, sources, options, cancel, calls::calls, cold_only)
+    with_candidates(py, sources, options, cancel, calls::calls, WarmIndex::calls)
 }
 
 /// `Engine.repo_map`: the map of a subtree, its files listed by the engine's own glob (the

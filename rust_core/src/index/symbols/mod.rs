@@ -86,6 +86,54 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
+/// One name's run of references decoded (see the module doc); a run that does not decode ends
+/// early.
+pub(super) fn decode_run(run: &[u8]) -> Vec<StoredReference> {
+    let mut out = Vec::new();
+    each_in_run(run, NONE, &mut |r| out.push(r));
+    out
+}
+
+/// Hands each reference of a run in files up to `last` to `each` (the run is in file order).
+fn each_in_run(run: &[u8], last: u32, each: &mut dyn FnMut(StoredReference)) {
+    let mut first = true;
+    let mut at = 0;
+    let (mut file, mut line) = (0u64, 0i64);
+    while at < run.len() {
+        let Some(step) = read_varint(run, &mut at) else {
+            break;
+        };
+        let Some(l) = read_varint(run, &mut at) else {
+            break;
+        };
+        if step > 0 || first {
+            first = false;
+            file += step;
+            line = l as i64;
+        } else {
+            line += unzigzag(l);
+        }
+        if file > u64::from(last) {
+            break;
+        }
+        let (Some(column), Some(packed)) = (read_varint(run, &mut at), read_varint(run, &mut at))
+        else {
+            break;
+        };
+        let Some(role) = Role::from_code((packed & 7) as u8) else {
+            break;
+        };
+        let enclosing = packed >> 3;
+        each(StoredReference {
+            file: u32::try_from(file).unwrap_or(NONE),
+            line: u32::try_from(line).unwrap_or(0),
+            column: u32::try_from(column).unwrap_or(0),
+            role,
+            enclosing: (enclosing > 0).then(|| u32::try_from(enclosing - 1).unwrap_or(NONE)),
+        });
+    }
+}
+
 /// One definition of the file, as recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct StoredDefinition {
@@ -360,52 +408,31 @@ impl Symbols {
     /// The references to name `id`, by file then in the file's order. A run that does not
     /// decode ends early (the checksums make that a forged file's only).
     pub(super) fn references_of(&self, id: u32) -> Vec<StoredReference> {
-        let mut out = Vec::new();
+        decode_run(self.reference_run(id))
+    }
+
+    /// Hands each reference to name `id` in the files up to `last` to `each`, in the order of
+    /// [`Symbols::references_of`].
+    pub(super) fn each_reference_to(
+        &self,
+        id: u32,
+        last: u32,
+        each: &mut dyn FnMut(StoredReference),
+    ) {
+        each_in_run(self.reference_run(id), last, each);
+    }
+
+    /// The encoded references to name `id` (see the module doc).
+    fn reference_run(&self, id: u32) -> &[u8] {
         if id >= self.names_len() {
-            return out;
+            return &[];
         }
         let starts = self.reference_starts.start + id as usize * 8;
         let start = le_u64(&self.bytes, starts) as usize;
         let end = le_u64(&self.bytes, starts + 8) as usize;
-        let Some(run) = self
-            .bytes
+        self.bytes
             .get(self.references.start + start..self.references.start + end)
-        else {
-            return out;
-        };
-        let mut at = 0;
-        let (mut file, mut line) = (0u64, 0i64);
-        while at < run.len() {
-            let Some(step) = read_varint(run, &mut at) else {
-                break;
-            };
-            let Some(l) = read_varint(run, &mut at) else {
-                break;
-            };
-            if step > 0 || out.is_empty() {
-                file += step;
-                line = l as i64;
-            } else {
-                line += unzigzag(l);
-            }
-            let (Some(column), Some(packed)) =
-                (read_varint(run, &mut at), read_varint(run, &mut at))
-            else {
-                break;
-            };
-            let Some(role) = Role::from_code((packed & 7) as u8) else {
-                break;
-            };
-            let enclosing = packed >> 3;
-            out.push(StoredReference {
-                file: u32::try_from(file).unwrap_or(NONE),
-                line: u32::try_from(line).unwrap_or(0),
-                column: u32::try_from(column).unwrap_or(0),
-                role,
-                enclosing: (enclosing > 0).then(|| u32::try_from(enclosing - 1).unwrap_or(NONE)),
-            });
-        }
-        out
+            .unwrap_or_default()
     }
 
     /// The names file `i` references, with how often (sorted by name id).

@@ -241,3 +241,126 @@ fn another_contents_file_is_never_read_as_a_symbol_file() {
     );
     assert!(Sections::check(&sample(), &crate::index::format::TRIGRAMS).is_err());
 }
+
+/// Everything a symbol file says, by name and path (ids and file numbers differ between files
+/// that say the same); names neither defined nor referenced are left out.
+fn described(s: &Symbols) -> Vec<String> {
+    let mut out = Vec::new();
+    let path = |f: u32| s.file(f).map(|f| f.path.to_string()).unwrap_or_default();
+    let name = |k: u32| s.name(k).unwrap_or_default().to_string();
+    for f in 0..s.files_len() {
+        let file = s.file(f).expect("a file");
+        let definitions: Vec<_> = file
+            .definitions
+            .clone()
+            .filter_map(|d| s.definition(d))
+            .map(|d| (name(d.name), d.line, d.end_line, d.parent, d.kind, d.depth))
+            .collect();
+        let names: Vec<_> = s
+            .file_names(f)
+            .into_iter()
+            .map(|(k, c)| (name(k), c))
+            .collect();
+        out.push(format!(
+            "{} {:?} {} {:?} {:?} {} {definitions:?} {names:?}",
+            file.path, file.meta, file.trusted, file.language, file.status, file.cut
+        ));
+    }
+    for k in 0..s.names_len() {
+        let refs: Vec<_> = s
+            .references_of(k)
+            .into_iter()
+            .map(|r| (path(r.file), r.line, r.column, r.role, r.enclosing))
+            .collect();
+        let defs: Vec<_> = s.definitions_of(k).collect();
+        if !refs.is_empty() || !defs.is_empty() {
+            out.push(format!("{} {defs:?} {refs:?}", name(k)));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_merge_says_what_a_build_of_the_same_files_says() {
+    let base = Arc::new(open(&sample()).expect("valid"));
+    let meta = FileIdentity {
+        size: 10,
+        ..FileIdentity::default()
+    };
+    let new_file = || Input {
+        path: "a2.c".into(),
+        meta,
+        trusted: true,
+        outcome: parsed(
+            &["kfree", "kmalloc"],
+            &[("release", 3)],
+            &[
+                (0, 4, 1, Role::Call, Some(0)),
+                (1, 5, 1, Role::Call, Some(0)),
+            ],
+        ),
+    };
+    let changed = || Input {
+        path: "c.c".into(),
+        meta: FileIdentity { size: 11, ..meta },
+        trusted: true,
+        outcome: parsed(
+            &["kmalloc", "kfree"],
+            &[("kmalloc", 9)],
+            &[
+                (1, 12, 2, Role::Call, Some(0)),
+                (0, 11, 3, Role::Read, None),
+            ],
+        ),
+    };
+    // a.c kept, a2.c new, b/big.c gone, c.c changed.
+    let mut merged = Builder::merging(Arc::clone(&base));
+    assert!(merged.add_stored(0));
+    merged.add(new_file());
+    merged.add(changed());
+    let merged = merged
+        .write(std::io::Cursor::new(Vec::new()), b"key")
+        .expect("written")
+        .into_inner();
+    let mut built = Builder::default();
+    let first = sample_input_a();
+    built.add(first);
+    built.add(new_file());
+    built.add(changed());
+    let built = built
+        .write(std::io::Cursor::new(Vec::new()), b"key")
+        .expect("written")
+        .into_inner();
+    let (merged, built) = (open(&merged).expect("valid"), open(&built).expect("valid"));
+    assert_eq!(described(&merged), described(&built));
+    // Not vacuous: the kept file's references moved with it, the changed file's are new.
+    let kmalloc = merged.name_id("kmalloc").expect("held");
+    let files: Vec<u32> = merged
+        .references_of(kmalloc)
+        .iter()
+        .map(|r| r.file)
+        .collect();
+    assert_eq!(files, [0, 0, 1, 2]);
+    assert!(merged.name_id("x").is_some() && merged.files_len() == 3);
+}
+
+/// The sample's first file, again.
+fn sample_input_a() -> Input {
+    Input {
+        path: "a.c".into(),
+        meta: FileIdentity {
+            size: 10,
+            ..FileIdentity::default()
+        },
+        trusted: true,
+        outcome: parsed(
+            &["kmalloc", "x"],
+            &[("main", 1), ("inner", 2)],
+            &[
+                (0, 3, 5, Role::Call, Some(1)),
+                (1, 2, 1, Role::Write, Some(0)),
+                (0, 1, 9, Role::Read, None),
+            ],
+        ),
+    }
+}

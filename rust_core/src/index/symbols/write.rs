@@ -1,5 +1,12 @@
 //! Building the symbol file's tables in memory from the parses of files given in path order,
 //! and writing them (the layout is in the parent module's doc).
+//!
+//! A merge ([`Builder::merging`]) builds a new file from an older one and the parses of the
+//! files changed since: the older file's records of the files kept are copied as they are
+//! (their definitions, their names' counts), and each name's run of references is written
+//! again with the kept files renumbered and the new parses' references in their files' place.
+//! Names keep the older file's ids while building; a name only dropped files used stays, with
+//! no definition and no reference.
 
 use std::collections::HashMap;
 use std::io::{Seek, Write};
@@ -13,7 +20,7 @@ use crate::outline::refs::Role;
 
 use super::super::base::{RECORD, push_record};
 use super::super::format::{Kind, SYMBOLS, Writer};
-use super::{DEFINITION, FILE_INFO, NONE, Status, zigzag};
+use super::{DEFINITION, FILE_INFO, NONE, Status, StoredReference, Symbols, decode_run, zigzag};
 
 /// One file handed to [`build`].
 pub(in crate::index) struct Input {
@@ -53,11 +60,42 @@ struct Run {
     started: bool,
 }
 
+/// The older file a merge starts from, and where each of its files went in the new one.
+struct Base {
+    symbols: Arc<Symbols>,
+    /// The new index of each of its files (`NONE`: not kept).
+    files: Vec<u32>,
+    /// Its names: their ids are theirs while building.
+    names: u32,
+}
+
+impl Run {
+    /// Appends a reference (in file order, then the file's own order).
+    fn push(&mut self, file: u32, line: u32, column: u32, enclosing: Option<u32>, role: Role) {
+        if !self.started || self.file != file {
+            push_varint(&mut self.bytes, u64::from(file - self.file));
+            push_varint(&mut self.bytes, u64::from(line));
+        } else {
+            push_varint(&mut self.bytes, 0);
+            let delta = i64::from(line) - i64::from(self.line);
+            push_varint(&mut self.bytes, zigzag(delta));
+        }
+        self.started = true;
+        self.file = file;
+        self.line = line;
+        push_varint(&mut self.bytes, u64::from(column));
+        let enclosing = enclosing.map_or(0, |e| u64::from(e) + 1);
+        push_varint(&mut self.bytes, enclosing << 3 | u64::from(role.code()));
+    }
+}
+
 /// The tables of the symbol file, built in memory from files given in path order.
 #[derive(Default)]
 pub(in crate::index) struct Builder {
     files: Vec<(String, FileIdentity, bool, [u8; 4], u32, u32)>,
+    base: Option<Base>,
     ids: HashMap<String, u32>,
+    /// The names not in the base (ids after the base's).
     names: Vec<String>,
     runs: Vec<Run>,
     /// Definition records with names as build ids.
@@ -66,15 +104,122 @@ pub(in crate::index) struct Builder {
 }
 
 impl Builder {
+    /// A builder whose files are added in path order, each either from `base` (its record as it
+    /// is, [`Builder::add_stored`]) or parsed ([`Builder::add`]).
+    pub(in crate::index) fn merging(base: Arc<Symbols>) -> Builder {
+        let names = base.names_len();
+        let mut runs = Vec::new();
+        runs.resize_with(names as usize, Run::default);
+        Builder {
+            base: Some(Base {
+                files: vec![NONE; base.files_len() as usize],
+                symbols: base,
+                names,
+            }),
+            runs,
+            ..Builder::default()
+        }
+    }
+
+    fn base_names(&self) -> u32 {
+        self.base.as_ref().map_or(0, |b| b.names)
+    }
+
     fn id(&mut self, name: &str) -> u32 {
+        if let Some(id) = self.base.as_ref().and_then(|b| b.symbols.name_id(name)) {
+            return id;
+        }
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
-        let id = self.names.len() as u32;
+        let id = self.base_names() + self.names.len() as u32;
         self.ids.insert(name.to_string(), id);
         self.names.push(name.to_string());
         self.runs.push(Run::default());
         id
+    }
+
+    fn name_of(&self, id: u32) -> &str {
+        let first = self.base_names();
+        match &self.base {
+            Some(base) if id < first => base.symbols.name(id).unwrap_or_default(),
+            _ => self.names[(id - first) as usize].as_str(),
+        }
+    }
+
+    /// Adds the base's file `old` as it is recorded (files come in path order); false when the
+    /// base has no such file.
+    pub(in crate::index) fn add_stored(&mut self, old: u32) -> bool {
+        let Some(base) = &self.base else {
+            return false;
+        };
+        let symbols = Arc::clone(&base.symbols);
+        let Some(stored) = symbols.file(old) else {
+            return false;
+        };
+        let file = self.files.len() as u32;
+        let first = self.definitions.len() as u32;
+        let mut info = [0u8; 4];
+        info[0] = stored
+            .language
+            .map_or(0, |l| code_of(l.name(), Language::NAMES));
+        info[1] = stored.status as u8;
+        info[2] = u8::from(stored.cut);
+        for d in stored.definitions.clone() {
+            let Some(d) = symbols.definition(d) else {
+                continue;
+            };
+            self.definitions.push((
+                d.name,
+                d.line,
+                d.end_line,
+                d.parent.unwrap_or(NONE),
+                code_of(d.kind.name(), SymbolKind::NAMES),
+                u16::try_from(d.depth).unwrap_or(u16::MAX),
+            ));
+        }
+        let len = self.definitions.len() as u32 - first;
+        self.files.push((
+            stored.path.to_string(),
+            stored.meta,
+            stored.trusted,
+            info,
+            first,
+            len,
+        ));
+        self.file_names.push(symbols.file_names(old));
+        if let Some(base) = &mut self.base
+            && let Some(slot) = base.files.get_mut(old as usize)
+        {
+            *slot = file;
+        }
+        true
+    }
+
+    /// The run of name `id` to write: the one built, or in a merge, the base's (its kept files
+    /// renumbered) and the one built, in file order.
+    fn run_of(&self, id: u32) -> std::borrow::Cow<'_, [u8]> {
+        let built = &self.runs[id as usize].bytes;
+        let Some(base) = self.base.as_ref().filter(|b| id < b.names) else {
+            return std::borrow::Cow::Borrowed(built);
+        };
+        let mut all: Vec<StoredReference> = base
+            .symbols
+            .references_of(id)
+            .into_iter()
+            .filter_map(|mut r| {
+                r.file = *base.files.get(r.file as usize).filter(|&&f| f != NONE)?;
+                Some(r)
+            })
+            .collect();
+        all.extend(decode_run(built));
+        // Each file's references come from one side, in its own order: a stable sort by file.
+        all.sort_by_key(|r| r.file);
+        let mut run = Run::default();
+        for r in &all {
+            run.push(r.file, r.line, r.column, r.enclosing, r.role);
+        }
+        std::borrow::Cow::Owned(run.bytes)
     }
 
     /// Adds the next file (files come in path order).
@@ -111,21 +256,7 @@ impl Builder {
                         if r.role != Role::Other {
                             *per_name.entry(name).or_default() += 1;
                         }
-                        let run = &mut self.runs[name as usize];
-                        if !run.started || run.file != file {
-                            push_varint(&mut run.bytes, u64::from(file - run.file));
-                            push_varint(&mut run.bytes, u64::from(r.line));
-                        } else {
-                            push_varint(&mut run.bytes, 0);
-                            let delta = i64::from(r.line) - i64::from(run.line);
-                            push_varint(&mut run.bytes, zigzag(delta));
-                        }
-                        run.started = true;
-                        run.file = file;
-                        run.line = r.line;
-                        push_varint(&mut run.bytes, u64::from(r.column));
-                        let enclosing = r.enclosing.map_or(0, |e| u64::from(e) + 1);
-                        push_varint(&mut run.bytes, enclosing << 3 | u64::from(r.role.code()));
+                        self.runs[name as usize].push(file, r.line, r.column, r.enclosing, r.role);
                     }
                     counts = per_name.into_iter().collect();
                 }
@@ -146,8 +277,9 @@ impl Builder {
         key: &[u8],
     ) -> std::io::Result<W> {
         // Names sorted: a build id's rank is its id in the file.
-        let mut order: Vec<u32> = (0..self.names.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.names[a as usize].cmp(&self.names[b as usize]));
+        let all = self.base_names() + self.names.len() as u32;
+        let mut order: Vec<u32> = (0..all).collect();
+        order.sort_unstable_by(|&a, &b| self.name_of(a).cmp(self.name_of(b)));
         let mut rank = vec![0u32; order.len()];
         for (r, &id) in order.iter().enumerate() {
             rank[id as usize] = r as u32;
@@ -177,7 +309,7 @@ impl Builder {
         let mut at = 0u32;
         for &id in &order {
             starts.push(at);
-            at = u32::try_from(at as usize + self.names[id as usize].len())
+            at = u32::try_from(at as usize + self.name_of(id).len())
                 .map_err(|_| std::io::Error::other("names"))?;
         }
         starts.push(at);
@@ -186,7 +318,7 @@ impl Builder {
         w.end()?;
         w.begin(Kind::SymNameBytes)?;
         for &id in &order {
-            w.write(self.names[id as usize].as_bytes())?;
+            w.write(self.name_of(id).as_bytes())?;
         }
         w.end()?;
         let mut by_name: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
@@ -215,20 +347,20 @@ impl Builder {
         w.begin(Kind::SymDefinitionsByName)?;
         w.u32s(&listed)?;
         w.end()?;
+        // The runs before their starts (a merge knows a run's length once it is written again).
         let mut offsets = Vec::with_capacity(order.len() + 1);
         let mut at = 0u64;
+        w.begin(Kind::SymReferences)?;
         for &id in &order {
             offsets.push(at);
-            at += self.runs[id as usize].bytes.len() as u64;
+            let run = self.run_of(id);
+            at += run.len() as u64;
+            w.write(&run)?;
         }
+        w.end()?;
         offsets.push(at);
         w.begin(Kind::SymReferenceStarts)?;
         w.u64s(&offsets)?;
-        w.end()?;
-        w.begin(Kind::SymReferences)?;
-        for &id in &order {
-            w.write(&self.runs[id as usize].bytes)?;
-        }
         w.end()?;
         let mut offsets = Vec::with_capacity(self.files.len() + 1);
         let mut encoded = Vec::new();
