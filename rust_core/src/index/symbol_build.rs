@@ -9,11 +9,13 @@
 //! is checksummed, and checked at open) and is rebuilt, never read; a builder killed midway
 //! leaves only a temporary file, which the next holder of the lock deletes (`store`).
 
+use std::ffi::OsString;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::outline::definitions::{Parsedness, may_have_parser, outline_one};
+use crate::outline::map::MapGraph;
 use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::walker::thread_count;
@@ -69,7 +71,18 @@ pub(super) struct SymbolState {
     pub(super) failure: Option<String>,
     /// The overlay as last computed, with the table's revision and trust it was computed for.
     pub(super) overlay: Option<Overlay>,
+    /// The repository map's graphs last drawn from `data`, the latest last (at most
+    /// [`KEPT_MAP_GRAPHS`]).
+    pub(super) maps: Vec<KeptMap>,
 }
+
+/// The graphs of the repository map kept between calls: the tree's and the last subtree's.
+pub(super) const KEPT_MAP_GRAPHS: usize = 2;
+
+/// A graph of the repository map, with the directory it is of and the table's revision and
+/// trust it was drawn at (any change to the tree moves the revision, so an edited file is in
+/// the next call's graph).
+pub(super) type KeptMap = ((u64, bool, OsString), Arc<MapGraph>);
 
 /// The overlay's paths, with the table's revision and trust they were computed for.
 pub(super) type Overlay = ((u64, bool), Arc<Vec<String>>);
@@ -87,6 +100,7 @@ pub(super) fn build(shared: &Shared, outliner: &Outliner) {
         live.symbols.loaded = loaded;
         live.symbols.phase = SymbolPhase::Ready;
         live.symbols.overlay = None;
+        live.symbols.maps.clear();
         live.symbols.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     };
     let fail = |reason: String| {
