@@ -184,6 +184,39 @@ def test_edits_renames_deletions_and_new_files_show_at_the_next_call(tmp_path: P
         )
 
 
+def map_files(result: Any) -> list[Any]:
+    return [(f["path"], f["rank"], f["definitions"]) for f in to_dict(result)["files"]]
+
+
+def test_an_edit_between_two_warm_maps_changes_the_second(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree")
+    # The warm map lists the README's headings, the cold map no Markdown: not compared here.
+    (root / "README.md").unlink()
+    with Workspace(root, index=True, index_dir=tmp_path / "store") as ws:
+        wait_symbols(ws)
+        calls: list[dict[str, Any]] = [
+            {"max_chars": 100_000},
+            {"max_chars": 100_000, "paths": ["pkg1/sub/m1.c"]},
+            {"max_chars": 100_000, "names": ["compute"]},
+            {"path": "pkg2", "max_chars": 100_000},
+        ]
+        with Workspace(root) as cold:
+            # The first call draws the graph, the second the one kept: both the cold map.
+            for kwargs in calls + calls:
+                expected = map_files(cold.repo_map(**kwargs))
+                assert map_files(ws.repo_map(**kwargs)) == expected, kwargs
+            first = map_files(ws.repo_map(max_chars=100_000))
+            (root / "pkg3" / "hub.py").write_text("def brand_new_hub(x):\n    return x\n")
+            for i in (5, 10, 15):
+                edited = next(root.rglob(f"m{i}.py"))
+                edited.write_text(edited.read_text() + "\n\nbrand_new_hub(1)\n")
+            second = map_files(ws.repo_map(max_chars=100_000))
+            assert second != first
+            assert second == map_files(cold.repo_map(max_chars=100_000))
+            assert "pkg3/hub.py" in [path for path, _, _ in second]
+            assert "pkg3/hub.py" not in [path for path, _, _ in first]
+
+
 CHILD = """
 import json, sys
 from ripsight import Workspace

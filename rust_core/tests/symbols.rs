@@ -94,16 +94,16 @@ fn the_graph_holds_what_each_file_parses_to_before_and_after_an_edit() {
     assert_eq!(index.status().symbols, SymbolPhase::Ready);
     let graph = index.symbol_graph(None).expect("answers").expect("a graph");
     let paths = ["a.py", "lib/b.c", "lib/c.go"];
-    assert_eq!(described(&graph), parsed(&ws, &outliner, &paths));
-    assert_eq!(described(&graph)["a.py"].1.get("helper"), Some(&2));
+    assert_eq!(described(&graph.graph), parsed(&ws, &outliner, &paths));
+    assert_eq!(described(&graph.graph)["a.py"].1.get("helper"), Some(&2));
     // The prototype `int helper(int v);` declares; the two calls use.
-    assert_eq!(described(&graph)["lib/b.c"].1.get("helper"), Some(&2));
+    assert_eq!(described(&graph.graph)["lib/b.c"].1.get("helper"), Some(&2));
     let below = index
         .symbol_graph(Some(std::ffi::OsStr::new("lib")))
         .expect("answers")
         .expect("a graph");
     assert_eq!(
-        described(&below),
+        described(&below.graph),
         parsed(&ws, &outliner, &["lib/b.c", "lib/c.go"])
     );
     // An edit: the file is parsed again (the overlay), the others still read from the index.
@@ -113,6 +113,9 @@ fn the_graph_holds_what_each_file_parses_to_before_and_after_an_edit() {
     )
     .expect("edit");
     let edited = index.symbol_graph(None).expect("answers").expect("a graph");
-    assert_eq!(described(&edited), parsed(&ws, &outliner, &paths));
-    assert_eq!(described(&edited)["lib/c.go"].1.get("helper"), Some(&2));
+    assert_eq!(described(&edited.graph), parsed(&ws, &outliner, &paths));
+    assert_eq!(
+        described(&edited.graph)["lib/c.go"].1.get("helper"),
+        Some(&2)
+    );
 }

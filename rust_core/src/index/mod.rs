@@ -75,7 +75,7 @@ use crate::candidates::{CandidateSource, GlobAsk, GrepAsk, Listed, ListedFiles};
 use crate::error::CoreError;
 use crate::outline::calls::{CallsOptions, CallsResult};
 use crate::outline::definitions::{DefinitionsOptions, DefinitionsOutput};
-use crate::outline::graph::SymbolGraph;
+use crate::outline::map::MapGraph;
 use crate::outline::outliner::Outliner;
 use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::workspace::Workspace;
@@ -363,11 +363,44 @@ impl WarmIndex {
     /// map: read from the symbol index's tables (each file's definitions and referenced names
     /// with their counts, precomputed at build), the overlay's files parsed cold; `None` when
     /// the symbol index cannot answer (not ready, a single file, a directory the table cannot
-    /// answer for).
-    pub fn symbol_graph(&self, path: Option<&OsStr>) -> Option<Result<SymbolGraph, CoreError>> {
+    /// answer for). The graph is kept until the tree or the symbol file changes (the last
+    /// [`symbol_build::KEPT_MAP_GRAPHS`] directories' graphs), so a warm map draws on it again.
+    pub fn symbol_graph(&self, path: Option<&OsStr>) -> Option<Result<Arc<MapGraph>, CoreError>> {
         let outliner = self.shared.outliner.clone()?;
-        let (live, revision) = self.symbols_answering()?;
-        navigate::graph(&self.shared.workspace, live, revision, &outliner, path)
+        let (mut live, revision) = self.symbols_answering()?;
+        let key = (
+            revision,
+            live.table.vouched,
+            path.unwrap_or_default().to_os_string(),
+        );
+        let symbols = live.symbols.data.clone();
+        if let Some(at) = live.symbols.maps.iter().position(|(k, _)| *k == key) {
+            let kept = live.symbols.maps.remove(at);
+            let graph = Arc::clone(&kept.1);
+            live.symbols.maps.push(kept);
+            return Some(Ok(graph));
+        }
+        let graph = match navigate::graph(&self.shared.workspace, live, revision, &outliner, path)?
+        {
+            Ok(graph) => Arc::new(MapGraph::new(graph)),
+            Err(error) => return Some(Err(error)),
+        };
+        let mut live = lock(&self.shared.live);
+        // Kept only when drawn from the symbol file still in use (a graph of a replaced one is
+        // answered, not kept).
+        let same = match (&symbols, &live.symbols.data) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        if same {
+            let maps = &mut live.symbols.maps;
+            maps.retain(|(k, _)| k.0 == revision && k.1 == key.1);
+            if maps.len() >= symbol_build::KEPT_MAP_GRAPHS {
+                maps.remove(0);
+            }
+            maps.push((key, Arc::clone(&graph)));
+        }
+        Some(Ok(graph))
     }
 
     /// Waits until the first build is done (or `timeout` passes); true when ready.

@@ -21,11 +21,13 @@
 //! Meanwhile the calls answer from the old file and the overlay; the new file replaces it under
 //! the live state's lock, and each of its records answers only while fresh, as any file's.
 
+use std::ffi::OsString;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::outline::definitions::{Parsedness, may_have_parser, outline_one};
+use crate::outline::map::MapGraph;
 use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::walker::thread_count;
@@ -95,6 +97,9 @@ pub(super) struct SymbolState {
     pub(super) adoptions: u64,
     /// No background job starts before this (one could not run).
     pub(super) retry_after: Option<Instant>,
+    /// The repository map's graphs last drawn from `data`, the latest last (at most
+    /// [`KEPT_MAP_GRAPHS`]).
+    pub(super) maps: Vec<KeptMap>,
 }
 
 /// What a background job of the symbol index does.
@@ -114,6 +119,7 @@ fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) 
     live.symbols.id = id;
     live.symbols.phase = SymbolPhase::Ready;
     live.symbols.overlay = None;
+    live.symbols.maps.clear();
     let revision = shared.revision.load(Ordering::SeqCst);
     let paths = overlay(live, revision, &data);
     live.symbols.overlay_after = paths
@@ -125,6 +131,14 @@ fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) 
         })
         .count();
 }
+
+/// The graphs of the repository map kept between calls: the tree's and the last subtree's.
+pub(super) const KEPT_MAP_GRAPHS: usize = 2;
+
+/// A graph of the repository map, with the directory it is of and the table's revision and
+/// trust it was drawn at (any change to the tree moves the revision, so an edited file is in
+/// the next call's graph).
+pub(super) type KeptMap = ((u64, bool, OsString), Arc<MapGraph>);
 
 /// The overlay's paths, with the table's revision and trust they were computed for.
 pub(super) type Overlay = ((u64, bool), Arc<Vec<String>>);

@@ -17,13 +17,14 @@
 
 use std::ffi::OsString;
 use std::path::Path;
+use std::sync::OnceLock;
 
 pub use super::collect::MAX_COLD_FILES;
 use super::collect::{self, Collected};
 use super::definitions::UnparsedFile;
 use super::graph::SymbolGraph;
 use super::lang::Language;
-use super::rank::{self, Focus, Ranking};
+use super::rank::{self, Focus, Prepared, Ranking};
 use super::{Outliner, SymbolKind};
 use crate::budget::CancelToken;
 use crate::error::CoreError;
@@ -244,12 +245,13 @@ pub fn repo_map(
 /// plus the files changed since, parsed cold): the same ranking and budget as [`repo_map`],
 /// with nothing left unparsed for want of time or the file cap.
 pub fn repo_map_of_graph(
-    graph: &SymbolGraph,
+    graph: &MapGraph,
     options: &RepoMapOptions,
     started: std::time::Instant,
 ) -> Result<RepoMapOutput, CoreError> {
     check_focus(options)?;
-    let mut out = map_of(graph, None, options);
+    let mut out = graph.map(options);
+    let graph = &graph.graph;
     out.files_listed = graph.files.len() as u64;
     out.files_parsed = graph.files.len() as u64;
     out.max_files = options.max_files as u64;
@@ -284,11 +286,21 @@ pub fn map_of(
     within: Option<&OsString>,
     options: &RepoMapOptions,
 ) -> RepoMapOutput {
-    let focus = Focus {
+    let focus = focus_of(options);
+    let ranking = rank::rank(graph, within.map(|w| w.as_os_str()), &focus);
+    map_ranked(graph, &ranking, options)
+}
+
+/// The focus of `options` as the ranking takes it.
+fn focus_of(options: &RepoMapOptions) -> Focus {
+    Focus {
         paths: options.paths.iter().map(trimmed).collect(),
         names: options.names.clone(),
-    };
-    let ranking = rank::rank(graph, within.map(|w| w.as_os_str()), &focus);
+    }
+}
+
+/// The map of a graph ranked: the ranking's figures and the files fitted to the budget.
+fn map_ranked(graph: &SymbolGraph, ranking: &Ranking, options: &RepoMapOptions) -> RepoMapOutput {
     let mut out = RepoMapOutput {
         files_ranked: ranking.files.len() as u64,
         max_chars: options.max_chars as u64,
@@ -297,8 +309,54 @@ pub fn map_of(
         iterations: u64::from(ranking.iterations),
         ..RepoMapOutput::default()
     };
-    fit(graph, &ranking, options, &mut out);
+    fit(graph, ranking, options, &mut out);
     out
+}
+
+/// A graph the map is drawn from call after call (the symbol index keeps one while the tree
+/// and its symbol file are unchanged), with the ranking's tables for a focus without names,
+/// built at the first such map and kept: a focus on paths only changes where the ranking
+/// starts afresh, so those calls only iterate. The ranking without any focus is kept too.
+pub struct MapGraph {
+    /// The graph.
+    pub graph: SymbolGraph,
+    /// The tables of all its files without focus names, once a map needed them.
+    unnamed: OnceLock<Prepared>,
+    /// The ranking without a focus, once a map needed it.
+    unfocused: OnceLock<Ranking>,
+}
+
+impl MapGraph {
+    /// A graph, no tables yet.
+    pub fn new(graph: SymbolGraph) -> Self {
+        Self {
+            graph,
+            unnamed: OnceLock::new(),
+            unfocused: OnceLock::new(),
+        }
+    }
+
+    /// The map of all its files toward the focus of `options`: the same answer as
+    /// [`map_of`] of the graph.
+    pub fn map(&self, options: &RepoMapOptions) -> RepoMapOutput {
+        let focus = focus_of(options);
+        let prepared = || {
+            self.unnamed
+                .get_or_init(|| rank::prepare(&self.graph, None, &[]))
+        };
+        if focus.paths.is_empty() && focus.names.is_empty() {
+            let ranking = self
+                .unfocused
+                .get_or_init(|| rank::rank_prepared(&self.graph, prepared(), &focus));
+            return map_ranked(&self.graph, ranking, options);
+        }
+        let ranking = if focus.names.is_empty() {
+            rank::rank_prepared(&self.graph, prepared(), &focus)
+        } else {
+            rank::rank(&self.graph, None, &focus)
+        };
+        map_ranked(&self.graph, &ranking, options)
+    }
 }
 
 /// A focus path as the graph spells paths: without `./` in front or `/` behind.
@@ -470,6 +528,35 @@ mod tests {
         assert_eq!(tty.definitions[0].name, "tty_open");
         assert_eq!(tty.definitions[0].references, 0);
         assert_eq!(tty.used_definitions, 0);
+    }
+
+    #[test]
+    fn a_kept_graph_maps_as_a_fresh_one_whatever_the_focus() {
+        let kept = MapGraph::new(tree());
+        let focuses = [
+            (vec![], vec![]),
+            (vec!["drivers/tty.c".into()], vec![]),
+            (vec![], vec!["kfree".to_string()]),
+            (vec!["drivers".into()], vec!["tty_open".to_string()]),
+            (vec![], vec![]),
+            (vec!["mm".into(), "nowhere".into()], vec![]),
+        ];
+        let mut maps = Vec::new();
+        for (paths, names) in focuses {
+            let options = RepoMapOptions {
+                paths,
+                names,
+                ..RepoMapOptions::default()
+            };
+            let fresh = map_of(&tree(), None, &options);
+            // Twice: the tables the first map built serve the second.
+            assert_eq!(kept.map(&options), fresh);
+            assert_eq!(kept.map(&options), fresh);
+            maps.push(fresh.files);
+        }
+        // Not the same map whatever the focus: the focus moves it.
+        assert_ne!(maps[0], maps[1]);
+        assert_ne!(maps[0], maps[2]);
     }
 
     #[test]

@@ -168,20 +168,59 @@ impl Tables {
     }
 }
 
-/// Ranks the files of `graph` that are under `within` (all when `None`), personalised toward
-/// `focus`.
-pub fn rank(graph: &SymbolGraph, within: Option<&OsStr>, focus: &Focus) -> Ranking {
+/// The part of a ranking that its focus paths do not change: the sparse tables of the files of
+/// a graph under a prefix, with the factors of some focus names. Built once, it ranks toward
+/// any focus paths with these names (the repository map keeps the one without names between
+/// calls on an unchanged graph).
+pub struct Prepared {
+    tables: Tables,
+    /// The focus names the factors were computed for.
+    names: Vec<String>,
+    /// Their ids in the graph.
+    focus_names: Vec<Option<u32>>,
+}
+
+impl Prepared {
+    /// Whether these tables rank toward `names` (their factors depend on the focus names).
+    pub fn has_names(&self, names: &[String]) -> bool {
+        self.names == names
+    }
+}
+
+/// The tables of the files of `graph` under `within` (all when `None`), with the factors of
+/// the focus names `names`.
+pub fn prepare(graph: &SymbolGraph, within: Option<&OsStr>, names: &[String]) -> Prepared {
     let files: Vec<usize> = (0..graph.files.len())
         .filter(|&i| within.is_none_or(|w| is_within(&graph.files[i].path, w)))
         .collect();
+    let focus_names = focus_name_ids(graph, names);
+    Prepared {
+        tables: tables(graph, files, &focus_names),
+        names: names.to_vec(),
+        focus_names,
+    }
+}
+
+/// Ranks the files of `graph` that are under `within` (all when `None`), personalised toward
+/// `focus`.
+pub fn rank(graph: &SymbolGraph, within: Option<&OsStr>, focus: &Focus) -> Ranking {
+    rank_prepared(graph, &prepare(graph, within, &focus.names), focus)
+}
+
+/// Ranks the files `prepared` holds toward `focus`, whose names must be those the tables were
+/// prepared for ([`Prepared::has_names`]); the same answer as [`rank`].
+pub fn rank_prepared(graph: &SymbolGraph, prepared: &Prepared, focus: &Focus) -> Ranking {
+    let Prepared {
+        tables,
+        focus_names,
+        ..
+    } = prepared;
     let mut out = Ranking::default();
-    if files.is_empty() {
+    if tables.files.is_empty() {
         out.focus_unmatched = focus.paths.clone();
         out.names_undefined = focus.names.clone();
         return out;
     }
-    let focus_names = focus_name_ids(graph, focus);
-    let tables = tables(graph, files, &focus_names);
     let count = tables.files.len();
 
     // The fresh start: the focus files (and those defining a focus name) share FOCUS_SHARE.
@@ -222,7 +261,7 @@ pub fn rank(graph: &SymbolGraph, within: Option<&OsStr>, focus: &Focus) -> Ranki
             .collect(),
     };
 
-    let (ranks, iterations) = iterate(&tables, &start);
+    let (ranks, iterations) = iterate(tables, &start);
     out.iterations = iterations;
 
     // The rank that reaches each name slot, shared by its definers.
@@ -241,20 +280,20 @@ pub fn rank(graph: &SymbolGraph, within: Option<&OsStr>, focus: &Focus) -> Ranki
             .then_with(|| graph.files[a.file].path.cmp(&graph.files[b.file].path))
     });
     out.files = ranked;
-    out.slot_of = tables.slot_of;
+    out.slot_of = tables.slot_of.clone();
     out.slot_flow = slot_flow;
-    out.slot_references = tables.slot_references;
+    out.slot_references = tables.slot_references.clone();
     out
 }
 
 /// The graph's id of each focus name (`None`: no file mentions it).
-fn focus_name_ids(graph: &SymbolGraph, focus: &Focus) -> Vec<Option<u32>> {
-    if focus.names.is_empty() {
+fn focus_name_ids(graph: &SymbolGraph, names: &[String]) -> Vec<Option<u32>> {
+    if names.is_empty() {
         return Vec::new();
     }
-    let mut ids = vec![None; focus.names.len()];
+    let mut ids = vec![None; names.len()];
     for (id, name) in graph.names.iter().enumerate() {
-        for (k, wanted) in focus.names.iter().enumerate() {
+        for (k, wanted) in names.iter().enumerate() {
             if name == wanted {
                 ids[k] = u32::try_from(id).ok();
             }

@@ -124,7 +124,7 @@ pub(super) fn repo_map(
             .as_deref()
             .and_then(|index| index.symbol_graph(options.path.as_deref()));
         if let Some(graph) = indexed {
-            return map::repo_map_of_graph(&graph?, &options, started);
+            return map::repo_map_of_graph(&*graph?, &options, started);
         }
         let list = |glob_options: &GlobOptions| {
             glob::list(&workspace, glob_options, candidate_source(&index))
