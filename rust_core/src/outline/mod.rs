@@ -32,6 +32,7 @@ pub mod pool;
 pub mod rank;
 pub mod references;
 pub mod refs;
+mod roles;
 pub mod source;
 pub mod worker;
 
