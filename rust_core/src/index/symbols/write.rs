@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::io::{Seek, Write};
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use crate::boundary::FileIdentity;
 use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
@@ -35,30 +37,34 @@ fn code_of(name: &str, names: &[&str]) -> u8 {
     names.iter().position(|n| *n == name).unwrap_or(0) as u8
 }
 
-pub(super) fn push_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(super) fn push_varint(out: &mut impl Extend<u8>, mut v: u64) {
+    let mut bytes = [0u8; 10];
+    let mut len = 0;
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        bytes[len] = (v as u8) | 0x80;
+        len += 1;
         v >>= 7;
     }
-    out.push(v as u8);
+    bytes[len] = v as u8;
+    out.extend(bytes[..=len].iter().copied());
 }
 
-/// The varint at `*at` in `bytes`, advancing `*at`; `None` past the end or on an overlong one.
-/// A name's references as they are encoded while building.
+/// A name's references as they are encoded while building, with the file and line of the last
+/// (a run is empty until its first). Most names have one or two references: their bytes stay in
+/// place, without a heap block of their own.
 #[derive(Default)]
 struct Run {
-    bytes: Vec<u8>,
+    bytes: SmallVec<[u8; 16]>,
     file: u32,
     line: u32,
-    started: bool,
 }
 
 /// The tables of the symbol file, built in memory from files given in path order.
 #[derive(Default)]
 pub(in crate::index) struct Builder {
     files: Vec<(String, FileIdentity, bool, [u8; 4], u32, u32)>,
-    ids: HashMap<String, u32>,
-    names: Vec<String>,
+    /// Every name met, each once, with its build id (its place in `runs`).
+    ids: HashMap<Box<str>, u32>,
     runs: Vec<Run>,
     /// Definition records with names as build ids.
     definitions: Vec<(u32, u32, u32, u32, u8, u16)>,
@@ -70,9 +76,8 @@ impl Builder {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
-        let id = self.names.len() as u32;
-        self.ids.insert(name.to_string(), id);
-        self.names.push(name.to_string());
+        let id = self.runs.len() as u32;
+        self.ids.insert(name.into(), id);
         self.runs.push(Run::default());
         id
     }
@@ -112,7 +117,7 @@ impl Builder {
                             *per_name.entry(name).or_default() += 1;
                         }
                         let run = &mut self.runs[name as usize];
-                        if !run.started || run.file != file {
+                        if run.bytes.is_empty() || run.file != file {
                             push_varint(&mut run.bytes, u64::from(file - run.file));
                             push_varint(&mut run.bytes, u64::from(r.line));
                         } else {
@@ -120,7 +125,6 @@ impl Builder {
                             let delta = i64::from(r.line) - i64::from(run.line);
                             push_varint(&mut run.bytes, zigzag(delta));
                         }
-                        run.started = true;
                         run.file = file;
                         run.line = r.line;
                         push_varint(&mut run.bytes, u64::from(r.column));
@@ -146,8 +150,13 @@ impl Builder {
         key: &[u8],
     ) -> std::io::Result<W> {
         // Names sorted: a build id's rank is its id in the file.
-        let mut order: Vec<u32> = (0..self.names.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.names[a as usize].cmp(&self.names[b as usize]));
+        let mut names: Vec<&str> = vec![""; self.runs.len()];
+        for (name, &id) in &self.ids {
+            names[id as usize] = name;
+        }
+        let names = names;
+        let mut order: Vec<u32> = (0..names.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
         let mut rank = vec![0u32; order.len()];
         for (r, &id) in order.iter().enumerate() {
             rank[id as usize] = r as u32;
@@ -177,7 +186,7 @@ impl Builder {
         let mut at = 0u32;
         for &id in &order {
             starts.push(at);
-            at = u32::try_from(at as usize + self.names[id as usize].len())
+            at = u32::try_from(at as usize + names[id as usize].len())
                 .map_err(|_| std::io::Error::other("names"))?;
         }
         starts.push(at);
@@ -186,14 +195,24 @@ impl Builder {
         w.end()?;
         w.begin(Kind::SymNameBytes)?;
         for &id in &order {
-            w.write(self.names[id as usize].as_bytes())?;
+            w.write(names[id as usize].as_bytes())?;
         }
         w.end()?;
-        let mut by_name: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
         let mut definitions = Vec::with_capacity(self.definitions.len() * DEFINITION);
+        // Each name's definitions: counted, then placed (in definition order within a name).
+        let mut starts = vec![0u32; order.len() + 1];
+        for &(name, ..) in &self.definitions {
+            starts[rank[name as usize] as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut listed = vec![0u32; self.definitions.len()];
+        let mut next = starts.clone();
         for (i, &(name, line, end, parent, kind, depth)) in self.definitions.iter().enumerate() {
             let name = rank[name as usize];
-            by_name[name as usize].push(i as u32);
+            listed[next[name as usize] as usize] = i as u32;
+            next[name as usize] += 1;
             for v in [name, line, end, parent] {
                 definitions.extend_from_slice(&v.to_le_bytes());
             }
@@ -202,13 +221,7 @@ impl Builder {
         }
         w.section(Kind::SymDefinitions, &definitions)?;
         drop(definitions);
-        let mut starts = Vec::with_capacity(order.len() + 1);
-        let mut listed = Vec::with_capacity(self.definitions.len());
-        for list in &by_name {
-            starts.push(listed.len() as u32);
-            listed.extend_from_slice(list);
-        }
-        starts.push(listed.len() as u32);
+        drop(next);
         w.begin(Kind::SymDefinitionStarts)?;
         w.u32s(&starts)?;
         w.end()?;
