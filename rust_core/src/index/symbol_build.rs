@@ -32,7 +32,8 @@ pub fn symbols_enabled() -> bool {
     std::env::var_os(SYMBOLS_ENV).is_none_or(|v| v != "0")
 }
 
-/// Files parsed between two checks of `stop` (and folded into the tables in path order).
+/// Files parsed between two checks of `stop` (and folded into the tables in path order, while
+/// the next ones parse).
 const BUILD_CHUNK_FILES: usize = 256;
 
 /// How often a process waiting for another's symbol build looks for the file.
@@ -141,6 +142,8 @@ fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
     let threads = thread_count(workspace).max(1);
     let mut builder = Builder::default();
     let keep = |_: &crate::outline::source::Source, parsed: Arc<Parsed>| parsed;
+    // The chunk parsed last, folded into the tables while the next one parses.
+    let mut parsed: Vec<Input> = Vec::new();
     for chunk in files.chunks(BUILD_CHUNK_FILES) {
         if shared.stop.load(Ordering::Relaxed) {
             return None;
@@ -160,28 +163,33 @@ fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
                 shared.symbol_parsed.fetch_add(1, Ordering::Relaxed);
             }
         };
+        let folding = std::mem::take(&mut parsed);
+        let builder = &mut builder;
         std::thread::scope(|scope| {
+            scope.spawn(move || folding.into_iter().for_each(|input| builder.add(input)));
             for _ in 0..threads.min(chunk.len()) {
                 scope.spawn(work);
             }
         });
-        for ((path, meta, trusted), slot) in chunk.iter().zip(slots) {
-            let outcome = match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Parsedness::Outlined { kept, language, .. }) => {
-                    Outcome::Parsed(language, kept)
-                }
-                Some(Parsedness::Skipped) => Outcome::NoParser,
-                Some(Parsedness::Unparsed(..)) | Some(Parsedness::NotReached) | None => {
-                    Outcome::Unparsed
-                }
-            };
-            builder.add(Input {
+        parsed = chunk
+            .iter()
+            .zip(slots)
+            .map(|((path, meta, trusted), slot)| Input {
                 path: path.clone(),
                 meta: *meta,
                 trusted: *trusted,
-                outcome,
-            });
-        }
+                outcome: match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    Some(Parsedness::Outlined { kept, language, .. }) => {
+                        Outcome::Parsed(language, kept)
+                    }
+                    Some(Parsedness::Skipped) => Outcome::NoParser,
+                    Some(Parsedness::Unparsed(..)) | Some(Parsedness::NotReached) | None => {
+                        Outcome::Unparsed
+                    }
+                },
+            })
+            .collect();
     }
+    parsed.into_iter().for_each(|input| builder.add(input));
     Some(builder)
 }
