@@ -163,13 +163,15 @@ fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
                 shared.symbol_parsed.fetch_add(1, Ordering::Relaxed);
             }
         };
-        let folding = std::mem::take(&mut parsed);
-        let builder = &mut builder;
+        // The fold runs on this thread, which holds the tables (their memory stays in one
+        // allocator arena).
         std::thread::scope(|scope| {
-            scope.spawn(move || folding.into_iter().for_each(|input| builder.add(input)));
             for _ in 0..threads.min(chunk.len()) {
                 scope.spawn(work);
             }
+            std::mem::take(&mut parsed)
+                .into_iter()
+                .for_each(|input| builder.add(input));
         });
         parsed = chunk
             .iter()
