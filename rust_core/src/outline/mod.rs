@@ -30,6 +30,7 @@ pub mod outliner;
 pub mod parse;
 pub mod pool;
 pub mod rank;
+mod recover;
 pub mod references;
 pub mod refs;
 mod roles;
