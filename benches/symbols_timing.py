@@ -3,7 +3,8 @@
 
     python benches/symbols_timing.py ROOT [STORE]     # default STORE: a new temporary directory
 
-Prints the build's seconds and the symbol file's size against the tree's bytes, the second
+Prints the build's seconds, the symbol file's size against the tree's bytes and the building
+process's peak RSS (the n-gram build and the mapped files included), the second
 process's seconds until its symbol index is ready, and medians of warm calls (`references` of a
 selective name, the callers of `kmalloc`, `definitions`, `repo_map` of the tree, focused on one
 file, and of `mm/`). The names and paths are the Linux tree's; figures in benches/README.md.
@@ -31,8 +32,21 @@ def ready(root: str, store: str) -> dict[str, Any]:
     while ws.index_status().get("symbols") not in ("ready", "failed"):
         time.sleep(0.01)
     status = ws.index_status()
-    status.update(ngrams_s=ngrams, symbols_s=time.monotonic() - started)
+    status.update(ngrams_s=ngrams, symbols_s=time.monotonic() - started, peak_rss=peak_rss())
     return status
+
+
+def peak_rss() -> int:
+    """This process's peak resident bytes so far (Linux's `VmHWM`; 0 elsewhere): the mapped
+    index files' pages count as well as the heap."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def median_ms(call: Any, runs: int) -> tuple[float, Any]:
@@ -53,7 +67,8 @@ def main(root: str, store: str) -> None:
         f"({'loaded' if built.get('symbols_loaded') else 'built'} in "
         f"{built['symbols_build_ms'] / 1000:.1f} s), symbol file "
         f"{built['symbol_bytes'] / 1e6:.1f} MB = {built['symbol_bytes'] / built['bytes']:.1%} of "
-        f"{built['bytes'] / 1e6:,.0f} MB"
+        f"{built['bytes'] / 1e6:,.0f} MB; the building process's peak RSS "
+        f"{built['peak_rss'] / 1e6:,.0f} MB"
     )
     second = ready(root, store)
     print(f"second process: symbols ready {second['symbols_s']:.2f} s")

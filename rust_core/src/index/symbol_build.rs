@@ -48,7 +48,8 @@ pub fn symbols_enabled() -> bool {
     std::env::var_os(SYMBOLS_ENV).is_none_or(|v| v != "0")
 }
 
-/// Files parsed between two checks of `stop` (and folded into the tables in path order).
+/// Files parsed between two checks of `stop` (and folded into the tables in path order, while
+/// the next ones parse).
 const BUILD_CHUNK_FILES: usize = 256;
 
 /// How often a process waiting for another's symbol build looks for the file.
@@ -241,6 +242,8 @@ fn parse(
     let workspace = &shared.workspace;
     let threads = thread_count(workspace).max(1);
     let keep = |_: &crate::outline::source::Source, parsed: Arc<Parsed>| parsed;
+    // The chunk parsed last, folded into the tables while the next one parses.
+    let mut parsed: Vec<Input> = Vec::new();
     for chunk in files.chunks(BUILD_CHUNK_FILES) {
         if shared.stop.load(Ordering::Relaxed) {
             return None;
@@ -260,29 +263,34 @@ fn parse(
                 shared.symbol_parsed.fetch_add(1, Ordering::Relaxed);
             }
         };
+        // The fold runs on this thread, which holds the tables (their memory stays in one
+        // allocator arena).
         std::thread::scope(|scope| {
             for _ in 0..threads.min(chunk.len()) {
                 scope.spawn(work);
             }
+            std::mem::take(&mut parsed).into_iter().for_each(&mut *each);
         });
-        for ((path, meta, trusted), slot) in chunk.iter().zip(slots) {
-            let outcome = match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Parsedness::Outlined { kept, language, .. }) => {
-                    Outcome::Parsed(language, kept)
-                }
-                Some(Parsedness::Skipped) => Outcome::NoParser,
-                Some(Parsedness::Unparsed(..)) | Some(Parsedness::NotReached) | None => {
-                    Outcome::Unparsed
-                }
-            };
-            each(Input {
+        parsed = chunk
+            .iter()
+            .zip(slots)
+            .map(|((path, meta, trusted), slot)| Input {
                 path: path.clone(),
                 meta: *meta,
                 trusted: *trusted,
-                outcome,
-            });
-        }
+                outcome: match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    Some(Parsedness::Outlined { kept, language, .. }) => {
+                        Outcome::Parsed(language, kept)
+                    }
+                    Some(Parsedness::Skipped) => Outcome::NoParser,
+                    Some(Parsedness::Unparsed(..)) | Some(Parsedness::NotReached) | None => {
+                        Outcome::Unparsed
+                    }
+                },
+            })
+            .collect();
     }
+    parsed.into_iter().for_each(&mut *each);
     Some(())
 }
 

@@ -2,6 +2,7 @@
 //! gave nothing, and the CPU-time budget that stops a parse and its queries. Below both
 //! [`super::parse`] (definitions) and [`super::refs`] (references).
 
+use std::cell::Cell;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
@@ -27,7 +28,13 @@ pub enum ParseFailure {
 pub(super) struct Budget {
     started: Duration,
     time: Duration,
+    /// tree-sitter's progress calls since the clock was last read.
+    calls: Cell<u32>,
 }
+
+/// tree-sitter's progress calls (one per hundred steps of a parse or a query) per reading of
+/// the thread's clock, a system call that cost a few percent of a parse when made at each.
+const CALLS_PER_CLOCK: u32 = 16;
 
 impl Budget {
     /// A budget of `time` from now.
@@ -35,6 +42,7 @@ impl Budget {
         Budget {
             started: thread_time(),
             time,
+            calls: Cell::new(0),
         }
     }
 
@@ -50,9 +58,12 @@ impl Budget {
     }
 
     /// tree-sitter's progress answer: go on while the budget lasts, stop once it is spent (a
-    /// parse or query stopped so is told by `spent` afterwards: time only grows).
+    /// parse or query stopped so is told by `spent` afterwards: time only grows). The clock is
+    /// read at every [`CALLS_PER_CLOCK`]th call.
     pub(super) fn go_on(&self) -> ControlFlow<()> {
-        if self.spent() {
+        let calls = self.calls.get() + 1;
+        self.calls.set(calls % CALLS_PER_CLOCK);
+        if calls == CALLS_PER_CLOCK && self.spent() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())

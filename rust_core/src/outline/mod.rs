@@ -30,8 +30,10 @@ pub mod outliner;
 pub mod parse;
 pub mod pool;
 pub mod rank;
+mod recover;
 pub mod references;
 pub mod refs;
+mod roles;
 pub mod source;
 pub mod worker;
 

@@ -3,10 +3,11 @@
 //! ([`super::parse`]).
 //!
 //! Each language's reference query (`queries/references/*.scm`, written for ripsight) captures
-//! identifier nodes as `@reference.ROLE`. One node may match several patterns: the first pattern
-//! written wins, so each query lists the telling contexts first (the callee of a call, the
-//! left side of an assignment, a name an import brings in) and ends with catch-alls that make
-//! every other identifier a `read` (or a `type`). Comments and strings are leaves of the tree,
+//! identifier nodes as `@reference.ROLE`; one walk of the tree matches it ([`super::roles`]).
+//! One node may match several patterns: the first pattern written wins, so each query lists the
+//! telling contexts first (the callee of a call, the left side of an assignment, a name an
+//! import brings in) and ends with catch-alls that make every other identifier a `read` (or a
+//! `type`). Comments and strings are leaves of the tree,
 //! so nothing inside them is an identifier node: they hold no references. A definition's own
 //! name is not a reference (the outline lists it).
 //!
@@ -16,15 +17,15 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::OnceLock;
 #[cfg(test)]
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tree_sitter::{Node, Query, QueryCursor, QueryCursorOptions, StreamingIterator};
+use tree_sitter::Node;
 
-use super::cap::{Budget, MATCH_LIMIT, MAX_NAME_CHARS, ParseFailure};
+use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
+use super::roles::role_patterns;
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;
@@ -134,61 +135,11 @@ impl References {
     }
 }
 
-/// One language's compiled reference query and the role of each capture.
-struct RoleQuery {
-    query: Query,
-    roles: Vec<Option<Role>>,
-}
-
-/// The compiled reference query of `language` (`None`: the language has none, as Markdown),
-/// compiled once per process.
-fn role_query(language: Language) -> Result<Option<&'static RoleQuery>, ParseFailure> {
-    const LANGUAGES: usize = Language::NAMES.len();
-    static QUERIES: [OnceLock<Result<Option<RoleQuery>, String>>; LANGUAGES] =
-        [const { OnceLock::new() }; LANGUAGES];
-    let Some(slot) = QUERIES.get(usize::from(language.code())) else {
-        return Err(ParseFailure::Grammar(format!(
-            "no reference query for {}",
-            language.name()
-        )));
-    };
-    match slot.get_or_init(|| compile(language)) {
-        Ok(query) => Ok(query.as_ref()),
-        Err(error) => Err(ParseFailure::Grammar(error.clone())),
-    }
-}
-
-fn compile(language: Language) -> Result<Option<RoleQuery>, String> {
-    let Some(source) = language.reference_query_source() else {
-        return Ok(None);
-    };
-    let query = Query::new(&language.grammar(), source).map_err(|e| {
-        format!(
-            "the {} reference query does not compile: {e}",
-            language.name()
-        )
-    })?;
-    let mut roles = Vec::new();
-    for capture in query.capture_names() {
-        let role = match capture.strip_prefix("reference.") {
-            Some(role) => Some(Role::from_name(role).ok_or_else(|| {
-                format!(
-                    "the {} reference query captures an unknown role @{capture}",
-                    language.name()
-                )
-            })?),
-            None => None,
-        };
-        roles.push(role);
-    }
-    Ok(Some(RoleQuery { query, roles }))
-}
-
 /// Checks that every language's reference query compiles with known roles.
 pub fn check_queries() -> Result<(), String> {
     for name in Language::NAMES {
         if let Some(language) = Language::from_name(name) {
-            role_query(language).map_err(|e| format!("{e:?}"))?;
+            role_patterns(language).map_err(|e| format!("{e:?}"))?;
         }
     }
     Ok(())
@@ -206,50 +157,33 @@ pub(super) struct Spans {
 /// The references of the file, stopped once `budget` is spent. `trees` are the parses of its
 /// parts, each with the bytes it gives the references of (one tree for the whole file, unless
 /// the parse started again after a broken construct: see [`super::parse::parse_with`]).
-pub(super) fn extract(
+pub(super) fn extract<'tree>(
     language: Language,
-    trees: &[(Node<'_>, Range<usize>)],
+    trees: &[(Node<'tree>, Range<usize>)],
     source: &[u8],
     spans: &Spans,
     budget: &Budget,
 ) -> Result<Option<References>, ParseFailure> {
-    let Some(roles) = role_query(language)? else {
+    let Some(patterns) = role_patterns(language)? else {
         return Ok(None);
     };
-    let mut in_time = |_: &tree_sitter::QueryCursorState| budget.go_on();
     // Node start byte -> (pattern, role, node): the first pattern written wins.
-    let mut found: HashMap<usize, (usize, Role, Node<'_>)> = HashMap::new();
+    let mut found: HashMap<usize, (usize, Role, Node<'tree>)> = HashMap::new();
     let mut cut = false;
-    for (root, window) in trees {
-        let mut cursor = QueryCursor::new();
-        cursor.set_match_limit(MATCH_LIMIT);
-        cursor.set_byte_range(window.clone());
-        let mut matches = cursor.matches_with_options(
-            &roles.query,
-            *root,
-            source,
-            QueryCursorOptions::new().progress_callback(&mut in_time),
-        );
-        while let Some(found_match) = matches.next() {
-            for capture in found_match.captures {
-                let Some(Some(role)) = roles.roles.get(capture.index as usize) else {
-                    continue;
-                };
-                let pattern = found_match.pattern_index;
-                let node = capture.node;
-                if !window.contains(&node.start_byte()) {
-                    continue;
-                }
-                let full = found.len() >= MAX_FILE_REFERENCES;
-                match found.get_mut(&node.start_byte()) {
-                    Some(held) if held.0 <= pattern => {}
-                    Some(held) => *held = (pattern, *role, node),
-                    None if full => cut = true,
-                    None => {
-                        found.insert(node.start_byte(), (pattern, *role, node));
-                    }
-                }
+    let mut keep = |pattern: usize, role: Role, node: Node<'tree>| {
+        let full = found.len() >= MAX_FILE_REFERENCES;
+        match found.get_mut(&node.start_byte()) {
+            Some(held) if held.0 <= pattern => {}
+            Some(held) => *held = (pattern, role, node),
+            None if full => cut = true,
+            None => {
+                found.insert(node.start_byte(), (pattern, role, node));
             }
+        }
+    };
+    for (root, window) in trees {
+        if !patterns.walk(*root, window, budget, &mut keep) {
+            break;
         }
     }
     if budget.spent() {

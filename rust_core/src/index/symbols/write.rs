@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use std::io::{Seek, Write};
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use crate::boundary::FileIdentity;
 use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
@@ -42,22 +44,26 @@ fn code_of(name: &str, names: &[&str]) -> u8 {
     names.iter().position(|n| *n == name).unwrap_or(0) as u8
 }
 
-pub(super) fn push_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(super) fn push_varint(out: &mut impl Extend<u8>, mut v: u64) {
+    let mut bytes = [0u8; 10];
+    let mut len = 0;
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        bytes[len] = (v as u8) | 0x80;
+        len += 1;
         v >>= 7;
     }
-    out.push(v as u8);
+    bytes[len] = v as u8;
+    out.extend(bytes[..=len].iter().copied());
 }
 
-/// The varint at `*at` in `bytes`, advancing `*at`; `None` past the end or on an overlong one.
-/// A name's references as they are encoded while building.
+/// A name's references as they are encoded while building, with the file and line of the last
+/// (a run is empty until its first). Most names have one or two references: their bytes stay in
+/// place, without a heap block of their own.
 #[derive(Default)]
 struct Run {
-    bytes: Vec<u8>,
+    bytes: SmallVec<[u8; 16]>,
     file: u32,
     line: u32,
-    started: bool,
 }
 
 /// The older file a merge starts from, and where each of its files went in the new one.
@@ -72,7 +78,7 @@ struct Base {
 impl Run {
     /// Appends a reference (in file order, then the file's own order).
     fn push(&mut self, file: u32, line: u32, column: u32, enclosing: Option<u32>, role: Role) {
-        if !self.started || self.file != file {
+        if self.bytes.is_empty() || self.file != file {
             push_varint(&mut self.bytes, u64::from(file - self.file));
             push_varint(&mut self.bytes, u64::from(line));
         } else {
@@ -80,7 +86,6 @@ impl Run {
             let delta = i64::from(line) - i64::from(self.line);
             push_varint(&mut self.bytes, zigzag(delta));
         }
-        self.started = true;
         self.file = file;
         self.line = line;
         push_varint(&mut self.bytes, u64::from(column));
@@ -94,9 +99,9 @@ impl Run {
 pub(in crate::index) struct Builder {
     files: Vec<(String, FileIdentity, bool, [u8; 4], u32, u32)>,
     base: Option<Base>,
-    ids: HashMap<String, u32>,
-    /// The names not in the base (ids after the base's).
-    names: Vec<String>,
+    /// Every name met that the base does not hold, each once, with its build id (its place in
+    /// `runs`, after the base's names).
+    ids: HashMap<Box<str>, u32>,
     runs: Vec<Run>,
     /// Definition records with names as build ids.
     definitions: Vec<(u32, u32, u32, u32, u8, u16)>,
@@ -121,10 +126,6 @@ impl Builder {
         }
     }
 
-    fn base_names(&self) -> u32 {
-        self.base.as_ref().map_or(0, |b| b.names)
-    }
-
     fn id(&mut self, name: &str) -> u32 {
         if let Some(id) = self.base.as_ref().and_then(|b| b.symbols.name_id(name)) {
             return id;
@@ -132,19 +133,24 @@ impl Builder {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
-        let id = self.base_names() + self.names.len() as u32;
-        self.ids.insert(name.to_string(), id);
-        self.names.push(name.to_string());
+        let id = self.runs.len() as u32;
+        self.ids.insert(name.into(), id);
         self.runs.push(Run::default());
         id
     }
 
-    fn name_of(&self, id: u32) -> &str {
-        let first = self.base_names();
-        match &self.base {
-            Some(base) if id < first => base.symbols.name(id).unwrap_or_default(),
-            _ => self.names[(id - first) as usize].as_str(),
+    /// Every name by its build id: the base's, then those met since.
+    fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = vec![""; self.runs.len()];
+        if let Some(base) = &self.base {
+            for (id, name) in names.iter_mut().enumerate().take(base.names as usize) {
+                *name = base.symbols.name(id as u32).unwrap_or_default();
+            }
         }
+        for (name, &id) in &self.ids {
+            names[id as usize] = name;
+        }
+        names
     }
 
     /// Adds the base's file `old` as it is recorded (files come in path order); false when the
@@ -201,7 +207,7 @@ impl Builder {
     fn run_of(&self, id: u32) -> std::borrow::Cow<'_, [u8]> {
         let built = &self.runs[id as usize].bytes;
         let Some(base) = self.base.as_ref().filter(|b| id < b.names) else {
-            return std::borrow::Cow::Borrowed(built);
+            return std::borrow::Cow::Borrowed(built.as_slice());
         };
         let mut all: Vec<StoredReference> = base
             .symbols
@@ -219,7 +225,7 @@ impl Builder {
         for r in &all {
             run.push(r.file, r.line, r.column, r.enclosing, r.role);
         }
-        std::borrow::Cow::Owned(run.bytes)
+        std::borrow::Cow::Owned(run.bytes.into_vec())
     }
 
     /// Adds the next file (files come in path order).
@@ -277,9 +283,9 @@ impl Builder {
         key: &[u8],
     ) -> std::io::Result<W> {
         // Names sorted: a build id's rank is its id in the file.
-        let all = self.base_names() + self.names.len() as u32;
-        let mut order: Vec<u32> = (0..all).collect();
-        order.sort_unstable_by(|&a, &b| self.name_of(a).cmp(self.name_of(b)));
+        let names = self.names();
+        let mut order: Vec<u32> = (0..names.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| names[a as usize].cmp(names[b as usize]));
         let mut rank = vec![0u32; order.len()];
         for (r, &id) in order.iter().enumerate() {
             rank[id as usize] = r as u32;
@@ -309,7 +315,7 @@ impl Builder {
         let mut at = 0u32;
         for &id in &order {
             starts.push(at);
-            at = u32::try_from(at as usize + self.name_of(id).len())
+            at = u32::try_from(at as usize + names[id as usize].len())
                 .map_err(|_| std::io::Error::other("names"))?;
         }
         starts.push(at);
@@ -318,14 +324,24 @@ impl Builder {
         w.end()?;
         w.begin(Kind::SymNameBytes)?;
         for &id in &order {
-            w.write(self.name_of(id).as_bytes())?;
+            w.write(names[id as usize].as_bytes())?;
         }
         w.end()?;
-        let mut by_name: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
         let mut definitions = Vec::with_capacity(self.definitions.len() * DEFINITION);
+        // Each name's definitions: counted, then placed (in definition order within a name).
+        let mut starts = vec![0u32; order.len() + 1];
+        for &(name, ..) in &self.definitions {
+            starts[rank[name as usize] as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut listed = vec![0u32; self.definitions.len()];
+        let mut next = starts.clone();
         for (i, &(name, line, end, parent, kind, depth)) in self.definitions.iter().enumerate() {
             let name = rank[name as usize];
-            by_name[name as usize].push(i as u32);
+            listed[next[name as usize] as usize] = i as u32;
+            next[name as usize] += 1;
             for v in [name, line, end, parent] {
                 definitions.extend_from_slice(&v.to_le_bytes());
             }
@@ -334,13 +350,7 @@ impl Builder {
         }
         w.section(Kind::SymDefinitions, &definitions)?;
         drop(definitions);
-        let mut starts = Vec::with_capacity(order.len() + 1);
-        let mut listed = Vec::with_capacity(self.definitions.len());
-        for list in &by_name {
-            starts.push(listed.len() as u32);
-            listed.extend_from_slice(list);
-        }
-        starts.push(listed.len() as u32);
+        drop(next);
         w.begin(Kind::SymDefinitionStarts)?;
         w.u32s(&starts)?;
         w.end()?;
