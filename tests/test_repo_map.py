@@ -102,6 +102,23 @@ def test_the_focus_and_the_path_move_the_map(tmp_path: Path) -> None:
     assert call(reg, "repo_map", path="app").content.startswith("Map of app: 2 files")
 
 
+def test_reads_of_a_local_spelled_as_a_function_do_not_rank_its_file(tmp_path: Path) -> None:
+    # The kernel's shape: a test file's static `addr()` and the `addr` every other file reads
+    # and writes as a local. Only calls, types and imports tie a file to a definition's file.
+    write(tmp_path, "lib/test_print.c", "static int addr(void)\n{\n\treturn 1;\n}\n")
+    write(tmp_path, "include/alloc.h", "void *grab(int n)\n{\n\treturn 0;\n}\n")
+    for i in range(12):
+        write(
+            tmp_path,
+            f"drivers/d{i}.c",
+            f"int probe{i}(int addr)\n{{\n\tint x = addr + 1;\n\taddr = x;\n"
+            f"\treturn addr + {'grab(x) != 0' if i < 2 else '0'};\n}}\n",
+        )
+    ranked = [f.path for f in Workspace(tmp_path).repo_map().files]
+    assert ranked[0] == "include/alloc.h", ranked
+    assert ranked.index("lib/test_print.c") > ranked.index("include/alloc.h")
+
+
 def test_bad_arguments_get_clear_errors(tmp_path: Path) -> None:
     small_tree(tmp_path)
     reg = default_registry(tmp_path)

@@ -845,8 +845,9 @@ pub(super) fn graph(
                 .iter()
                 .map(|n| intern_name(&mut graph, n))
                 .collect();
-            // Uses only, as the index counts them (`symbols::write`) and the cold producer.
-            for r in all.list.iter().filter(|r| r.role != Role::Other) {
+            // The uses that link files, as the index counts them (`symbols::write`) and the
+            // cold producer.
+            for r in all.list.iter().filter(|r| r.role.links_files()) {
                 if let Some(&id) = local.get(r.name as usize) {
                     *counts.entry(id).or_default() += 1;
                 }

@@ -16,7 +16,6 @@ use super::definitions::{MAX_UNPARSED_LISTED, Parsedness, UnparsedFile, outline_
 use super::graph::{GraphDefinition, GraphFile, SymbolGraph};
 use super::lang::Language;
 use super::parse::Parsed;
-use super::refs::Role;
 use super::source::Source;
 use crate::budget::Deadline;
 use crate::workspace::Workspace;
@@ -161,7 +160,7 @@ fn symbols(parsed: &Parsed) -> FileSymbols {
     let mut references = Vec::new();
     if let Some(all) = &parsed.references {
         let mut times = vec![0u32; all.names.len()];
-        for reference in all.list.iter().filter(|r| r.role != Role::Other) {
+        for reference in all.list.iter().filter(|r| r.role.links_files()) {
             if let Some(slot) = times.get_mut(reference.name as usize) {
                 *slot = slot.saturating_add(1);
             }

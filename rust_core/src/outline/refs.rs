@@ -59,6 +59,15 @@ impl Role {
             .unwrap_or(u8::MAX)
     }
 
+    /// Whether a use in this role ties the file making it to the files defining the name, in
+    /// the repository map's graph: a call, a type or an import names a definition elsewhere; a
+    /// read or a write is as often a local variable or a field spelled the same (in the kernel,
+    /// `addr` and `flags` are read 50,000 times each and called twice, through static functions
+    /// of one test file), and a declaration without a value is no use at all.
+    pub fn links_files(self) -> bool {
+        matches!(self, Role::Call | Role::Type | Role::Import)
+    }
+
     /// The role with wire number `code`.
     pub fn from_code(code: u8) -> Option<Role> {
         Role::NAMES

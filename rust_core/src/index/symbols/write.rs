@@ -257,9 +257,8 @@ impl Builder {
                         let Some(&name) = local.get(r.name as usize) else {
                             continue;
                         };
-                        // The map's graph counts uses: a declaration without a value
-                        // (role other: a parameter, a field, a prototype) is none.
-                        if r.role != Role::Other {
+                        // The map's graph counts the uses that link files (`Role::links_files`).
+                        if r.role.links_files() {
                             *per_name.entry(name).or_default() += 1;
                         }
                         self.runs[name as usize].push(file, r.line, r.column, r.enclosing, r.role);
