@@ -773,7 +773,8 @@ pub(super) fn graph(
             let (Some(language), true) = (file.language, fresh(&live, &file)) else {
                 continue;
             };
-            if file.status != Status::Parsed {
+            // As the cold map (`collect::is_code`): Markdown's headings are no code to rank.
+            if file.status != Status::Parsed || !language.has_code() {
                 continue;
             }
             let definitions = (file.definitions.start..file.definitions.end)
@@ -802,7 +803,12 @@ pub(super) fn graph(
         }
     }
     drop(live);
-    let paths: Vec<OsString> = scope.overlay.iter().map(OsString::from).collect();
+    let paths: Vec<OsString> = scope
+        .overlay
+        .iter()
+        .map(OsString::from)
+        .filter(|p| crate::outline::collect::is_code(std::path::Path::new(p)))
+        .collect();
     let refs: Vec<&OsString> = paths.iter().collect();
     let deadline = workspace.deadline_with(&crate::budget::CancelToken::default());
     let keep = |_: &Source, parsed: Arc<Parsed>| parsed;

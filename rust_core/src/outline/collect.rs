@@ -54,7 +54,7 @@ struct FileSymbols {
 
 /// Whether a cold map parses a file of this name: a language with code (Markdown has none).
 pub fn is_code(path: &Path) -> bool {
-    Language::from_path(path).is_some_and(|language| language != Language::Markdown)
+    Language::from_path(path).is_some_and(Language::has_code)
 }
 
 /// Parses `files` (relative to the root, in path order; those [`is_code`] refuses are

@@ -231,6 +231,12 @@ impl Language {
         }
     }
 
+    /// Whether the language is code another file can use (Markdown's headings are not): the
+    /// repository map's files, cold or from the index.
+    pub fn has_code(self) -> bool {
+        self != Language::Markdown
+    }
+
     /// The reference query (written here, in `queries/references/`), `None` for a language
     /// without code (Markdown). Where two files are joined, the more telling patterns come
     /// first: the first pattern that matches a node gives its role.
