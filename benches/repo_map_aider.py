@@ -24,65 +24,14 @@ Aider writes its cache into the mapped tree, so the tree is copied to a scratch 
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from ripsight import Workspace
-
-#: Run by Aider's interpreter: times RepoMap cold and warm, prints JSON.
-AIDER_SCRIPT = r"""
-import json, shutil, statistics, sys, time
-from pathlib import Path
-from aider.repomap import RepoMap
-
-root, tokens, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-
-class Model:
-    def token_count(self, text):
-        return len(text) / 4
-
-class IO:
-    def read_text(self, fname):
-        try:
-            return Path(fname).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-    def tool_output(self, *a, **k): pass
-    def tool_warning(self, *a, **k): pass
-    def tool_error(self, *a, **k): pass
-
-files = sorted(str(p) for p in Path(root).rglob("*.py") if "__pycache__" not in p.parts)
-
-def one():
-    started = time.perf_counter()
-    repo_map = RepoMap(map_tokens=tokens, root=root, main_model=Model(), io=IO())
-    text = repo_map.get_repo_map([], files, force_refresh=True) or ""
-    return (time.perf_counter() - started) * 1000, text
-
-cold = []
-for _ in range(max(1, rounds // 2)):
-    shutil.rmtree(Path(root) / RepoMap.TAGS_CACHE_DIR, ignore_errors=True)
-    cold.append(one()[0])
-warm, text = [], ""
-for _ in range(rounds):
-    elapsed, text = one()
-    warm.append(elapsed)
-# The map lists its files by name; their rank order is that of Aider's ranked tags.
-shown = [line[:-1] for line in text.splitlines() if line.endswith(":") and line[0] not in " \t⋮│"]
-repo_map = RepoMap(map_tokens=tokens, root=root, main_model=Model(), io=IO())
-ranked = repo_map.get_ranked_tags([], files, set(), set())
-top = []
-for tag in ranked:
-    if tag[0] not in top:
-        top.append(tag[0])
-print(json.dumps({"cold": cold, "warm": warm, "top": top, "shown": shown, "chars": len(text),
-                  "files": len(files)}))
-"""
+from ripsight.bench.navigation import aider_runs
 
 
 def ripsight_runs(root: Path, chars: int, rounds: int) -> dict[str, object]:
@@ -123,21 +72,8 @@ def main() -> None:
         root = Path(scratch) / "tree"
         shutil.copytree(args.tree, root, ignore=shutil.ignore_patterns("__pycache__"))
         ours = ripsight_runs(root, args.chars, args.rounds)
-        run = subprocess.run(
-            [
-                args.aider_python,
-                "-c",
-                AIDER_SCRIPT,
-                str(root),
-                str(args.chars // 4),
-                str(args.rounds),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=1800,
-            check=True,
-        )
-        aider = json.loads(run.stdout.strip().splitlines()[-1])
+        files = sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
+        aider = aider_runs(args.aider_python, str(root), files, args.rounds, args.chars)
 
     def median(runs: object) -> float:
         return statistics.median(runs)  # type: ignore[arg-type]

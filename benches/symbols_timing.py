@@ -21,32 +21,7 @@ import time
 from typing import Any
 
 from ripsight import Workspace
-
-
-def ready(root: str, store: str) -> dict[str, Any]:
-    """Opens the warm workspace and waits for its symbol index; its status and the seconds."""
-    started = time.monotonic()
-    ws = Workspace(root, index=True, index_dir=store)
-    ws.wait_index()
-    ngrams = time.monotonic() - started
-    while ws.index_status().get("symbols") not in ("ready", "failed"):
-        time.sleep(0.01)
-    status = ws.index_status()
-    status.update(ngrams_s=ngrams, symbols_s=time.monotonic() - started, peak_rss=peak_rss())
-    return status
-
-
-def peak_rss() -> int:
-    """This process's peak resident bytes so far (Linux's `VmHWM`; 0 elsewhere): the mapped
-    index files' pages count as well as the heap."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
+from ripsight.bench.navigation import ready
 
 
 def median_ms(call: Any, runs: int) -> tuple[float, Any]:

@@ -23,18 +23,8 @@ from typing import Any
 import pytest
 from _children import Lines
 from ripsight import Workspace
+from ripsight.bench.navigation import ACCOUNTING
 from ripsight.workspace import to_dict
-
-# The search's own accounting differs by design (see the module doc of index/navigate.rs).
-ACCOUNTING = {
-    "elapsed_ms",
-    "files_searched",
-    "candidate_files",
-    "files_parsed",
-    "files_cached",
-    "files_cut",
-    "skipped",
-}
 
 NAMES = ["helper", "compute", "Widget", "render", "parse_args", "value"]
 

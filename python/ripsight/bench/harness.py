@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Runs ``ripsight bench`` from parsed arguments (see `add_arguments`), in the mode they ask
-    for (``--scale``, ``--warm``, else the suite); returns the exit code: 0, 1 when a tool found
+    for (``--scale``, ``--warm``, ``--navigation``, else the suite); returns the exit code: 0, 1 when a tool found
     a different answer or ripsight failed, 2 for unusable arguments."""
     if args.plot:
         try:
@@ -64,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
         from .warm import run as run_warm
 
         return run_warm(args)
+    if args.navigation:
+        from .navigation import run as run_navigation
+
+        return run_navigation(args)
     if rg_binary() is None:
         print(
             "rg (ripgrep) is the reference and was not found: pip install 'ripgrep<15'.",

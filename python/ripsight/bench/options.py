@@ -89,6 +89,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         action="store_true",
         help="with --scale: also a copy of ROOT made of hard links (cp -al)",
     )
+    parser.add_argument(
+        "--navigation",
+        action="store_true",
+        help="measure the symbol index on ROOT instead: its build, a second process's load, "
+        "warm references, callers, definitions and maps beside cscope, GNU Global and rg "
+        "(and Aider's RepoMap with --aider-python), every answer checked against the cold "
+        "engine first (see ripsight.bench.navigation)",
+    )
+    parser.add_argument(
+        "--names",
+        nargs=2,
+        metavar=("SELECTIVE", "COMMON"),
+        help="with --navigation: the names asked (default on a Linux tree: "
+        "kmem_cache_alloc_lru kmalloc; else picked from the tree's map)",
+    )
+    parser.add_argument(
+        "--focus",
+        metavar="PATH",
+        help="with --navigation: the file the focused map is about (default on a Linux tree: "
+        "kernel/fork.c; else the map's top file)",
+    )
+    parser.add_argument(
+        "--aider-python",
+        metavar="PYTHON",
+        help="with --navigation: an interpreter whose environment has PyPI's aider-chat "
+        "(installed apart from ripsight's); times Aider's RepoMap beside repo_map",
+    )
     return parser
 
 

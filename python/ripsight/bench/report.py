@@ -7,6 +7,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -102,6 +103,19 @@ def plot(fig: dict[str, Any], path: str) -> None:
     f.tight_layout()
     f.savefig(path, dpi=120)
     plt.close(f)
+
+
+def mode_root(args: Any, mode: str) -> str | None:
+    """The repository a mode that measures one (``--warm``, ``--scale``, ``--navigation``) was
+    given; None, said on stderr, when there is none."""
+    root: str | None = args.root
+    if not root or not os.path.isdir(root):
+        print(
+            f"--{mode} needs the repository to measure: ripsight bench --{mode} ROOT",
+            file=sys.stderr,
+        )
+        return None
+    return root
 
 
 def finish(

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from typing import Any
 
-from .report import finish
+from .report import finish, mode_root
 from .warm import chosen_patterns, format_warm, run_warm
 
 #: The glob of the goals (issue 17 measures ``**/*.dts`` on the Linux tree).
@@ -256,11 +256,8 @@ def plot_scale(result: dict[str, Any], path: str) -> None:
 
 def run(args: Any) -> int:
     """``ripsight bench --scale ROOT``: prints the tables; 1 when an answer differed."""
-    root = args.root
-    if not root or not os.path.isdir(root):
-        print(
-            "--scale needs the repository to measure: ripsight bench --scale ROOT", file=sys.stderr
-        )
+    root = mode_root(args, "scale")
+    if root is None:
         return 2
     patterns = chosen_patterns(root, args.warm_patterns)
     result = run_scale(

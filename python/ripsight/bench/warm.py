@@ -16,14 +16,13 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
 from .peers import rg_binary, same_set_rg_args
-from .report import finish, machine_info
+from .report import finish, machine_info, mode_root
 
 #: The Linux-tree patterns of the goals: selective (13, 4, 186 and 169 files: the lowercase
 #: ones are made of common words), 688 files, medium (3,227), broad (49,006).
@@ -233,9 +232,8 @@ def format_warm(fig: dict[str, Any]) -> str:
 
 def run(args: Any) -> int:
     """``ripsight bench --warm ROOT``: prints the table; 1 when an answer differed."""
-    root = args.root
-    if not root or not os.path.isdir(root):
-        print("--warm needs the repository to measure: ripsight bench --warm ROOT", file=sys.stderr)
+    root = mode_root(args, "warm")
+    if root is None:
         return 2
     patterns = chosen_patterns(root, args.warm_patterns)
     glob = args.glob or KERNEL_GLOB

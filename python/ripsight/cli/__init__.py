@@ -7,7 +7,8 @@
     ripsight mcp [--root DIR] [--no-index] [--no-persist]
                                           MCP server on stdio (warm index by default, its file
                                           shared with every process on the tree)
-    ripsight bench [--warm | --scale]     ripsight against rg and indexed peers
+    ripsight bench [--warm | --scale | --navigation]
+                                          ripsight against rg, indexed peers, cscope, Global
     ripsight cache [--prune]              the warm index's files: trees, sizes, ages, stale ones
 
 The parts: `output` (exit codes, terminal-safe text, JSON), `options` (the limit and workspace
