@@ -9,7 +9,7 @@
 //! several sections behind one loader.
 //!
 //! ```text
-//! 0   magic "RSIDX011" (the version: another magic is another format, rebuilt, never read)
+//! 0   magic "RSIDX012" (the version: another magic is another format, rebuilt, never read)
 //! 8   u32 number of sections, u32 CRC-32 of the header from offset 16 to its end
 //! 16  u64 length of the whole file
 //! 24  one entry per section: u32 kind, u32 CRC-32 of its bytes, u64 offset, u64 length
@@ -36,7 +36,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The format's magic and version.
-pub(crate) const MAGIC: &[u8; 8] = b"RSIDX011";
+pub(crate) const MAGIC: &[u8; 8] = b"RSIDX012";
 const END: &[u8; 8] = b"RSIDXEND";
 const FIXED: usize = 24;
 const ENTRY: usize = 24;

@@ -90,6 +90,9 @@ pub(super) struct Tags {
     pub(super) kinds: Vec<Option<SymbolKind>>,
     /// The index of the `@name` capture.
     pub(super) name: Option<u32>,
+    /// The index of the `@body` capture: a node after the definition's own that ends it (C's
+    /// block after a macro head).
+    pub(super) body: Option<u32>,
 }
 
 /// The compiled query of `language`, made once per process, when the language is first met
@@ -115,6 +118,7 @@ fn compile(language: Language) -> Result<Tags, String> {
         .map_err(|e| format!("the {} query does not compile: {e}", language.name()))?;
     let mut kinds = Vec::new();
     let mut name = None;
+    let mut body = None;
     for (index, capture) in query.capture_names().iter().enumerate() {
         let kind = match capture.strip_prefix("definition.") {
             Some(kind) => Some(SymbolKind::from_name(kind).ok_or_else(|| {
@@ -125,12 +129,19 @@ fn compile(language: Language) -> Result<Tags, String> {
             })?),
             None => None,
         };
-        if *capture == "name" {
-            name = u32::try_from(index).ok();
+        match *capture {
+            "name" => name = u32::try_from(index).ok(),
+            "body" => body = u32::try_from(index).ok(),
+            _ => {}
         }
         kinds.push(kind);
     }
-    Ok(Tags { query, kinds, name })
+    Ok(Tags {
+        query,
+        kinds,
+        name,
+        body,
+    })
 }
 
 /// Checks that every language's grammar loads and its query compiles with known kinds.
@@ -210,9 +221,12 @@ pub(super) fn parse_restarting(
             while let Some(found_match) = matches.next() {
                 let mut definition = None;
                 let mut name = None;
+                let mut body = None;
                 for capture in found_match.captures {
                     if Some(capture.index) == tags.name {
                         name = Some(capture.node);
+                    } else if Some(capture.index) == tags.body {
+                        body = Some(capture.node);
                     } else if let Some(Some(kind)) = tags.kinds.get(capture.index as usize) {
                         definition = Some((capture.node, *kind));
                     }
@@ -220,14 +234,21 @@ pub(super) fn parse_restarting(
                 let Some((node, kind)) = definition else {
                     continue;
                 };
+                if is_macro_loop(language, node) {
+                    continue;
+                }
+                // The definition's last node: its own, or a body the query captured apart.
+                let last = body
+                    .filter(|b| b.end_byte() > node.end_byte())
+                    .unwrap_or(node);
                 if !part.window.contains(&node.start_byte())
                     || (heads && found[..whole].iter().any(|f| f.start == node.start_byte()))
                 {
                     continue;
                 }
                 let end = match part.cut {
-                    Some(cut) if heads || node.end_byte() > cut.0 => cut,
-                    _ => (node.end_byte(), node.end_position()),
+                    Some(cut) if heads || last.end_byte() > cut.0 => cut,
+                    _ => (last.end_byte(), last.end_position()),
                 };
                 found.push(Found {
                     node,
@@ -351,6 +372,43 @@ fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> (Vec
 /// The name a C or C++ declaration declares: the innermost name down its `declarator` fields
 /// (through pointers, parentheses, arrays and the function declarator itself), and of a
 /// qualified or template name its last part (`ns::Type::method` names `method`).
+/// Whether `node` is a loop macro in a function's body that the C or C++ grammar reads as a
+/// function definition: `for_each_possible_cpu(cpu) { ... }` is, to C's, a definition of `cpu`
+/// of type `for_each_possible_cpu` (a name in parentheses, no function declarator: no function
+/// at all), and to C++'s one of `for_each_possible_cpu` without a type. C++ defines no function
+/// in a body (a lambda is an expression, a local class's methods are in its own body); C only
+/// with GNU's nested functions, which have a function declarator and stay. At the top of a
+/// file the same shape is a function with a macro head (`SYSCALL_DEFINE0(pause) { ... }`), which
+/// stays.
+fn is_macro_loop(language: Language, node: Node<'_>) -> bool {
+    // In a block, or in an `#if` branch in one (a bounded walk up the branches).
+    let in_body = || {
+        let mut parent = node.parent();
+        for _ in 0..64 {
+            match parent.map(|p| p.kind()) {
+                Some("preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif") => {
+                    parent = parent.and_then(|p| p.parent());
+                }
+                kind => {
+                    return node.kind() == "function_definition"
+                        && kind == Some("compound_statement");
+                }
+            }
+        }
+        false
+    };
+    match language {
+        Language::C => {
+            in_body()
+                && node
+                    .child_by_field_name("declarator")
+                    .is_some_and(|declarator| declarator.kind() == "parenthesized_declarator")
+        }
+        Language::Cpp => in_body(),
+        _ => false,
+    }
+}
+
 fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
     let mut current = node.child_by_field_name("declarator")?;
     // Declarators nest one level per pointer, parenthesis or array: a bounded walk.
@@ -627,6 +685,42 @@ mod tests {
         .expect("parses");
         let f = &parsed.entries[0];
         assert_eq!((f.line, f.end_line), (2, 5));
+        // A C function whose head is a macro ends with the block after it.
+        let parsed = parse(
+            Language::C,
+            b"SYSCALL_DEFINE1(open, int, x)\n{\n\treturn x;\n}\nint g;\n",
+            Duration::from_secs(10),
+        )
+        .expect("parses");
+        let f = &parsed.entries[0];
+        assert_eq!(
+            (f.name.as_str(), f.line, f.end_line),
+            ("SYSCALL_DEFINE1", 1, 4)
+        );
+    }
+
+    #[test]
+    fn a_loop_macro_in_a_body_is_no_definition() {
+        // The grammar reads `for_each_possible_cpu(cpu) { ... }` as a function `cpu` nested in
+        // `f`; at the top of the file the same shape is a function with a macro head.
+        let source = "void f(void)\n{\n\tint cpu;\n\tfor_each_possible_cpu(cpu) {\n\t\tg(cpu);\n\t}\n\
+                      #ifdef X\n\tfor_each_online_cpu(cpu) {\n\t\tg(cpu);\n\t}\n#endif\n}\n\
+                      SYSCALL_DEFINE0(pause)\n{\n\treturn 0;\n}\n";
+        assert_eq!(
+            outline(Language::C, source),
+            ["function f", "function pause"]
+        );
+        // C++'s grammar reads the macro head as a function's declarator, named by the macro.
+        assert_eq!(
+            outline(Language::Cpp, source),
+            ["function f", "function SYSCALL_DEFINE0"]
+        );
+        // GNU C's nested functions have a function declarator: they stay.
+        let nested = "int f(void)\n{\n\tint inner(int x) { return x; }\n\treturn inner(1);\n}\n";
+        assert_eq!(
+            outline(Language::C, nested),
+            ["function f", "  function inner"]
+        );
     }
 
     /// Inputs built to make a parser work: each comes back within its time cap (an outline or

@@ -387,6 +387,26 @@ mod tests {
     }
 
     #[test]
+    fn calls_in_a_function_with_a_macro_head_have_it_as_their_caller() {
+        // The kernel's `SYSCALL_DEFINE3(name, ...) { ... }`: a call, then a block, to the
+        // grammar; the block is the definition's body (cscope names the macro as the caller).
+        let source = "SYSCALL_DEFINE2(waitid, int, which,\n\t\tpid_t, upid)\n{\n\
+            \treturn kernel_waitid(which, upid);\n}\n\nint after(void)\n{\n\treturn 0;\n}\n";
+        let found = references(Language::C, source);
+        assert!(
+            found.contains(&"4:9 call kernel_waitid in SYSCALL_DEFINE2".to_string()),
+            "{found:?}"
+        );
+        // A loop macro in a body is no definition: the calls in its block are the function's.
+        let source = "void f(void)\n{\n\tfor_each_process(p) {\n\t\tstop(p);\n\t}\n}\n";
+        let found = references(Language::C, source);
+        assert!(
+            found.contains(&"4:3 call stop in f".to_string()),
+            "{found:?}"
+        );
+    }
+
+    #[test]
     fn python_references_have_roles() {
         let source = "import os.path as p\n\
             from json import loads\n\

@@ -7,8 +7,9 @@
 (type_definition) @definition.type
 (preproc_function_def name: (identifier) @name) @definition.macro
 ; A function whose head is a macro (the kernel's `SYSCALL_DEFINE3(open, ...) { ... }`): the
-; grammar, which cannot expand it, reads a call followed by a block at the top of the file.
+; grammar, which cannot expand it, reads a call followed by a block at the top of the file. The
+; block is its body (@body: the definition ends where it does, and encloses what is in it).
 (translation_unit
   (expression_statement (call_expression function: (identifier) @name)) @definition.function
   .
-  (compound_statement))
+  (compound_statement) @body)
