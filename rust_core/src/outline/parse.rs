@@ -234,9 +234,6 @@ pub(super) fn parse_restarting(
                 let Some((node, kind)) = definition else {
                     continue;
                 };
-                if is_macro_loop(language, node) {
-                    continue;
-                }
                 // The definition's last node: its own, or a body the query captured apart.
                 let last = body
                     .filter(|b| b.end_byte() > node.end_byte())
@@ -333,6 +330,12 @@ fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> (Vec
             open.pop();
         }
         let parent = open.last().map(|(index, _)| *index);
+        let in_function = parent
+            .and_then(|p| out.get(p as usize))
+            .is_some_and(|p| matches!(p.kind, SymbolKind::Function | SymbolKind::Method));
+        if in_function && is_macro_loop(language, node) {
+            continue;
+        }
         let kind = match (kind, parent.and_then(|p| out.get(p as usize))) {
             (SymbolKind::Function, Some(container)) if container.kind.holds_methods() => {
                 SymbolKind::Method
@@ -369,46 +372,35 @@ fn arrange(mut found: Vec<Found<'_>>, source: &[u8], language: Language) -> (Vec
     (out, spans)
 }
 
-/// The name a C or C++ declaration declares: the innermost name down its `declarator` fields
-/// (through pointers, parentheses, arrays and the function declarator itself), and of a
-/// qualified or template name its last part (`ns::Type::method` names `method`).
-/// Whether `node` is a loop macro in a function's body that the C or C++ grammar reads as a
+/// Whether `node`, inside a function's body, is a loop macro the C or C++ grammar reads as a
 /// function definition: `for_each_possible_cpu(cpu) { ... }` is, to C's, a definition of `cpu`
 /// of type `for_each_possible_cpu` (a name in parentheses, no function declarator: no function
-/// at all), and to C++'s one of `for_each_possible_cpu` without a type. C++ defines no function
-/// in a body (a lambda is an expression, a local class's methods are in its own body); C only
-/// with GNU's nested functions, which have a function declarator and stay. At the top of a
-/// file the same shape is a function with a macro head (`SYSCALL_DEFINE0(pause) { ... }`), which
-/// stays.
+/// at all), and to C++'s one of `for_each_possible_cpu` without a type. A function in a body
+/// with a function declarator stays (GNU C's nested functions, and the functions a broken
+/// parse nests in the one before them); at the top of a file the same shape is a function with
+/// a macro head (`SYSCALL_DEFINE0(pause) { ... }`), which is not in a body and stays.
 fn is_macro_loop(language: Language, node: Node<'_>) -> bool {
-    // In a block, or in an `#if` branch in one (a bounded walk up the branches).
-    let in_body = || {
-        let mut parent = node.parent();
-        for _ in 0..64 {
-            match parent.map(|p| p.kind()) {
-                Some("preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif") => {
-                    parent = parent.and_then(|p| p.parent());
-                }
-                kind => {
-                    return node.kind() == "function_definition"
-                        && kind == Some("compound_statement");
-                }
-            }
-        }
-        false
-    };
+    if node.kind() != "function_definition" {
+        return false;
+    }
+    let declarator = node.child_by_field_name("declarator");
     match language {
-        Language::C => {
-            in_body()
-                && node
-                    .child_by_field_name("declarator")
-                    .is_some_and(|declarator| declarator.kind() == "parenthesized_declarator")
+        Language::C => declarator.is_some_and(|d| d.kind() == "parenthesized_declarator"),
+        Language::Cpp => {
+            node.child_by_field_name("type").is_none()
+                && declarator.is_some_and(|d| {
+                    d.kind() == "function_declarator"
+                        && d.child_by_field_name("declarator")
+                            .is_some_and(|name| name.kind() == "identifier")
+                })
         }
-        Language::Cpp => in_body(),
         _ => false,
     }
 }
 
+/// The name a C or C++ declaration declares: the innermost name down its `declarator` fields
+/// (through pointers, parentheses, arrays and the function declarator itself), and of a
+/// qualified or template name its last part (`ns::Type::method` names `method`).
 fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
     let mut current = node.child_by_field_name("declarator")?;
     // Declarators nest one level per pointer, parenthesis or array: a bounded walk.
