@@ -335,13 +335,7 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
             .map(|e| e.meta.ctime_ns)
             .max()
     };
-    let waited = Instant::now();
-    while newest.is_some_and(|ctime| !vouches_ctime(ctime))
-        && waited.elapsed() < MAX_AGING_WAIT
-        && !shared.stop.load(Ordering::Relaxed)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until_vouched(shared, newest);
     let (base, files, generations) = {
         let mut live = lock(&shared.live);
         if live.state != IndexState::Ready || live.fallback.is_some() {
@@ -420,6 +414,19 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
     live.unindexed_after_build = unindexable(&live);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
+}
+
+/// Waits (at most [`MAX_AGING_WAIT`], or until the index stops) until a file changed at
+/// `newest` is older than the trust margin, so that its identity vouches for it and a merge
+/// records it as other processes can take it (the n-gram merge and the symbol merge).
+pub(super) fn wait_until_vouched(shared: &Shared, newest: Option<i64>) {
+    let waited = Instant::now();
+    while newest.is_some_and(|ctime| !vouches_ctime(ctime))
+        && waited.elapsed() < MAX_AGING_WAIT
+        && !shared.stop.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// Whether a change time is old enough now to vouch for the contents (see `vouches`).

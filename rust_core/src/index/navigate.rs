@@ -133,6 +133,24 @@ fn scope(
     Some(Ok(scope))
 }
 
+/// The checked `name`, the pattern of it as a word, and the scope of a call asking for it
+/// (`find_references`, `find_calls`): the overlay's files left are those that may hold it.
+fn name_scope<'n>(
+    workspace: &Workspace,
+    live: &mut Live,
+    revision: u64,
+    name: &'n str,
+    files: (Option<&OsStr>, &[String]),
+) -> Option<Result<(&'n str, String, Scope), CoreError>> {
+    let name = match references::check_name(name) {
+        Ok(name) => name,
+        Err(error) => return Some(Err(error)),
+    };
+    let pattern = references::word_pattern(name);
+    let scope = scope(workspace, live, revision, files, Some((&pattern, false)))?;
+    Some(scope.map(|scope| (name, pattern, scope)))
+}
+
 /// Whether the symbol file's record `file` still describes the table's file.
 fn fresh(live: &Live, file: &StoredFile<'_>) -> bool {
     file.trusted
@@ -277,22 +295,12 @@ pub(super) fn references(
     outliner: &Outliner,
     options: &ReferencesOptions,
 ) -> Option<Result<ReferencesOutput, CoreError>> {
-    let name = match references::check_name(&options.name) {
-        Ok(name) => name,
-        Err(error) => return Some(Err(error)),
-    };
-    let pattern = format!(r"\b{}\b", regex::escape(name));
     let files = (options.path.as_deref(), options.glob.as_slice());
-    let scope = match scope(
-        workspace,
-        &mut live,
-        revision,
-        files,
-        Some((&pattern, false)),
-    )? {
-        Ok(scope) => scope,
-        Err(error) => return Some(Err(error)),
-    };
+    let (name, pattern, scope) =
+        match name_scope(workspace, &mut live, revision, &options.name, files)? {
+            Ok(found) => found,
+            Err(error) => return Some(Err(error)),
+        };
     let symbols = &scope.symbols;
     // The stored part, under the lock (the table says which records are fresh).
     let mut stored: BTreeMap<u32, FileReferences> = BTreeMap::new();
@@ -553,22 +561,12 @@ pub(super) fn calls(
     outliner: &Outliner,
     options: &CallsOptions,
 ) -> Option<Result<CallsResult, CoreError>> {
-    let name = match references::check_name(&options.name) {
-        Ok(name) => name,
-        Err(error) => return Some(Err(error)),
-    };
-    let pattern = format!(r"\b{}\b", regex::escape(name));
     let files = (options.path.as_deref(), options.glob.as_slice());
-    let scope = match scope(
-        workspace,
-        &mut live,
-        revision,
-        files,
-        Some((&pattern, false)),
-    )? {
-        Ok(scope) => scope,
-        Err(error) => return Some(Err(error)),
-    };
+    let (name, pattern, scope) =
+        match name_scope(workspace, &mut live, revision, &options.name, files)? {
+            Ok(found) => found,
+            Err(error) => return Some(Err(error)),
+        };
     let symbols = &scope.symbols;
     let kinds = &options.kinds;
     // The stored files defining the name (by a definition of the kinds asked), fresh and in

@@ -32,7 +32,7 @@ use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::walker::thread_count;
 
-use super::build::{MAX_AGING_WAIT, REBUILD_FROM_PERCENT, RETRY_AFTER, vouches_ctime};
+use super::build::{REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
 use super::live::{Live, Shared, lock};
 use super::navigate::overlay;
 use super::store::{FileId, Lock};
@@ -347,13 +347,7 @@ fn merge(shared: &Shared, outliner: &Outliner, writer: &Lock) -> bool {
             .map(|e| e.meta.ctime_ns)
             .max()
     };
-    let waited = Instant::now();
-    while newest.is_some_and(|ctime| !vouches_ctime(ctime))
-        && waited.elapsed() < MAX_AGING_WAIT
-        && !shared.stop.load(Ordering::Relaxed)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until_vouched(shared, newest);
     let (base, steps, files) = {
         let mut live = lock(&shared.live);
         if live.symbols.phase != SymbolPhase::Ready || live.fallback.is_some() {

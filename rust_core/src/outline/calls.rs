@@ -23,13 +23,13 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::sync::Arc;
 
+use super::definitions::outline_all;
 use super::definitions::{Definition, MAX_UNPARSED_LISTED, Parsedness, UnparsedFile};
-use super::definitions::{candidate_files, outline_all};
 use super::file::Page;
 use super::lang::Language;
 use super::outliner::Outliner;
 use super::parse::{Entry, Parsed};
-use super::references::{Lines, MAX_DEFINITIONS_LISTED, check_name, word_pattern};
+use super::references::{Lines, MAX_DEFINITIONS_LISTED, check_name, word_candidates};
 use super::refs::Role;
 use super::source::Source;
 use super::{DEFAULT_CALLS_LIMIT, SymbolKind};
@@ -209,16 +209,7 @@ pub fn calls(
 ) -> Result<CallsResult, CoreError> {
     let name = check_name(&options.name)?;
     let deadline = workspace.deadline_with(&options.cancel);
-    let found = candidate_files(
-        search,
-        GrepOptions {
-            pattern: word_pattern(name),
-            path: options.path.clone(),
-            glob: options.glob.clone(),
-            cancel: options.cancel.clone(),
-            ..GrepOptions::default()
-        },
-    )?;
+    let found = word_candidates(search, name, &options.path, &options.glob, &options.cancel)?;
     let candidates: Vec<&OsString> = found.files.iter().map(|f| &f.path).collect();
     let kinds = &options.kinds;
     let defines =

@@ -240,16 +240,7 @@ pub fn references(
 ) -> Result<ReferencesOutput, CoreError> {
     let name = check_name(&options.name)?;
     let deadline = workspace.deadline_with(&options.cancel);
-    let found = candidate_files(
-        search,
-        GrepOptions {
-            pattern: word_pattern(name),
-            path: options.path.clone(),
-            glob: options.glob.clone(),
-            cancel: options.cancel.clone(),
-            ..GrepOptions::default()
-        },
-    )?;
+    let found = word_candidates(search, name, &options.path, &options.glob, &options.cancel)?;
     let candidates: Vec<&OsString> = found.files.iter().map(|f| &f.path).collect();
     let keep = |source: &Source, parsed: Arc<Parsed>| of_file(source, &parsed, name);
     let outcomes = outline_all(workspace, outliner, &candidates, &deadline, true, &keep);
@@ -410,6 +401,27 @@ pub(crate) fn check_name(name: &str) -> Result<&str, CoreError> {
         ));
     }
     Ok(name)
+}
+
+/// The files under `path` and `glob` that hold `name` as a word and may have a parser: the
+/// candidates `find_references` and `find_calls` parse.
+pub(crate) fn word_candidates(
+    search: &(dyn Fn(&GrepOptions) -> Result<GrepOutput, CoreError> + Sync),
+    name: &str,
+    path: &Option<OsString>,
+    glob: &[String],
+    cancel: &CancelToken,
+) -> Result<GrepOutput, CoreError> {
+    candidate_files(
+        search,
+        GrepOptions {
+            pattern: word_pattern(name),
+            path: path.clone(),
+            glob: glob.to_vec(),
+            cancel: cancel.clone(),
+            ..GrepOptions::default()
+        },
+    )
 }
 
 /// grep's pattern for the files that hold `name` as a word: a word boundary on each side that
