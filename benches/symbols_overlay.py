@@ -6,7 +6,7 @@ calls start cannot run: the behaviour before merges existed), then once the merg
     python benches/symbols_overlay.py SUBTREE [TOUCHED]    # e.g. linux/drivers/net/ethernet
 
 Prints medians of 3 calls (`references` of `kmalloc` and `netdev_priv`, `calls` of `probe`,
-`repo_map`) for each state and the seconds the merge took; figures in the README (symbol index).
+`repo_map`) for each state and the seconds the merge took; figures in docs/warm-index.md (the symbol index).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One enumeration of the machine codes (`ripsight.codes`): the README's table is it, the
+"""One enumeration of the machine codes (`ripsight.codes`): docs/protocol.md's table is it, the
 engine's error kinds are in it, and every failure has one code everywhere."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ripsight import (
 )
 from ripsight.validation import parse_arguments
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PROTOCOL = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 
 
 def _without_parentheses(text: str) -> str:
@@ -34,8 +34,8 @@ def _without_parentheses(text: str) -> str:
     return "".join(out)
 
 
-def _readme_table() -> list[tuple[str, str, tuple[str, ...]]]:
-    text = README.read_text(encoding="utf-8")
+def _documented_table() -> list[tuple[str, str, tuple[str, ...]]]:
+    text = PROTOCOL.read_text(encoding="utf-8")
     table = text.split("| status | outcome | codes |", 1)[1].split("\n- ", 1)[0]
     rows = []
     for line in table.strip().splitlines()[1:]:
@@ -45,8 +45,8 @@ def _readme_table() -> list[tuple[str, str, tuple[str, ...]]]:
     return rows
 
 
-def test_the_readme_table_is_the_enumeration() -> None:
-    assert _readme_table() == [
+def test_the_documented_table_is_the_enumeration() -> None:
+    assert _documented_table() == [
         (status, outcome, tuple(names)) for status, outcome, names in codes.CODES
     ]
 

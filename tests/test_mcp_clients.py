@@ -1,11 +1,11 @@
-"""The README's MCP client snippets, run as printed against `ripsight mcp` (no model is called):
-each lists the tools and calls one.
+"""The MCP client snippets of docs/mcp-clients.md, run as printed against `ripsight mcp` (no
+model is called): each lists the tools and calls one.
 
 - OpenAI Agents SDK, LangChain (langchain-mcp-adapters), PydanticAI: the Python programs of the
-  README run with the real package; each skips when its package is missing (`pip install
+  page run with the real package; each skips when its package is missing (`pip install
   'ripsight[clients]'` installs them; .ci/run does, under the MCP SDK 1.x and 2.x).
 - Claude Desktop, Claude Code, Codex, Gemini CLI have no Python package: the command and
-  arguments of their README configuration start the server, driven by the MCP SDK client.
+  arguments of their configuration on the page start the server, driven by the MCP SDK client.
 
 Also: the Agents SDK's default 5 s call timeout on a search that outlasts it, and what the model
 gets from PydanticAI (the structured copy) for a 500-match grep.
@@ -31,16 +31,16 @@ from ripsight.tools import builtin_tools
 pytestmark = pytest.mark.slow  # agent frameworks' clients against a server process
 
 REPO = Path(__file__).resolve().parent.parent
-README = (REPO / "README.md").read_text()
+CLIENTS = (REPO / "docs" / "mcp-clients.md").read_text()
 
 #: The server's tools as the clients list them: the registry's, in name order.
 TOOL_NAMES = str([spec.name for spec in builtin_tools()])
 
 
 def _block(heading: str, language: str) -> str:
-    """The first ```language block after the README heading `heading`."""
-    start = README.index(f"\n{heading}\n")
-    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(README, start)
+    """The first ```language block after the heading `heading` of docs/mcp-clients.md."""
+    start = CLIENTS.index(f"\n{heading}\n")
+    match = re.compile(rf"```{language}\n(.*?)```", re.DOTALL).search(CLIENTS, start)
     assert match is not None, f"no {language} block after {heading}"
     return match.group(1)
 
@@ -82,7 +82,7 @@ def _run_snippet(heading: str, root: Path, tmp_path: Path) -> str:
 
 def test_openai_agents_snippet(repo: Path, tmp_path: Path) -> None:
     pytest.importorskip("agents.mcp")
-    out = _run_snippet("#### OpenAI Agents SDK", repo, tmp_path).splitlines()
+    out = _run_snippet("## OpenAI Agents SDK", repo, tmp_path).splitlines()
     assert out[0] == TOOL_NAMES
     assert out[1].startswith('1 match in 1 file for "TODO"')
     assert "src/app.py:2:    # TODO: wire the clients" in out
@@ -90,7 +90,7 @@ def test_openai_agents_snippet(repo: Path, tmp_path: Path) -> None:
 
 def test_langchain_snippet(repo: Path, tmp_path: Path) -> None:
     pytest.importorskip("langchain_mcp_adapters.client")
-    out = _run_snippet("#### LangChain (langchain-mcp-adapters)", repo, tmp_path)
+    out = _run_snippet("## LangChain (langchain-mcp-adapters)", repo, tmp_path)
     assert out.splitlines()[0] == TOOL_NAMES
     assert "src/app.py:2:    # TODO: wire the clients" in out  # the text, as content
 
@@ -98,7 +98,7 @@ def test_langchain_snippet(repo: Path, tmp_path: Path) -> None:
 def test_pydantic_ai_snippet(repo: Path, tmp_path: Path) -> None:
     pytest.importorskip("pydantic_ai.mcp")
     pytest.importorskip("fastmcp.client.transports")
-    out = _run_snippet("#### PydanticAI", repo, tmp_path).splitlines()
+    out = _run_snippet("## PydanticAI", repo, tmp_path).splitlines()
     assert out[0] == TOOL_NAMES
     assert "'total_matches': 1" in out[1]  # PydanticAI returns the structured copy
     assert "'text': '    # TODO: wire the clients'" in out[1]
@@ -183,8 +183,8 @@ def test_openai_agents_default_timeout_gets_a_partial_answer(tmp_path: Path) -> 
 
 
 def _configured_server(heading: str, root: Path) -> tuple[str, list[str], Path | None]:
-    """command, args and working directory of the README configuration under `heading`."""
-    if heading == "#### Codex":
+    """command, args and working directory of the configuration under `heading`."""
+    if heading == "## Codex":
         tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
         entry = tomllib.loads(_block(heading, "toml"))["mcp_servers"]["ripsight"]
     else:
@@ -196,7 +196,7 @@ def _configured_server(heading: str, root: Path) -> tuple[str, list[str], Path |
 
 
 @pytest.mark.parametrize(
-    "heading", ["#### Claude Desktop", "#### Claude Code", "#### Codex", "#### Gemini CLI"]
+    "heading", ["## Claude Desktop", "## Claude Code", "## Codex", "## Gemini CLI"]
 )
 def test_client_configuration_starts_a_working_server(
     heading: str, repo: Path, tmp_path: Path

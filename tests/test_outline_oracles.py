@@ -6,7 +6,7 @@ ctags finds is in the outline at the same line, but for the kinds of disagreemen
 docs/outline-oracles.md explains, which each test recognizes and counts.
 
 Each test prints its agreement (pytest -s shows it); the figures in docs/outline-oracles.md and
-the README come from these runs. A tree that is not on the machine skips its test (.ci/run
+docs/navigation.md come from these runs. A tree that is not on the machine skips its test (.ci/run
 installs the Debian packages; the kernel is the benchmarks' copy, see benches/linux_source.py).
 """
 

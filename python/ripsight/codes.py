@@ -7,7 +7,7 @@ for the registry, the tools and the operation log.
 Every result carries one in ``ToolResult.meta["code"]``, and the operation log records it. The
 codes of the failures the engine raises are the engine's own error kinds (the ``kind`` of each
 exception class it defines), read from the engine here rather than written again; the others
-belong to the protocol. `CODES` is the README's table of codes, row for row
+belong to the protocol. `CODES` is docs/protocol.md's table of codes, row for row
 (tests/test_codes.py holds the two together).
 """
 

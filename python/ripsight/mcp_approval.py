@@ -1,4 +1,4 @@
-"""How `ripsight mcp` puts an approval question to the person (issue 28): the registry's
+"""How `ripsight mcp` puts an approval question to the person: the registry's
 `approve` callback in the server (`Asker`), by the mechanism of the protocol version the client
 negotiated.
 

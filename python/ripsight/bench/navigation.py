@@ -1,4 +1,4 @@
-"""``ripsight bench --navigation``: the symbol index (issue 24) on a tree, beside the tools people
+"""``ripsight bench --navigation``: the symbol index on a tree, beside the tools people
 use for navigation, in one run.
 
 1. The build: a child process opens ``Workspace(ROOT, index=True)`` on an empty index directory
@@ -26,7 +26,7 @@ use for navigation, in one run.
    warm, beside ripsight's map cold (no index, outline cache cleared) and warm, with both maps'
    top files side by side.
 
-The goals (issue 24) are for the Linux tree; the table marks them met or missed there only.
+The goals are for the Linux tree; the table marks them met or missed there only.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ GTAGS_SUFFIXES = (*CSCOPE_SUFFIXES, ".java", ".php", ".y")
 #: A peer is measured where at least this share of the tree's source files are files it reads.
 PEER_SHARE = 0.1
 
-#: The goals of issue 24 on the Linux tree: case -> (bound, unit).
+#: The goals on the Linux tree: case -> (bound, unit).
 GOALS: dict[str, tuple[float, str]] = {
     "build": (90.0, "s"),
     "file_share": (0.40, ""),

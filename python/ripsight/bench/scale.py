@@ -1,4 +1,4 @@
-"""``ripsight bench --scale ROOT``: the warm index against tree size (issue 17).
+"""``ripsight bench --scale ROOT``: the warm index against tree size.
 
 For each tree (ROOT itself, then N full copies of it side by side, ``--copies 1 3``) it runs the
 ``--warm`` measurement (:func:`ripsight.bench.warm.run_warm`: the index built in this process,
@@ -28,7 +28,7 @@ from typing import Any
 from .report import finish, mode_root
 from .warm import chosen_patterns, format_warm, run_warm
 
-#: The glob of the goals (issue 17 measures ``**/*.dts`` on the Linux tree).
+#: The glob of the goals (measured as ``**/*.dts`` on the Linux tree).
 SCALE_GLOB = "**/*.dts"
 
 #: Seconds any one copy or git step may take.

@@ -416,7 +416,7 @@ def run_suite(
 
 
 def _apply_goals(rows: list[Row], threads: dict[str, Any], mem: dict[str, Any]) -> None:
-    """Ratios to rg (or to the case's reference) and the goals of issue 4."""
+    """Ratios to rg (or to the case's reference) and the benchmark's goals."""
     by_case: dict[str, dict[str, Row]] = {}
     for r in rows:
         by_case.setdefault(r.case, {})[r.tool] = r
