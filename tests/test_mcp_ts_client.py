@@ -23,102 +23,41 @@ them and runs ``npm ci``); a ``node_modules`` that lacks the pinned SDK is insta
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _mcp_helpers import SLOW_GREP, make_slow_tree
+from _mcp_helpers import (
+    ALLOW_ONCE,
+    ALLOW_SESSION,
+    APPROVAL_MARKER,
+    DENY,
+    REFUSAL_IDS,
+    REFUSALS,
+    SLOW_GREP,
+    check_refused_by_the_person,
+    make_private_tree,
+    make_roots,
+    make_slow_tree,
+)
 from _pdfs import text_pdf
+from _ts_client import drive, node_with_sdk, serve
 from ripsight import ToolCall, Workspace, default_registry, to_dict
-from ripsight.mcp_server import OUTPUT_SCHEMAS
+from ripsight.mcp_server import _SDK_HAS_DECORATORS, OUTPUT_SCHEMAS
 from ripsight.tools import builtin_tools
 
 pytestmark = pytest.mark.slow  # a node process and an MCP server process per test
 
-CLIENT_DIR = Path(__file__).resolve().parent / "ts_client"
-PINNED = json.loads((CLIENT_DIR / "package.json").read_text())["dependencies"]
-SDK = "@modelcontextprotocol/sdk"
-# Hang guards, not speed assertions: a broken server or client must fail the test.
-NODE_TIMEOUT = 180
-NPM_TIMEOUT = 600
-MARKER = "QZX-MCP-APPROVAL-9d41"
-
-
-def _need(tool: str) -> str:
-    found = shutil.which(tool)
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{tool} is missing; .ci/run installs it (apt-get install nodejs npm)")
-        pytest.skip(f"{tool} is not installed: the TypeScript SDK client needs node and npm")
-    return found
-
-
-def _installed_version() -> str | None:
-    manifest = CLIENT_DIR / "node_modules" / SDK / "package.json"
-    return json.loads(manifest.read_text())["version"] if manifest.is_file() else None
+MARKER = APPROVAL_MARKER
+SDK_MAJOR = int(importlib.metadata.version("mcp").split(".")[0])  # the server's MCP SDK
 
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    """node, with the pinned SDK installed in tests/ts_client (by ``npm ci`` when it is not)."""
-    found = _need("node")
-    if _installed_version() != PINNED[SDK]:
-        done = subprocess.run(
-            [_need("npm"), "ci", "--no-audit", "--no-fund"],
-            cwd=CLIENT_DIR,
-            capture_output=True,
-            text=True,
-            timeout=NPM_TIMEOUT,
-            check=False,
-        )
-        if done.returncode != 0:
-            pytest.fail(f"npm ci failed in {CLIENT_DIR}:\n{done.stderr[-3000:]}")
-    assert _installed_version() == PINNED[SDK]
-    return found
-
-
-def _server(root: Path | None, *flags: str, cwd: Path | None = None) -> dict[str, Any]:
-    """The server as test_mcp.py starts it: this Python's ripsight (the checkout's through
-    PYTHONPATH, or the installed wheel), inheriting the environment."""
-    args = ["-m", "ripsight.cli", "mcp"]
-    if root is not None:
-        args += ["--root", str(root)]
-    return {"command": sys.executable, "args": [*args, *flags], "cwd": str(cwd) if cwd else None}
-
-
-def drive(
-    node: str,
-    tmp_path: Path,
-    server: dict[str, Any],
-    steps: list[dict[str, Any]],
-    **client: Any,
-) -> dict[str, Any]:
-    """Runs drive.mjs with this plan; returns what it printed (the session, a result per step).
-    The session itself must have worked: no fatal error, no protocol error, no traceback."""
-    errlog = tmp_path / "server-stderr.log"
-    plan = {"server": server, "errlog": str(errlog), "client": client, "steps": steps}
-    plan_file = tmp_path / "plan.json"
-    plan_file.write_text(json.dumps(plan))
-    done = subprocess.run(
-        [node, str(CLIENT_DIR / "drive.mjs"), str(plan_file)],
-        capture_output=True,
-        text=True,
-        timeout=NODE_TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    output: dict[str, Any] = json.loads(done.stdout)
-    assert "fatal" not in output, output["fatal"]
-    assert output["errors"] == [], output["errors"]
-    assert output["server_info"]["name"] == "ripsight"
-    assert "Traceback" not in errlog.read_text(), errlog.read_text()
-    return output
+    return node_with_sdk()
 
 
 def _text(result: dict[str, Any]) -> str:
@@ -211,7 +150,7 @@ def test_every_tool_answers_the_sdk_client_with_the_python_api_result(
     steps.append({"op": "call", "name": "grep", "arguments": CUT})
     steps.append({"op": "call", "name": "read_result", "arguments": PAGE, "ref_from": cut_step})
     # --no-index: every answer comes from the cold engine, as the Workspace's below.
-    output = drive(node, tmp_path, _server(tree, "--no-index"), steps)
+    output = drive(node, tmp_path, serve(tree, "--no-index"), steps)
     listed, *results = output["steps"]
 
     specs = builtin_tools()
@@ -274,7 +213,7 @@ def test_read_file_identity_reaches_a_javascript_client_exactly(
     node: str, tree: Path, tmp_path: Path
 ) -> None:
     steps = [{"op": "call", "name": "read_file", "arguments": {"path": "src/app.py"}}]
-    (read,) = drive(node, tmp_path, _server(tree), steps)["steps"]
+    (read,) = drive(node, tmp_path, serve(tree), steps)["steps"]
     structured = read["result"]["structuredContent"]
     expected = to_dict(Workspace(tree).read_file("src/app.py"))
     assert expected["mtime_ns"] > MAX_SAFE_INTEGER  # a file written now
@@ -299,7 +238,7 @@ def test_the_sdk_refuses_a_structured_result_that_breaks_the_output_schema(
     steps: list[dict[str, Any]] = [{"op": "list_tools"}]
     for tamper in (None, "wrong_type", "missing_field", "no_structured"):
         steps.append({"op": "call", "name": name, "arguments": arguments, "tamper": tamper})
-    _, kept, wrong_type, missing, absent = drive(node, tmp_path, _server(tree), steps)["steps"]
+    _, kept, wrong_type, missing, absent = drive(node, tmp_path, serve(tree), steps)["steps"]
     assert kept["result"]["isError"] is False and kept["result"]["structuredContent"]
     for refused in (wrong_type, missing):
         assert refused["error"]["code"] == -32602, refused
@@ -327,7 +266,7 @@ def test_bad_calls_are_error_results_with_the_registry_text(
     ]
     steps = [{"op": "list_tools"}]
     steps += [{"op": "call", "name": name, "arguments": args} for name, args in calls]
-    _, *results = drive(node, tmp_path, _server(tree), steps)["steps"]
+    _, *results = drive(node, tmp_path, serve(tree), steps)["steps"]
     for (name, args), result in zip(calls, results):
         # An error result carries no structuredContent, and the SDK accepts it so.
         assert result["result"]["isError"] is True, (name, result)
@@ -345,7 +284,7 @@ def test_concurrent_calls_from_the_sdk_are_all_answered(
 ) -> None:
     calls = [(name, args) for name, args, _ in CALLS] + [("grep", {"pattern": "x", "limit": "x"})]
     gather = {"op": "gather", "calls": [{"name": n, "arguments": a} for n, a in calls]}
-    output = drive(node, tmp_path, _server(tree, "--no-index"), [{"op": "list_tools"}, gather])
+    output = drive(node, tmp_path, serve(tree, "--no-index"), [{"op": "list_tools"}, gather])
     results = output["steps"][1]
     registry = default_registry(tree)
     for (name, args), result in zip(calls, results):
@@ -380,7 +319,16 @@ def test_an_aborted_call_is_cancelled_and_the_server_stops_its_search(
         {"op": "wait_log", "pattern": r"grep stopped ([\d.]+) ms after it was cancelled \((.*)\)"},
         {"op": "call", "name": "glob", "arguments": {"pattern": "d00/*"}},
     ]
-    aborted, stopped, after = drive(node, tmp_path, _server(slow_tree, *flags), steps)["steps"]
+    # The Python SDK 1.x's server answers a cancelled request anyway (an error "Request
+    # cancelled", which the protocol says not to send); the SDK's client reports the answer it
+    # no longer waits for. The SDK 2.x's server sends none.
+    late = []
+    if SDK_MAJOR < 2:
+        answer = {"jsonrpc": "2.0", "id": 1, "error": {"code": 0, "message": "Request cancelled"}}
+        sent = json.dumps(answer, separators=(",", ":"))
+        late = [f"Received a response for an unknown message ID: {sent}"]
+    server = serve(slow_tree, *flags)
+    aborted, stopped, after = drive(node, tmp_path, server, steps, late)["steps"]
     # The SDK rejects the call with the signal's reason and sends notifications/cancelled.
     assert aborted["error"]["message"].endswith(": the user pressed stop"), aborted
     assert aborted["elapsed_ms"] < aborted["aborted_after_ms"] + 5000
@@ -399,7 +347,7 @@ def test_a_slow_call_sends_progress_to_the_sdk_client(node: str, tmp_path: Path)
         {"op": "call", "name": "grep", "arguments": SLOW_GREP, "progress": True},
     ]
     flags = ("--time-budget", "3", "--no-index")
-    quick, slow_call = drive(node, tmp_path, _server(slow, *flags), steps)["steps"]
+    quick, slow_call = drive(node, tmp_path, serve(slow, *flags), steps)["steps"]
     assert quick["progress"] == []  # a call under the threshold sends none
     assert slow_call["result"]["structuredContent"]["incomplete"] is True
     seen = slow_call["progress"]
@@ -413,3 +361,233 @@ def test_a_slow_call_sends_progress_to_the_sdk_client(node: str, tmp_path: Path)
         if (found := re.search(r"([\d,]+) files searched so far", item["message"]))
     ]
     assert searched and searched == sorted(searched) and searched[-1] <= 40, seen
+
+
+# -- approvals: elicitation/create, answered by the SDK's elicitation handler ---------------------
+
+
+@pytest.fixture
+def private_tree(tmp_path: Path) -> Path:
+    return make_private_tree(tmp_path / "repo")
+
+
+def _asking(root: Path, log: Path, *flags: str) -> dict[str, Any]:
+    return serve(root, "--no-index", "--log", str(log), "--ask", "private/**", *flags)
+
+
+def _calls(*calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"op": "call", "name": name, "arguments": args} for name, args in calls]
+
+
+def _answer(result: dict[str, Any]) -> tuple[str, bool]:
+    return _text(result), bool(result["result"].get("isError"))
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_an_accepted_question_runs_the_call_once(
+    node: str, private_tree: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "ops.jsonl"
+    steps = _calls(
+        ("read_file", {"path": "src/app.py"}),
+        ("read_file", {"path": "private/notes.txt"}),
+        ("read_file", {"path": "private/notes.txt"}),  # the same input: approved before
+        ("read_file", {"path": "private/notes.txt", "offset": 1, "limit": 5}),  # asked again
+    )
+    person = {"answers": [ALLOW_ONCE, ALLOW_ONCE]}
+    output = drive(node, tmp_path, _asking(private_tree, log), steps, elicitation=person)
+    free, asked, again, other = (_answer(result) for result in output["steps"])
+    assert not free[1] and "def main" in free[0]
+    assert not asked[1] and MARKER in asked[0], asked
+    assert not again[1] and MARKER in again[0]
+    assert not other[1] and MARKER in other[0]
+    questions = output["questions"]
+    assert len(questions) == 2
+    assert "read_file" in questions[0] and "private/notes.txt" in questions[0]
+    assert "'private/**'" in questions[0]
+    approvals = [r["approval"] for r in _records(log) if r["approval"]]
+    assert [(a["decision"], a["decided_by"]) for a in approvals] == [
+        ("allowed", "callback"),
+        ("allowed", "approved_before"),
+        ("allowed", "callback"),
+    ]
+    assert MARKER not in log.read_text()
+
+
+@pytest.mark.parametrize(("answer", "says"), REFUSALS, ids=REFUSAL_IDS)
+def test_a_declined_or_cancelled_question_refuses_the_call(
+    node: str, private_tree: Path, tmp_path: Path, answer: dict[str, Any], says: str
+) -> None:
+    log = tmp_path / "ops.jsonl"
+    steps = _calls(("grep", {"pattern": "QZX", "path": "private"}))
+    output = drive(
+        node, tmp_path, _asking(private_tree, log), steps, elicitation={"answers": [answer]}
+    )
+    text, is_error = _answer(output["steps"][0])
+    check_refused_by_the_person(text, is_error, says, log)
+
+
+def test_allowed_for_the_session_covers_the_tool_on_that_path(
+    node: str, private_tree: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "ops.jsonl"
+    steps = _calls(
+        ("grep", {"pattern": "QZX", "path": "private"}),
+        ("grep", {"pattern": "more", "path": "private"}),
+        ("read_file", {"path": "private/more.txt"}),  # another tool: asked, denied
+    )
+    person = {"answers": [ALLOW_SESSION, DENY]}
+    output = drive(node, tmp_path, _asking(private_tree, log), steps, elicitation=person)
+    first, second, read = (_answer(result) for result in output["steps"])
+    assert not first[1] and not second[1] and MARKER in second[0]
+    assert read[1] and "read_file was not run" in read[0]
+    assert len(output["questions"]) == 2
+    rules = [r["approval"] for r in _records(log) if r["tool"] == "grep" and r["approval"]]
+    assert rules[-1]["decided_by"] == "session_rule"
+    assert rules[-1]["rule"] == {"tool": "grep", "path": "private"}
+
+
+def test_a_client_without_elicitation_is_told_how_to_allow_the_call(
+    node: str, private_tree: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "ops.jsonl"
+    steps = _calls(("read_file", {"path": "private/notes.txt"}))
+    output = drive(node, tmp_path, _asking(private_tree, log), steps)  # no elicitation
+    text, is_error = _answer(output["steps"][0])
+    assert is_error and MARKER not in text
+    assert "it declares no elicitation" in text
+    assert "start ripsight mcp without the --ask rule that covers them" in text
+    assert _records(log)[-1]["code"] == "not_approved"
+
+
+def test_a_person_who_does_not_answer_in_time_is_a_refusal(
+    node: str, private_tree: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "ops.jsonl"
+    steps = _calls(("read_file", {"path": "private/notes.txt"}))
+    server = _asking(private_tree, log, "--approval-deadline", "0.5")
+    person = {"answers": [ALLOW_ONCE], "delay_ms": 3000}
+    text, is_error = _answer(drive(node, tmp_path, server, steps, elicitation=person)["steps"][0])
+    assert is_error and "and no answer came within 0.5 s, so it is refused." in text, text
+    assert _records(log)[-1]["approval"]["decided_by"] == "deadline"
+
+
+def test_a_call_waiting_for_the_person_holds_no_slot(
+    node: str, private_tree: Path, tmp_path: Path
+) -> None:
+    # The TypeScript client answers other results while its elicitation handler waits (the
+    # Python SDK 1.x's does not). The person answers once the other call was answered: with one
+    # slot, a waiting call that held it would keep the other from running, and the person
+    # would give up (deny) after 20 s.
+    log = tmp_path / "ops.jsonl"
+    gather = {
+        "op": "gather",
+        "calls": [
+            {"name": "read_file", "arguments": {"path": "private/notes.txt"}},
+            {"name": "read_file", "arguments": {"path": "src/app.py"}, "delay_ms": 300},
+        ],
+    }
+    server = _asking(private_tree, log, "--max-concurrent-calls", "1")
+    person = {"answers": [ALLOW_ONCE], "wait_answered": 1, "answer_late": DENY}
+    output = drive(node, tmp_path, server, [gather], elicitation=person)
+    asked, free = (_answer(result) for result in output["steps"][0])
+    assert not free[1] and "def main" in free[0]
+    assert not asked[1] and MARKER in asked[0], asked
+
+
+# -- the client's roots, on the SDK's protocol version and on older ones --------------------------
+
+
+@pytest.fixture
+def roots(tmp_path: Path) -> list[Path]:
+    return make_roots(tmp_path)
+
+
+def _uris(*paths: Path) -> list[str]:
+    return [path.resolve().as_uri() for path in paths]
+
+
+@pytest.mark.parametrize("version", [None, "2025-06-18", "2025-03-26", "2024-11-05"])
+def test_the_clients_roots_are_served_and_follow_its_changes(
+    node: str, roots: list[Path], tmp_path: Path, version: str | None
+) -> None:
+    # None: the SDK's own version (its latest, 2025-11-25); the others as a host pinned to an
+    # older protocol offers them. The server has no --root: it serves the client's roots.
+    web, api, docs = roots
+    grep = {"op": "call", "name": "grep", "arguments": {"pattern": "TODO"}}
+    steps = [
+        grep,
+        {"op": "set_roots", "roots": _uris(api, docs)},  # web removed, docs added
+        grep,
+        {"op": "call", "name": "read_file", "arguments": {"path": "web/src/main.txt"}},
+        {"op": "set_roots", "roots": _uris(docs)},  # one root: paths as with --root
+        {"op": "call", "name": "glob", "arguments": {"pattern": "**/*"}},
+    ]
+    server = serve(None, "--no-index", cwd=tmp_path)
+    output = drive(node, tmp_path, server, steps, roots=_uris(web, api), protocol_version=version)
+    assert output["protocol_version"] == (version or "2025-11-25")
+    before, _, after, gone, _, alone = output["steps"]
+    assert _text(before).splitlines()[1:] == [
+        "web/src/main.txt:1:TODO in web",
+        "api/src/main.txt:1:TODO in api",
+    ]
+    assert _text(after).splitlines()[1:] == [
+        "api/src/main.txt:1:TODO in api",
+        "docs/src/main.txt:1:TODO docs",
+    ]
+    assert "not found" in _text(gone) and "api/, docs/" in _text(gone)
+    assert _text(alone).splitlines()[1:] == ["src/main.txt"]
+    assert output["roots_asked"] == 3  # once after initialize, once per change
+
+
+@pytest.mark.skipif(_SDK_HAS_DECORATORS, reason="SDK 1.x: asked before the first request")
+def test_the_roots_are_asked_right_after_initialize(
+    node: str, roots: list[Path], tmp_path: Path
+) -> None:
+    steps = [{"op": "wait_roots"}, {"op": "call", "name": "glob", "arguments": {"pattern": "**/*"}}]
+    server = serve(None, "--no-index", cwd=tmp_path)
+    output = drive(node, tmp_path, server, steps, roots=_uris(roots[0]))
+    waited, listed = output["steps"]
+    assert waited["asked"] == 1  # asked before any request was sent
+    assert _text(listed).splitlines()[1:] == ["src/main.txt"]
+    assert output["roots_asked"] == 1  # the call used the roots already asked
+
+
+def test_a_client_root_that_cannot_be_opened_is_told_to_the_model(
+    node: str, roots: list[Path], tmp_path: Path
+) -> None:
+    missing = tmp_path / "gone"
+    a_file = roots[1] / "src" / "main.txt"
+    steps = [{"op": "call", "name": "grep", "arguments": {"pattern": "TODO"}}]
+    server = serve(None, "--no-index", cwd=tmp_path)
+    output = drive(node, tmp_path, server, steps, roots=_uris(roots[0], missing, a_file))
+    text = _text(output["steps"][0])
+    assert "web/src/main.txt:1:TODO in web" in text
+    assert str(missing) in text and str(a_file) in text and "Not served: " in text
+
+
+def test_roots_given_on_the_command_line_are_kept(
+    node: str, roots: list[Path], tmp_path: Path
+) -> None:
+    steps = [{"op": "call", "name": "glob", "arguments": {"pattern": "**/*"}}]
+    server = serve(None, "--no-index", str(roots[1]))
+    output = drive(node, tmp_path, server, steps, roots=_uris(roots[0]))
+    listed = _text(output["steps"][0])
+    assert listed.splitlines()[1:] == ["src/main.txt"] and "api" not in listed
+    assert output["roots_asked"] == 0
+
+
+def test_a_text_only_client_gets_no_output_schema_and_no_structured_content(
+    node: str, roots: list[Path], tmp_path: Path
+) -> None:
+    # Claude Code hands its model the structured copy alone: the server sends it the text.
+    steps = [{"op": "list_tools"}, {"op": "call", "name": "grep", "arguments": {"pattern": "TODO"}}]
+    output = drive(node, tmp_path, serve(roots[0]), steps, name="claude-code")
+    listed, result = output["steps"]
+    assert all(tool.get("outputSchema") is None for tool in listed["tools"])
+    assert listed["validated"] == []
+    assert result["result"].get("structuredContent") is None
+    assert "TODO in web" in _text(result)

@@ -5,10 +5,10 @@
 // The plan:
 //   server:  {command, args, cwd}: the server process (it inherits this process's environment)
 //   errlog:  the file the server's stderr is copied to
-//   client:  {name, elicitation: {answers, delay_ms} | null, roots: [uri] | null,
-//             protocol_version: "2025-03-26" | null}
+//   client:  {name, elicitation: {answers, delay_ms, wait_answered, answer_late} | null,
+//             roots: [uri] | null, protocol_version: "2025-03-26" | null}
 //   steps:   what to do, in order (see STEPS below); a call step: {op: "call", name, arguments,
-//            progress, abort_on_log, abort_delay_ms, tamper, ref_from, timeout}
+//            progress, abort_on_log, abort_delay_ms, tamper, ref_from, delay_ms, timeout}
 //
 // The output: {protocol_version, server_info, instructions, steps: [one result per step],
 // questions: [the elicitation messages, in order], roots_asked: n}.
@@ -149,11 +149,27 @@ if (plan.client.elicitation) capabilities.elicitation = {};
 if (roots !== null) capabilities.roots = { listChanged: true };
 const client = new Client({ name: plan.client.name ?? 'ripsight-ts-test', version: '0.0.0' }, { capabilities });
 
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+let answered = 0; // tools/call results received so far
+
+/** Resolves once `condition()` holds (true), or after `timeout` ms (false). */
+async function until(condition, timeout) {
+    const deadline = Date.now() + timeout;
+    while (!condition()) {
+        if (Date.now() > deadline) return false;
+        await sleep(20);
+    }
+    return true;
+}
+
 if (plan.client.elicitation) {
-    const { answers, delay_ms: delay = 0 } = plan.client.elicitation;
+    // The person: answers each question from the list, after `delay_ms`, or once `wait_answered`
+    // calls were answered (`answer_late` when that does not happen within 20 s).
+    const { answers, delay_ms: delay = 0, wait_answered: calls = 0, answer_late: late } = plan.client.elicitation;
     client.setRequestHandler(ElicitRequestSchema, async request => {
         questions.push(request.params.message);
-        if (delay) await new Promise(resolve => setTimeout(resolve, delay));
+        if (delay) await sleep(delay);
+        if (calls && !(await until(() => answered >= calls, 20_000))) return late;
         const answer = answers.shift();
         if (answer === undefined) throw new Error('the test gave no answer for this question');
         return answer;
@@ -187,11 +203,12 @@ async function call(step) {
         const controller = new AbortController();
         options.signal = controller.signal;
         abort = stderr.waitFor(step.abort_on_log, 60_000).then(async () => {
-            await new Promise(resolve => setTimeout(resolve, step.abort_delay_ms ?? 300));
+            await sleep(step.abort_delay_ms ?? 300);
             controller.abort('the user pressed stop');
             return Date.now();
         });
     }
+    if (step.delay_ms) await sleep(step.delay_ms);
     if (step.tamper) transport.nextTamper = TAMPERS[step.tamper];
     const args = { ...step.arguments };
     if (step.ref_from !== undefined) {
@@ -206,6 +223,7 @@ async function call(step) {
     } catch (error) {
         outcome = errorOf(error);
     }
+    answered += 1;
     outcome.elapsed_ms = Date.now() - started;
     if (step.progress) outcome.progress = progress;
     if (abort) outcome.aborted_after_ms = (await abort) - started;
@@ -227,6 +245,8 @@ const STEPS = {
         await client.sendRootsListChanged();
         return { roots };
     },
+    // Waits (up to 10 s) until the server asked for the roots, without sending a request.
+    wait_roots: async () => ({ asked: (await until(() => rootsAsked > 0, 10_000)) ? rootsAsked : 0 }),
     // A line logged since the step before this one began.
     wait_log: async (step, since) => ({ match: await stderr.waitFor(step.pattern, (step.timeout ?? 30) * 1000, since) })
 };
