@@ -6,6 +6,7 @@ Kept free of MCP SDK imports so that a test module can import it before it decid
 
 from __future__ import annotations
 
+import base64
 import json
 import queue
 import random
@@ -94,6 +95,21 @@ def make_roots(parent: Path) -> list[Path]:
         (root / "src" / "main.txt").write_text(text)
         made.append(root)
     return made
+
+
+def check_image_answer(answer: dict[str, Any], root: Path, path: str) -> None:
+    """read_file's answer on the image `path` of `root`, in wire form: the text and the image
+    block as the registry gives them, and a structured copy without the image's bytes."""
+    from ripsight import ToolCall, default_registry
+
+    expected = default_registry(root).execute(ToolCall("local", "read_file", {"path": path}))
+    assert answer["isError"] is False
+    text, picture = answer["content"]
+    assert (text["type"], text["text"]) == ("text", expected.content)
+    assert picture["type"] == "image" and picture["mimeType"] == expected.images[0].media_type
+    assert base64.b64decode(picture["data"]) == expected.images[0].data
+    structured = answer["structuredContent"]
+    assert "data" not in structured and structured["byte_size"] == len(expected.images[0].data)
 
 
 def wire(value: Any) -> Any:

@@ -38,6 +38,7 @@ from _mcp_helpers import (
     REFUSAL_IDS,
     REFUSALS,
     SLOW_GREP,
+    check_image_answer,
     check_refused_by_the_person,
     make_private_tree,
     make_roots,
@@ -297,7 +298,24 @@ def test_concurrent_calls_from_the_sdk_are_all_answered(
     assert results[-1]["result"]["isError"] is True
 
 
-# -- cancellation and progress --------------------------------------------------------------------
+def test_an_image_reaches_the_sdk_as_image_content_beside_the_text(
+    node: str, tmp_path: Path
+) -> None:
+    from _media_corpus import copy_a_real_png
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    if not copy_a_real_png(root / "logo.png"):
+        pytest.skip("no real PNG under /usr/share on this machine")
+    steps = [
+        {"op": "list_tools"},
+        {"op": "call", "name": "read_file", "arguments": {"path": "logo.png"}},
+    ]
+    _, image = drive(node, tmp_path, serve(root), steps)["steps"]
+    check_image_answer(image["result"], root, "logo.png")  # its structured copy checked by the SDK
+
+
+# -- cancellation, progress and the client's log level --------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -364,6 +382,21 @@ def test_a_slow_call_sends_progress_to_the_sdk_client(node: str, tmp_path: Path)
         if (found := re.search(r"([\d,]+) files searched so far", item["message"]))
     ]
     assert searched and searched == sorted(searched) and searched[-1] <= 40, seen
+
+
+def test_the_sdk_client_sets_the_log_level(node: str, tree: Path, tmp_path: Path) -> None:
+    glob = {"op": "call", "name": "glob", "arguments": {"pattern": "*"}}
+    steps = [
+        glob,  # nothing before the client sets a level
+        {"op": "set_log_level", "level": "info"},
+        glob,
+        {"op": "set_log_level", "level": "error"},
+        glob,
+    ]
+    logs = drive(node, tmp_path, serve(tree), steps)["logs"]
+    assert len(logs) == 1, logs
+    assert logs[0]["level"] == "info"
+    assert logs[0]["data"].startswith("glob answered in")
 
 
 # -- approvals: elicitation/create, answered by the SDK's elicitation handler ---------------------

@@ -11,7 +11,8 @@
 //            progress, abort_on_log, abort_delay_ms, tamper, ref_from, delay_ms, timeout}
 //
 // The output: {protocol_version, server_info, instructions, steps: [one result per step],
-// questions: [the elicitation messages, in order], roots_asked: n}.
+// questions: [the elicitation messages, in order], logs: [the server's log messages],
+// roots_asked: n, errors: [what the client reported with onerror]}.
 //
 // The SDK's own behaviour is what is tested: its Client validates every structuredContent
 // against the outputSchema of the tool listed before (it throws on a mismatch or a missing
@@ -21,7 +22,7 @@
 import { readFileSync, createWriteStream } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const plan = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 
@@ -182,6 +183,12 @@ if (roots !== null) {
     });
 }
 
+// The server's log messages (notifications/message), once the client set a level.
+const logs = [];
+client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
+    logs.push(notification.params);
+});
+
 const stdio = new StdioClientTransport({
     command: plan.server.command,
     args: plan.server.args,
@@ -245,13 +252,17 @@ const STEPS = {
         await client.sendRootsListChanged();
         return { roots };
     },
+    set_log_level: async step => {
+        await client.setLoggingLevel(step.level);
+        return { level: step.level };
+    },
     // Waits (up to 10 s) until the server asked for the roots, without sending a request.
     wait_roots: async () => ({ asked: (await until(() => rootsAsked > 0, 10_000)) ? rootsAsked : 0 }),
     // A line logged since the step before this one began.
     wait_log: async (step, since) => ({ match: await stderr.waitFor(step.pattern, (step.timeout ?? 30) * 1000, since) })
 };
 
-const output = { steps: [], questions, roots_asked: 0, errors: [] };
+const output = { steps: [], questions, logs, roots_asked: 0, errors: [] };
 client.onerror = error => output.errors.push(String(error?.message ?? error));
 try {
     await client.connect(transport);
