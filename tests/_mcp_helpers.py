@@ -6,6 +6,7 @@ Kept free of MCP SDK imports so that a test module can import it before it decid
 
 from __future__ import annotations
 
+import base64
 import json
 import queue
 import random
@@ -40,6 +41,75 @@ def make_slow_tree(root: Path, files: int = 200, lines_per_file: int = 10_000) -
         directory.mkdir(parents=True, exist_ok=True)
         (directory / f"f{i:04d}.txt").write_text(block, encoding="utf-8")
     return root
+
+
+#: The text of the files an ``--ask private/**`` rule covers (`make_private_tree`): a refused
+#: call's answer and the operation log never show it.
+APPROVAL_MARKER = "QZX-MCP-APPROVAL-9d41"
+
+#: A person's answers to the approval question (``ElicitResult`` in wire form).
+ALLOW_ONCE = {"action": "accept", "content": {"decision": "allow once"}}
+ALLOW_SESSION = {"action": "accept", "content": {"decision": "allow for this session"}}
+DENY = {"action": "accept", "content": {"decision": "deny"}}
+DECLINE = {"action": "decline"}
+CANCEL = {"action": "cancel"}
+#: The answers that refuse a call, with what the refusal says, and their test ids.
+REFUSALS = [
+    (DENY, "and it was not given: The person declined."),
+    (DECLINE, "and it was not given: The person declined."),
+    (CANCEL, "and it was not given: The person dismissed the question."),
+]
+REFUSAL_IDS = ["deny", "decline", "cancel"]
+
+
+def check_refused_by_the_person(text: str, is_error: bool, says: str, log: Path) -> None:
+    """A grep the person refused: an error result saying why (`says`), nothing of the private
+    files, and the operation log's last record a denial by the person's answer."""
+    assert is_error and APPROVAL_MARKER not in text
+    assert text.startswith("grep was not run: it needs a person's approval ("), text
+    assert says in text, text
+    final = json.loads(log.read_text().splitlines()[-1])
+    assert (final["status"], final["code"]) == ("denied", "not_approved")
+    assert (final["approval"]["decision"], final["approval"]["decided_by"]) == (
+        "denied",
+        "callback",
+    )
+
+
+def make_private_tree(root: Path) -> Path:
+    """src/app.py, free to read, and two files under private/ holding `APPROVAL_MARKER`."""
+    (root / "src").mkdir(parents=True)
+    (root / "private").mkdir()
+    (root / "src" / "app.py").write_text("def main():\n    return 1\n")
+    (root / "private" / "notes.txt").write_text(f"{APPROVAL_MARKER} private notes\n")
+    (root / "private" / "more.txt").write_text(f"{APPROVAL_MARKER} more\n")
+    return root
+
+
+def make_roots(parent: Path) -> list[Path]:
+    """Three roots under `parent` (web, api, docs), each with src/main.txt saying TODO."""
+    made = []
+    for name, text in (("web", "TODO in web\n"), ("api", "TODO in api\n"), ("docs", "TODO docs\n")):
+        root = parent / name
+        (root / "src").mkdir(parents=True)
+        (root / "src" / "main.txt").write_text(text)
+        made.append(root)
+    return made
+
+
+def check_image_answer(answer: dict[str, Any], root: Path, path: str) -> None:
+    """read_file's answer on the image `path` of `root`, in wire form: the text and the image
+    block as the registry gives them, and a structured copy without the image's bytes."""
+    from ripsight import ToolCall, default_registry
+
+    expected = default_registry(root).execute(ToolCall("local", "read_file", {"path": path}))
+    assert answer["isError"] is False
+    text, picture = answer["content"]
+    assert (text["type"], text["text"]) == ("text", expected.content)
+    assert picture["type"] == "image" and picture["mimeType"] == expected.images[0].media_type
+    assert base64.b64decode(picture["data"]) == expected.images[0].data
+    structured = answer["structuredContent"]
+    assert "data" not in structured and structured["byte_size"] == len(expected.images[0].data)
 
 
 def wire(value: Any) -> Any:

@@ -32,6 +32,15 @@ def real_images() -> dict[str, list[Path]]:
     return found
 
 
+def copy_a_real_png(to: Path) -> bool:
+    """Copies a real PNG of this machine (the median one by size) to `to`; False when it has
+    none."""
+    pngs = real_images().get("PNG", [])
+    if pngs:
+        to.write_bytes(pngs[len(pngs) // 2].read_bytes())
+    return bool(pngs)
+
+
 def real_notebooks() -> list[Path]:
     """The real notebooks `scripts/real-notebooks` unpacked, by name."""
     if not NOTEBOOK_DIR.is_dir():

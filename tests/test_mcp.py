@@ -23,7 +23,7 @@ from typing import Any
 import jsonschema  # installed with the MCP SDK (the [test] extra)
 import pytest
 from _children import Lines, stop
-from _mcp_helpers import SLOW_GREP, RawClient, make_slow_tree, wire
+from _mcp_helpers import SLOW_GREP, RawClient, check_image_answer, make_slow_tree, wire
 from _pdfs import text_pdf
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -1057,16 +1057,12 @@ def test_log_flag_records_every_call(tree: Path, tmp_path: Path, name: str) -> N
 
 
 def test_an_image_round_trips_as_image_content_beside_the_text(tmp_path: Path) -> None:
-    import base64
+    from _media_corpus import copy_a_real_png
 
-    from _media_corpus import real_images
-
-    pngs = real_images().get("PNG", [])
-    if not pngs:
-        pytest.skip("no real PNG under /usr/share on this machine")
     root = tmp_path / "repo"
     root.mkdir()
-    (root / "logo.png").write_bytes(pngs[len(pngs) // 2].read_bytes())
+    if not copy_a_real_png(root / "logo.png"):
+        pytest.skip("no real PNG under /usr/share on this machine")
     (root / "nb.ipynb").write_text(
         '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": '
         '"markdown", "id": "a", "metadata": {}, "source": "# Title"}]}'
@@ -1079,19 +1075,7 @@ def test_an_image_round_trips_as_image_content_beside_the_text(tmp_path: Path) -
         ]
 
     image, notebook = run_session(_server(root), body, tmp_path / "err.log")
-    expected = default_registry(root).execute(ToolCall("local", "read_file", {"path": "logo.png"}))
-    assert image["isError"] is False
-    text, picture = image["content"]
-    assert text == {"type": "text", "text": expected.content, **_extra(text)}
-    assert picture["type"] == "image" and picture["mimeType"] == expected.images[0].media_type
-    assert base64.b64decode(picture["data"]) == expected.images[0].data
-    structured = image["structuredContent"]
-    jsonschema.validate(structured, OUTPUT_SCHEMAS["read_file"])
-    assert "data" not in structured and structured["byte_size"] == len(expected.images[0].data)
+    check_image_answer(image, root, "logo.png")
+    jsonschema.validate(image["structuredContent"], OUTPUT_SCHEMAS["read_file"])
     assert notebook["isError"] is False and "[1] markdown, id a" in _text(notebook)
     jsonschema.validate(notebook["structuredContent"], OUTPUT_SCHEMAS["read_file"])
-
-
-def _extra(content: dict[str, Any]) -> dict[str, Any]:
-    """The optional fields (annotations, _meta) an SDK adds to a content block."""
-    return {key: value for key, value in content.items() if key not in ("type", "text")}

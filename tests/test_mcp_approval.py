@@ -19,7 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _mcp_helpers import wire
+from _mcp_helpers import (
+    ALLOW_ONCE,
+    ALLOW_SESSION,
+    APPROVAL_MARKER,
+    DECLINE,
+    DENY,
+    REFUSAL_IDS,
+    REFUSALS,
+    check_refused_by_the_person,
+    make_private_tree,
+    wire,
+)
 from mcp import ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -28,7 +39,7 @@ pytestmark = pytest.mark.slow  # an MCP server process per session
 SDK_MAJOR = int(importlib.metadata.version("mcp").split(".")[0])
 # A hang guard, not a speed assertion.
 SESSION_TIMEOUT = 60.0
-MARKER = "QZX-MCP-APPROVAL-9d41"
+MARKER = APPROVAL_MARKER
 
 #: How the question travels: an input request (2026-07-28, SDK 2.x's Client only), or
 #: elicitation/create (a handshake version, either SDK's ClientSession).
@@ -45,13 +56,7 @@ MECHANISMS = [
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "src").mkdir(parents=True)
-    (root / "private").mkdir()
-    (root / "src" / "app.py").write_text("def main():\n    return 1\n")
-    (root / "private" / "notes.txt").write_text(f"{MARKER} private notes\n")
-    (root / "private" / "more.txt").write_text(f"{MARKER} more\n")
-    return root
+    return make_private_tree(tmp_path / "repo")
 
 
 def _server(root: Path, log: Path, *flags: str) -> StdioServerParameters:
@@ -73,13 +78,6 @@ class Person:
         self.questions.append(params.message)
         answer = self.answers.pop(0)
         return types.ElicitResult.model_validate(answer)
-
-
-ALLOW_ONCE = {"action": "accept", "content": {"decision": "allow once"}}
-ALLOW_SESSION = {"action": "accept", "content": {"decision": "allow for this session"}}
-DENY = {"action": "accept", "content": {"decision": "deny"}}
-DECLINE = {"action": "decline"}
-CANCEL = {"action": "cancel"}
 
 
 def run(
@@ -167,15 +165,7 @@ def test_an_accepted_question_runs_the_call_once(
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
-@pytest.mark.parametrize(
-    ("answer", "says"),
-    [
-        (DENY, "and it was not given: The person declined."),
-        (DECLINE, "and it was not given: The person declined."),
-        (CANCEL, "and it was not given: The person dismissed the question."),
-    ],
-    ids=["deny", "decline", "cancel"],
-)
+@pytest.mark.parametrize(("answer", "says"), REFUSALS, ids=REFUSAL_IDS)
 def test_a_declined_or_cancelled_question_refuses_the_call(
     tree: Path, tmp_path: Path, mechanism: str, answer: dict[str, Any], says: str
 ) -> None:
@@ -186,15 +176,7 @@ def test_a_declined_or_cancelled_question_refuses_the_call(
 
     params = _server(tree, log, "--ask", "private/**")
     text, is_error = run(params, mechanism, Person(answer), body, tmp_path / "err.log")
-    assert is_error and MARKER not in text
-    assert text.startswith("grep was not run: it needs a person's approval ("), text
-    assert says in text, text
-    final = _records(log)[-1]
-    assert (final["status"], final["code"]) == ("denied", "not_approved")
-    assert (final["approval"]["decision"], final["approval"]["decided_by"]) == (
-        "denied",
-        "callback",
-    )
+    check_refused_by_the_person(text, is_error, says, log)
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _mcp_helpers import SLOW_GREP, make_slow_tree, wire
+from _mcp_helpers import SLOW_GREP, make_roots, make_slow_tree, wire
 from mcp import ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from ripsight.mcp_server import _SDK_HAS_DECORATORS
@@ -63,13 +63,7 @@ def _text(result: Any) -> str:
 
 @pytest.fixture
 def roots(tmp_path: Path) -> list[Path]:
-    made = []
-    for name, text in (("web", "TODO in web\n"), ("api", "TODO in api\n"), ("docs", "TODO docs\n")):
-        root = tmp_path / name
-        (root / "src").mkdir(parents=True)
-        (root / "src" / "main.txt").write_text(text)
-        made.append(root)
-    return made
+    return make_roots(tmp_path)
 
 
 def _uri(path: Path) -> str:

@@ -386,7 +386,8 @@ def _build(tools: _Tools, name: str) -> Server[Any]:
         name,
         version=__version__,
         title="ripsight",
-        description="Fast, bounded, read-only glob, grep and read_file for coding agents.",
+        # Every tool the registry serves (nine built in), not the first three only.
+        description=f"Fast, bounded tools for coding agents: {', '.join(tools.registry.names)}.",
         instructions=instructions,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
