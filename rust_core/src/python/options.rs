@@ -34,7 +34,7 @@ use crate::outline::calls::CallsOptions;
 use crate::outline::definitions::{DefinitionsOptions, NameMatch};
 use crate::outline::map::{MIN_MAP_CHARS, RepoMapOptions};
 use crate::outline::references::{Grouping, ReferencesOptions};
-use crate::outline::refs::Role;
+use crate::outline::role::Role;
 use crate::outline::{OutlineOptions, SymbolKind};
 use crate::read::ReadOptions;
 use crate::workspace::WorkspaceOptions;
