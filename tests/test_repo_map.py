@@ -4,7 +4,7 @@ and the budget (hypothesis), bad arguments refused with a clear error, and a map
 at its file cap saying it is partial.
 
 The ranking's own tests (a hand-built graph whose order is known, ties by path, the listing's
-budget kept exactly) are the unit tests of rust_core/src/outline/rank.rs and map.rs."""
+budget kept exactly) are the unit tests of rust_core/src/outline/rank/ and map.rs."""
 
 from __future__ import annotations
 

@@ -45,13 +45,8 @@ use crate::read::{self, Identified, ReadOptions, ReadOutput};
 use crate::truncate;
 use crate::workspace::Workspace;
 use cancel::call_token;
-use errors::{Class, new_error};
+use errors::{Class, invalid_argument, new_error};
 use options::{BytesOptions, EngineOptions, NotebookImagesOptions};
-
-/// An `InvalidArgumentError` with `message`.
-fn invalid_argument(py: Python<'_>, message: String) -> PyErr {
-    new_error(py, Class::InvalidArgument, message, &[])
-}
 
 /// How often a waiting call looks for Python signals (Ctrl-C): well under the 100 ms a
 /// `KeyboardInterrupt` may take, and rare enough to cost nothing measurable.

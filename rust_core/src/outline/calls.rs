@@ -30,7 +30,7 @@ use super::lang::Language;
 use super::outliner::Outliner;
 use super::parse::{Entry, Parsed};
 use super::references::{Lines, MAX_DEFINITIONS_LISTED, check_name, word_candidates};
-use super::refs::Role;
+use super::role::Role;
 use super::source::Source;
 use super::{DEFAULT_CALLS_LIMIT, SymbolKind};
 use crate::budget::CancelToken;

@@ -19,13 +19,14 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use super::SymbolKind;
 pub use super::collect::MAX_COLD_FILES;
 use super::collect::{self, Collected};
 use super::definitions::UnparsedFile;
 use super::graph::SymbolGraph;
 use super::lang::Language;
+use super::outliner::Outliner;
 use super::rank::{self, Focus, Prepared, Ranking};
-use super::{Outliner, SymbolKind};
 use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::glob::{GlobOptions, GlobOutput};

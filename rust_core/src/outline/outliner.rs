@@ -10,19 +10,11 @@ use super::parse::{ParseFailure, Parsed};
 use super::pool::{Pool, PoolOptions, Stopped};
 use super::source::Source;
 use super::worker::{self, Answer};
+use super::worker_limits::worker_limits;
 use super::{
-    CACHE_BYTES, MAX_IDLE_WORKERS, MAX_WORKERS, PARSE_TIME, Refusal, WORKER_CPU_SECONDS,
-    WORKER_DEADLINE, WORKER_MEMORY_BYTES, WORKER_START_TIME,
+    CACHE_BYTES, MAX_IDLE_WORKERS, MAX_WORKERS, PARSE_TIME, Refusal, WORKER_DEADLINE,
+    WORKER_START_TIME,
 };
-use crate::workers::limits::WorkerLimits;
-
-/// What an outline worker may use.
-pub fn worker_limits() -> WorkerLimits {
-    WorkerLimits {
-        memory_bytes: WORKER_MEMORY_BYTES,
-        cpu_seconds: WORKER_CPU_SECONDS,
-    }
-}
 
 /// Why a parse gave no outline: the refusal and its facts.
 #[derive(Clone, Debug, PartialEq, Eq)]

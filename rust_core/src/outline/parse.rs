@@ -9,28 +9,19 @@
 //! long costs that much and no more.
 
 use std::ops::Range;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tree_sitter::{Node, Parser, Point, Query, QueryCursor, QueryCursorOptions, StreamingIterator};
+use tree_sitter::{Node, Parser, Point, QueryCursor, QueryCursorOptions, StreamingIterator};
 
 use super::SymbolKind;
 use super::cap::{Budget, MATCH_LIMIT};
 pub use super::cap::{MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
+use super::naming::{clean_name, declared_name};
 use super::recover::{parse_range, recover};
 use super::refs::{self, References, Spans};
-
-/// Node kinds whose text is a definition's name when a query gives none (the innermost name
-/// of a C or C++ declarator: `*(*name)(void)` names `name`).
-const NAME_NODES: &[&str] = &[
-    "identifier",
-    "field_identifier",
-    "type_identifier",
-    "destructor_name",
-    "operator_name",
-];
+use super::tags::tags;
 
 /// One definition as the parse found it (the engine's [`super::Symbol`] is made from it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,78 +71,6 @@ mod kind_code {
         let name = <&str>::deserialize(deserializer)?;
         SymbolKind::from_name(name).ok_or_else(|| D::Error::custom(format!("no kind {name:?}")))
     }
-}
-
-/// One language's compiled query and what each of its captures means.
-pub(super) struct Tags {
-    pub(super) query: Query,
-    /// For each capture index: the definition kind it marks, or `None` for `@name` (and any
-    /// helper capture).
-    pub(super) kinds: Vec<Option<SymbolKind>>,
-    /// The index of the `@name` capture.
-    pub(super) name: Option<u32>,
-    /// The index of the `@body` capture: a node after the definition's own that ends it (C's
-    /// block after a macro head).
-    pub(super) body: Option<u32>,
-}
-
-/// The compiled query of `language`, made once per process, when the language is first met
-/// (compiling a query takes milliseconds; a worker pays only for the languages it parses).
-pub(super) fn tags(language: Language) -> Result<&'static Tags, ParseFailure> {
-    const LANGUAGES: usize = Language::NAMES.len();
-    static TAGS: [OnceLock<Result<Tags, String>>; LANGUAGES] =
-        [const { OnceLock::new() }; LANGUAGES];
-    let Some(slot) = TAGS.get(usize::from(language.code())) else {
-        return Err(ParseFailure::Grammar(format!(
-            "no query for {}",
-            language.name()
-        )));
-    };
-    match slot.get_or_init(|| compile(language)) {
-        Ok(tags) => Ok(tags),
-        Err(error) => Err(ParseFailure::Grammar(error.clone())),
-    }
-}
-
-fn compile(language: Language) -> Result<Tags, String> {
-    let query = Query::new(&language.grammar(), language.query_source())
-        .map_err(|e| format!("the {} query does not compile: {e}", language.name()))?;
-    let mut kinds = Vec::new();
-    let mut name = None;
-    let mut body = None;
-    for (index, capture) in query.capture_names().iter().enumerate() {
-        let kind = match capture.strip_prefix("definition.") {
-            Some(kind) => Some(SymbolKind::from_name(kind).ok_or_else(|| {
-                format!(
-                    "the {} query captures an unknown kind @{capture}",
-                    language.name()
-                )
-            })?),
-            None => None,
-        };
-        match *capture {
-            "name" => name = u32::try_from(index).ok(),
-            "body" => body = u32::try_from(index).ok(),
-            _ => {}
-        }
-        kinds.push(kind);
-    }
-    Ok(Tags {
-        query,
-        kinds,
-        name,
-        body,
-    })
-}
-
-/// Checks that every language's grammar loads and its query compiles with known kinds.
-pub fn check_queries() -> Result<(), String> {
-    for name in Language::NAMES {
-        if let Some(language) = Language::from_name(name) {
-            tags(language).map_err(|e| format!("{e:?}"))?;
-        }
-    }
-    Ok(())
 }
 
 /// The definitions in `source` (UTF-8, as far as it is valid) read as `language`, parse and
@@ -398,58 +317,6 @@ fn is_macro_loop(language: Language, node: Node<'_>) -> bool {
     }
 }
 
-/// The name a C or C++ declaration declares: the innermost name down its `declarator` fields
-/// (through pointers, parentheses, arrays and the function declarator itself), and of a
-/// qualified or template name its last part (`ns::Type::method` names `method`).
-fn declared_name(node: Node<'_>) -> Option<Node<'_>> {
-    let mut current = node.child_by_field_name("declarator")?;
-    // Declarators nest one level per pointer, parenthesis or array: a bounded walk.
-    for _ in 0..64 {
-        if NAME_NODES.contains(&current.kind()) {
-            return Some(current);
-        }
-        current = current
-            .child_by_field_name("declarator")
-            .or_else(|| current.child_by_field_name("name"))
-            .or_else(|| current.named_child(0))?;
-    }
-    None
-}
-
-/// `bytes` as a one-line name: lossy UTF-8, whitespace runs as one space, trimmed, at most
-/// [`MAX_NAME_CHARS`] characters. A JavaScript private name is given without its `#`, and a
-/// quoted method name without its quotes (the name a search for it uses; ctags does the same).
-fn clean_name(bytes: &[u8], language: Language) -> String {
-    let script = matches!(
-        language,
-        Language::JavaScript | Language::TypeScript | Language::Tsx
-    );
-    let mut bytes = bytes;
-    if script {
-        bytes = bytes.strip_prefix(b"#").unwrap_or(bytes);
-        if let [quote @ (b'"' | b'\''), inner @ .., last] = bytes
-            && quote == last
-        {
-            bytes = inner;
-        }
-    }
-    let text = String::from_utf8_lossy(bytes);
-    let mut name = String::with_capacity(text.len().min(MAX_NAME_CHARS));
-    for (count, word) in text.split_whitespace().enumerate() {
-        if count > 0 {
-            name.push(' ');
-        }
-        name.push_str(word);
-        if name.len() > MAX_NAME_CHARS * 4 {
-            break;
-        }
-    }
-    match name.char_indices().nth(MAX_NAME_CHARS) {
-        Some((end, _)) => name[..end].to_string(),
-        None => name,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,11 +335,6 @@ mod tests {
                 )
             })
             .collect()
-    }
-
-    #[test]
-    fn every_query_compiles_with_known_kinds() {
-        assert_eq!(check_queries(), Ok(()));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use tree_sitter::{
 };
 
 use super::cap::{Budget, MATCH_LIMIT};
-use super::parse::Tags;
+use super::tags::Tags;
 
 /// Lines per definition past which the rest of an ERROR node counts as lost: a restart is
 /// tried only where the parse before found fewer top-level definitions there than one in this
@@ -384,7 +384,8 @@ mod tests {
     use std::time::Duration;
 
     use super::super::lang::Language;
-    use super::super::parse::{MAX_RESTARTS, ParseFailure, Parsed, parse, parse_restarting, tags};
+    use super::super::parse::{MAX_RESTARTS, ParseFailure, Parsed, parse, parse_restarting};
+    use super::super::tags::tags;
     use super::*;
 
     /// A C function whose `do { } while` ends in a macro (`while_each_thread(p, t);`, as in

@@ -25,56 +25,11 @@ use tree_sitter::Node;
 
 use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
+pub use super::role::Role;
 use super::roles::role_patterns;
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;
-
-crate::choice! {
-    /// How a reference uses its name.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    pub enum Role {
-        /// Called (`f(x)`, `obj.f(x)`, `new F()`, a Rust macro `f!()`).
-        Call = "call",
-        /// Brought in by an import (`import f`, `from m import f`, `use m::f`).
-        Import = "import",
-        /// Used as a type (a declaration's type, a cast, a base class, a generic argument).
-        Type = "type",
-        /// Assigned or declared with a value (`f = ...`, `int f = 1`, `f += 1`, `f++`).
-        Write = "write",
-        /// Read (any other use as code: an argument, an operand, a field read).
-        Read = "read",
-        /// Declared without a value (a parameter, a field, a prototype, an enumerator).
-        Other = "other",
-    }
-}
-
-impl Role {
-    /// The role's number on the worker's wire (its place in [`Role::NAMES`]).
-    pub fn code(self) -> u8 {
-        Role::NAMES
-            .iter()
-            .position(|name| *name == self.name())
-            .and_then(|i| u8::try_from(i).ok())
-            .unwrap_or(u8::MAX)
-    }
-
-    /// Whether a use in this role ties the file making it to the files defining the name, in
-    /// the repository map's graph: a call, a type or an import names a definition elsewhere; a
-    /// read or a write is as often a local variable or a field spelled the same (in the kernel,
-    /// `addr` and `flags` are read 50,000 times each and called twice, through static functions
-    /// of one test file), and a declaration without a value is no use at all.
-    pub fn links_files(self) -> bool {
-        matches!(self, Role::Call | Role::Type | Role::Import)
-    }
-
-    /// The role with wire number `code`.
-    pub fn from_code(code: u8) -> Option<Role> {
-        Role::NAMES
-            .get(usize::from(code))
-            .and_then(|name| Role::from_name(name))
-    }
-}
 
 /// One reference, as the worker sends it (five numbers: see [`Wire`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ use tree_sitter::{Node, TreeCursor};
 
 use super::cap::{Budget, ParseFailure};
 use super::lang::Language;
-use super::refs::Role;
+use super::role::Role;
 
 /// Nodes visited between two looks at the budget.
 const NODES_PER_CHECK: usize = 4096;

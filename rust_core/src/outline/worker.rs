@@ -30,6 +30,7 @@ use crate::workers::limits::{self, WorkerLimits};
 
 use super::lang::Language;
 use super::parse::{self, ParseFailure, Parsed};
+use super::worker_limits::worker_limits;
 
 /// The first bytes of the worker's first frame.
 pub const READY: &[u8] = b"ripsight-outline-worker ";
@@ -146,7 +147,7 @@ pub fn serve(
 /// [`WORKER_CPU_SECONDS`](super::WORKER_CPU_SECONDS)), then serves its standard input and
 /// output.
 pub fn serve_stdio() -> io::Result<()> {
-    let given = WorkerLimits::from_environment(super::outliner::worker_limits());
+    let given = WorkerLimits::from_environment(worker_limits());
     limits::apply_memory_limit(given.memory_bytes)?;
     let mut input = io::stdin().lock();
     let mut output = io::stdout().lock();

@@ -6,8 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use pyo3::prelude::*;
 
-use super::errors::{Class, new_error};
-use super::invalid_argument;
+use super::errors::{Class, invalid_argument, new_error};
 use crate::index::files::{self, CachePolicy, IndexFile};
 
 /// The directory (`dir`, or the default one) and the policy the arguments describe.

@@ -182,6 +182,11 @@ pub(crate) fn new_error(
     made.unwrap_or_else(|error| error)
 }
 
+/// An `InvalidArgumentError` with `message`.
+pub(crate) fn invalid_argument(py: Python<'_>, message: String) -> PyErr {
+    new_error(py, Class::InvalidArgument, message, &[])
+}
+
 impl From<CoreError> for PyErr {
     fn from(error: CoreError) -> PyErr {
         Python::attach(|py| {

@@ -20,7 +20,7 @@ use crate::outline::calls::{Callee, CallingDefinition, CallsResult};
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
 use crate::outline::map::{MapDefinition, MapFile, RepoMapOutput};
 use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
-use crate::outline::refs::Role;
+use crate::outline::role::Role;
 use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol, SymbolKind};
 use crate::raw::FileBytes;
 use crate::read::{ContentKind, Identified, ReadLine, ReadOutput};

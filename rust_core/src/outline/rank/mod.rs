@@ -34,11 +34,13 @@
 //! [`MAX_ITERATIONS`]. Everything runs in a fixed order on one thread, so the answer is the
 //! same run to run; equal ranks are ordered by path.
 
+mod tables;
+
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-use super::SymbolKind;
-use super::graph::{GraphDefinition, SymbolGraph};
+use self::tables::{Tables, focus_name_ids, tables};
+use super::graph::SymbolGraph;
 
 /// The share of a file's rank passed on along its uses (the rest starts afresh).
 pub const DAMPING: f64 = 0.85;
@@ -49,14 +51,6 @@ pub const MAX_ITERATIONS: u32 = 100;
 /// The share of a fresh start that goes to the focus when there is one (the rest to every file
 /// alike, so a file far from the focus still has a rank).
 pub const FOCUS_SHARE: f64 = 0.8;
-/// How much more a use of a focus name weighs.
-const FOCUS_NAME_WEIGHT: f64 = 10.0;
-/// How much a use of a short or `_`-prefixed name, or of a name defined only as methods,
-/// weighs.
-const MINOR_NAME_WEIGHT: f64 = 0.25;
-/// Names defined in more files than this weigh less, in proportion.
-const COMMON_DEFINERS: f64 = 4.0;
-
 /// What the ranking is personalised toward: files (or directories) and names.
 #[derive(Clone, Debug, Default)]
 pub struct Focus {
@@ -131,41 +125,6 @@ pub fn is_within(path: &OsStr, prefix: &OsStr) -> bool {
     let path = path.as_bytes();
     path.strip_prefix(prefix)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"))
-}
-
-/// The sparse tables of one ranking, by name slot (a name some file defines and another
-/// uses), so an iteration reads them in order and only gathers from and scatters into the
-/// files' ranks.
-struct Tables {
-    /// The files ranked (indexes into the graph's files).
-    files: Vec<usize>,
-    /// `users[user_start[s]..user_start[s + 1]]`: the files using slot s's name, each with
-    /// the share of its rank it passes on through that name.
-    user_start: Vec<usize>,
-    users: Vec<(u32, f32)>,
-    /// The share of each file's rank its uses pass on (the rest starts afresh).
-    passed: Vec<f64>,
-    /// `definers[definer_start[s]..definer_start[s + 1]]`: the files defining slot s's name.
-    definer_start: Vec<usize>,
-    definers: Vec<u32>,
-    /// Each name's slot (`u32::MAX`: none).
-    slot_of: Vec<u32>,
-    /// References other files make to each slot's name.
-    slot_references: Vec<u64>,
-}
-
-impl Tables {
-    /// The rank that reaches slot `s`'s name from the files using it.
-    fn flow(&self, s: usize, ranks: &[f64]) -> f64 {
-        self.users[self.user_start[s]..self.user_start[s + 1]]
-            .iter()
-            .map(|&(file, share)| ranks[file as usize] * f64::from(share))
-            .sum()
-    }
-
-    fn slots(&self) -> usize {
-        self.slot_references.len()
-    }
 }
 
 /// The part of a ranking that its focus paths do not change: the sparse tables of the files of
@@ -286,182 +245,6 @@ pub fn rank_prepared(graph: &SymbolGraph, prepared: &Prepared, focus: &Focus) ->
     out
 }
 
-/// The graph's id of each focus name (`None`: no file mentions it).
-fn focus_name_ids(graph: &SymbolGraph, names: &[String]) -> Vec<Option<u32>> {
-    if names.is_empty() {
-        return Vec::new();
-    }
-    let mut ids = vec![None; names.len()];
-    for (id, name) in graph.names.iter().enumerate() {
-        for (k, wanted) in names.iter().enumerate() {
-            if name == wanted {
-                ids[k] = u32::try_from(id).ok();
-            }
-        }
-    }
-    ids
-}
-
-/// The weight of a use of `name` beyond its count and its definers.
-fn name_weight(name: &str, only_methods: bool, focused: bool) -> f64 {
-    let mut weight = 1.0;
-    if name.chars().count() <= 2 || name.starts_with('_') {
-        weight *= MINOR_NAME_WEIGHT;
-    }
-    if only_methods {
-        weight *= MINOR_NAME_WEIGHT;
-    }
-    if focused {
-        weight *= FOCUS_NAME_WEIGHT;
-    }
-    weight
-}
-
-/// What the tables' construction keeps of one name, in 12 bytes: the construction touches it
-/// once per use, and the names of a large tree do not fit in a cache.
-#[derive(Clone, Copy, Default)]
-struct Tally {
-    /// Its factor (0: no file defines it).
-    factor: f32,
-    /// Files using it (other than its definers); then where its next user goes in the users
-    /// table (a table of more than 4 billion uses would not fit in memory).
-    users: u32,
-    /// Their references to it (saturating).
-    references: u32,
-}
-
-/// The sparse tables of the files `files` of `graph`.
-fn tables(graph: &SymbolGraph, files: Vec<usize>, focus_names: &[Option<u32>]) -> Tables {
-    let names = graph.names.len();
-    // Each file's own names (sorted, each once), and the files defining each name.
-    let own: Vec<Vec<u32>> = files
-        .iter()
-        .map(|&file| own_names(&graph.files[file].definitions))
-        .collect();
-    let mut defining: Vec<(u32, u32)> = own
-        .iter()
-        .enumerate()
-        .flat_map(|(i, names)| names.iter().map(move |&name| (name, i as u32)))
-        .collect();
-    defining.sort_unstable();
-    let mut definer_count = vec![0u32; names];
-    for &(name, _) in &defining {
-        if let Some(c) = definer_count.get_mut(name as usize) {
-            *c += 1;
-        }
-    }
-    // The names every definition of which is a method.
-    let mut only_methods = vec![true; names];
-    for &file in &files {
-        for definition in &graph.files[file].definitions {
-            if definition.kind != SymbolKind::Method
-                && let Some(only) = only_methods.get_mut(definition.name as usize)
-            {
-                *only = false;
-            }
-        }
-    }
-    // Each defined name's factor (see the module's comment; 0: no file defines it), with its
-    // tallies beside it, so a use touches one place.
-    let mut tallies: Vec<Tally> = (0..names)
-        .map(|n| Tally {
-            factor: match definer_count[n] {
-                0 => 0.0,
-                definers => {
-                    let focused = focus_names.contains(&Some(n as u32));
-                    ((COMMON_DEFINERS / f64::from(definers)).min(1.0)
-                        * name_weight(&graph.names[n], only_methods[n], focused))
-                        as f32
-                }
-            },
-            ..Tally::default()
-        })
-        .collect();
-    // A file's uses that count: of a name some file defines, not the file itself.
-    let counts = |tallies: &[Tally], own: &[u32], name: u32| {
-        tallies.get(name as usize).is_some_and(|t| t.factor > 0.0)
-            && own.binary_search(&name).is_err()
-    };
-    // Each use weighs `sqrt(times)` at most; the factors below 1 keep part of that back (it
-    // starts afresh), a focus name's factor takes a larger share from the others.
-    let mut totals = Vec::with_capacity(files.len());
-    for (i, &file) in files.iter().enumerate() {
-        let mut total = 0.0;
-        for &(name, times) in &graph.files[file].references {
-            if !counts(&tallies, &own[i], name) {
-                continue;
-            }
-            let tally = &mut tallies[name as usize];
-            total += f64::from(times).sqrt() * f64::from(tally.factor).max(1.0);
-            tally.users += 1;
-            tally.references = tally.references.saturating_add(times);
-        }
-        totals.push(total);
-    }
-    let mut slot_of = vec![u32::MAX; names];
-    let mut slot_references = Vec::new();
-    let mut user_start = vec![0usize];
-    let mut next_user = 0usize;
-    for (n, tally) in tallies.iter_mut().enumerate() {
-        if tally.users > 0 {
-            slot_of[n] = slot_references.len() as u32;
-            slot_references.push(u64::from(tally.references));
-            let users = tally.users as usize;
-            tally.users = next_user as u32;
-            next_user += users;
-            user_start.push(next_user);
-        }
-    }
-    let mut users = vec![(0u32, 0f32); next_user];
-    let mut passed = Vec::with_capacity(files.len());
-    for (i, &file) in files.iter().enumerate() {
-        let mut sum = 0.0;
-        if totals[i] > 0.0 {
-            for &(name, times) in &graph.files[file].references {
-                if !counts(&tallies, &own[i], name) {
-                    continue;
-                }
-                let tally = &mut tallies[name as usize];
-                let share = (f64::from(times).sqrt() * f64::from(tally.factor) / totals[i]) as f32;
-                users[tally.users as usize] = (i as u32, share);
-                tally.users += 1;
-                sum += f64::from(share);
-            }
-        }
-        passed.push(sum);
-    }
-    let mut definer_start = vec![0usize; slot_references.len() + 1];
-    let mut definers = Vec::new();
-    for &(name, position) in &defining {
-        let slot = slot_of[name as usize];
-        if slot != u32::MAX {
-            definer_start[slot as usize + 1] += 1;
-            definers.push(position);
-        }
-    }
-    for s in 0..slot_references.len() {
-        definer_start[s + 1] += definer_start[s];
-    }
-    Tables {
-        files,
-        user_start,
-        users,
-        passed,
-        definer_start,
-        definers,
-        slot_of,
-        slot_references,
-    }
-}
-
-/// The names a file defines, sorted, each once.
-fn own_names(definitions: &[GraphDefinition]) -> Vec<u32> {
-    let mut own: Vec<u32> = definitions.iter().map(|d| d.name).collect();
-    own.sort_unstable();
-    own.dedup();
-    own
-}
-
 /// The power iteration: the ranks, and how many iterations it took.
 fn iterate(tables: &Tables, start: &[f64]) -> (Vec<f64>, u32) {
     let mut ranks = start.to_vec();
@@ -501,8 +284,8 @@ fn iterate(tables: &Tables, start: &[f64]) -> (Vec<f64>, u32) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::outline::Language;
-    use crate::outline::graph::GraphFile;
+    use crate::outline::graph::{GraphDefinition, GraphFile};
+    use crate::outline::{Language, SymbolKind};
 
     /// A file given as its path, the names it defines and the (name, times) it references.
     type TestFile<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, u32)]);
