@@ -13,7 +13,7 @@ from typing import Any
 
 from ..names import quote_path
 from ..roots import Roots
-from ..types import ToolContext, ToolOutput
+from ..types import ToolCommand, ToolContext, ToolOutput
 from ..workspace import Workspace
 from ._common import answer_search, list_arg, plural, strings_property, thousands
 
@@ -22,6 +22,44 @@ GLOB_PROPERTY_TEXT = (
     "Only search files matching this glob, or these globs, as grep's glob: "
     '"*.py", "src/**/*.ts", ["*.c", "!*_test.c"]. Default: all files.'
 )
+
+
+def schema(name: str, properties: dict[str, Any]) -> dict[str, Any]:
+    """A navigation tool's JSON Schema: `name` (described by `name`, the one argument it
+    requires), then its other `properties`."""
+    return {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "description": name},
+            **properties,
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+
+
+def path_property(
+    description: str = "File or directory to search, relative to the workspace root. "
+    "Default: the workspace root.",
+) -> dict[str, Any]:
+    """`path`: where to search."""
+    return {"type": "string", "description": description}
+
+
+def command(
+    name: str, finds: str, help: str, description: str, short: dict[str, str]
+) -> ToolCommand:
+    """A navigation tool's subcommand, which `finds` what it lists ("definitions"): the name and
+    the path as positional arguments, exit status 1 when the total is 0."""
+    return ToolCommand(
+        name=name,
+        help=help,
+        description=description,
+        epilog=f"exit status: 0 {finds} found, 1 none, 2 usage or input error (one line on stderr)",
+        positionals=("name", "path"),
+        short=short,
+        found="total",
+    )
 
 
 def glob_property() -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from .._core import CallsResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
+from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import SYMBOL_KINDS
 from . import _navigation as nav
 from ._common import (
@@ -59,23 +59,17 @@ call, by path, definition and first call; the result states the exact totals and
 
 def find_calls_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `find_calls`' arguments under these limits."""
-    return {
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The name of the definition whose calls to list, matched whole "
-                'and case-sensitively, e.g. "parse_args", "do_sys_open", "HttpClient".',
-            },
+    return nav.schema(
+        "The name of the definition whose calls to list, matched whole and case-sensitively, "
+        'e.g. "parse_args", "do_sys_open", "HttpClient".',
+        {
             "kind": nav.choices_property(
                 SYMBOL_KINDS, "Only definitions of this kind, or these kinds", "every kind"
             ),
-            "path": {
-                "type": "string",
-                "description": "File or directory holding the definition, relative to the "
-                "workspace root. Default: the workspace root.",
-            },
+            "path": nav.path_property(
+                "File or directory holding the definition, relative to the workspace root. "
+                "Default: the workspace root."
+            ),
             "glob": nav.glob_property(),
             "limit": limit_property(
                 limits.calls_limit,
@@ -86,9 +80,7 @@ def find_calls_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 0, "Number of callees to skip, to page through a large result."
             ),
         },
-        "required": ["name"],
-        "additionalProperties": False,
-    }
+    )
 
 
 #: The definition under the SPEC section 5 defaults.
@@ -217,17 +209,14 @@ def find_calls_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         prepare=unquote_paths,
         results=(CallsResult,),
         paging={"calls": "count"},
-        command=ToolCommand(
-            name="calls",
-            help="find what a definition calls",
-            description="List the names called in the body of each definition of a name, each "
-            "once with its count and first call, found by name without type resolution, and "
-            "print what a model would see (the find_calls tool).",
-            epilog="exit status: 0 calls found, 1 none, 2 usage or input error (one line on "
-            "stderr)",
-            positionals=("name", "path"),
-            short={"glob": "-g", "kind": "-k"},
-            found="total",
+        command=nav.command(
+            "calls",
+            "calls",
+            "find what a definition calls",
+            "List the names called in the body of each definition of a name, each once with its "
+            "count and first call, found by name without type resolution, and print what a "
+            "model would see (the find_calls tool).",
+            {"glob": "-g", "kind": "-k"},
         ),
     )
 

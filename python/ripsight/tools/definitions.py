@@ -9,7 +9,7 @@ from typing import Any
 from .._core import DefinitionsResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
+from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import SYMBOL_KINDS
 from . import _navigation as nav
 from ._common import (
@@ -54,15 +54,10 @@ next page."""
 
 def find_definitions_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `find_definitions`' arguments under these limits."""
-    return {
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": 'The name to find, e.g. "parse_args", "HttpClient"; with '
-                'match="prefix" the start of names, with match="regex" a Rust regex.',
-            },
+    return nav.schema(
+        'The name to find, e.g. "parse_args", "HttpClient"; with match="prefix" the start of '
+        'names, with match="regex" a Rust regex.',
+        {
             "match": {
                 "type": "string",
                 "enum": ["exact", "prefix", "regex"],
@@ -74,11 +69,7 @@ def find_definitions_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, An
             "kind": nav.choices_property(
                 SYMBOL_KINDS, "Only definitions of this kind, or these kinds", "every kind"
             ),
-            "path": {
-                "type": "string",
-                "description": "File or directory to search, relative to the workspace root. "
-                "Default: the workspace root.",
-            },
+            "path": nav.path_property(),
             "glob": nav.glob_property(),
             "limit": limit_property(
                 limits.definitions_limit,
@@ -89,9 +80,7 @@ def find_definitions_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, An
                 0, "Number of definitions to skip, to page through a large result."
             ),
         },
-        "required": ["name"],
-        "additionalProperties": False,
-    }
+    )
 
 
 #: The definition under the SPEC section 5 defaults.
@@ -176,16 +165,13 @@ def find_definitions_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         prepare=unquote_paths,
         results=(DefinitionsResult,),
         paging={"definitions": "count"},
-        command=ToolCommand(
-            name="defs",
-            help="find where a name is defined",
-            description="Find the definitions of a name across the tree (path:line kind name) "
-            "and print what a model would see (the find_definitions tool).",
-            epilog="exit status: 0 definitions found, 1 none, 2 usage or input error (one line "
-            "on stderr)",
-            positionals=("name", "path"),
-            short={"glob": "-g", "kind": "-k"},
-            found="total",
+        command=nav.command(
+            "defs",
+            "definitions",
+            "find where a name is defined",
+            "Find the definitions of a name across the tree (path:line kind name) and print "
+            "what a model would see (the find_definitions tool).",
+            {"glob": "-g", "kind": "-k"},
         ),
     )
 

@@ -9,7 +9,7 @@ from typing import Any
 from .._core import ReferencesResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
+from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import REFERENCE_ROLES, SYMBOL_KINDS
 from . import _navigation as nav
 from ._common import (
@@ -65,15 +65,10 @@ result states the exact total and which `offset` shows the next page."""
 
 def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `find_references`' arguments under these limits."""
-    return {
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The identifier, matched whole and case-sensitively, e.g. "
-                '"parse_args", "kmalloc", "HttpClient".',
-            },
+    return nav.schema(
+        'The identifier, matched whole and case-sensitively, e.g. "parse_args", "kmalloc", '
+        '"HttpClient".',
+        {
             "role": nav.choices_property(
                 REFERENCE_ROLES, "Only references of this role, or these roles", "every role"
             ),
@@ -90,11 +85,7 @@ def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any
                 "Only references inside a definition of this kind, or these kinds",
                 "anywhere",
             ),
-            "path": {
-                "type": "string",
-                "description": "File or directory to search, relative to the workspace root. "
-                "Default: the workspace root.",
-            },
+            "path": nav.path_property(),
             "glob": nav.glob_property(),
             "limit": limit_property(
                 limits.references_limit,
@@ -105,9 +96,7 @@ def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any
                 0, "Number of references (or callers) to skip, to page through a large result."
             ),
         },
-        "required": ["name"],
-        "additionalProperties": False,
-    }
+    )
 
 
 #: The definition under the SPEC section 5 defaults.
@@ -248,18 +237,14 @@ def find_references_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         prepare=unquote_paths,
         results=(ReferencesResult,),
         paging={"references": "count", "callers": "count"},
-        command=ToolCommand(
-            name="refs",
-            help="find where a name is used, and who calls it",
-            description="Find the references to a name across the tree (path:line:col role — "
-            "in its enclosing definition), found by name without type resolution, or with "
-            "--group-by caller who calls it, and print what a model would see (the "
-            "find_references tool).",
-            epilog="exit status: 0 references found, 1 none, 2 usage or input error (one line "
-            "on stderr)",
-            positionals=("name", "path"),
-            short={"glob": "-g", "kind": "-k", "role": "-r"},
-            found="total",
+        command=nav.command(
+            "refs",
+            "references",
+            "find where a name is used, and who calls it",
+            "Find the references to a name across the tree (path:line:col role — in its "
+            "enclosing definition), found by name without type resolution, or with --group-by "
+            "caller who calls it, and print what a model would see (the find_references tool).",
+            {"glob": "-g", "kind": "-k", "role": "-r"},
         ),
     )
 
