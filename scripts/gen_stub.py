@@ -27,7 +27,6 @@ the whole stub against the built module. The output goes through ``ruff format``
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import difflib
 import inspect
 import subprocess
@@ -233,8 +232,11 @@ def base_name(base: type) -> str:
     """How the stub names a base class: a built-in by its name, another by its public path."""
     if base.__module__ == "builtins" or base.__module__ == core.__name__:
         return base.__name__
-    if base is concurrent.futures.CancelledError:
-        return "concurrent.futures.CancelledError"
+    parts = base.__module__.split(".")
+    for end in range(1, len(parts) + 1):  # the shortest path that names it (not `_base`)
+        module = sys.modules.get(".".join(parts[:end]))
+        if module is not None and getattr(module, base.__name__, None) is base:
+            return f"{module.__name__}.{base.__name__}"
     raise Missing(f"no public name for the base class {base.__module__}.{base.__qualname__}")
 
 
