@@ -234,3 +234,23 @@ def test_the_cli_does_not_load_the_bench_harness() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "False"
+
+
+def test_the_tools_package_names_every_tool_module_for_type_checkers() -> None:
+    # `ripsight.tools` finds its tools' names at run time; a type checker reads them from the
+    # star imports of its `if TYPE_CHECKING:` block, which must name every tool module.
+    from ripsight.tools import tool_modules
+
+    tree = ast.parse((PACKAGE / "tools" / "__init__.py").read_text(encoding="utf-8"))
+    blocks = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    ]
+    starred = {
+        node.module
+        for block in blocks
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and [a.name for a in node.names] == ["*"]
+    }
+    assert starred == {module.__name__.rsplit(".", 1)[1] for module in tool_modules()}

@@ -333,3 +333,30 @@ def test_same_as_with_the_real_warm_index(tmp_path: Path) -> None:
         assert fresh.content.startswith("2 matches in 2 files"), fresh.content
     finally:
         ws.close()  # type: ignore[attr-defined]
+
+
+def test_each_navigation_argument_reaches_the_engine_method_of_its_name() -> None:
+    # The handlers of find_definitions, find_references and find_calls are driven by their
+    # schemas: the required name positional, a choice (kind, role) as a list, path and glob None
+    # when left out or empty, the rest as validated.
+    from ripsight.tools import FIND_CALLS_SCHEMA, FIND_DEFINITIONS_SCHEMA, FIND_REFERENCES_SCHEMA
+    from ripsight.tools._navigation import engine_arguments
+
+    page = {"limit": 5, "offset": 0}
+    assert engine_arguments(
+        FIND_REFERENCES_SCHEMA, {"name": "f", "role": "call", "group_by": "caller", **page}
+    ) == (
+        ["f"],
+        {"role": ["call"], "group_by": "caller", "kind": [], "path": None, "glob": None, **page},
+    )
+    assert engine_arguments(
+        FIND_DEFINITIONS_SCHEMA,
+        {"name": "f", "match": "prefix", "kind": ["class"], "path": "", "glob": "*.py", **page},
+    ) == (
+        ["f"],
+        {"match": "prefix", "kind": ["class"], "path": None, "glob": "*.py", **page},
+    )
+    assert engine_arguments(FIND_CALLS_SCHEMA, {"name": "f", "path": "src", **page}) == (
+        ["f"],
+        {"kind": [], "path": "src", "glob": None, **page},
+    )

@@ -250,6 +250,39 @@ class Roots:
 
     # -- the searches ----------------------------------------------------------------------------
 
+    def _across(
+        self,
+        method: str,
+        first: Any,
+        path: str | os.PathLike[str] | None,
+        offset: int,
+        limit: int | None,
+        merge: Callable[[Sequence[tuple[str, dict[str, Any]]], int, bool], Record],
+        listed: tuple[str, ...],
+        options: dict[str, Any],
+        shown: Callable[[dict[str, Any]], int] | None = None,
+        entries: Callable[[dict[str, Any]], int] | None = None,
+    ) -> Record:
+        """`Workspace.<method>` over the roots (`_paged`): each root is given `first` (the
+        pattern or the name), the path inside it, its part of the page and `options`, each as
+        the keyword of its name, the roots sharing one time budget (`_clocked`). A part shows
+        the entries of its `listed` fields and holds its ``total`` unless `shown` and
+        `entries` count them otherwise."""
+        options = {**options, "cancel": _clocked(options.get("cancel"))}
+
+        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
+            return getattr(ws, method)(first, path=inside, limit=room, offset=skip, **options)
+
+        def listed_entries(data: dict[str, Any]) -> int:
+            return sum(len(data[key]) for key in listed)
+
+        def total(data: dict[str, Any]) -> int:
+            return int(data["total"])
+
+        return self._paged(
+            path, offset, limit, search, shown or listed_entries, entries or total, merge, listed
+        )
+
     def glob(
         self,
         pattern: str | Sequence[str],
@@ -261,21 +294,8 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.glob` over the roots (``sort="mtime"`` orders each root's part)."""
-        cancel = _clocked(cancel)
-
-        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
-            return ws.glob(pattern, inside, room, skip, sort, cancel, **options)
-
-        return self._paged(
-            path,
-            offset,
-            limit,
-            search,
-            lambda data: len(data["paths"]),
-            lambda data: int(data["total"]),
-            merge_glob,
-            ("paths",),
-        )
+        options = {"sort": sort, "cancel": cancel, **options}
+        return self._across("glob", pattern, path, offset, limit, merge_glob, ("paths",), options)
 
     def grep(
         self,
@@ -287,13 +307,17 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.grep` over the roots (keyword arguments beside `pattern` and `path`)."""
-        options["cancel"] = _clocked(options.get("cancel"))
-
-        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
-            return ws.grep(pattern, inside, limit=room, offset=skip, **options)
-
-        return self._paged(
-            path, offset, limit, search, grep_shown, grep_entries, merge_grep, ("lines", "files")
+        return self._across(
+            "grep",
+            pattern,
+            path,
+            offset,
+            limit,
+            merge_grep,
+            ("lines", "files"),
+            options,
+            grep_shown,
+            grep_entries,
         )
 
     def definitions(
@@ -307,20 +331,9 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.definitions` over the roots."""
-        options["cancel"] = _clocked(options.get("cancel"))
-
-        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
-            return ws.definitions(name, match, inside, limit=room, offset=skip, **options)
-
-        return self._paged(
-            path,
-            offset,
-            limit,
-            search,
-            lambda data: len(data["definitions"]),
-            lambda data: int(data["total"]),
-            merge_definitions,
-            ("definitions",),
+        options = {"match": match, **options}
+        return self._across(
+            "definitions", name, path, offset, limit, merge_definitions, ("definitions",), options
         )
 
     def references(
@@ -335,20 +348,10 @@ class Roots:
     ) -> Record:
         """`Workspace.references` over the roots (role, kind, group_by and cancel as keyword
         arguments)."""
-        options["cancel"] = _clocked(options.get("cancel"))
-
-        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
-            return ws.references(name, inside, glob, limit=room, offset=skip, **options)
-
-        return self._paged(
-            path,
-            offset,
-            limit,
-            search,
-            lambda data: len(data["references"]) + len(data["callers"]),
-            lambda data: int(data["total"]),
-            merge_references,
-            ("references", "callers"),
+        options = {"glob": glob, **options}
+        listed = ("references", "callers")
+        return self._across(
+            "references", name, path, offset, limit, merge_references, listed, options
         )
 
     def calls(
@@ -362,21 +365,8 @@ class Roots:
         **options: Any,
     ) -> Record:
         """`Workspace.calls` over the roots (kind and cancel as keyword arguments)."""
-        options["cancel"] = _clocked(options.get("cancel"))
-
-        def search(ws: Workspace, inside: str | None, skip: int, room: int | None) -> Any:
-            return ws.calls(name, inside, glob, limit=room, offset=skip, **options)
-
-        return self._paged(
-            path,
-            offset,
-            limit,
-            search,
-            lambda data: len(data["calls"]),
-            lambda data: int(data["total"]),
-            merge_calls,
-            ("calls",),
-        )
+        options = {"glob": glob, **options}
+        return self._across("calls", name, path, offset, limit, merge_calls, ("calls",), options)
 
     def repo_map(
         self,

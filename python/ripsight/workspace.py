@@ -10,11 +10,13 @@ raises a :mod:`ripsight.errors` class (a bad regex is a ``PatternError``, also a
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import ripsight._core as _engine
 
@@ -114,6 +116,25 @@ _READ_FILE = _defaults("read_file")
 _OUTLINE = _defaults("outline")
 _DEFINITIONS = _defaults("definitions")
 _NOTEBOOK = _defaults("read_notebook")
+
+
+_Result = TypeVar("_Result")
+
+
+@functools.cache
+def _positional(call: str) -> tuple[str, ...]:
+    """The parameters the engine's `call` takes by position (its path, name or pattern)."""
+    parameters = inspect.signature(getattr(_engine.Engine, call)).parameters.values()
+    return tuple(p.name for p in parameters if p.kind is p.POSITIONAL_ONLY and p.name != "self")
+
+
+def _forward(call: Callable[..., _Result], arguments: dict[str, Any]) -> _Result:
+    """`call`, a method of the engine, given a `Workspace` method's arguments (its
+    ``locals()``) by their names: those the engine takes by position by position, every other
+    one as the keyword of its name (the engine checks each, and refuses one it does not take).
+    A `Workspace` method states its arguments once, in its signature."""
+    given = {name: value for name, value in arguments.items() if name != "self"}
+    return call(*[given.pop(name) for name in _positional(call.__name__)], **given)
 
 
 def _check_types(name: str, value: object) -> None:
@@ -218,17 +239,7 @@ class Workspace:
         The result states the exact total, what was withheld, and what ignore rules hid.
         """
         _check_types("type", type)
-        return self._engine.glob(
-            pattern,
-            cancel=cancel,
-            path=path,
-            limit=limit,
-            offset=offset,
-            sort=sort,
-            type=type,
-            max_depth=max_depth,
-            include_ignored=include_ignored,
-        )
+        return _forward(self._engine.glob, locals())
 
     def grep(
         self,
@@ -275,28 +286,7 @@ class Workspace:
         """
         _check_types("type", type)
         _check_types("type_not", type_not)
-        return self._engine.grep(
-            pattern,
-            cancel=cancel,
-            path=path,
-            glob=glob,
-            literal=literal,
-            case_insensitive=case_insensitive,
-            context=context,
-            multiline=multiline,
-            output_mode=output_mode,
-            limit=limit,
-            offset=offset,
-            max_line_chars=max_line_chars,
-            before_context=before_context,
-            after_context=after_context,
-            type=type,
-            type_not=type_not,
-            max_count=max_count,
-            invert_match=invert_match,
-            max_depth=max_depth,
-            include_ignored=include_ignored,
-        )
+        return _forward(self._engine.grep, locals())
 
     def identify(
         self, path: str | os.PathLike[str], cancel: CancelToken | None = None
@@ -304,7 +294,7 @@ class Workspace:
         """Opens `path` as `read_file` would (boundary, deny rules, regular files only) and
         returns the opened file's real path (relative to the root), device, inode, size and
         modification time, reading nothing. Raises what `read_file` raises."""
-        return self._engine.identify(path, cancel=cancel)
+        return _forward(self._engine.identify, locals())
 
     def read_file(
         self,
@@ -318,9 +308,7 @@ class Workspace:
         the file's line total. Each line is cut to `max_line_chars` characters (default 500, at
         least 20); a cut line's `cut_from` gives its full length.
         """
-        return self._engine.read_file(
-            path, cancel=cancel, offset=offset, limit=limit, max_line_chars=max_line_chars
-        )
+        return _forward(self._engine.read_file, locals())
 
     # ==== Outlines and definitions (the engine's crate::outline) ====
 
@@ -339,9 +327,7 @@ class Workspace:
         stopped (its time cap, a crash of the parser's process). tree-sitter runs in a child
         process; outlines are cached by the bytes they were parsed from. Raises what
         `read_file` raises."""
-        return self._engine.outline(
-            path, cancel=cancel, offset=offset, limit=limit, max_depth=max_depth
-        )
+        return _forward(self._engine.outline, locals())
 
     def definitions(
         self,
@@ -362,16 +348,7 @@ class Workspace:
         the definitions are read from it, and only files changed since it was written are
         parsed; before, the candidate files are those grep finds the name in (the warm index's
         grep), and only they are parsed. The answers are the same."""
-        return self._engine.definitions(
-            name,
-            cancel=cancel,
-            match=match,
-            path=path,
-            glob=glob,
-            kind=kind,
-            limit=limit,
-            offset=offset,
-        )
+        return _forward(self._engine.definitions, locals())
 
     def references(
         self,
@@ -394,17 +371,7 @@ class Workspace:
         of `limit` (default 50; None: all), with exact totals by role and the name's
         definitions listed apart. With ``index=True`` it answers from the symbol index once
         that is ready (the same answer; files changed since it was written are parsed)."""
-        return self._engine.references(
-            name,
-            cancel=cancel,
-            path=path,
-            glob=glob,
-            role=role,
-            kind=kind,
-            group_by=group_by,
-            limit=limit,
-            offset=offset,
-        )
+        return _forward(self._engine.references, locals())
 
     def calls(
         self,
@@ -422,15 +389,7 @@ class Workspace:
         calls, its first call and the line where the same file defines that name, if it does.
         Found by name as references are (`obj.close()` calls `close`, whichever it is). A page
         of `limit` callees (default 100; None: all), with exact totals."""
-        return self._engine.calls(
-            name,
-            cancel=cancel,
-            path=path,
-            glob=glob,
-            kind=kind,
-            limit=limit,
-            offset=offset,
-        )
+        return _forward(self._engine.calls, locals())
 
     def repo_map(
         self,
@@ -452,15 +411,7 @@ class Workspace:
         workers (or taken from their cache), at most `max_files` of them within the time
         budget, and `partial` says when the map covers only part of the tree, and the counts
         say why."""
-        return self._engine.repo_map(
-            cancel=cancel,
-            path=path,
-            paths=paths,
-            names=names,
-            max_chars=max_chars,
-            definitions_per_file=definitions_per_file,
-            max_files=max_files,
-        )
+        return _forward(self._engine.repo_map, locals())
 
     # ==== Images and notebooks (the engine's crate::media) ====
 
@@ -481,15 +432,7 @@ class Workspace:
         A file over `max_source_bytes` or declaring more than `max_decode_pixels` pixels, or
         one that does not decode, comes back with `refused` set and nothing shown. Raises what
         `read_file` raises for the path (missing, outside the root, denied...)."""
-        return self._engine.read_image(
-            path,
-            cancel=cancel,
-            max_edge=max_edge,
-            max_pixels=max_pixels,
-            max_bytes=max_bytes,
-            max_source_bytes=max_source_bytes,
-            max_decode_pixels=max_decode_pixels,
-        )
+        return _forward(self._engine.read_image, locals())
 
     def read_notebook(
         self,
@@ -505,14 +448,7 @@ class Workspace:
         notebook (nbformat 4 or 3), with the exact cell total; each cell's output text is cut
         to `max_output_chars` (default 2000). A notebook over `max_bytes` (default
         64,000,000) or one that does not parse comes back with `refused` set."""
-        return self._engine.read_notebook(
-            path,
-            cancel=cancel,
-            offset=offset,
-            limit=limit,
-            max_output_chars=max_output_chars,
-            max_bytes=max_bytes,
-        )
+        return _forward(self._engine.read_notebook, locals())
 
     def read_notebook_images(
         self,
@@ -529,17 +465,7 @@ class Workspace:
     ) -> NotebookImages:
         """The image outputs of notebook cell `cell` (1-based), each prepared as `read_image`
         prepares a file (`max_image_bytes` is its `max_bytes`)."""
-        return self._engine.read_notebook_images(
-            path,
-            cell,
-            cancel=cancel,
-            max_bytes=max_bytes,
-            max_edge=max_edge,
-            max_pixels=max_pixels,
-            max_image_bytes=max_image_bytes,
-            max_source_bytes=max_source_bytes,
-            max_decode_pixels=max_decode_pixels,
-        )
+        return _forward(self._engine.read_notebook_images, locals())
 
     # ==== Whole files: raw bytes, PDFs (issue 18) ====
 
@@ -552,7 +478,7 @@ class Workspace:
         """The whole file's bytes, read as `read_file` opens a file (boundary, deny rules,
         regular files only), with the opened file's identity. A file over `max_bytes` (default
         50 MiB) is not read: the result has ``too_large=True`` and empty ``data``."""
-        return self._engine.read_bytes(path, cancel=cancel, max_bytes=max_bytes)
+        return _forward(self._engine.read_bytes, locals())
 
     def read_pdf(
         self,

@@ -20,7 +20,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..types import ToolSpec
@@ -28,6 +28,20 @@ from ..types import ToolSpec
 # Re-exported (the `as` says so to type checkers: `__all__` is generated, below).
 from ._common import ENGINE_RESULT_KEY as ENGINE_RESULT_KEY
 from ._common import MAX_OFFSET as MAX_OFFSET
+
+if TYPE_CHECKING:
+    # What `__getattr__` finds at run time, spelled out for type checkers (which cannot run
+    # it): each tool module's ``__all__``, with its types. tests/test_imports.py checks that
+    # this list names every tool module.
+    from .calls import *
+    from .definitions import *
+    from .glob import *
+    from .grep import *
+    from .outline import *
+    from .read_file import *
+    from .read_result import *
+    from .references import *
+    from .repo_map import *
 
 #: This module's own names; the tools' names are added to `__all__` as the tools are found.
 _OWN_NAMES = ("ENGINE_RESULT_KEY", "MAX_OFFSET", "builtin_tools", "tool_modules")

@@ -14,18 +14,16 @@ from typing import Any
 from .._core import CallsResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..roots import Roots
-from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
-from ..workspace import SYMBOL_KINDS, Workspace
+from ..types import ToolContext, ToolOutput, ToolSpec
+from ..workspace import SYMBOL_KINDS
+from . import _navigation as nav
 from ._common import (
-    answer_search,
     limit_property,
     list_arg,
     offset_property,
     plural,
     resolved_maximum,
     skip_note,
-    thousands,
     unquote_paths,
 )
 from .outline import languages_text
@@ -61,34 +59,18 @@ call, by path, definition and first call; the result states the exact totals and
 
 def find_calls_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `find_calls`' arguments under these limits."""
-    kinds = list(SYMBOL_KINDS)
-    return {
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The name of the definition whose calls to list, matched whole "
-                'and case-sensitively, e.g. "parse_args", "do_sys_open", "HttpClient".',
-            },
-            "kind": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "enum": kinds},
-                "description": "Only definitions of this kind, or these kinds: "
-                + ", ".join(kinds)
-                + ". Default: every kind.",
-            },
-            "path": {
-                "type": "string",
-                "description": "File or directory holding the definition, relative to the "
-                "workspace root. Default: the workspace root.",
-            },
-            "glob": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "minLength": 1},
-                "description": "Only search files matching this glob, or these globs, as "
-                'grep\'s glob: "*.py", "src/**/*.ts", ["*.c", "!*_test.c"]. Default: all files.',
-            },
+    return nav.schema(
+        "The name of the definition whose calls to list, matched whole and case-sensitively, "
+        'e.g. "parse_args", "do_sys_open", "HttpClient".',
+        {
+            "kind": nav.choices_property(
+                SYMBOL_KINDS, "Only definitions of this kind, or these kinds", "every kind"
+            ),
+            "path": nav.path_property(
+                "File or directory holding the definition, relative to the workspace root. "
+                "Default: the workspace root."
+            ),
+            "glob": nav.glob_property(),
             "limit": limit_property(
                 limits.calls_limit,
                 resolved_maximum(limits.calls_max_limit),
@@ -98,9 +80,7 @@ def find_calls_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 0, "Number of callees to skip, to page through a large result."
             ),
         },
-        "required": ["name"],
-        "additionalProperties": False,
-    }
+    )
 
 
 #: The definition under the SPEC section 5 defaults.
@@ -125,16 +105,36 @@ def _callee_text(callee: Any) -> str:
     )
 
 
+def _page_lines(result: Any) -> list[str]:
+    """The callees a page shows, under the definition whose body calls them, and the
+    definitions that call nothing."""
+    lines: list[str] = []
+    listed = {(d.definition.path, d.definition.line): d for d in result.definitions}
+    at = None
+    for callee in result.calls:
+        if (callee.path, callee.caller_line) != at:
+            at = (callee.path, callee.caller_line)
+            found = listed.get(at)
+            lines.append(
+                f"{_definition_text(found)} — {plural(found.callees, 'callee')}, "
+                f"{plural(found.calls, 'call')}:"
+                if found is not None
+                else f"{quote_path(callee.path)}:{callee.caller_line} {result.name}:"
+            )
+        lines.append(_callee_text(callee))
+    empty = [found for found in result.definitions if found.calls == 0]
+    if empty:
+        lines.append("No calls in: " + ", ".join(_definition_text(found) for found in empty) + ".")
+    return lines
+
+
 def format_calls(result: Any, path: str | None = None, kinds: list[str] | None = None) -> str:
     """The text a model sees for a `Workspace.calls` result."""
     what = f'"{result.name}"'
     if kinds:
         what += f" of kind {' or '.join(kinds)}"
-    where = f" under {quote_path(path.rstrip('/'))}" if path else ""
-    candidates = (
-        f"{plural(result.candidate_files, 'file')} containing the name, of "
-        f"{thousands(result.files_searched)} searched"
-    )
+    where = nav.under(path)
+    candidates = nav.candidates_text(result, "name")
     total, shown = result.total, len(result.calls)
     lines: list[str] = []
     places = result.definitions_total
@@ -156,34 +156,9 @@ def format_calls(result: Any, path: str | None = None, kinds: list[str] | None =
             f"{'body' if places == 1 else 'bodies'} of {what}{where}, defined in "
             f"{plural(places, 'place')}; found by name without type resolution ({candidates})"
         )
-        if shown == 0:
-            lines.append(
-                f"{head}, but offset={result.offset} is past the end; use an offset below {total}."
-            )
-        else:
-            if shown < total:
-                head += (
-                    f"; showing {thousands(result.offset + 1)}-{thousands(result.offset + shown)}"
-                )
-            lines.append(head + ":")
-            listed = {(d.definition.path, d.definition.line): d for d in result.definitions}
-            at = None
-            for callee in result.calls:
-                if (callee.path, callee.caller_line) != at:
-                    at = (callee.path, callee.caller_line)
-                    found = listed.get(at)
-                    lines.append(
-                        f"{_definition_text(found)} — {plural(found.callees, 'callee')}, "
-                        f"{plural(found.calls, 'call')}:"
-                        if found is not None
-                        else f"{quote_path(callee.path)}:{callee.caller_line} {result.name}:"
-                    )
-                lines.append(_callee_text(callee))
-            empty = [found for found in result.definitions if found.calls == 0]
-            if empty:
-                lines.append(
-                    "No calls in: " + ", ".join(_definition_text(found) for found in empty) + "."
-                )
+        lines.append(nav.page_head(head, result, shown, total))
+        if shown:
+            lines.extend(_page_lines(result))
         if result.next_offset is not None:
             lines.append(
                 f"{plural(result.withheld, 'more callee')} not shown: call find_calls again "
@@ -199,22 +174,13 @@ def format_calls(result: Any, path: str | None = None, kinds: list[str] | None =
             "keeps; the calls past that point in those files are not counted."
         )
     if result.unparsed_total:
-        listed_files = ", ".join(
-            f"{quote_path(item.path)} ({item.refused.replace('_', ' ')})"
-            for item in result.unparsed
-        )
-        rest = result.unparsed_total - len(result.unparsed)
-        listed_files += f" and {thousands(rest)} more" if rest else ""
         lines.append(
             f"{plural(result.unparsed_total, 'file')} that contain the name could not be "
-            f"parsed, so definitions there are not looked into: {listed_files}. read_file "
-            "them instead."
+            f"parsed, so definitions there are not looked into: {nav.unparsed_list(result)}. "
+            "read_file them instead."
         )
     if result.incomplete:
-        lines.append(
-            "Incomplete: the time budget ran out before every candidate file was searched and "
-            "parsed, so there may be more definitions. Narrow the search with path or glob."
-        )
+        lines.append(nav.incomplete_note("definitions", "path or glob"))
     note = skip_note(result.skipped, include_binary=False, nothing_found=places == 0)
     if note:
         lines.append(note)
@@ -225,23 +191,11 @@ def run_find_calls(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `find_calls`."""
-    kinds = list_arg(args.get("kind"))
-
-    def search(workspace: Workspace | Roots) -> Any:
-        return workspace.calls(
-            args["name"],
-            path=args.get("path") or None,
-            glob=args.get("glob") or None,
-            kind=kinds,
-            limit=args["limit"],
-            offset=args["offset"],
-            cancel=context.cancel,
-        )
 
     def describe(result: Any) -> tuple[str, int]:
-        return format_calls(result, args.get("path"), kinds), result.total
+        return format_calls(result, args.get("path"), list_arg(args.get("kind"))), result.total
 
-    return answer_search(context, "find_calls", args, search, describe)
+    return nav.answer_by_name(context, "find_calls", args, FIND_CALLS_SCHEMA, describe)
 
 
 def find_calls_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
@@ -255,17 +209,14 @@ def find_calls_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         prepare=unquote_paths,
         results=(CallsResult,),
         paging={"calls": "count"},
-        command=ToolCommand(
-            name="calls",
-            help="find what a definition calls",
-            description="List the names called in the body of each definition of a name, each "
-            "once with its count and first call, found by name without type resolution, and "
-            "print what a model would see (the find_calls tool).",
-            epilog="exit status: 0 calls found, 1 none, 2 usage or input error (one line on "
-            "stderr)",
-            positionals=("name", "path"),
-            short={"glob": "-g", "kind": "-k"},
-            found="total",
+        command=nav.command(
+            "calls",
+            "calls",
+            "find what a definition calls",
+            "List the names called in the body of each definition of a name, each once with its "
+            "count and first call, found by name without type resolution, and print what a "
+            "model would see (the find_calls tool).",
+            {"glob": "-g", "kind": "-k"},
         ),
     )
 

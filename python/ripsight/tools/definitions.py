@@ -4,22 +4,21 @@ the model sees)."""
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from typing import Any
 
 from .._core import DefinitionsResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..roots import Roots
-from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
-from ..workspace import SYMBOL_KINDS, Workspace
+from ..types import ToolContext, ToolOutput, ToolSpec
+from ..workspace import SYMBOL_KINDS
+from . import _navigation as nav
 from ._common import (
-    answer_search,
     limit_property,
+    list_arg,
     offset_property,
     plural,
     resolved_maximum,
     skip_note,
-    thousands,
     unquote_paths,
 )
 from .outline import languages_text
@@ -55,16 +54,10 @@ next page."""
 
 def find_definitions_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `find_definitions`' arguments under these limits."""
-    kinds = list(SYMBOL_KINDS)
-    return {
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": 'The name to find, e.g. "parse_args", "HttpClient"; with '
-                'match="prefix" the start of names, with match="regex" a Rust regex.',
-            },
+    return nav.schema(
+        'The name to find, e.g. "parse_args", "HttpClient"; with match="prefix" the start of '
+        'names, with match="regex" a Rust regex.',
+        {
             "match": {
                 "type": "string",
                 "enum": ["exact", "prefix", "regex"],
@@ -73,24 +66,11 @@ def find_definitions_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, An
                 'sensitive), "prefix" (names starting with it), "regex" (names the regex '
                 'matches, e.g. "^test_" or "(?i)handler$"). Default: "exact".',
             },
-            "kind": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "enum": kinds},
-                "description": "Only definitions of this kind, or these kinds: "
-                + ", ".join(kinds)
-                + ". Default: every kind.",
-            },
-            "path": {
-                "type": "string",
-                "description": "File or directory to search, relative to the workspace root. "
-                "Default: the workspace root.",
-            },
-            "glob": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "minLength": 1},
-                "description": "Only search files matching this glob, or these globs, as "
-                'grep\'s glob: "*.py", "src/**/*.ts", ["*.c", "!*_test.c"]. Default: all files.',
-            },
+            "kind": nav.choices_property(
+                SYMBOL_KINDS, "Only definitions of this kind, or these kinds", "every kind"
+            ),
+            "path": nav.path_property(),
+            "glob": nav.glob_property(),
             "limit": limit_property(
                 limits.definitions_limit,
                 resolved_maximum(limits.definitions_max_limit),
@@ -100,9 +80,7 @@ def find_definitions_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, An
                 0, "Number of definitions to skip, to page through a large result."
             ),
         },
-        "required": ["name"],
-        "additionalProperties": False,
-    }
+    )
 
 
 #: The definition under the SPEC section 5 defaults.
@@ -121,12 +99,9 @@ def format_definitions(
     what = f"{_MATCH_WORDS.get(result.matching, 'named')} {_quoted(result.name)}"
     if kinds:
         what = f"of kind {' or '.join(kinds)} {what}"
-    where = f" under {quote_path(path.rstrip('/'))}" if path else ""
+    where = nav.under(path)
     total, shown = result.total, len(result.definitions)
-    candidates = (
-        f"{plural(result.candidate_files, 'file')} containing the text, of "
-        f"{thousands(result.files_searched)} searched"
-    )
+    candidates = nav.candidates_text(result, "text")
     lines: list[str] = []
     if total == 0:
         lines.append(f"No definition {what}{where} ({candidates}).")
@@ -143,20 +118,10 @@ def format_definitions(
             )
     else:
         head = f"{plural(total, 'definition')} {what}{where} ({candidates})"
-        if shown == 0:
-            lines.append(
-                f"{head}, but offset={result.offset} is past the end; use an offset below {total}."
-            )
-        else:
-            if shown < total:
-                first = thousands(result.offset + 1)
-                head += f"; showing {first}-{thousands(result.offset + shown)}"
-            lines.append(head + ":")
-            for found in result.definitions:
-                inside = f" (in {found.container})" if found.container else ""
-                lines.append(
-                    f"{quote_path(found.path)}:{found.line} {found.kind} {found.name}{inside}"
-                )
+        lines.append(nav.page_head(head, result, shown, total))
+        for found in result.definitions:
+            inside = f" (in {found.container})" if found.container else ""
+            lines.append(f"{quote_path(found.path)}:{found.line} {found.kind} {found.name}{inside}")
         if result.next_offset is not None:
             lines.append(
                 f"{plural(result.withheld, 'more definition')} not shown: call find_definitions "
@@ -164,61 +129,29 @@ def format_definitions(
                 "kind, path or glob."
             )
     if result.unparsed_total:
-        listed = ", ".join(
-            f"{quote_path(item.path)} ({item.refused.replace('_', ' ')})"
-            for item in result.unparsed
-        )
-        more = result.unparsed_total - len(result.unparsed)
-        listed += f" and {thousands(more)} more" if more else ""
         lines.append(
             f"{plural(result.unparsed_total, 'file')} that contain the text "
             f"{'has' if result.unparsed_total == 1 else 'have'} no outline, so definitions "
-            f"there are not listed: {listed}. grep them for the name."
+            f"there are not listed: {nav.unparsed_list(result)}. grep them for the name."
         )
     if result.incomplete:
-        lines.append(
-            "Incomplete: the time budget ran out before every candidate file was searched and "
-            "parsed, so there may be more definitions. Narrow the search with path, glob or a "
-            "more specific name."
-        )
+        lines.append(nav.incomplete_note("definitions", "path, glob or a more specific name"))
     note = skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
     if note:
         lines.append(note)
     return "\n".join(lines)
 
 
-def _kinds_arg(kind: Any) -> list[str]:
-    if kind is None:
-        return []
-    return [kind] if isinstance(kind, str) else list(kind)
-
-
 def run_find_definitions(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `find_definitions`."""
-    kinds = _kinds_arg(args.get("kind"))
-
-    def search(workspace: Workspace | Roots) -> DefinitionsResult:
-        # A result merged from several roots (`merged.Record`) has the same fields.
-        return cast(
-            DefinitionsResult,
-            workspace.definitions(
-                args["name"],
-                match=args["match"],
-                path=args.get("path") or None,
-                glob=args.get("glob") or None,
-                kind=kinds,
-                limit=args["limit"],
-                offset=args["offset"],
-                cancel=context.cancel,
-            ),
-        )
 
     def describe(result: DefinitionsResult) -> tuple[str, int]:
+        kinds = list_arg(args.get("kind"))
         return format_definitions(result, args.get("path"), kinds), result.total
 
-    return answer_search(context, "find_definitions", args, search, describe)
+    return nav.answer_by_name(context, "find_definitions", args, FIND_DEFINITIONS_SCHEMA, describe)
 
 
 def find_definitions_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
@@ -232,16 +165,13 @@ def find_definitions_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         prepare=unquote_paths,
         results=(DefinitionsResult,),
         paging={"definitions": "count"},
-        command=ToolCommand(
-            name="defs",
-            help="find where a name is defined",
-            description="Find the definitions of a name across the tree (path:line kind name) "
-            "and print what a model would see (the find_definitions tool).",
-            epilog="exit status: 0 definitions found, 1 none, 2 usage or input error (one line "
-            "on stderr)",
-            positionals=("name", "path"),
-            short={"glob": "-g", "kind": "-k"},
-            found="total",
+        command=nav.command(
+            "defs",
+            "definitions",
+            "find where a name is defined",
+            "Find the definitions of a name across the tree (path:line kind name) and print "
+            "what a model would see (the find_definitions tool).",
+            {"glob": "-g", "kind": "-k"},
         ),
     )
 

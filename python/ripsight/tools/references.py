@@ -9,11 +9,10 @@ from typing import Any
 from .._core import ReferencesResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
-from ..roots import Roots
-from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
-from ..workspace import REFERENCE_ROLES, SYMBOL_KINDS, Workspace
+from ..types import ToolContext, ToolOutput, ToolSpec
+from ..workspace import REFERENCE_ROLES, SYMBOL_KINDS
+from . import _navigation as nav
 from ._common import (
-    answer_search,
     limit_property,
     list_arg,
     offset_property,
@@ -66,24 +65,13 @@ result states the exact total and which `offset` shows the next page."""
 
 def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """JSON Schema of `find_references`' arguments under these limits."""
-    kinds = list(SYMBOL_KINDS)
-    roles = list(REFERENCE_ROLES)
-    return {
-        "type": "object",
-        "properties": {
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The identifier, matched whole and case-sensitively, e.g. "
-                '"parse_args", "kmalloc", "HttpClient".',
-            },
-            "role": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "enum": roles},
-                "description": "Only references of this role, or these roles: "
-                + ", ".join(roles)
-                + ". Default: every role.",
-            },
+    return nav.schema(
+        'The identifier, matched whole and case-sensitively, e.g. "parse_args", "kmalloc", '
+        '"HttpClient".',
+        {
+            "role": nav.choices_property(
+                REFERENCE_ROLES, "Only references of this role, or these roles", "every role"
+            ),
             "group_by": {
                 "type": "string",
                 "enum": ["reference", "caller"],
@@ -92,23 +80,13 @@ def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any
                 'enclosing definition once with its count and first line (with role="call": '
                 'who calls the name). Default: "reference".',
             },
-            "kind": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "enum": kinds},
-                "description": "Only references inside a definition of this kind, or these "
-                "kinds: " + ", ".join(kinds) + ". Default: anywhere.",
-            },
-            "path": {
-                "type": "string",
-                "description": "File or directory to search, relative to the workspace root. "
-                "Default: the workspace root.",
-            },
-            "glob": {
-                "type": ["string", "array"],
-                "items": {"type": "string", "minLength": 1},
-                "description": "Only search files matching this glob, or these globs, as "
-                'grep\'s glob: "*.py", "src/**/*.ts", ["*.c", "!*_test.c"]. Default: all files.',
-            },
+            "kind": nav.choices_property(
+                SYMBOL_KINDS,
+                "Only references inside a definition of this kind, or these kinds",
+                "anywhere",
+            ),
+            "path": nav.path_property(),
+            "glob": nav.glob_property(),
             "limit": limit_property(
                 limits.references_limit,
                 resolved_maximum(limits.references_max_limit),
@@ -118,9 +96,7 @@ def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any
                 0, "Number of references (or callers) to skip, to page through a large result."
             ),
         },
-        "required": ["name"],
-        "additionalProperties": False,
-    }
+    )
 
 
 #: The definition under the SPEC section 5 defaults.
@@ -159,6 +135,22 @@ def _definitions_text(result: Any) -> list[str]:
     return lines
 
 
+def _caller_line(caller: Any, roles: list[str] | None) -> str:
+    at = f":{caller.line}" if caller.line is not None else ""
+    return (
+        f"{quote_path(caller.path)}{at} {_within(caller.name, caller.kind)} — "
+        f"{plural(caller.count, 'call' if roles == ['call'] else 'use')}, first at line "
+        f"{caller.first_line}: {caller.text.strip()}"
+    )
+
+
+def _reference_line(found: Any) -> str:
+    return (
+        f"{quote_path(found.path)}:{found.line}:{found.column} {found.role} — "
+        f"{_within(found.enclosing, found.enclosing_kind)}: {found.text.strip()}"
+    )
+
+
 def format_references(
     result: Any,
     path: str | None = None,
@@ -171,11 +163,8 @@ def format_references(
         what = f"{what} of role {' or '.join(roles)}"
     if kinds:
         what += f" inside a {' or '.join(kinds)}"
-    where = f" under {quote_path(path.rstrip('/'))}" if path else ""
-    candidates = (
-        f"{plural(result.candidate_files, 'file')} containing the name, of "
-        f"{thousands(result.files_searched)} searched"
-    )
+    where = nav.under(path)
+    candidates = nav.candidates_text(result, "name")
     callers = result.group_by == "caller"
     noun = "caller" if callers else "reference"
     total, shown = result.total, len(result.callers if callers else result.references)
@@ -194,30 +183,11 @@ def format_references(
             head = f"{plural(total, noun)} of {what}"
         head += f"{where}, found by name without type resolution"
         head += f" ({candidates}; all roles: {totals})"
-        if shown == 0:
-            lines.append(
-                f"{head}, but offset={result.offset} is past the end; use an offset below {total}."
-            )
+        lines.append(nav.page_head(head, result, shown, total))
+        if callers:
+            lines.extend(_caller_line(caller, roles) for caller in result.callers)
         else:
-            if shown < total:
-                head += (
-                    f"; showing {thousands(result.offset + 1)}-{thousands(result.offset + shown)}"
-                )
-            lines.append(head + ":")
-            if callers:
-                for caller in result.callers:
-                    at = f":{caller.line}" if caller.line is not None else ""
-                    lines.append(
-                        f"{quote_path(caller.path)}{at} {_within(caller.name, caller.kind)} — "
-                        f"{plural(caller.count, 'call' if roles == ['call'] else 'use')}, first at line "
-                        f"{caller.first_line}: {caller.text.strip()}"
-                    )
-            else:
-                for found in result.references:
-                    lines.append(
-                        f"{quote_path(found.path)}:{found.line}:{found.column} {found.role} — "
-                        f"{_within(found.enclosing, found.enclosing_kind)}: {found.text.strip()}"
-                    )
+            lines.extend(_reference_line(found) for found in result.references)
         if result.next_offset is not None:
             lines.append(
                 f"{plural(result.withheld, f'more {noun}')} not shown: call find_references "
@@ -231,21 +201,13 @@ def format_references(
             "keeps; the rest of those files are not counted."
         )
     if result.unparsed_total:
-        listed = ", ".join(
-            f"{quote_path(item.path)} ({item.refused.replace('_', ' ')})"
-            for item in result.unparsed
-        )
-        more = result.unparsed_total - len(result.unparsed)
-        listed += f" and {thousands(more)} more" if more else ""
         lines.append(
             f"{plural(result.unparsed_total, 'file')} that contain the name could not be "
-            f"parsed, so references there are not listed: {listed}. grep them for the name."
+            f"parsed, so references there are not listed: {nav.unparsed_list(result)}. grep them "
+            "for the name."
         )
     if result.incomplete:
-        lines.append(
-            "Incomplete: the time budget ran out before every candidate file was searched and "
-            "parsed, so there may be more references. Narrow the search with path or glob."
-        )
+        lines.append(nav.incomplete_note("references", "path or glob"))
     note = skip_note(result.skipped, include_binary=False, nothing_found=total == 0)
     if note:
         lines.append(note)
@@ -256,27 +218,12 @@ def run_find_references(
     context: ToolContext, args: dict[str, Any], limits: ToolLimits = DEFAULT_LIMITS
 ) -> ToolOutput:
     """Handler of `find_references`."""
-    roles = list_arg(args.get("role"))
-    kinds = list_arg(args.get("kind"))
-
-    def search(workspace: Workspace | Roots) -> Any:
-        # A result merged from several roots (`merged.Record`) has the same fields.
-        return workspace.references(
-            args["name"],
-            path=args.get("path") or None,
-            glob=args.get("glob") or None,
-            role=roles,
-            kind=kinds,
-            group_by=args["group_by"],
-            limit=args["limit"],
-            offset=args["offset"],
-            cancel=context.cancel,
-        )
+    roles, kinds = list_arg(args.get("role")), list_arg(args.get("kind"))
 
     def describe(result: Any) -> tuple[str, int]:
         return format_references(result, args.get("path"), roles, kinds), result.total
 
-    return answer_search(context, "find_references", args, search, describe)
+    return nav.answer_by_name(context, "find_references", args, FIND_REFERENCES_SCHEMA, describe)
 
 
 def find_references_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
@@ -290,18 +237,14 @@ def find_references_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
         prepare=unquote_paths,
         results=(ReferencesResult,),
         paging={"references": "count", "callers": "count"},
-        command=ToolCommand(
-            name="refs",
-            help="find where a name is used, and who calls it",
-            description="Find the references to a name across the tree (path:line:col role — "
-            "in its enclosing definition), found by name without type resolution, or with "
-            "--group-by caller who calls it, and print what a model would see (the "
-            "find_references tool).",
-            epilog="exit status: 0 references found, 1 none, 2 usage or input error (one line "
-            "on stderr)",
-            positionals=("name", "path"),
-            short={"glob": "-g", "kind": "-k", "role": "-r"},
-            found="total",
+        command=nav.command(
+            "refs",
+            "references",
+            "find where a name is used, and who calls it",
+            "Find the references to a name across the tree (path:line:col role — in its "
+            "enclosing definition), found by name without type resolution, or with --group-by "
+            "caller who calls it, and print what a model would see (the find_references tool).",
+            {"glob": "-g", "kind": "-k", "role": "-r"},
         ),
     )
 
