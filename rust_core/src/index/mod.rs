@@ -51,17 +51,22 @@ pub mod files;
 mod format;
 mod list;
 mod live;
+mod map_graph;
 mod memory;
 mod navigate;
+mod overlay;
 mod plan;
 mod postings;
 mod query;
 mod recheck;
+mod scope;
 mod source;
 mod store;
 mod symbol_build;
+mod symbol_state;
 mod symbols;
 mod table;
+mod upkeep;
 mod watch;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -84,7 +89,8 @@ use build::Job;
 use live::{Data, Live, Shared, lock};
 pub use live::{IndexMode, IndexState};
 use symbol_build::SymbolJob;
-pub use symbol_build::{SYMBOLS_ENV, SymbolPhase, symbols_enabled};
+pub use symbol_build::{SYMBOLS_ENV, symbols_enabled};
+pub use symbol_state::SymbolPhase;
 use table::Table;
 use watch::Limits;
 
@@ -364,7 +370,7 @@ impl WarmIndex {
     /// with their counts, precomputed at build), the overlay's files parsed cold; `None` when
     /// the symbol index cannot answer (not ready, a single file, a directory the table cannot
     /// answer for). The graph is kept until the tree or the symbol file changes (the last
-    /// [`symbol_build::KEPT_MAP_GRAPHS`] directories' graphs), so a warm map draws on it again.
+    /// [`symbol_state::KEPT_MAP_GRAPHS`] directories' graphs), so a warm map draws on it again.
     pub fn symbol_graph(&self, path: Option<&OsStr>) -> Option<Result<Arc<MapGraph>, CoreError>> {
         let outliner = self.shared.outliner.clone()?;
         let (mut live, revision) = self.symbols_answering()?;
@@ -380,7 +386,7 @@ impl WarmIndex {
             live.symbols.maps.push(kept);
             return Some(Ok(graph));
         }
-        let graph = match navigate::graph(&self.shared.workspace, live, revision, &outliner, path)?
+        let graph = match map_graph::graph(&self.shared.workspace, live, revision, &outliner, path)?
         {
             Ok(graph) => Arc::new(MapGraph::new(graph)),
             Err(error) => return Some(Err(error)),
@@ -395,7 +401,7 @@ impl WarmIndex {
         if same {
             let maps = &mut live.symbols.maps;
             maps.retain(|(k, _)| k.0 == revision && k.1 == key.1);
-            if maps.len() >= symbol_build::KEPT_MAP_GRAPHS {
+            if maps.len() >= symbol_state::KEPT_MAP_GRAPHS {
                 maps.remove(0);
             }
             maps.push((key, Arc::clone(&graph)));
@@ -507,7 +513,7 @@ impl WarmIndex {
             let job = if on_disk.is_some() && on_disk != live.symbols.id {
                 Some(SymbolJob::Adopt)
             } else {
-                let grown = navigate::overlay(&mut live, revision, &data).len();
+                let grown = overlay::overlay(&mut live, revision, &data).len();
                 (grown >= live.symbols.overlay_after + REFRESH_SYMBOLS_AFTER_CHANGED_FILES)
                     .then_some(SymbolJob::Merge)
             };
