@@ -10,7 +10,7 @@
 //! leaves only a temporary file, which the next holder of the lock deletes (`store`).
 //!
 //! Afterwards it is kept as the n-gram base is (`build`), by background jobs that calls start
-//! (`WarmIndex::symbols_upkeep`), one at a time, with the same store, lock and atomic
+//! (`WarmIndex::symbols_answering`), one at a time, with the same store, lock and atomic
 //! replacement:
 //! - a merge, once the overlay has grown by [`super::REFRESH_SYMBOLS_AFTER_CHANGED_FILES`]
 //!   files since the file was taken: the files changed since are parsed, and a new file is
