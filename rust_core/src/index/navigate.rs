@@ -1,15 +1,15 @@
-//! `find_references`, `find_definitions`, `find_calls` and the repository map's graph answered
-//! from the symbol index (`symbols`) and the overlay, or `None` when the cold engine must
-//! answer.
+//! `find_references`, `find_definitions` and `find_calls` answered from the symbol index
+//! (`symbols`) and the overlay, or `None` when the cold engine must answer (the repository
+//! map's graph is `map_graph`'s).
 //!
 //! The files a call covers are those of the table below its directory that its `glob` admits,
-//! as grep would search them. Each is answered in one of two ways:
+//! as grep would search them (its `scope`). Each is answered in one of two ways:
 //! - from the symbol file, when the file's identity in the table is the one recorded and was
 //!   old enough then to vouch for the contents (a write in the same tick would show in no
 //!   identity), and the table's own trust allows it (`table::indexable`);
 //! - otherwise (changed, new, not parsed when the file was written) it is in the overlay:
 //!   searched for the name as grep would (`\bname\b`), and parsed cold if it holds it, exactly
-//!   as the cold engine's candidates are.
+//!   as the cold engine's candidates are (`overlay`).
 //!
 //! Both halves feed the cold engine's own assembly (`references::assemble`,
 //! `definitions::assemble`), so the entries, totals and pages are the cold engine's; the line

@@ -1,13 +1,13 @@
 //! Where a call's answer comes from: the one place that chooses between the warm index and the
 //! cold engine, for every search and navigation call the engine answers with a workspace.
 //!
-//! - grep and glob ([`grep`], [`glob`]): their drivers ask the warm index, as their
+//! - grep and glob ([`grep()`], [`glob()`]): their drivers ask the warm index, as their
 //!   [`CandidateSource`], which files to read or match, and walk when it cannot tell
 //!   ([`crate::candidates`]);
-//! - `find_definitions`, `find_references`, `find_calls` ([`definitions`], [`references`],
-//!   [`calls`]): the symbol index answers when it can (see `navigate`); otherwise the cold
+//! - `find_definitions`, `find_references`, `find_calls` ([`definitions()`], [`references()`],
+//!   [`calls()`]): the symbol index answers when it can (see `navigate`); otherwise the cold
 //!   engine parses the files its grep finds, the warm index's candidates when there is one;
-//! - the repository map ([`repo_map`]): drawn on the symbol index's graph when it can answer
+//! - the repository map ([`repo_map()`]): drawn on the symbol index's graph when it can answer
 //!   (see `map_graph`); otherwise on the files its glob lists, parsed cold.
 //!
 //! A caller (the bindings) hands each its options and takes its result as it is.
@@ -48,29 +48,13 @@ pub fn glob(
     glob::list(workspace, options, candidates(index))
 }
 
-/// The engine's own grep, as a cold navigation search takes it.
-type Grep<'a> = &'a (dyn Fn(&GrepOptions) -> Result<GrepOutput, CoreError> + Sync);
-
-/// A cold navigation search: it parses the files its grep finds.
-type Cold<O, T> = fn(&Workspace, &Outliner, &O, Grep<'_>) -> Result<T, CoreError>;
-
-/// The same search answered by the symbol index (`None`: the cold engine answers).
-type Warm<O, T> = fn(&WarmIndex, &O) -> Option<Result<T, CoreError>>;
-
-/// The symbol index's answer when it gives one, else the cold search's, over the files the
-/// engine's own grep finds (the warm index's candidates when there is one).
-fn navigate<O, T>(
-    (workspace, index, outliner): (&Workspace, Option<&WarmIndex>, &Outliner),
-    options: &O,
-    cold: Cold<O, T>,
-    warm: Warm<O, T>,
-) -> Result<T, CoreError> {
-    if let Some(answer) = index.and_then(|index| warm(index, options)) {
-        return answer;
-    }
-    let grep =
-        |grep_options: &GrepOptions| grep::search(workspace, grep_options, candidates(index));
-    cold(workspace, outliner, options, &grep)
+/// The engine's own grep, as a cold navigation search takes it: over the files the warm index
+/// lists when it can tell, else over a walk.
+fn cold_grep(
+    workspace: &Workspace,
+    index: Option<&WarmIndex>,
+) -> impl Fn(&GrepOptions) -> Result<GrepOutput, CoreError> + Sync {
+    move |options: &GrepOptions| grep::search(workspace, options, candidates(index))
 }
 
 /// `find_definitions`: the definitions whose name matches, from the symbol index when it
@@ -81,8 +65,13 @@ pub fn definitions(
     outliner: &Outliner,
     options: &DefinitionsOptions,
 ) -> Result<DefinitionsOutput, CoreError> {
-    let (cold, warm) = (definitions::definitions, WarmIndex::definitions);
-    navigate((workspace, index, outliner), options, cold, warm)
+    match index.and_then(|index| index.definitions(options)) {
+        Some(answer) => answer,
+        None => {
+            let grep = cold_grep(workspace, index);
+            definitions::definitions(workspace, outliner, options, &grep)
+        }
+    }
 }
 
 /// `find_references`: the references to a name, from the symbol index when it answers, else
@@ -93,8 +82,13 @@ pub fn references(
     outliner: &Outliner,
     options: &ReferencesOptions,
 ) -> Result<ReferencesOutput, CoreError> {
-    let (cold, warm) = (references::references, WarmIndex::references);
-    navigate((workspace, index, outliner), options, cold, warm)
+    match index.and_then(|index| index.references(options)) {
+        Some(answer) => answer,
+        None => {
+            let grep = cold_grep(workspace, index);
+            references::references(workspace, outliner, options, &grep)
+        }
+    }
 }
 
 /// `find_calls`: what the definitions of a name call, from the symbol index when it answers,
@@ -105,8 +99,10 @@ pub fn calls(
     outliner: &Outliner,
     options: &CallsOptions,
 ) -> Result<CallsResult, CoreError> {
-    let (cold, warm) = (calls::calls, WarmIndex::calls);
-    navigate((workspace, index, outliner), options, cold, warm)
+    match index.and_then(|index| index.calls(options)) {
+        Some(answer) => answer,
+        None => calls::calls(workspace, outliner, options, &cold_grep(workspace, index)),
+    }
 }
 
 /// The repository map of a subtree: drawn on the symbol index's graph when it answers, else
