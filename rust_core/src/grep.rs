@@ -69,7 +69,7 @@ use crate::budget::{CancelToken, Deadline};
 use crate::candidates::{CandidateSource, GrepAsk};
 use crate::error::CoreError;
 use crate::open::{Target, open_target};
-use crate::pattern::{FileFilter, FileSelect, file_types};
+use crate::pattern::FileSelect;
 use crate::skip::{IgnoreRule, MAX_HIDING_RULES};
 use crate::walker::{GREP_SEQUENTIAL_MAX_ENTRIES, WalkOptions, walk_files};
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
@@ -354,22 +354,11 @@ pub(crate) fn prepare(workspace: &Workspace, options: &GrepOptions) -> Result<Pr
         multiline: options.multiline,
     };
     let matcher = workspace.cached_regex(key, || build_matcher(options))?;
-    let globs = (!options.glob.is_empty())
-        .then(|| {
-            FileFilter::new(&options.glob, |body, glob| {
-                workspace.cached_glob(body, glob)
-            })
-        })
-        .transpose()?;
-    let types = file_types(&options.types, &options.types_not)?;
-    Ok(Prepared {
-        matcher,
-        select: FileSelect {
-            globs,
-            types,
-            start: 0,
-        },
-    })
+    let types = (options.types.as_slice(), options.types_not.as_slice());
+    let select = FileSelect::new(&options.glob, types, |body, glob| {
+        workspace.cached_glob(body, glob)
+    })?;
+    Ok(Prepared { matcher, select })
 }
 
 impl<'a> Plan<'a> {

@@ -285,6 +285,24 @@ pub(crate) struct FileSelect {
 }
 
 impl FileSelect {
+    /// The selection of a search's `glob`, `types` and `types_not` options, from the root
+    /// (`start` 0); `compile(body, glob)` compiles each glob's body (a workspace's cache of
+    /// [`compile_glob`]).
+    pub(crate) fn new(
+        globs: &[String],
+        (types, types_not): (&[String], &[String]),
+        compile: impl Fn(&str, &str) -> Result<CompiledGlob, CoreError>,
+    ) -> Result<FileSelect, CoreError> {
+        let globs = (!globs.is_empty())
+            .then(|| FileFilter::new(globs, compile))
+            .transpose()?;
+        Ok(FileSelect {
+            globs,
+            types: file_types(types, types_not)?,
+            start: 0,
+        })
+    }
+
     /// Nothing to select: every file the walk lets through.
     pub(crate) fn is_empty(&self) -> bool {
         self.globs.is_none() && self.types.is_none()

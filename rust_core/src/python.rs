@@ -26,11 +26,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::budget::CancelToken;
-use crate::candidates::CandidateSource;
 use crate::error::CoreError;
-use crate::glob::{self, GlobOutput};
+use crate::glob::GlobOutput;
 use crate::grep::{self, GrepOptions, GrepOutput};
-use crate::index::{IndexOptions, IndexState, IndexStatus, WarmIndex};
+use crate::index::{self, IndexOptions, IndexState, IndexStatus, WarmIndex};
 use crate::limits::{LIMITS, Limit};
 use crate::media::image::{self, ImageOptions, ImageOutput};
 use crate::media::notebook::{self, NotebookImages, NotebookOptions, NotebookOutput};
@@ -65,12 +64,6 @@ fn panic_detail(panic: Box<dyn std::any::Any + Send>) -> String {
 }
 
 type Outcome<T> = std::thread::Result<Result<T, CoreError>>;
-
-/// The engine's candidate source for a search, its warm index when it has one (the search
-/// asks it which files to read, and walks when it cannot tell).
-fn candidate_source(index: &Option<Arc<WarmIndex>>) -> Option<&dyn CandidateSource> {
-    index.as_deref().map(|index| index as &dyn CandidateSource)
-}
 
 /// Runs `work` on this thread's engine thread (see `call_thread`) while this thread, with the GIL released, waits for it and
 /// looks for Python signals every [`SIGNAL_POLL`]. A signal whose handler raises (Ctrl-C:
@@ -146,6 +139,20 @@ pub struct Engine {
     outliner: Arc<Outliner>,
     /// The PDF workers of the worker command given (shared as the outliner is).
     pdfs: Arc<PdfReader>,
+}
+
+impl Engine {
+    /// What a navigation call may be answered from, for an engine thread: the workspace, its
+    /// warm index (if any) and the outliner. Where the answer comes from is the index
+    /// module's choice ([`crate::index::references`] and the others).
+    fn sources(&self) -> (Arc<Workspace>, Option<Arc<WarmIndex>>, Arc<Outliner>) {
+        let index = self.index.clone();
+        (
+            Arc::clone(&self.workspace),
+            index,
+            Arc::clone(&self.outliner),
+        )
+    }
 }
 
 #[pymethods]
@@ -265,7 +272,7 @@ impl Engine {
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
         run_detached(py, &cancel, move || {
-            glob::list(&workspace, &options, candidate_source(&index))
+            index::glob(&workspace, index.as_deref(), &options)
         })
     }
 
@@ -287,7 +294,7 @@ impl Engine {
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
         run_detached(py, &cancel, move || {
-            grep::search(&workspace, &options, candidate_source(&index))
+            index::grep(&workspace, index.as_deref(), &options)
         })
     }
 
@@ -358,8 +365,10 @@ impl Engine {
             cancel: call_token(cancel),
             ..options::options("definitions", options::DEFINITIONS, options)?
         };
-        let sources = (&self.workspace, &self.index, &self.outliner);
-        outline_bindings::definitions(py, sources, options)
+        let (workspace, index, outliner) = self.sources();
+        run_detached(py, &options.cancel.clone(), move || {
+            index::definitions(&workspace, index.as_deref(), &outliner, &options)
+        })
     }
 
     #[pyo3(signature = (name, /, *, cancel = None, **options))]
@@ -375,8 +384,10 @@ impl Engine {
             cancel: call_token(cancel),
             ..options::options("references", options::REFERENCES, options)?
         };
-        let sources = (&self.workspace, &self.index, &self.outliner);
-        outline_bindings::references(py, sources, options)
+        let (workspace, index, outliner) = self.sources();
+        run_detached(py, &options.cancel.clone(), move || {
+            index::references(&workspace, index.as_deref(), &outliner, &options)
+        })
     }
 
     #[pyo3(signature = (name, /, *, cancel = None, **options))]
@@ -392,8 +403,10 @@ impl Engine {
             cancel: call_token(cancel),
             ..options::options("calls", options::CALLS, options)?
         };
-        let sources = (&self.workspace, &self.index, &self.outliner);
-        outline_bindings::calls(py, sources, options)
+        let (workspace, index, outliner) = self.sources();
+        run_detached(py, &options.cancel.clone(), move || {
+            index::calls(&workspace, index.as_deref(), &outliner, &options)
+        })
     }
 
     /// `options`: see `options::REPO_MAP`.
@@ -408,8 +421,10 @@ impl Engine {
             cancel: call_token(cancel),
             ..options::options("repo_map", options::REPO_MAP, options)?
         };
-        let sources = (&self.workspace, &self.index, &self.outliner);
-        outline_bindings::repo_map(py, sources, options)
+        let (workspace, index, outliner) = self.sources();
+        run_detached(py, &options.cancel.clone(), move || {
+            index::repo_map(&workspace, index.as_deref(), &outliner, &options)
+        })
     }
 
     /// Test hook: sends a fault request ("abort", "spin", "sleep", "memory", "exit") to an

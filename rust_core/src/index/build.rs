@@ -25,14 +25,11 @@ use super::postings::{Built, Indexed, Postings};
 use super::source;
 use super::store::{FileId, Lock};
 use super::table::{FileEntry, Table, now_ns, vouches};
+use super::upkeep::{REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
 use super::watch::Watcher;
 
 /// How often a process waiting for another's build looks for the file.
 const WAIT_FOR_BUILDER: Duration = Duration::from_millis(50);
-
-/// A merge rebuilds instead when this share (percent) of the new base's sections would belong
-/// to files that changed since (dead documents and the files read again).
-pub(super) const REBUILD_FROM_PERCENT: usize = 30;
 
 /// The first build: walks the tree into a table (watching every directory), then takes the
 /// base: the index file on disk when there is a valid one; else, under the writer's lock, one
@@ -275,10 +272,6 @@ pub(super) enum Job {
     Adopt,
 }
 
-/// After a job that could not run (another process holds the lock, or the file on disk could
-/// not be loaded), no job starts for this long.
-pub(super) const RETRY_AFTER: Duration = Duration::from_millis(500);
-
 /// Runs `job` in the background; clears `Live::reindexing` when done.
 pub(super) fn background(shared: &Shared, job: Job) {
     let done = match job {
@@ -317,9 +310,6 @@ fn adopt(shared: &Shared) -> bool {
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
 }
-
-/// The longest a merge waits for the files it reads to be old enough to be vouched for.
-pub(super) const MAX_AGING_WAIT: Duration = Duration::from_secs(3);
 
 /// A merge (or a rebuild) under the writer's lock; false when it could not run.
 fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
@@ -414,28 +404,4 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
     live.unindexed_after_build = unindexable(&live);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
-}
-
-/// Waits (at most [`MAX_AGING_WAIT`], or until the index stops) until a file changed at
-/// `newest` is older than the trust margin, so that its identity vouches for it and a merge
-/// records it as other processes can take it (the n-gram merge and the symbol merge).
-pub(super) fn wait_until_vouched(shared: &Shared, newest: Option<i64>) {
-    let waited = Instant::now();
-    while newest.is_some_and(|ctime| !vouches_ctime(ctime))
-        && waited.elapsed() < MAX_AGING_WAIT
-        && !shared.stop.load(Ordering::Relaxed)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Whether a change time is old enough now to vouch for the contents (see `vouches`).
-pub(super) fn vouches_ctime(ctime_ns: i64) -> bool {
-    vouches(
-        &crate::boundary::FileIdentity {
-            ctime_ns,
-            ..Default::default()
-        },
-        now_ns(),
-    )
 }

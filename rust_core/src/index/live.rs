@@ -20,7 +20,7 @@ use super::excludes;
 use super::recheck;
 use super::source;
 use super::store::{FileId, Store};
-use super::symbol_build::SymbolState;
+use super::symbol_state::SymbolState;
 use super::table::{FileEntry, Table, is_within, parent_of};
 use super::watch::{Change, Drained, Limits, Watcher};
 
@@ -93,7 +93,7 @@ pub(super) struct Live {
     /// other processes.
     pub(super) merges: u64,
     pub(super) adoptions: u64,
-    /// No background job starts before this (one could not run: see `build::RETRY_AFTER`).
+    /// No background job starts before this (one could not run: see `upkeep::RETRY_AFTER`).
     pub(super) retry_after: Option<std::time::Instant>,
     /// Files the last build could not index (binary, too large): not changes.
     pub(super) unindexed_after_build: usize,

@@ -10,34 +10,33 @@
 //! leaves only a temporary file, which the next holder of the lock deletes (`store`).
 //!
 //! Afterwards it is kept as the n-gram base is (`build`), by background jobs that calls start
-//! (`WarmIndex::symbols_upkeep`), one at a time, with the same store, lock and atomic
+//! (`WarmIndex::symbols_answering`), one at a time, with the same store, lock and atomic
 //! replacement:
 //! - a merge, once the overlay has grown by [`super::REFRESH_SYMBOLS_AFTER_CHANGED_FILES`]
 //!   files since the file was taken: the files changed since are parsed, and a new file is
 //!   written from the old file's records of the others and the new parses (`symbols::write`);
-//!   past [`super::build::REBUILD_FROM_PERCENT`] of the files, every file is parsed again;
+//!   past [`super::upkeep::REBUILD_FROM_PERCENT`] of the files, every file is parsed again;
 //! - an adoption, when another process replaced the file: it is mapped in place of this one's.
 //!
 //! Meanwhile the calls answer from the old file and the overlay; the new file replaces it under
 //! the live state's lock, and each of its records answers only while fresh, as any file's.
 
-use std::ffi::OsString;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::outline::definitions::{Parsedness, may_have_parser, outline_one};
-use crate::outline::map::MapGraph;
 use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::walker::thread_count;
 
-use super::build::{REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
 use super::live::{Live, Shared, lock};
-use super::navigate::overlay;
+use super::overlay::overlay;
 use super::store::{FileId, Lock};
+use super::symbol_state::SymbolPhase;
 use super::symbols::{Builder, Input, Outcome, Status, Symbols};
 use super::table::{now_ns, vouches};
+use super::upkeep::{REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
 
 /// Set to `0` in the environment, no symbol index is kept (references and definitions parse
 /// their candidates cold): for a host that wants the n-gram index's memory alone.
@@ -54,54 +53,6 @@ const BUILD_CHUNK_FILES: usize = 256;
 
 /// How often a process waiting for another's symbol build looks for the file.
 const WAIT_FOR_BUILDER: Duration = Duration::from_millis(100);
-
-crate::choice! {
-    /// Where the symbol index is in its life.
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-    pub enum SymbolPhase {
-        /// No symbol index is kept (the workspace has no outliner for it).
-        #[default]
-        Off = "off",
-        /// Waiting for the table (and the n-gram index), or for another process's build: cold
-        /// parsing answers.
-        Waiting = "waiting",
-        /// Parsing the tree's files: cold parsing answers meanwhile.
-        Building = "building",
-        /// Built or loaded: references and definitions are answered from it.
-        Ready = "ready",
-        /// It could not be built or written: cold parsing answers.
-        Failed = "failed",
-    }
-}
-
-/// The symbol index's state, behind `Shared::live`.
-#[derive(Default)]
-pub(super) struct SymbolState {
-    pub(super) phase: SymbolPhase,
-    pub(super) data: Option<Arc<Symbols>>,
-    pub(super) id: Option<FileId>,
-    /// Loaded from disk (written by an earlier or another process), not built here.
-    pub(super) loaded: bool,
-    pub(super) build_ms: Option<f64>,
-    pub(super) failure: Option<String>,
-    /// The overlay as last computed, with the table's revision and trust it was computed for.
-    pub(super) overlay: Option<Overlay>,
-    /// The files of the overlay when the file was taken that it recorded as unparsable (too
-    /// large, a timeout): they stay in the overlay after any merge, so a merge is due when the
-    /// overlay holds that many more than these.
-    pub(super) overlay_after: usize,
-    /// A background job (merge, adoption) is running.
-    pub(super) refreshing: bool,
-    /// Symbol files this process wrote after its first (merges, rebuilds), and adopted from
-    /// other processes.
-    pub(super) merges: u64,
-    pub(super) adoptions: u64,
-    /// No background job starts before this (one could not run).
-    pub(super) retry_after: Option<Instant>,
-    /// The repository map's graphs last drawn from `data`, the latest last (at most
-    /// [`KEPT_MAP_GRAPHS`]).
-    pub(super) maps: Vec<KeptMap>,
-}
 
 /// What a background job of the symbol index does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,17 +83,6 @@ fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) 
         })
         .count();
 }
-
-/// The graphs of the repository map kept between calls: the tree's and the last subtree's.
-pub(super) const KEPT_MAP_GRAPHS: usize = 2;
-
-/// A graph of the repository map, with the directory it is of and the table's revision and
-/// trust it was drawn at (any change to the tree moves the revision, so an edited file is in
-/// the next call's graph).
-pub(super) type KeptMap = ((u64, bool, OsString), Arc<MapGraph>);
-
-/// The overlay's paths, with the table's revision and trust they were computed for.
-pub(super) type Overlay = ((u64, bool), Arc<Vec<String>>);
 
 /// Builds or loads the symbol index of `shared`'s tree (in the index's build thread, once the
 /// table is ready).

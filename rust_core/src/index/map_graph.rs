@@ -1,0 +1,162 @@
+//! The repository map's symbol graph of a subtree answered from the symbol index: each fresh
+//! stored file's definitions and referenced names with their counts (precomputed at build), the
+//! overlay's files parsed cold and counted as the cold producer counts them; `None` when the
+//! cold engine must answer.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+use std::sync::{Arc, MutexGuard};
+
+use crate::budget::CancelToken;
+use crate::error::CoreError;
+use crate::outline::collect::is_code;
+use crate::outline::definitions::{Parsedness, outline_all};
+use crate::outline::graph::{GraphDefinition, GraphFile, SymbolGraph};
+use crate::outline::outliner::Outliner;
+use crate::outline::parse::Parsed;
+use crate::outline::source::Source;
+use crate::workspace::Workspace;
+
+use super::live::Live;
+use super::scope::{fresh, scope};
+use super::symbols::Status;
+use super::table::below;
+
+/// The symbol graph of the files below `path` from the symbol index, the overlay parsed cold;
+/// `None` for the cold engine.
+pub(super) fn graph(
+    workspace: &Workspace,
+    mut live: MutexGuard<'_, Live>,
+    revision: u64,
+    outliner: &Outliner,
+    path: Option<&OsStr>,
+) -> Option<Result<SymbolGraph, CoreError>> {
+    let scope = match scope(workspace, &mut live, revision, (path, &[]), None)? {
+        Ok(scope) => scope,
+        Err(error) => return Some(Err(error)),
+    };
+    let symbols = &scope.symbols;
+    let mut graph = SymbolGraph::default();
+    let mut ids: Vec<u32> = vec![u32::MAX; symbols.names_len() as usize];
+    let mut extra: HashMap<String, u32> = HashMap::new();
+    let mut stored: Vec<GraphFile> = Vec::new();
+    {
+        let mut intern = |names: &mut Vec<String>, id: u32| -> u32 {
+            let slot = &mut ids[id as usize];
+            if *slot == u32::MAX {
+                *slot = names.len() as u32;
+                names.push(symbols.name(id).unwrap_or_default().to_string());
+            }
+            *slot
+        };
+        for (path, _) in below(&live.table.files, &scope.dir) {
+            if !scope.admits(path) {
+                continue;
+            }
+            let Some(f) = symbols.file_index(path) else {
+                continue;
+            };
+            let Some(file) = symbols.file(f) else {
+                continue;
+            };
+            let (Some(language), true) = (file.language, fresh(&live, &file)) else {
+                continue;
+            };
+            // As the cold map (`collect::is_code`): Markdown's headings are no code to rank.
+            if file.status != Status::Parsed || !language.has_code() {
+                continue;
+            }
+            let definitions = (file.definitions.start..file.definitions.end)
+                .filter_map(|d| symbols.definition(d))
+                .map(|d| GraphDefinition {
+                    name: intern(&mut graph.names, d.name),
+                    kind: d.kind,
+                    line: d.line,
+                    end_line: d.end_line,
+                    depth: d.depth,
+                })
+                .collect();
+            let mut references: Vec<(u32, u32)> = symbols
+                .file_names(f)
+                .into_iter()
+                .filter(|(id, _)| *id < symbols.names_len())
+                .map(|(id, count)| (intern(&mut graph.names, id), count))
+                .collect();
+            references.sort_unstable();
+            stored.push(GraphFile {
+                path: OsString::from(path.as_str()),
+                language,
+                definitions,
+                references,
+            });
+        }
+    }
+    drop(live);
+    let paths: Vec<OsString> = scope
+        .overlay
+        .iter()
+        .map(OsString::from)
+        .filter(|p| is_code(Path::new(p)))
+        .collect();
+    let refs: Vec<&OsString> = paths.iter().collect();
+    let deadline = workspace.deadline_with(&CancelToken::default());
+    let keep = |_: &Source, parsed: Arc<Parsed>| parsed;
+    let outcomes = outline_all(workspace, outliner, &refs, &deadline, true, &keep);
+    let mut intern_name = |graph: &mut SymbolGraph, name: &str| -> u32 {
+        if let Some(id) = symbols.name_id(name)
+            && (id as usize) < ids.len()
+        {
+            let slot = &mut ids[id as usize];
+            if *slot == u32::MAX {
+                *slot = graph.names.len() as u32;
+                graph.names.push(name.to_string());
+            }
+            return *slot;
+        }
+        *extra.entry(name.to_string()).or_insert_with(|| {
+            graph.names.push(name.to_string());
+            graph.names.len() as u32 - 1
+        })
+    };
+    for (path, outcome) in paths.into_iter().zip(outcomes) {
+        let Parsedness::Outlined { kept, language, .. } = outcome else {
+            continue;
+        };
+        let definitions = kept
+            .entries
+            .iter()
+            .map(|e| GraphDefinition {
+                name: intern_name(&mut graph, &e.name),
+                kind: e.kind,
+                line: u32::try_from(e.line).unwrap_or(u32::MAX),
+                end_line: u32::try_from(e.end_line).unwrap_or(u32::MAX),
+                depth: e.depth,
+            })
+            .collect();
+        let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
+        if let Some(all) = &kept.references {
+            let local: Vec<u32> = all
+                .names
+                .iter()
+                .map(|n| intern_name(&mut graph, n))
+                .collect();
+            // The uses that link files, as the index counts them (`symbols::write`) and the
+            // cold producer.
+            for r in all.list.iter().filter(|r| r.role.links_files()) {
+                if let Some(&id) = local.get(r.name as usize) {
+                    *counts.entry(id).or_default() += 1;
+                }
+            }
+        }
+        stored.push(GraphFile {
+            path,
+            language,
+            definitions,
+            references: counts.into_iter().collect(),
+        });
+    }
+    stored.sort_by(|a, b| a.path.cmp(&b.path));
+    graph.files = stored;
+    Some(Ok(graph))
+}
