@@ -32,7 +32,8 @@ use crate::outline::parse::Parsed;
 use crate::outline::references::{
     self, FileReferences, Lines, ReferencesOptions, ReferencesOutput, of_file,
 };
-use crate::outline::refs::{Reference, References, Role};
+use crate::outline::refs::{Reference, References};
+use crate::outline::role::Role;
 use crate::outline::source::{Prepared, Source, prepare};
 use crate::workspace::Workspace;
 

@@ -25,7 +25,7 @@ use tree_sitter::Node;
 
 use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
 use super::lang::Language;
-pub use super::role::Role;
+use super::role::Role;
 use super::roles::role_patterns;
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).

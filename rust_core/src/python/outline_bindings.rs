@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use super::{invalid_argument, run_detached};
 use crate::budget::CancelToken;
 use crate::outline::references::Grouping;
-use crate::outline::refs::Role;
+use crate::outline::role::Role;
 use crate::outline::{self, OutlineOptions, OutlineOutput, Outliner, SymbolKind, worker};
 use crate::workspace::Workspace;
 

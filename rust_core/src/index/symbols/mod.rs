@@ -39,7 +39,7 @@ use std::sync::Arc;
 use crate::boundary::FileIdentity;
 use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
-use crate::outline::refs::Role;
+use crate::outline::role::Role;
 
 use super::base::{RECORD, read_record, record_path_in};
 use super::format::{Invalid, Kind, SYMBOLS, Sections, le_u32, le_u64, partition_point};

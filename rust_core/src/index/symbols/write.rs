@@ -18,7 +18,7 @@ use crate::boundary::FileIdentity;
 use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
 use crate::outline::parse::Parsed;
-use crate::outline::refs::Role;
+use crate::outline::role::Role;
 
 use super::super::base::{RECORD, push_record};
 use super::super::format::{Kind, SYMBOLS, Writer};
