@@ -33,7 +33,8 @@
 //! 10. [`limits`] (every default and bound by name), then [`index`] (the warm index);
 //! 11. `python`, the PyO3 binding (feature `python`).
 //!
-//! Beside them, used from any floor: [`error`], [`budget`], [`skip`], [`record`](mod@record),
+//! Beside them, used from any floor: [`error`], [`budget`], [`background`] (background work
+//! at the lowest priority, giving way to calls), [`skip`], [`record`](mod@record),
 //! [`truncate`], and `keyblock` (private-key blocks withheld from what is shown).
 //!
 //! ```no_run
@@ -47,6 +48,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod background;
 pub mod boundary;
 pub mod budget;
 pub mod candidates;

@@ -25,6 +25,7 @@ use crossbeam_channel::RecvTimeoutError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::background;
 use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::glob::GlobOutput;
@@ -76,8 +77,11 @@ where
     F: FnOnce() -> Result<T, CoreError> + Send + 'static,
 {
     let (sender, receiver) = crossbeam_channel::bounded::<Outcome<T>>(1);
+    // Background work (index and symbol builds, merges) waits while the call runs.
+    let running = background::call_started();
     let spawned = call_thread::submit(Box::new(move || {
         let outcome = catch_unwind(AssertUnwindSafe(work));
+        drop(running);
         // The caller may have gone (interrupted): nothing to deliver then.
         let _ = sender.send(outcome);
     }));

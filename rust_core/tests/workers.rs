@@ -38,6 +38,7 @@ fn options(command: Vec<OsString>, max_workers: usize) -> PoolOptions {
             memory_bytes: 1 << 30,
             cpu_seconds: 10,
         },
+        background: false,
     }
 }
 

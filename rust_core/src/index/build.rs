@@ -230,7 +230,8 @@ fn snapshot<'a>(
         .unzip()
 }
 
-/// Reads `files` into new lists on the workspace's threads (stopped by `close()`).
+/// Reads `files` into new lists on the workspace's threads (stopped by `close()`), giving way
+/// to calls between files.
 fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Built, Vec<Indexed>) {
     memory::steady_allocator();
     let workspace = &shared.workspace;
@@ -239,7 +240,11 @@ fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Built, Vec<Indexe
             .map(|(file, _)| file)
             .map_err(|_| std::io::Error::other("not a readable regular file"))
     };
-    let stop = || shared.stop.load(Ordering::Relaxed);
+    let stopped = || shared.stop.load(Ordering::Relaxed);
+    let stop = || {
+        crate::background::give_way(&stopped);
+        stopped()
+    };
     Postings::build(files, thread_count(workspace), &open, &stop)
 }
 

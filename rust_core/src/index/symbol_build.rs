@@ -197,6 +197,7 @@ fn parse(
                 let Some((path, _, _)) = chunk.get(i) else {
                     break;
                 };
+                crate::background::give_way(&|| shared.stop.load(Ordering::Relaxed));
                 let path = std::ffi::OsStr::new(path.as_str());
                 let outcome = outline_one(workspace, outliner, path, true, &keep);
                 *lock(&slots[i]) = Some(outcome);

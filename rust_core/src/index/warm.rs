@@ -164,8 +164,9 @@ impl WarmIndex {
         let spawned = std::thread::Builder::new()
             .name("ripsight-index".into())
             .spawn(move || {
+                crate::background::lower_this_thread();
                 build::build(&shared);
-                if let Some(outliner) = shared.outliner.clone() {
+                if let Some(outliner) = shared.outliner.as_deref().map(Outliner::background) {
                     symbol_build::build(&shared, &outliner);
                 }
             });
@@ -450,11 +451,15 @@ impl WarmIndex {
                 (grown >= live.symbols.overlay_after + REFRESH_SYMBOLS_AFTER_CHANGED_FILES)
                     .then_some(SymbolJob::Merge)
             };
-            if let (Some(job), Some(outliner)) = (job, self.shared.outliner.clone()) {
+            let outliner = self.shared.outliner.as_deref().map(Outliner::background);
+            if let (Some(job), Some(outliner)) = (job, outliner) {
                 let shared = Arc::clone(&self.shared);
                 let spawned = std::thread::Builder::new()
                     .name("ripsight-symbols".into())
-                    .spawn(move || symbol_build::background(&shared, &outliner, job));
+                    .spawn(move || {
+                        crate::background::lower_this_thread();
+                        symbol_build::background(&shared, &outliner, job)
+                    });
                 if let Ok(handle) = spawned {
                     live.symbols.refreshing = true;
                     let mut threads = lock(&self.threads);
@@ -470,7 +475,10 @@ impl WarmIndex {
         let shared = Arc::clone(&self.shared);
         let spawned = std::thread::Builder::new()
             .name("ripsight-reindex".into())
-            .spawn(move || build::background(&shared, job));
+            .spawn(move || {
+                crate::background::lower_this_thread();
+                build::background(&shared, job)
+            });
         if let Ok(handle) = spawned {
             live.reindexing = true;
             let mut threads = lock(&self.threads);

@@ -168,6 +168,7 @@ impl PdfReader {
                     memory_bytes: PDF_WORKER_MEMORY_BYTES,
                     cpu_seconds: PDF_WORKER_CPU_SECONDS,
                 },
+                background: false,
             }),
         }
     }

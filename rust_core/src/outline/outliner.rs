@@ -16,6 +16,9 @@ use super::{
     WORKER_START_TIME,
 };
 
+/// The cache of a background outliner: a build parses each file once, so it keeps little.
+const BACKGROUND_CACHE_BYTES: u64 = 1 << 20;
+
 /// Why a parse gave no outline: the refusal and its facts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
@@ -38,6 +41,13 @@ pub struct Outliner {
 impl Outliner {
     /// An outliner whose workers run `command` (program and arguments).
     pub fn new(command: Vec<OsString>) -> Outliner {
+        Outliner::with(command, false)
+    }
+
+    /// An outliner whose workers run `command`; `background`: for background work only, its
+    /// workers at the lowest priority ([`crate::background`]) and its cache small (a build
+    /// parses each file once).
+    fn with(command: Vec<OsString>, background: bool) -> Outliner {
         Outliner {
             pool: Pool::new(PoolOptions {
                 command,
@@ -46,23 +56,42 @@ impl Outliner {
                 start_time: WORKER_START_TIME,
                 ready: worker::READY,
                 limits: worker_limits(),
+                background,
             }),
-            cache: OutlineCache::new(CACHE_BYTES),
+            cache: OutlineCache::new(if background {
+                BACKGROUND_CACHE_BYTES
+            } else {
+                CACHE_BYTES
+            }),
         }
     }
 
     /// The process's outliner for `command`: workspaces that give the same command share its
     /// workers and its cache.
     pub fn shared(command: Vec<OsString>) -> Arc<Outliner> {
+        Outliner::shared_with(command, false)
+    }
+
+    /// The process's outliner for the background work of this one's command (the symbol
+    /// index's builds and merges): workers of its own at the lowest priority, so that a
+    /// call's parses never wait behind them.
+    pub fn background(&self) -> Arc<Outliner> {
+        Outliner::shared_with(self.pool.options().command.clone(), true)
+    }
+
+    fn shared_with(command: Vec<OsString>, background: bool) -> Arc<Outliner> {
         static SHARED: OnceLock<Mutex<Vec<Arc<Outliner>>>> = OnceLock::new();
         let mut all = SHARED
             .get_or_init(Mutex::default)
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = all.iter().find(|o| o.pool.options().command == command) {
+        if let Some(found) = all.iter().find(|o| {
+            let options = o.pool.options();
+            options.command == command && options.background == background
+        }) {
             return Arc::clone(found);
         }
-        let made = Arc::new(Outliner::new(command));
+        let made = Arc::new(Outliner::with(command, background));
         all.push(Arc::clone(&made));
         made
     }

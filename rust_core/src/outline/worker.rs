@@ -145,8 +145,9 @@ pub fn serve(
 /// The worker process's main: limits itself (with the limits its pool gave it, else
 /// [`WORKER_MEMORY_BYTES`](super::WORKER_MEMORY_BYTES) and
 /// [`WORKER_CPU_SECONDS`](super::WORKER_CPU_SECONDS)), then serves its standard input and
-/// output.
+/// output. A worker of background work lowers its priority first.
 pub fn serve_stdio() -> io::Result<()> {
+    crate::background::lower_if_asked();
     let given = WorkerLimits::from_environment(worker_limits());
     limits::apply_memory_limit(given.memory_bytes)?;
     let mut input = io::stdin().lock();

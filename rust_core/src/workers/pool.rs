@@ -27,6 +27,7 @@ use rustix::io::Errno;
 
 use super::frame::LENGTH_BYTES;
 use super::limits::WorkerLimits;
+use crate::background;
 
 /// Bytes moved per read or write of a pipe.
 const CHUNK_BYTES: usize = 1 << 16;
@@ -66,6 +67,9 @@ pub struct PoolOptions {
     pub ready: &'static [u8],
     /// What each worker may use: given to it in its environment, applied by the worker.
     pub limits: WorkerLimits,
+    /// Workers that serve background work: started with [`background::BACKGROUND_VARIABLE`],
+    /// they lower their own priority before they serve.
+    pub background: bool,
 }
 
 /// The pool of one worker command.
@@ -255,6 +259,11 @@ impl Worker {
         let mut child = Command::new(program)
             .args(arguments)
             .envs(options.limits.environment())
+            .envs(
+                options
+                    .background
+                    .then_some((background::BACKGROUND_VARIABLE, "1")),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
