@@ -34,7 +34,7 @@ use crate::outline::parse::{Entry, Parsed};
 use crate::outline::references::{
     self, FileReferences, Lines, ReferencesOptions, ReferencesOutput, of_file,
 };
-use crate::outline::refs::{Reference, Role};
+use crate::outline::refs::Reference;
 use crate::outline::source::{Prepared, Source, prepare};
 use crate::pattern::FileSelect;
 use crate::workspace::Workspace;
@@ -43,7 +43,7 @@ use super::live::Live;
 use super::plan::plan;
 use super::query::evaluate;
 use super::symbol_build::SymbolPhase;
-use super::symbols::{NONE, Status, StoredFile, Symbols};
+use super::symbols::{NONE, Status, StoredFile, Symbols, body_calls};
 use super::table::{below, indexable, is_within};
 
 /// What a call may read from the symbol index, taken under the live state's lock.
@@ -552,8 +552,8 @@ pub(super) fn definitions(
 }
 
 /// `find_calls` from the symbol index, or `None` for the cold engine: the stored files defining
-/// the name are looked up, and each one's calls read from the references of the names it
-/// references (`SymFileNames`), in it; the overlay's files that hold the name are parsed cold.
+/// the name are looked up, and the calls of those definitions' bodies read from their call
+/// lists (`symbols::body_calls`); the overlay's files that hold the name are parsed cold.
 pub(super) fn calls(
     workspace: &Workspace,
     mut live: std::sync::MutexGuard<'_, Live>,
@@ -610,68 +610,25 @@ pub(super) fn calls(
     }
     holding.sort_unstable();
     holding.dedup();
+    // [find_calls: freshness remembered while the overlay is the same]
+    let current = overlay(&mut live, revision, symbols);
+    let mut memo = symbols.fresh_memo(&current);
     holding.retain(|&f| {
         symbols
             .file(f)
-            .is_some_and(|file| scope.admits(file.path) && fresh(&live, &file))
+            .is_some_and(|file| scope.admits(file.path) && memo.fresh(f, || fresh(&live, &file)))
     });
+    drop(memo);
+    // [/find_calls]
     drop(live);
-    // Each name any of those files references, with the last of them: its run is read once,
-    // up to that file (runs are in file order), for all of them.
-    let mut wanted: BTreeMap<u32, u32> = BTreeMap::new();
-    for &(f, _) in &defining {
-        for (id, _) in symbols.file_names(f) {
-            let last = wanted.entry(id).or_insert(f);
-            *last = (*last).max(f);
-        }
-    }
-    // Per file, its calls: (name id, reference).
-    let mut calls_in: BTreeMap<u32, Vec<(u32, Reference)>> =
-        defining.iter().map(|&(f, _)| (f, Vec::new())).collect();
-    for (&id, &last) in &wanted {
-        symbols.each_reference_to(id, last, &mut |r| {
-            if r.role != Role::Call {
-                return;
-            }
-            if let Some(calls) = calls_in.get_mut(&r.file) {
-                let reference = Reference {
-                    name: id,
-                    line: r.line,
-                    column: r.column,
-                    role: r.role,
-                    enclosing: r.enclosing,
-                };
-                calls.push((id, reference));
-            }
-        });
-    }
+    // [find_calls: each definition's calls, from the symbol file's call lists]
     let mut found: Vec<(OsString, Parsedness<FileCalls>)> = Vec::new();
     for (f, language) in defining {
         let file = symbols.file(f)?;
-        // The file's calls, in its order (by position: the order of a parse's list), their
-        // names numbered within the file.
-        let mut names: Vec<String> = Vec::new();
-        let mut local: BTreeMap<u32, u32> = BTreeMap::new();
-        let mut list: Vec<Reference> = Vec::new();
-        for (id, mut reference) in calls_in.remove(&f).unwrap_or_default() {
-            reference.name = match local.get(&id) {
-                Some(&k) => k,
-                None => {
-                    names.push(symbols.name(id)?.to_string());
-                    local.insert(id, names.len() as u32 - 1);
-                    names.len() as u32 - 1
-                }
-            };
-            list.push(reference);
-        }
-        list.sort_by_key(|r| (r.line, r.column));
         let mut parsed = stored_parse(symbols, &file);
-        parsed.references = Some(crate::outline::refs::References {
-            names,
-            list,
-            cut: file.cut,
-        });
+        parsed.references = Some(body_calls(symbols, f, name, kinds)?);
         parsed.with_references = true;
+        // [/find_calls]
         // The line texts are the file's (its identity is the one recorded): when it cannot be
         // read now, the cold engine answers.
         let mut opened = workspace.open_file(OsStr::new(file.path)).ok()?;
