@@ -614,9 +614,10 @@ pub(super) fn calls(
     let current = overlay(&mut live, revision, symbols);
     let mut memo = symbols.fresh_memo(&current);
     holding.retain(|&f| {
-        symbols
-            .file(f)
-            .is_some_and(|file| scope.admits(file.path) && memo.fresh(f, || fresh(&live, &file)))
+        symbols.path(f).is_some_and(|path| scope.admits(path))
+            && memo.fresh(f, || {
+                symbols.file(f).is_some_and(|file| fresh(&live, &file))
+            })
     });
     drop(memo);
     // [/find_calls]

@@ -336,6 +336,18 @@ impl Symbols {
         })
     }
 
+    /// The path of the `i`-th file of the table (without the rest of its record).
+    pub(super) fn path(&self, i: u32) -> Option<&str> {
+        if i >= self.files_len() {
+            return None;
+        }
+        record_path_in(
+            &self.bytes,
+            &self.paths,
+            self.files.start + i as usize * RECORD,
+        )
+    }
+
     /// The index of the file at `path`.
     pub(super) fn file_index(&self, path: &str) -> Option<u32> {
         let n = self.files_len() as usize;
