@@ -9,7 +9,7 @@
 //! several sections behind one loader.
 //!
 //! ```text
-//! 0   magic "RSIDX012" (the version: another magic is another format, rebuilt, never read)
+//! 0   magic "RSIDX013" (the version: another magic is another format, rebuilt, never read)
 //! 8   u32 number of sections, u32 CRC-32 of the header from offset 16 to its end
 //! 16  u64 length of the whole file
 //! 24  one entry per section: u32 kind, u32 CRC-32 of its bytes, u64 offset, u64 length
@@ -36,7 +36,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The format's magic and version.
-pub(crate) const MAGIC: &[u8; 8] = b"RSIDX012";
+pub(crate) const MAGIC: &[u8; 8] = b"RSIDX013";
 const END: &[u8; 8] = b"RSIDXEND";
 const FIXED: usize = 24;
 const ENTRY: usize = 24;
@@ -84,7 +84,7 @@ pub(crate) enum Kind {
     NameStarts = 16,
     /// The records of the files of each name key, in path order (u32).
     NameFiles = 17,
-    /// Symbols: what each file gave (see `symbols` for the layouts of 18 to 27).
+    /// Symbols: what each file gave (see `symbols` for the layouts of 18 to 29).
     SymFiles = 18,
     /// Symbols: the offsets of the sorted distinct names in `SymNameBytes` (u32, one more).
     SymNames = 19,
@@ -104,10 +104,14 @@ pub(crate) enum Kind {
     SymFileNameStarts = 26,
     /// Symbols: each file's referenced names with their counts (varints).
     SymFileNames = 27,
+    /// Symbols: where each file's call lists start in `SymCalls` (u64, one more).
+    SymCallStarts = 28,
+    /// Symbols: each definition's calls, file after file (varints; see `symbols::calls`).
+    SymCalls = 29,
 }
 
 /// The sections of each kind, by kind number.
-const ALL_KINDS: usize = 27;
+const ALL_KINDS: usize = 29;
 
 /// The sections one content's file holds, each once, in the order they are written.
 #[derive(Debug)]
@@ -134,6 +138,8 @@ pub(crate) const SYMBOLS: Layout = Layout {
         Kind::SymReferences,
         Kind::SymFileNameStarts,
         Kind::SymFileNames,
+        Kind::SymCallStarts,
+        Kind::SymCalls,
     ],
 };
 

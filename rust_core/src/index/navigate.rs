@@ -32,15 +32,14 @@ use crate::outline::parse::Parsed;
 use crate::outline::references::{
     self, FileReferences, Lines, ReferencesOptions, ReferencesOutput, of_file,
 };
-use crate::outline::refs::{Reference, References};
-use crate::outline::role::Role;
+use crate::outline::refs::Reference;
 use crate::outline::source::{Prepared, Source, prepare};
 use crate::workspace::Workspace;
 
 use super::live::Live;
-use super::overlay::{Prefilter, overlay_outcomes};
+use super::overlay::{Prefilter, overlay, overlay_outcomes};
 use super::scope::{entry, fresh, name_scope, scope, stored_parse};
-use super::symbols::NONE;
+use super::symbols::{NONE, body_calls};
 
 /// `find_references` from the symbol index, or `None` for the cold engine.
 pub(super) fn references(
@@ -296,8 +295,8 @@ pub(super) fn definitions(
 }
 
 /// `find_calls` from the symbol index, or `None` for the cold engine: the stored files defining
-/// the name are looked up, and each one's calls read from the references of the names it
-/// references (`SymFileNames`), in it; the overlay's files that hold the name are parsed cold.
+/// the name are looked up, and the calls of those definitions' bodies read from their call
+/// lists (`symbols::body_calls`); the overlay's files that hold the name are parsed cold.
 pub(super) fn calls(
     workspace: &Workspace,
     mut live: MutexGuard<'_, Live>,
@@ -354,67 +353,23 @@ pub(super) fn calls(
     }
     holding.sort_unstable();
     holding.dedup();
+    // Each file's freshness is remembered while the overlay is the same.
+    let current = overlay(&mut live, revision, symbols);
+    let mut memo = symbols.fresh_memo(&current);
     holding.retain(|&f| {
-        symbols
-            .file(f)
-            .is_some_and(|file| scope.admits(file.path) && fresh(&live, &file))
+        symbols.path(f).is_some_and(|path| scope.admits(path))
+            && memo.fresh(f, || {
+                symbols.file(f).is_some_and(|file| fresh(&live, &file))
+            })
     });
+    drop(memo);
     drop(live);
-    // Each name any of those files references, with the last of them: its run is read once,
-    // up to that file (runs are in file order), for all of them.
-    let mut wanted: BTreeMap<u32, u32> = BTreeMap::new();
-    for &(f, _) in &defining {
-        for (id, _) in symbols.file_names(f) {
-            let last = wanted.entry(id).or_insert(f);
-            *last = (*last).max(f);
-        }
-    }
-    // Per file, its calls: (name id, reference).
-    let mut calls_in: BTreeMap<u32, Vec<(u32, Reference)>> =
-        defining.iter().map(|&(f, _)| (f, Vec::new())).collect();
-    for (&id, &last) in &wanted {
-        symbols.each_reference_to(id, last, &mut |r| {
-            if r.role != Role::Call {
-                return;
-            }
-            if let Some(calls) = calls_in.get_mut(&r.file) {
-                let reference = Reference {
-                    name: id,
-                    line: r.line,
-                    column: r.column,
-                    role: r.role,
-                    enclosing: r.enclosing,
-                };
-                calls.push((id, reference));
-            }
-        });
-    }
+    // Each definition's calls, from the symbol file's call lists.
     let mut found: Vec<(OsString, Parsedness<FileCalls>)> = Vec::new();
     for (f, language) in defining {
         let file = symbols.file(f)?;
-        // The file's calls, in its order (by position: the order of a parse's list), their
-        // names numbered within the file.
-        let mut names: Vec<String> = Vec::new();
-        let mut local: BTreeMap<u32, u32> = BTreeMap::new();
-        let mut list: Vec<Reference> = Vec::new();
-        for (id, mut reference) in calls_in.remove(&f).unwrap_or_default() {
-            reference.name = match local.get(&id) {
-                Some(&k) => k,
-                None => {
-                    names.push(symbols.name(id)?.to_string());
-                    local.insert(id, names.len() as u32 - 1);
-                    names.len() as u32 - 1
-                }
-            };
-            list.push(reference);
-        }
-        list.sort_by_key(|r| (r.line, r.column));
         let mut parsed = stored_parse(symbols, &file);
-        parsed.references = Some(References {
-            names,
-            list,
-            cut: file.cut,
-        });
+        parsed.references = Some(body_calls(symbols, f, name, kinds)?);
         parsed.with_references = true;
         // The line texts are the file's (its identity is the one recorded): when it cannot be
         // read now, the cold engine answers.

@@ -10,9 +10,9 @@
 //! calls `close`, whichever `close` that is.
 //!
 //! With a symbol index (`index::navigate::calls`), the files defining X are looked up in it and
-//! their calls read from it (each file's referenced names, then those names' references in
-//! it); only the files it does not describe as they are now are searched and parsed here. Both
-//! feed the same assembly ([`assemble`]) through [`file_calls`], so the answers are the same.
+//! the calls of those definitions read from its per-definition call lists; only the files it
+//! does not describe as they are now are searched and parsed here. Both feed the same assembly
+//! ([`assemble`]) through [`file_calls`], so the answers are the same.
 //!
 //! Each callee says where the same file defines a name spelled as it, when it does (a lookup in
 //! the outline at hand). How many places define it across the tree is left out: that is one

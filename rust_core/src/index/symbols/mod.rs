@@ -28,6 +28,9 @@
 //!   One name's references, with their totals by role, are one read of a few bytes each.
 //! - `SymFileNameStarts`, `SymFileNames`: per file, the names it references with how often (the
 //!   name id's delta and the count, varints), the repository map's graph precomputed.
+//! - `SymCallStarts`, `SymCalls`: per file, each definition's calls (the name, line and
+//!   column of each reference of role call it is the innermost definition of), what
+//!   `find_calls` reads (see `calls`).
 //!
 //! A file of the table is answered from here only while its identity is the one recorded and
 //! was old enough to vouch for the contents (`fresh`); every other file with a parser (changed,
@@ -46,8 +49,11 @@ use super::format::{Invalid, Kind, SYMBOLS, Sections, le_u32, le_u64, partition_
 use super::postings::Backing;
 use super::store::Content;
 
+mod calls;
+mod fresh;
 mod write;
 
+pub(super) use calls::body_calls;
 pub(super) use write::{Builder, Input, Outcome};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -184,6 +190,10 @@ pub(super) struct Symbols {
     references: Range<usize>,
     file_name_starts: Range<usize>,
     file_names: Range<usize>,
+    call_starts: Range<usize>,
+    calls: Range<usize>,
+    /// Which records are fresh, for the overlay in use (`fresh`).
+    memo: fresh::Memo,
 }
 
 impl Content for Symbols {
@@ -215,6 +225,9 @@ impl Symbols {
             references: sections.span(Kind::SymReferences),
             file_name_starts: sections.span(Kind::SymFileNameStarts),
             file_names: sections.span(Kind::SymFileNames),
+            call_starts: sections.span(Kind::SymCallStarts),
+            calls: sections.span(Kind::SymCalls),
+            memo: fresh::Memo::default(),
             bytes,
         };
         let files = s.files.len() / RECORD;
@@ -270,6 +283,7 @@ impl Symbols {
         if next_definition as usize != definitions {
             return Err(Invalid("definitions of a file"));
         }
+        s.check_calls()?;
         for i in 0..definitions {
             let at = s.by_name.start + i * 4;
             if le_u32(&s.bytes, at) as usize >= definitions
@@ -320,6 +334,18 @@ impl Symbols {
             cut: *b.get(info + 2)? != 0,
             definitions: first..first.checked_add(le_u32(b, info + 8))?,
         })
+    }
+
+    /// The path of the `i`-th file of the table (without the rest of its record).
+    pub(super) fn path(&self, i: u32) -> Option<&str> {
+        if i >= self.files_len() {
+            return None;
+        }
+        record_path_in(
+            &self.bytes,
+            &self.paths,
+            self.files.start + i as usize * RECORD,
+        )
     }
 
     /// The index of the file at `path`.

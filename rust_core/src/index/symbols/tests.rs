@@ -163,6 +163,8 @@ fn damaged_truncated_foreign_and_other_version_files_are_never_trusted() {
         Kind::SymDefinitions,
         Kind::SymReferences,
         Kind::SymFileNames,
+        Kind::SymCallStarts,
+        Kind::SymCalls,
     ]
     .iter()
     .map(|k| sections.span(*k))
@@ -198,6 +200,8 @@ fn resealed_damage_never_panics_and_shapes_are_checked() {
             for f in 0..s.files_len() + 1 {
                 let _ = s.file_names(f);
                 let _ = s.file(f);
+                let _ = body_calls(&s, f, "main", &[]);
+                let _ = body_calls(&s, f, "kmalloc", &[]);
             }
         }
     }
@@ -263,8 +267,20 @@ fn described(s: &Symbols) -> Vec<String> {
             .into_iter()
             .map(|(k, c)| (name(k), c))
             .collect();
+        let calls: Vec<_> = s
+            .definition_calls(f, &file, &|_| true)
+            .expect("call lists")
+            .into_iter()
+            .map(|(k, calls)| {
+                let calls: Vec<_> = calls
+                    .iter()
+                    .map(|c| (name(c.name), c.line, c.column))
+                    .collect();
+                (k, calls)
+            })
+            .collect();
         out.push(format!(
-            "{} {:?} {} {:?} {:?} {} {definitions:?} {names:?}",
+            "{} {:?} {} {:?} {:?} {} {definitions:?} {names:?} {calls:?}",
             file.path, file.meta, file.trusted, file.language, file.status, file.cut
         ));
     }
@@ -344,6 +360,53 @@ fn a_merge_says_what_a_build_of_the_same_files_says() {
         .collect();
     assert_eq!(files, [0, 0, 1, 2]);
     assert!(merged.name_id("x").is_some() && merged.files_len() == 3);
+    // The kept file's call lists were copied, the new and changed files' written.
+    let calls = |f: u32, name: &str| {
+        let found = body_calls(&merged, f, name, &[]).expect("call lists");
+        let list: Vec<_> = found
+            .list
+            .iter()
+            .map(|r| (found.names[r.name as usize].clone(), r.line, r.column))
+            .collect();
+        list
+    };
+    assert_eq!(calls(0, "main"), [("kmalloc".to_string(), 3, 5)]);
+    assert_eq!(
+        calls(1, "release"),
+        [("kfree".to_string(), 4, 1), ("kmalloc".to_string(), 5, 1)]
+    );
+    assert_eq!(calls(2, "kmalloc"), [("kfree".to_string(), 12, 2)]);
+}
+
+#[test]
+fn a_definitions_calls_are_its_own_and_its_nested_definitions() {
+    let s = open(&sample()).expect("valid");
+    let calls = |f: u32, name: &str, kinds: &[SymbolKind]| {
+        let found = body_calls(&s, f, name, kinds).expect("call lists");
+        let list: Vec<_> = found
+            .list
+            .iter()
+            .map(|r| {
+                let name = found.names[r.name as usize].clone();
+                (name, r.line, r.column, r.role, r.enclosing)
+            })
+            .collect();
+        list
+    };
+    // `main` holds `inner`, which calls kmalloc: main's body holds the call; x's write and
+    // kmalloc's read outside every definition are no calls.
+    let inner_call = ("kmalloc".to_string(), 3, 5, Role::Call, Some(1));
+    assert_eq!(calls(0, "main", &[]), calls(0, "inner", &[]));
+    assert_eq!(calls(0, "inner", &[]), [inner_call]);
+    assert_eq!(calls(0, "main", &[SymbolKind::Class]), []);
+    assert_eq!(calls(0, "absent", &[]), []);
+    // c.c's kmalloc calls itself; the unparsed file has no definition and no call.
+    assert_eq!(
+        calls(2, "kmalloc", &[]),
+        [("kmalloc".to_string(), 40, 2, Role::Call, Some(0))]
+    );
+    assert_eq!(calls(1, "main", &[]), []);
+    assert!(body_calls(&s, 3, "main", &[]).is_none());
 }
 
 /// The sample's first file, again.
@@ -365,4 +428,18 @@ fn sample_input_a() -> Input {
             ],
         ),
     }
+}
+
+#[test]
+fn freshness_is_remembered_for_one_overlay_only() {
+    let s = open(&sample()).expect("valid");
+    let (first, second) = (Arc::new(Vec::new()), Arc::new(vec!["a.c".to_string()]));
+    assert!(s.fresh_memo(&first).fresh(0, || true));
+    assert!(
+        s.fresh_memo(&first).fresh(0, || false),
+        "kept for the same overlay"
+    );
+    // Another overlay (the table changed): asked again.
+    assert!(!s.fresh_memo(&second).fresh(0, || false));
+    assert!(!s.fresh_memo(&second).fresh(0, || true));
 }

@@ -22,6 +22,7 @@ use crate::outline::role::Role;
 
 use super::super::base::{RECORD, push_record};
 use super::super::format::{Kind, SYMBOLS, Writer};
+use super::calls::CallLists;
 use super::{DEFINITION, FILE_INFO, NONE, Status, StoredReference, Symbols, decode_run, zigzag};
 
 /// One file handed to [`build`].
@@ -106,6 +107,8 @@ pub(in crate::index) struct Builder {
     /// Definition records with names as build ids.
     definitions: Vec<(u32, u32, u32, u32, u8, u16)>,
     file_names: Vec<Vec<(u32, u32)>>,
+    /// Each definition's calls (`calls`).
+    calls: CallLists,
 }
 
 impl Builder {
@@ -194,6 +197,7 @@ impl Builder {
             len,
         ));
         self.file_names.push(symbols.file_names(old));
+        self.calls.add_stored(&symbols, old);
         if let Some(base) = &mut self.base
             && let Some(slot) = base.files.get_mut(old as usize)
         {
@@ -264,10 +268,17 @@ impl Builder {
                         self.runs[name as usize].push(file, r.line, r.column, r.enclosing, r.role);
                     }
                     counts = per_name.into_iter().collect();
+                    self.calls
+                        .add_parsed(&parsed.entries, &references.list, &local);
+                } else {
+                    self.calls.add_empty(parsed.entries.len() as u32);
                 }
             }
             Outcome::Unparsed => info[1] = Status::Unparsed as u8,
             Outcome::NoParser => info[1] = Status::NoParser as u8,
+        }
+        if !matches!(input.outcome, Outcome::Parsed(..)) {
+            self.calls.add_empty(0);
         }
         let len = self.definitions.len() as u32 - first;
         self.files
@@ -390,6 +401,14 @@ impl Builder {
         w.u64s(&offsets)?;
         w.end()?;
         w.section(Kind::SymFileNames, &encoded)?;
+        drop(encoded);
+        self.calls.write(&mut w, &rank, |f| {
+            let (.., first, len) = self.files[f];
+            self.definitions[first as usize..(first + len) as usize]
+                .iter()
+                .map(|d| d.1)
+                .collect()
+        })?;
         w.finish()
     }
 }
