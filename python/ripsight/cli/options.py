@@ -19,6 +19,7 @@ __all__ = [
     "limits_from_args",
     "operation_log_from_args",
     "registry_from_args",
+    "root_of",
     "workspace_error",
 ]
 
@@ -177,7 +178,7 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("workspace")
     group.add_argument(
         "--root",
-        default=".",
+        default=None,
         metavar="DIR",
         help="the directory every path is relative to and nothing outside of which is read "
         "(default: the current directory)",
@@ -253,12 +254,22 @@ def registry_from_args(args: argparse.Namespace, index: bool = False, root: Any 
     from ..registry import default_registry
 
     return default_registry(
-        args.root if root is None else root,
+        root_of(args) if root is None else root,
         limits=limits_from_args(args),
         log=operation_log_from_args(args),
         **workspace_options(args, index),
     )
 
 
+def root_of(args: argparse.Namespace) -> str:
+    """The root the options name: ``--root``, else the current directory.
+
+    ``--root`` defaults to None, not ".", so that "no root given" (the command may search a
+    path elsewhere as its own root, as rg does) stays apart from an explicit ``--root .``,
+    which confines like any other root."""
+    root = getattr(args, "root", None)
+    return "." if root is None else str(root)
+
+
 def workspace_error(args: argparse.Namespace, error: Exception) -> str:
-    return f"cannot use --root {args.root!r} with these options: {error}"
+    return f"cannot use --root {root_of(args)!r} with these options: {error}"

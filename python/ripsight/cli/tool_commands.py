@@ -17,6 +17,7 @@ from .options import (
     add_limit_arguments,
     add_workspace_arguments,
     registry_from_args,
+    root_of,
     workspace_error,
 )
 from .output import EXIT_NO_MATCH, EXIT_OK, fail, json_text, write_text
@@ -234,13 +235,14 @@ def _call(args: argparse.Namespace, tool: str) -> _Answer | str:
         )
         result = registry.execute(call)
         workspace = registry.workspace
-        root = str(workspace.root) if workspace is not None else str(args.root)
+        root = str(workspace.root) if workspace is not None else root_of(args)
     # Read afresh: a tool module added since the import has a subcommand too.
     commands = tool_commands()
     path = arguments.get("path")
-    if result.meta.get("code") == "outside_root" and args.root == "." and isinstance(path, str):
-        # As rg: `ripsight grep TODO /elsewhere` searches /elsewhere. A file's directory is its
-        # root when the path names a file (the engine decides, through the workspace).
+    if result.meta.get("code") == "outside_root" and args.root is None and isinstance(path, str):
+        # As rg: `ripsight grep TODO /elsewhere` searches /elsewhere, when no --root was given
+        # (an explicit one, `--root .` too, confines). A file's directory is its root when the
+        # path names a file (the engine decides, through the workspace).
         tries: list[tuple[str, str | None]] = [
             (os.path.dirname(path) or "/", os.path.basename(path))
         ]
