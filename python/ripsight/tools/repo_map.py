@@ -136,8 +136,9 @@ def _notes(result: Any, budget: int, files_left: int, definitions_left: int) -> 
         notes.append(
             f"Partial: {thousands(result.files_listed)} source files, over the "
             f"{thousands(result.max_files)} a map parses without a symbol index; only the "
-            f"first {thousands(result.max_files)} in path order are ranked. Map a directory "
-            "(path) for a complete map of it."
+            f"{thousands(result.max_files)} shallowest are ranked (in path order within a "
+            "depth: the same files at every call). Map a directory (path) for a complete map "
+            "of it."
         )
     if result.files_not_reached:
         notes.append(
@@ -239,6 +240,7 @@ def run_repo_map(
             names=names,
             max_chars=max_chars,
             definitions_per_file=limits.repo_map_definitions,
+            max_files=limits.repo_map_max_files,
             cancel=context.cancel,
         )
 
