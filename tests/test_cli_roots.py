@@ -6,25 +6,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli_helpers import run_ripsight
 
 #: Text of the file outside the root: it must never be printed.
 MARKER = "OUTSIDE_MARKER_7f3a"
 
 
 def ripsight(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ripsight.cli", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_ripsight(*args, cwd=cwd)
 
 
 @pytest.fixture

@@ -165,6 +165,18 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{thousands(count)} {word if count == 1 else (many or word + 's')}"
 
 
+def candidates_text(candidates: int, searched: int, what: str) -> str:
+    """How many files hold the name (`what`: "the name", "the text"), and where they came from:
+    the files searched (cold), or the symbol index (more candidates than files searched: those
+    are only the files changed since it was written)."""
+    if candidates > searched:
+        changed = f" and {plural(searched, 'changed file')} searched" if searched else ""
+        return f"{plural(candidates, 'file')} containing {what}, from the symbol index{changed}"
+    if not searched:
+        return f"no file contains {what}"
+    return f"{plural(candidates, 'file')} containing {what}, of {thousands(searched)} searched"
+
+
 def where_text(searched: str | None) -> str:
     searched = (searched or "").strip("/")
     return "the workspace root" if searched in ("", ".") else quote_path(f"{searched}/")

@@ -19,6 +19,7 @@ from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import SYMBOL_KINDS, Workspace
 from ._common import (
     answer_search,
+    candidates_text,
     limit_property,
     list_arg,
     offset_property,
@@ -131,10 +132,7 @@ def format_calls(result: Any, path: str | None = None, kinds: list[str] | None =
     if kinds:
         what += f" of kind {' or '.join(kinds)}"
     where = f" under {quote_path(path.rstrip('/'))}" if path else ""
-    candidates = (
-        f"{plural(result.candidate_files, 'file')} containing the name, of "
-        f"{thousands(result.files_searched)} searched"
-    )
+    candidates = candidates_text(result.candidate_files, result.files_searched, "the name")
     total, shown = result.total, len(result.calls)
     lines: list[str] = []
     places = result.definitions_total

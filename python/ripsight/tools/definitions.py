@@ -14,6 +14,7 @@ from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import SYMBOL_KINDS, Workspace
 from ._common import (
     answer_search,
+    candidates_text,
     limit_property,
     offset_property,
     plural,
@@ -123,10 +124,7 @@ def format_definitions(
         what = f"of kind {' or '.join(kinds)} {what}"
     where = f" under {quote_path(path.rstrip('/'))}" if path else ""
     total, shown = result.total, len(result.definitions)
-    candidates = (
-        f"{plural(result.candidate_files, 'file')} containing the text, of "
-        f"{thousands(result.files_searched)} searched"
-    )
+    candidates = candidates_text(result.candidate_files, result.files_searched, "the text")
     lines: list[str] = []
     if total == 0:
         lines.append(f"No definition {what}{where} ({candidates}).")

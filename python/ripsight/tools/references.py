@@ -14,6 +14,7 @@ from ..types import ToolCommand, ToolContext, ToolOutput, ToolSpec
 from ..workspace import REFERENCE_ROLES, SYMBOL_KINDS, Workspace
 from ._common import (
     answer_search,
+    candidates_text,
     limit_property,
     list_arg,
     offset_property,
@@ -39,10 +40,10 @@ __all__ = [
 _ROLE_TOTALS = (
     ("calls", "call"),
     ("imports", "import"),
-    ("types", "type use"),
+    ("types", "type"),
     ("writes", "write"),
     ("reads", "read"),
-    ("others", "declaration"),
+    ("others", "other"),
 )
 
 
@@ -172,10 +173,7 @@ def format_references(
     if kinds:
         what += f" inside a {' or '.join(kinds)}"
     where = f" under {quote_path(path.rstrip('/'))}" if path else ""
-    candidates = (
-        f"{plural(result.candidate_files, 'file')} containing the name, of "
-        f"{thousands(result.files_searched)} searched"
-    )
+    candidates = candidates_text(result.candidate_files, result.files_searched, "the name")
     callers = result.group_by == "caller"
     noun = "caller" if callers else "reference"
     total, shown = result.total, len(result.callers if callers else result.references)
