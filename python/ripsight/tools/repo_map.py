@@ -152,7 +152,8 @@ def _notes(result: Any, budget: int, files_left: int, definitions_left: int) -> 
             for item in result.unparsed
         ]
         notes.append(
-            f"{plural(result.unparsed_total, 'file')} could not be parsed and are not ranked: "
+            f"{plural(result.unparsed_total, 'file')} could not be parsed and "
+            f"{'is' if result.unparsed_total == 1 else 'are'} not ranked: "
             + _named(listed, result.unparsed_total)
             + "."
         )
