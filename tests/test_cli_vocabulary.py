@@ -211,3 +211,10 @@ def test_mcp_help_names_every_tool_it_serves() -> None:
     assert f"Serve the {len(names)} tools (" in text
     for name in names:
         assert name in text
+
+
+def test_glob_and_grep_name_where_they_searched_alike(tree: Path) -> None:
+    listed = _run(tree, ["glob", "*.py", "src"])
+    found = _run(tree, ["grep", "def", "src", "-l"])
+    assert listed.startswith('2 files match "*.py" under src:'), listed
+    assert found.startswith('2 files match "def" under src '), found

@@ -193,7 +193,8 @@ def test_a_directory_outside_the_current_one_is_searched_as_the_root(
     assert done.stdout.startswith("1 match in 1 file")
     assert "app.py:5:    # TODO: read the config" in done.stdout
     listed = ripsight("glob", "*.py", str(tree / "src"), cwd=elsewhere)
-    assert listed.stdout == '1 file matches "*.py" in the workspace root:\napp.py\n'
+    # The root is the directory named: the text names it as grep's "under" would.
+    assert listed.stdout == f'1 file matches "*.py" in {tree / "src"}:\napp.py\n'
     # A path inside the current directory keeps it as the root.
     assert ripsight("glob", "*.py", "src", cwd=tree).stdout.endswith("\nsrc/app.py\n")
     read = ripsight("read", str(tree / "src" / "app.py"), "--limit", "1", cwd=elsewhere)

@@ -38,7 +38,7 @@ def test_glob_page_with_next_offset():
         )
     )
     assert text == (
-        '1,234 files match "**/*.rs" in crates/; showing 201-203:\n'
+        '1,234 files match "**/*.rs" under crates; showing 201-203:\n'
         "a.rs\nb.rs\nc.rs\n"
         "1,031 more not shown: call glob again with offset=203 for the next page."
     )
@@ -83,7 +83,7 @@ def test_glob_empty_says_how_many_files_the_directory_holds():
 
 def test_glob_empty_directory():
     text = format_glob(glob_result(pattern="*.go", files_in_scope=0, searched="empty"))
-    assert text == 'No files match "*.go" in empty/, which holds no files.'
+    assert text == 'No files match "*.go" under empty, which holds no files.'
 
 
 def test_glob_incomplete_and_skips_and_mtime_order():

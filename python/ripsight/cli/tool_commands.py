@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, TypeAlias
 
+from ..names import quote_path
 from ..types import ToolCommand, ToolResult, ToolSpec
 from .hints import (
     CommandWords,
@@ -277,7 +278,7 @@ def run_tool(args: argparse.Namespace, tool: str, found: str | None = None) -> i
     answer = _call(args, tool)
     if isinstance(answer, str):
         return fail(args.command, answer)
-    result, words, budget, root, unindexed = answer
+    result, words, budget, root, unindexed, moved = answer
     engine_result = result.meta.get(ENGINE_RESULT_KEY)
     partial = getattr(engine_result, "partial", False) or getattr(
         engine_result, "incomplete", False
@@ -295,6 +296,9 @@ def run_tool(args: argparse.Namespace, tool: str, found: str | None = None) -> i
         write_text(sys.stdout, json_text(to_dict(engine_result)))
     else:
         text = in_command_words(result.content, words, data_prefixes(engine_result))
+        if moved:
+            # The root is the directory the user named: say which, not "the workspace root".
+            text = text.replace("in the workspace root", f"in {quote_path(root)}")
         if result.meta.get("truncated"):
             text = cut_in_command_words(text, int(result.meta.get("original_chars", 0)), budget)
         write_text(sys.stdout, text)
@@ -320,6 +324,7 @@ class _Answer(NamedTuple):
     budget: int  # the result budget (--max-result-chars)
     root: str  # the root in force
     unindexed: bool  # answered cold for want of index files (a partial answer says so)
+    moved: bool = False  # the root is the path given, not the current directory (no --root)
 
 
 def _workspace(args: argparse.Namespace, tool: str) -> tuple[Any, bool]:
@@ -394,7 +399,7 @@ def _call(args: argparse.Namespace, tool: str) -> _Answer | str:
             retry = argparse.Namespace(**{**vars(args), "root": new_root, "path": new_path})
             answer = _call(retry, tool)
             if not isinstance(answer, str):
-                return answer
+                return answer._replace(moved=True)
     words = CommandWords(args.command, commands, properties)
     return _Answer(result, words, registry.limits.max_result_chars, root, unindexed)
 
