@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from _cli_helpers import run_ripsight
 from ripsight import ToolCall, ToolSpec, Workspace, default_registry, to_dict
 from ripsight.cli import TOOL_COMMANDS, add_tool_parser
+from ripsight.cli.hints import CommandWords
 from ripsight.tools import builtin_tools
 
 
@@ -35,15 +36,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def ripsight(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ripsight.cli", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_ripsight(*args, cwd=cwd)
 
 
 def _json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -143,7 +136,7 @@ def test_text_output_is_what_the_model_sees(tree: Path) -> None:
         expected = (
             _model_text(tree, tool, arguments)
             .replace("call read_file with offset=4", "run the command again with --offset 4")
-            .replace("call outline for", "run ripsight outline for")
+            .replace('call outline with path="src/app.py"', "run ripsight outline src/app.py")
         )
         assert done.stdout == expected + "\n"
         assert done.stderr == ""
@@ -289,6 +282,8 @@ def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 @pytest.mark.parametrize("command", sorted(TOOL_COMMANDS))
 def test_every_schema_property_is_an_argument_of_its_command(command: str) -> None:
     spec = next(s for s in builtin_tools() if s.name == TOOL_COMMANDS[command].tool)
+    properties = {s.name: tuple(s.parameters["properties"]) for s in builtin_tools()}
+    words = CommandWords(command, TOOL_COMMANDS, properties)
     sub = argparse.ArgumentParser().add_subparsers()
     options = _options(add_tool_parser(sub, command, spec))
     for name, prop in spec.parameters["properties"].items():
@@ -297,7 +292,9 @@ def test_every_schema_property_is_an_argument_of_its_command(command: str) -> No
             assert not action.option_strings
             continue
         assert "--" + name.replace("_", "-") in action.option_strings
-        assert action.help and " ".join(prop["description"].split()) in action.help
+        # The schema's description, in the command's words (tests/test_cli_vocabulary.py).
+        described = words.line(" ".join(prop["description"].split()))
+        assert action.help and described.replace("%", "%%") in action.help
         if "enum" in prop:
             assert list(action.choices or ()) == prop["enum"]
 

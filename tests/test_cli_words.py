@@ -7,12 +7,12 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import orjson
 import pytest
+from _cli_helpers import run_ripsight
 from ripsight.cli import TOOL_COMMANDS
 from ripsight.cli.hints import CommandWords, in_command_words
 from ripsight.tools import builtin_tools
@@ -32,16 +32,7 @@ def tree(tmp_path: Path) -> Path:
 def ripsight(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ripsight.cli", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
+    return run_ripsight(*args, cwd=cwd, env=env)
 
 
 def words(command: str) -> CommandWords:
@@ -202,17 +193,32 @@ def test_a_directory_outside_the_current_one_is_searched_as_the_root(
     assert done.stdout.startswith("1 match in 1 file")
     assert "app.py:5:    # TODO: read the config" in done.stdout
     listed = ripsight("glob", "*.py", str(tree / "src"), cwd=elsewhere)
-    assert listed.stdout == '1 file matches "*.py" in the workspace root:\napp.py\n'
+    # The root is the directory named: the text names it as grep's "under" would.
+    assert listed.stdout == f'1 file matches "*.py" in {tree / "src"}:\napp.py\n'
     # A path inside the current directory keeps it as the root.
     assert ripsight("glob", "*.py", "src", cwd=tree).stdout.endswith("\nsrc/app.py\n")
     read = ripsight("read", str(tree / "src" / "app.py"), "--limit", "1", cwd=elsewhere)
     assert read.returncode == 0, read.stderr
-    assert read.stdout == (
+    page = (
         "app.py: line 1 of 6.\n     1\timport os\n"
         "More lines follow: run the command again with --offset 2 to read on.\n"
+    )
+    # An explicit --limit: at most one line about the outline; --outline shows it, and
+    # --no-outline leaves out both.
+    assert (
+        read.stdout == page + "Outline: 1 definition (run ripsight outline app.py for its line).\n"
+    )
+    read = ripsight(
+        "read", str(tree / "src" / "app.py"), "--limit", "1", "--outline", cwd=elsewhere
+    )
+    assert read.stdout == page + (
         "Outline (1 definition; line, kind, name; run ripsight outline for line ranges):\n"
         "     4  function main\n"
     )
+    read = ripsight(
+        "read", str(tree / "src" / "app.py"), "--limit", "1", "--no-outline", cwd=elsewhere
+    )
+    assert read.stdout == page
 
 
 def test_outside_an_explicit_root_names_the_root_and_the_flag(tree: Path, tmp_path: Path) -> None:

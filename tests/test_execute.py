@@ -89,7 +89,7 @@ def test_malformed_json_names_the_place(reg, fake):
         "read_file: The arguments are not valid JSON: unexpected character, expected a JSON "
         'value at line 1, column 28 (character 27): the text up to there is `{"path": "a.py", '
         '"offset": ` and it continues with `}`. Nothing was run. Send the arguments again as '
-        'one complete JSON object, for example {"pattern": "TODO"}.'
+        'one complete JSON object, for example {"path": "..."}.'
     )
     assert fake.calls == []
 
@@ -127,7 +127,7 @@ def test_misnamed_required_argument(reg):
         '- missing required argument "path" (string): Path of the file to read, relative to the '
         'workspace root, e.g. "src/app.py".\n'
         'Note: ignored unknown argument "file_path" (did you mean "path"?). read_file accepts: '
-        "path, offset, limit, cell, pages.\n"
+        "path, offset, limit, cell, pages, outline.\n"
         "Fix the arguments and call read_file again."
     )
 

@@ -38,7 +38,7 @@ def test_glob_page_with_next_offset():
         )
     )
     assert text == (
-        '1,234 files match "**/*.rs" in crates/; showing 201-203:\n'
+        '1,234 files match "**/*.rs" under crates; showing 201-203:\n'
         "a.rs\nb.rs\nc.rs\n"
         "1,031 more not shown: call glob again with offset=203 for the next page."
     )
@@ -83,7 +83,7 @@ def test_glob_empty_says_how_many_files_the_directory_holds():
 
 def test_glob_empty_directory():
     text = format_glob(glob_result(pattern="*.go", files_in_scope=0, searched="empty"))
-    assert text == 'No files match "*.go" in empty/, which holds no files.'
+    assert text == 'No files match "*.go" under empty, which holds no files.'
 
 
 def test_glob_incomplete_and_skips_and_mtime_order():
@@ -483,12 +483,27 @@ def test_real_grep_text(repo):
 
 def test_real_read_text(repo):
     reg = default_registry(repo)
-    assert content(reg, "read_file", '{"path": "src/app.py", "limit": 2}') == (
+    page = (
         "src/app.py: lines 1-2 of 5.\n     1\timport os\n     2\t\n"
         "More lines follow: call read_file with offset=3 to read on.\n"
-        # A page that stops before the end shows the file's outline.
+    )
+    # An explicit range that stops before the end: one line about the file's outline.
+    assert content(reg, "read_file", '{"path": "src/app.py", "limit": 2}') == page + (
+        'Outline: 1 definition (call outline with path="src/app.py" for its line).'
+    )
+    # outline=true shows the outline itself (as a default read of a long file does), false
+    # nothing of it (new registries: a range read again is "already shown").
+    assert content(
+        default_registry(repo),
+        "read_file",
+        '{"path": "src/app.py", "limit": 2, "offset": 1, "outline": true}',
+    ) == page + (
         "Outline (1 definition; line, kind, name; call outline for line ranges):\n"
         "     4  function main"
+    )
+    fresh = default_registry(repo)
+    assert content(fresh, "read_file", '{"path": "src/app.py", "limit": 2, "outline": false}') == (
+        page.rstrip("\n")
     )
     assert content(reg, "read_file", '{"path": "crlf.txt"}') == (
         "crlf.txt: lines 1-2 of 2.\nLine endings: CRLF.\n     1\ta\n     2\tb"

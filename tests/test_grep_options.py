@@ -184,9 +184,8 @@ def test_max_count_type_and_depth_are_named_in_the_header(tree: Path) -> None:
 
 def test_nothing_searched_names_the_filters_that_were_given(tree: Path) -> None:
     assert call(tree, "grep", pattern="needle", type="go") == (
-        'No matches for "needle" in files of type go (0 files searched). No file was '
-        "searched: check path and glob and type. The search is case-sensitive; pass "
-        "case_insensitive=true to ignore case."
+        'No matches for "needle" in files of type go (0 files searched). No file in scope is '
+        "of type go. The search is case-sensitive; pass case_insensitive=true to ignore case."
     )
 
 

@@ -94,7 +94,7 @@ def test_a_path_that_ignore_rules_hide_is_searched_and_the_rule_named(repo: Path
         "whole tree skips it; it was searched because path names it."
     )
     assert call(repo, "glob", pattern="**/*", path="build") == (
-        '2 files match "**/*" in build/:\nbuild/a.txt\nbuild/deep/c.txt\n'
+        '2 files match "**/*" under build:\nbuild/a.txt\nbuild/deep/c.txt\n'
         "Note: build is hidden by the ignore rule .gitignore:2: build/, so a search of the "
         "whole tree skips it; it was listed because path names it."
     )

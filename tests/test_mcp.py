@@ -606,7 +606,11 @@ def test_the_time_budget_defaults_are_stated_once_in_the_engine() -> None:
     assert limits.TIME_BUDGET == 10.0
     assert inspect.signature(Workspace).parameters["time_budget"].default == 10.0
     assert cli.build_parser().parse_args(["mcp"]).time_budget == 4.0
-    assert cli.build_parser().parse_args(["grep", "x"]).time_budget == 10.0
+    # A tool command's flag is unset unless given (a cold map takes a longer one), and the
+    # workspace gets the engine's default.
+    grep = cli.build_parser().parse_args(["grep", "x"])
+    assert grep.time_budget is None
+    assert cli.options.workspace_options(grep)["time_budget"] == 10.0
 
 
 # -- cancellation --------------------------------------------------------------------------------

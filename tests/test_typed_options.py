@@ -73,10 +73,11 @@ def calling(root: Path, method: str, option: str, value: object) -> Callable[[],
 def test_the_signatures_have_options_of_both_kinds() -> None:
     assert ("grep", "include_ignored") in BOOLEANS
     assert ("__init__", "respect_ignore_files") in BOOLEANS
+    assert ("__init__", "index_build") in BOOLEANS
     assert ("read_notebook_images", "max_image_bytes") in INTEGERS
     assert ("read_pdf", "budget") in INTEGERS
     assert ("read_notebook_images", "cell") in INTEGERS
-    assert (len(BOOLEANS), len(INTEGERS)) == (9, 38)
+    assert (len(BOOLEANS), len(INTEGERS)) == (10, 38)
 
 
 @pytest.mark.parametrize("value", ["false", 1, 0, None, 1.0])

@@ -805,6 +805,9 @@ class IndexStatus:
     @property
     def symbol_adoptions(self) -> int:
         """Symbol files written by other processes that this one took over."""
+    @property
+    def refreshing(self) -> bool:
+        """A background job (a merge, rebuild or adoption of either index) is running."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -1310,8 +1313,8 @@ class RepoMapResult:
         """Files without a parse."""
     @property
     def files_over_cap(self) -> int:
-        """Source files not parsed because there were more than the cap (the first in path order
-        were parsed)."""
+        """Source files not parsed because there were more than the cap (the shallowest were parsed,
+        in path order within a depth)."""
     @property
     def max_files(self) -> int:
         """The cap on files parsed."""
@@ -1434,6 +1437,7 @@ class _EngineOptions(TypedDict, total=False):
     index: bool
     index_dir: str | os.PathLike[str] | None
     persist: bool
+    index_build: bool
 
 class _CallsOptions(TypedDict, total=False):
     """The keyword arguments of calls (KEYWORDS['calls'])."""

@@ -105,8 +105,15 @@ def _advice(error: RipsightError) -> str:
     return ""
 
 
-def model_text(error: RipsightError) -> str:
-    """What a model reads for `error`: the engine's facts and what to do next.
+#: The regex advice of a tool whose regex is no grep pattern: how it takes the text as written.
+_REGEX_AS_WRITTEN = {
+    "find_definitions": 'set match="exact" (the default) to find the name as written.',
+}
+
+
+def model_text(error: RipsightError, tool: str | None = None) -> str:
+    """What a model reads for `error` (raised by the tool `tool`): the engine's facts and what
+    to do next.
 
     An error raised by the engine carries its facts as attributes; one raised elsewhere (or
     constructed by hand) is shown as its message.
@@ -114,7 +121,10 @@ def model_text(error: RipsightError) -> str:
     text = str(error)
     issue = getattr(error, "issue", None)
     if isinstance(error, PatternError) and issue in _PATTERN_ADVICE:
-        return text + _PATTERN_ADVICE[issue]
+        advice = _PATTERN_ADVICE[issue]
+        if issue == "regex" and tool in _REGEX_AS_WRITTEN:
+            advice = advice.split(", or set literal=true")[0] + ", or " + _REGEX_AS_WRITTEN[tool]
+        return text + advice
     if isinstance(error, PathNotFoundError) and getattr(error, "suggestions", None):
         # The engine lists the close names as a fact; the advice asks about them instead.
         text = text.split(" Similar paths: ")[0]

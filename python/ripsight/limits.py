@@ -115,6 +115,7 @@ _WHOLE_FIELDS = (
     "calls_limit",
     "repo_map_chars",
     "repo_map_definitions",
+    "repo_map_max_files",
 )
 
 
@@ -164,6 +165,8 @@ class ToolLimits:
             (default 6000, or max_result_chars when that is smaller; a call may ask
             for up to max_result_chars).
         repo_map_definitions: definitions repo_map shows per file at most (default 8).
+        repo_map_max_files: source files a map parses without a symbol index (default
+            20,000): past it, the shallowest files are ranked, in path order within a depth.
 
     Invalid values raise ``TypeError`` (not an integer) or ``ValueError`` (out of range).
     """
@@ -197,6 +200,7 @@ class ToolLimits:
     calls_max_limit: int | None = None
     repo_map_chars: int = int(LIMITS["repo_map_chars"])
     repo_map_definitions: int = int(LIMITS["repo_map_definitions"])
+    repo_map_max_files: int = int(LIMITS["repo_map_max_files"])
 
     def __post_init__(self) -> None:
         _check_int("glob_limit", self.glob_limit, 1)

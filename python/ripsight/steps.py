@@ -12,6 +12,8 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 from . import codes
 from .approval import Approval, Ask
 from .budget import bound_replacement
@@ -161,7 +163,8 @@ def checked_arguments(
     try:
         arguments, notes = parse_arguments(call.arguments)
     except ArgumentsError as error:
-        raise Answer(f"{name}: {error}", "contract_error", error.kind) from None
+        text = str(error).replace(_GENERIC_EXAMPLE, _example(spec.parameters))
+        raise Answer(f"{name}: {text}", "contract_error", error.kind) from None
     if notes:
         meta["argument_notes"] = notes
     record.update(input=arguments)
@@ -209,7 +212,7 @@ def run_handler(
         raise
     except RipsightError as error:
         code = error_code(error)
-        text = model_text(error) or f"{spec.name} failed ({type(error).__name__})."
+        text = model_text(error, spec.name) or f"{spec.name} failed ({type(error).__name__})."
         if note:
             text = f"{text}\n{note}"
         status: Status = "cancelled" if code == codes.CANCELLED else "runtime_error"
@@ -377,6 +380,22 @@ def _after_hook_failed(record: CallRecord, error: BaseException, duration_ms: fl
         "duration_ms": duration_ms,
     }
     return ToolResult(record.call_id, message, True, record.tool, meta)
+
+
+#: The example argument object `parse_arguments` gives, which names no tool's arguments.
+_GENERIC_EXAMPLE = '{"pattern": "TODO"}'
+
+
+def _example(schema: Mapping[str, Any]) -> str:
+    """An argument object of the tool `schema` describes, for its messages: its required
+    properties, each with a placeholder of its type."""
+    properties = schema.get("properties", {})
+    required = [n for n in schema.get("required", ()) if n in properties] or list(properties)[:1]
+    if required == ["pattern"]:
+        return _GENERIC_EXAMPLE
+    placeholders = {"integer": 1, "number": 1, "boolean": True}
+    example = {n: placeholders.get(str(properties[n].get("type")), "...") for n in required}
+    return orjson.dumps(example).decode().replace('":', '": ').replace(',"', ', "')
 
 
 def _parses_as_object(arguments: Any) -> bool:

@@ -175,6 +175,10 @@ class Workspace:
             changed are searched directly until merged into a new file).
         persist: with ``index=True``, keep the index file on disk (default True); False keeps
             it in this process's memory only (unless `index_dir` is given).
+        index_build: with ``index=True``, build the index files when there are no valid ones
+            for the tree (default True); False only loads the files already there (the command
+            line's way, `ripsight index` building them): without them every call is answered
+            cold, and no merge or rebuild runs in the background.
 
     Every method takes ``cancel``, a :class:`CancelToken`: another thread's ``cancel.cancel()``
     stops the call, which raises :class:`ripsight.errors.CancelledError`. Ctrl-C stops a call
@@ -195,6 +199,7 @@ class Workspace:
         index: bool = _ENGINE["index"],
         index_dir: str | os.PathLike[str] | None = None,
         persist: bool = _ENGINE["persist"],
+        index_build: bool = _ENGINE["index_build"],
     ) -> None:
         self._engine = _engine.Engine(
             os.fspath(root),
@@ -208,6 +213,7 @@ class Workspace:
             index=index,
             index_dir=index_dir,
             persist=persist,
+            index_build=index_build,
         )
 
     @property

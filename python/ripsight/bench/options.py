@@ -114,7 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--aider-python",
         metavar="PYTHON",
         help="with --navigation: an interpreter whose environment has PyPI's aider-chat "
-        "(installed apart from ripsight's); times Aider's RepoMap beside repo_map",
+        "(installed apart from ripsight's); times Aider's RepoMap beside ripsight's map",
     )
     return parser
 

@@ -4,6 +4,8 @@
     ripsight tools [--format openai]      tool definitions as JSON
     ripsight glob|grep|read|outline|defs ... [--json]
                                           one tool call: the text a model sees, or the typed result
+    ripsight index [DIR]                  build or refresh the tree's index files, which the tool
+                                          commands load when they are valid for the tree
     ripsight mcp [--root DIR] [--no-index] [--no-persist]
                                           MCP server on stdio (warm index by default, its file
                                           shared with every process on the tree)
@@ -37,6 +39,7 @@ from .commands import (
     cmd_mcp,
     cmd_tools,
 )
+from .indexing import add_index_parser, cmd_index
 from .options import registry_from_args
 from .tool_commands import (
     TOOL_COMMANDS,
@@ -68,6 +71,7 @@ def subcommands() -> dict[str, Subcommand]:
         "demo": (add_demo_parser, cmd_demo),
         "tools": (add_tools_parser, cmd_tools),
         **{spec.command.name: tool_subcommand(spec) for spec in builtin_tools() if spec.command},
+        "index": (add_index_parser, cmd_index),
         "mcp": (add_mcp_parser, cmd_mcp),
         "bench": (add_bench_parser, cmd_bench),
         "cache": (add_cache_parser, cmd_cache),

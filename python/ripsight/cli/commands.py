@@ -108,18 +108,21 @@ def cmd_tools(args: argparse.Namespace) -> int:
 def add_mcp_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
+    from ..tools import builtin_tools
+
+    names = [spec.name for spec in builtin_tools()]
     parser = sub.add_parser(
         "mcp",
         help="serve the tools over MCP on stdio",
-        description="Serve glob, grep and read_file as an MCP server on stdin/stdout, for "
-        "Claude Desktop, Claude Code, Codex, Gemini CLI, Cursor and any MCP client. Every "
+        description=f"Serve the {len(names)} tools ({', '.join(names[:-1])} and {names[-1]}) "
+        "as an MCP server on stdin/stdout, for Claude Desktop, Claude Code, Codex, Gemini CLI, Cursor and any MCP client. Every "
         "result is the text a model sees plus the typed result as structuredContent. "
         "Logging goes to stderr. Needs the optional extra: pip install 'ripsight[mcp]'.",
         epilog="A call's limit is a tool argument the model may set; the limit flags set its "
         "default and the line caps, and the listed tool schemas and descriptions state the "
         "configured numbers. The server exits when the client closes stdin.",
     )
-    add_workspace_arguments(parser)
+    add_workspace_arguments(parser, time_budget=MCP_TIME_BUDGET)
     parser.add_argument(
         "roots",
         nargs="*",

@@ -21,7 +21,13 @@ import orjson
 
 from ..names import quote_path
 
-__all__ = ["CommandWords", "cut_in_command_words", "data_prefixes", "in_command_words"]
+__all__ = [
+    "CommandWords",
+    "cut_in_command_words",
+    "data_prefixes",
+    "in_command_words",
+    "joined_items",
+]
 
 #: `name=value` as the tools write an argument: a JSON string, or a bare number or word.
 _ASSIGNMENT = r'(?P<name>[a-z_]+)=(?P<value>"(?:[^"\\]|\\.)*"|[\w.\-]+)'
@@ -31,6 +37,11 @@ _ONE = re.compile(_ASSIGNMENT)
 _NAME_LIST = re.compile(
     r"\b(?P<word>with|without) (?P<names>[a-z_]+(?:, [a-z_]+)*(?: (?:or|and) [a-z_]+)?)\b"
 )
+#: What the tools say that does not hold for a command: each command is a process of its own,
+#: and keeps no parse for the next.
+_NOT_SO_HERE = (" (the next call reuses the parses made so far)",)
+#: "call again", said of the call being answered.
+_AGAIN = re.compile(r"\b([Cc])all again\b")
 #: A numbered line of a file (read's `     12\ttext`).
 _NUMBERED = re.compile(r"^\s*\d+\t")
 
@@ -56,8 +67,19 @@ class CommandWords:
         self.properties = {tool: set(names) for tool, names in properties.items()}
         tools = "|".join(sorted(map(re.escape, self.commands), key=len, reverse=True))
         self._call = re.compile(
-            rf"\b(?P<verb>[Cc]all) (?P<tool>{tools})(?P<again> again)?"
-            rf"(?: with (?P<args>{_ASSIGNMENTS.pattern}))?"
+            rf"\b(?P<verb>[Cc]all|[Uu]se) (?P<tool>{tools})(?P<again> again)?"
+            rf"(?: with (?:(?P<args>{_ASSIGNMENTS.pattern})|an? (?P<bare>[a-z_]+)\b))?"
+        )
+        #: A tool named in a sentence whose command has another name (``find_definitions``).
+        renamed = [t for t, c in self.commands.items() if t != c]
+        self._tool = re.compile(
+            rf"(?<![\w`])(?P<tool>{'|'.join(sorted(renamed, key=len, reverse=True))})(?![\w=])"
+            if renamed
+            else r"(?!x)x"
+        )
+        #: An argument named bare: ``max_chars`` (snake case) or `` `path` `` (quoted).
+        self._bare = re.compile(
+            r"`(?P<quoted>[a-z_]+)`|\((?P<paren>[a-z_]+)\)|(?<![\w-])(?P<snake>[a-z]+_[a-z_]+)\b"
         )
         self._set = re.compile(rf"\b(?P<verb>[Ss]et|[Pp]ass) {_ASSIGNMENT}")
         self._named = re.compile(rf"\b(?P<verb>with|using|[Uu]se) (?P<tool>{tools})\b")
@@ -84,6 +106,8 @@ class CommandWords:
         flag = self.flag(tool, name)
         if parsed is True:
             return [flag]
+        if parsed is False:  # a boolean without a default has its --no- form
+            return ["--no-" + name.replace("_", "-")]
         return [flag, str(parsed)]
 
     def _known(self, tool: str, names: Iterable[str]) -> bool:
@@ -95,9 +119,14 @@ class CommandWords:
         pairs = [(m["name"], m["value"]) for m in _ONE.finditer(match["args"] or "")]
         if not self._known(tool, (n for n, _ in pairs)):
             return match[0]
-        verb = "Run" if match["verb"] == "Call" else "run"
+        verb = {"Call": "Run", "call": "run"}.get(match["verb"], match["verb"])
         words = [w for name, value in pairs for w in self.argument(tool, name, value)]
-        if command == self.command:
+        if match["bare"]:
+            # "call read_file with an offset from 1 to 9": the flag, the sentence goes on.
+            if not self._known(tool, [match["bare"]]):
+                return match[0]
+            words = [self.flag(tool, match["bare"])]
+        if command == self.command and verb in ("Run", "run"):
             rest = f" with {shlex.join(words)}" if words else ""
             return f"{verb} the command again{rest}"
         spec = self.specs[command]
@@ -144,7 +173,19 @@ class CommandWords:
         text = _ONE.sub(self._assignment_words, text)
         text = _NAME_LIST.sub(self._list_words, text)
         text = self._problem.sub(self._problem_words, text)
-        return self._named.sub(lambda m: f"{m['verb']} ripsight {self.commands[m['tool']]}", text)
+        text = self._named.sub(lambda m: f"{m['verb']} ripsight {self.commands[m['tool']]}", text)
+        text = _AGAIN.sub(lambda m: f"{'R' if m[1] == 'C' else 'r'}un the command again", text)
+        for said in _NOT_SO_HERE:
+            text = text.replace(said, "")
+        text = self._tool.sub(lambda m: f"ripsight {self.commands[m['tool']]}", text)
+        return self._bare.sub(self._bare_words, text)
+
+    def _bare_words(self, match: re.Match[str]) -> str:
+        name = match["quoted"] or match["paren"] or match["snake"]
+        if not self._known(self.tool, [name]):
+            return match[0]
+        flag = self.flag(self.tool, name)
+        return f"({flag})" if match["paren"] else flag
 
     def _problem_words(self, match: re.Match[str]) -> str:
         name = match["name"]
@@ -179,9 +220,36 @@ def in_command_words(text: str, words: CommandWords, data: tuple[str, ...] = ())
     starting with a path in `data`) unchanged."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if _NUMBERED.match(line) or (data and line.startswith(data)):
+        if _NUMBERED.match(line) or _is_data(line, data):
             continue
         lines[i] = words.line(line)
+    return "\n".join(lines)
+
+
+def _is_data(line: str, data: tuple[str, ...]) -> bool:
+    """A line of the result's data: a path it names, alone or followed by what a listing puts
+    after one (``:12:``, ``-12-``, a tab, two spaces); a sentence that starts with the path
+    (``README.md is Markdown...``, ``app.py: offset 9 is past the end``) is the tool's own
+    words."""
+    for prefix in data:
+        if line.startswith(prefix):
+            rest = line[len(prefix) :]
+            if not rest or rest[0] == "\t" or rest.startswith("  "):
+                return True
+            if rest[0] in ":-" and rest[1:2].isdigit():  # path:12:..., path-12-...
+                return True
+    return False
+
+
+def joined_items(text: str) -> str:
+    """A message whose list items (lines starting "- ") follow a line, with the items on that
+    line: after its colon, separated by "; " (an error fits one line of stderr)."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("- ") and lines:
+            lines[-1] += (" " if lines[-1].endswith(":") else "; ") + line[2:]
+        else:
+            lines.append(line)
     return "\n".join(lines)
 
 

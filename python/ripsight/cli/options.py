@@ -19,6 +19,7 @@ __all__ = [
     "limits_from_args",
     "operation_log_from_args",
     "registry_from_args",
+    "root_of",
     "workspace_error",
 ]
 
@@ -67,8 +68,9 @@ def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]
             _int_at_least(1),
             "N",
             (
-                f"paths one glob call returns unless the call sets limit (default: {d.glob_limit}); "
-                f"calls may ask for up to {d.glob_max_limit}, or this number when it is larger"
+                f"paths a listing returns unless it asks for another number (default: "
+                f"{d.glob_limit}); one may ask for up to {d.glob_max_limit}, or this number when "
+                "it is larger"
             ),
         ),
         "--grep-limit": (
@@ -76,8 +78,8 @@ def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]
             _int_at_least(1),
             "N",
             (
-                "matches (or files) one grep call returns unless the call sets limit "
-                f"(default: {d.grep_limit}); calls may ask for up to {d.grep_max_limit}, or this "
+                "matches (or files) a search returns unless it asks for another number "
+                f"(default: {d.grep_limit}); one may ask for up to {d.grep_max_limit}, or this "
                 "number when it is larger"
             ),
         ),
@@ -95,8 +97,8 @@ def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]
             _int_at_least(1),
             "N",
             (
-                "lines one read_file call returns unless the call sets limit "
-                f"(default: {d.read_limit}); calls may ask for up to {d.read_max_limit}, or this "
+                "lines a read returns unless it asks for another number "
+                f"(default: {d.read_limit}); one may ask for up to {d.read_max_limit}, or this "
                 "number when it is larger"
             ),
         ),
@@ -105,7 +107,7 @@ def _limit_flag_specs() -> dict[str, tuple[str, Callable[[str], Any], str, str]]
             _int_at_least(MIN_LINE_CHARS),
             "N",
             (
-                "read_file cuts each line to this many characters, saying how long it was "
+                "a read cuts each line to this many characters, saying how long it was "
                 f"(default: {d.read_line_chars}, minimum {MIN_LINE_CHARS})"
             ),
         ),
@@ -170,14 +172,17 @@ def limits_from_args(args: argparse.Namespace) -> Any:
     return ToolLimits(**given)
 
 
-def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of the `Workspace` and `Registry` the command works in (shared by all tools)."""
+def add_workspace_arguments(
+    parser: argparse.ArgumentParser, time_budget: float = TIME_BUDGET
+) -> None:
+    """The options of the `Workspace` and `Registry` the command works in (shared by all tools;
+    `time_budget`: the default the help states, when unset)."""
     from ..workspace import DEFAULT_DENY_GLOBS, DEFAULT_EXCLUDE_DIRS
 
     group = parser.add_argument_group("workspace")
     group.add_argument(
         "--root",
-        default=".",
+        default=None,
         metavar="DIR",
         help="the directory every path is relative to and nothing outside of which is read "
         "(default: the current directory)",
@@ -211,10 +216,10 @@ def add_workspace_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--time-budget",
         type=_positive_float,
-        default=TIME_BUDGET,
+        default=None,
         metavar="SECONDS",
         help="time one walk or search may take before it returns what it found so far, "
-        "marked incomplete (default: %(default)g)",
+        f"marked incomplete (default: {time_budget:g})",
     )
 
 
@@ -240,25 +245,38 @@ def workspace_options(args: argparse.Namespace, index: bool = False) -> dict[str
     return {
         "exclude_dirs": excludes,
         "deny": deny,
-        "time_budget": args.time_budget,
+        "time_budget": TIME_BUDGET if args.time_budget is None else args.time_budget,
         "respect_ignore_files": not args.no_ignore_files,
         "index": index,
         "persist": not getattr(args, "no_persist", False),
     }
 
 
-def registry_from_args(args: argparse.Namespace, index: bool = False, root: Any = None) -> Registry:
+def registry_from_args(
+    args: argparse.Namespace, index: bool = False, root: Any = None, limits: Any = None
+) -> Registry:
     """A registry with the built-in tools, bound to the workspace the options describe (`root`:
-    a `Roots` or another root in place of ``--root``)."""
+    a `Workspace`, a `Roots` or another root in place of ``--root``; `limits`: in place of
+    the limit flags')."""
     from ..registry import default_registry
 
     return default_registry(
-        args.root if root is None else root,
-        limits=limits_from_args(args),
+        root_of(args) if root is None else root,
+        limits=limits_from_args(args) if limits is None else limits,
         log=operation_log_from_args(args),
         **workspace_options(args, index),
     )
 
 
+def root_of(args: argparse.Namespace) -> str:
+    """The root the options name: ``--root``, else the current directory.
+
+    ``--root`` defaults to None, not ".", so that "no root given" (the command may search a
+    path elsewhere as its own root, as rg does) stays apart from an explicit ``--root .``,
+    which confines like any other root."""
+    root = getattr(args, "root", None)
+    return "." if root is None else str(root)
+
+
 def workspace_error(args: argparse.Namespace, error: Exception) -> str:
-    return f"cannot use --root {args.root!r} with these options: {error}"
+    return f"cannot use --root {root_of(args)!r} with these options: {error}"

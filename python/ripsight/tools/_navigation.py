@@ -125,11 +125,16 @@ def under(path: str | None) -> str:
 
 
 def candidates_text(result: Any, what: str) -> str:
-    """How many files held the name's text (`what`: "name", "text") of those searched."""
-    return (
-        f"{plural(result.candidate_files, 'file')} containing the {what}, of "
-        f"{thousands(result.files_searched)} searched"
-    )
+    """How many files hold the name's text (`what`: "name", "text"), and where they came from:
+    the files searched (cold), or the symbol index (more candidates than files searched: those
+    are only the files changed since it was written)."""
+    candidates, searched = result.candidate_files, result.files_searched
+    if candidates > searched:
+        changed = f" and {plural(searched, 'changed file')} searched" if searched else ""
+        return f"{plural(candidates, 'file')} containing the {what}, from the symbol index{changed}"
+    if not searched:
+        return f"no file contains the {what}"
+    return f"{plural(candidates, 'file')} containing the {what}, of {thousands(searched)} searched"
 
 
 def page_head(head: str, result: Any, shown: int, total: int) -> str:

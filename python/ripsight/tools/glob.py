@@ -118,31 +118,33 @@ def format_glob(result: GlobResult, sort: str = "path", path: str | None = None)
     """The text a model sees for a `Workspace.glob` result (`path`: the call's)."""
     pattern = '", "'.join([result.pattern, *result.more_patterns])
     where = where_text(result.searched)
+    # As grep says it: "under src" (the workspace root is "in" itself).
+    at = "in the workspace root" if where == "the workspace root" else f"under {where.rstrip('/')}"
     shown = len(result.paths)
     total = result.total
     lines: list[str] = []
     order = " (newest first)" if sort == "mtime" else ""
     if total == 0:
-        header = f'No files match "{pattern}" in {where}'
+        header = f'No files match "{pattern}" {at}'
         if result.files_in_scope is not None:
             held = result.files_in_scope
             header += f", which holds {plural(held, 'file') if held else 'no files'}"
         lines.append(header + ".")
     elif shown == 0:
         lines.append(
-            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
-            f"{where}, but offset={result.offset} is past the end; use an offset below {total}."
+            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" '
+            f"{at}, but offset={result.offset} is past the end; use an offset below {total}."
         )
     elif shown == total:
         lines.append(
-            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" in '
-            f"{where}{order}:"
+            f'{plural(total, "file")} {"matches" if total == 1 else "match"} "{pattern}" '
+            f"{at}{order}:"
         )
     else:
         first = result.offset + 1
         last = result.offset + shown
         lines.append(
-            f'{plural(total, "file")} match "{pattern}" in {where}; showing '
+            f'{plural(total, "file")} match "{pattern}" {at}; showing '
             f"{thousands(first)}-{thousands(last)}{order}:"
         )
     lines.extend(quote_path(path) for path in result.paths)

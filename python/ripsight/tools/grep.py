@@ -238,15 +238,24 @@ def _scope(
 
 
 def _nothing_found(
-    result: GrepResult, pattern: str, scope: str, searched: str, invert: bool, filters: list[str]
+    result: GrepResult,
+    pattern: str,
+    scope: str,
+    searched: str,
+    invert: bool,
+    filters: list[str],
+    types: list[str] | None = None,
 ) -> str:
-    """The first line of a search that found nothing."""
+    """The first line of a search that found nothing (`types`: those the call named)."""
     if invert:
         text = f"No line fails to match {pattern}{scope} ({searched})."
     else:
         text = f"No matches for {pattern}{scope} ({searched})."
     if result.files_searched == 0 and not result.incomplete:
-        if _candidates_skipped(result.skipped):
+        if types:
+            # The type filter leaves nothing whatever else was skipped: say that first.
+            text += f" No file in scope is of type {' or '.join(types)}."
+        elif _candidates_skipped(result.skipped):
             text += " Every file in scope was skipped (see below)."
         elif result.skipped.ignored_by_rules:
             text += " Ignore rules hid every file in scope (see below)."
@@ -322,7 +331,7 @@ def format_grep(
     elif matches == 0:
         filters = ["path", "glob", *(["type"] if types or types_not else [])]
         filters += ["max_depth"] if max_depth is not None else []
-        text = _nothing_found(result, pattern, scope, searched, invert, filters)
+        text = _nothing_found(result, pattern, scope, searched, invert, filters, types)
         if not (case_insensitive or invert) and any(c.isalpha() for c in result.pattern):
             text += " The search is case-sensitive; pass case_insensitive=true to ignore case."
         lines.append(text)

@@ -6,7 +6,7 @@ import functools
 from typing import Any
 
 from .. import codes
-from .._core import ImageResult, NotebookImages, NotebookResult, ReadResult
+from .._core import ImageResult, NotebookImages, NotebookResult, OutlineResult, ReadResult
 from ..errors import InvalidArgumentError
 from ..limits import DEFAULT_LIMITS, LIMITS, ToolLimits
 from ..names import quote_path
@@ -20,6 +20,7 @@ from ._common import (
     ENGINE_RESULT_KEY,
     MAX_OFFSET,
     check_paths,
+    json_text,
     limit_property,
     offset_property,
     plural,
@@ -66,9 +67,11 @@ grep to see code in context.
 
 Reads `limit` lines (default {limits.read_limit}) starting at line `offset` (1-based, default \
 1); the header states the range and the file's total line count, and when more follows the \
-result says which `offset` reads on, and a page that stops before the end of a source file \
-also shows the file's outline (its classes, functions... with their lines: read on at the one \
-you need). Lines over {limits.read_line_chars} characters are cut, \
+result says which `offset` reads on. A default read (from line 1, `limit` unset) that stops \
+before the end of a source file also shows the file's outline (its classes, functions... with \
+their lines: read on at the one you need); after any other range one line says how many \
+definitions the outline holds; outline=false leaves both out, outline=true always shows the \
+outline. Lines over {limits.read_line_chars} characters are cut, \
 saying how long they were. Binary files are not dumped (the result gives size and type). The \
 header names the encoding and line-ending style when they are not plain UTF-8 with LF. Paths \
 are relative to the workspace root (absolute paths inside it work too); files outside the root \
@@ -107,6 +110,13 @@ def read_file_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any]:
                 "are listed).",
             },
             "pages": pages_property(),
+            "outline": {
+                "type": "boolean",
+                "description": "After a page that stops before the end of a source file: true "
+                "shows the file's outline (its definitions with their lines), false nothing of "
+                "it. Default: the outline after a read from line 1 of the default length, one "
+                "line saying how to list it after any other range.",
+            },
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -223,7 +233,19 @@ def run_read_file(
     shown = _read_by_kind(context, workspace, args, limits)
     if shown is not None:
         return shown
-    return _run_text(context, workspace, path, offset, limit, limits, args.get("pages"))
+    outline = _outline_mode(args, limits)
+    return _run_text(context, workspace, path, offset, limit, limits, args.get("pages"), outline)
+
+
+def _outline_mode(args: dict[str, Any], limits: ToolLimits) -> str:
+    """What a page that stops before the end shows of the file's outline: "full" (asked for,
+    or a default read: the file's first section and its outline), "pointer" (one line, after
+    an explicit range) or "none" (outline=false)."""
+    asked = args.get("outline")
+    if asked is not None:
+        return "full" if asked else "none"
+    default_read = args["offset"] == 1 and args["limit"] == limits.read_limit
+    return "full" if default_read else "pointer"
 
 
 def _read_by_kind(
@@ -289,9 +311,11 @@ def _run_text(
     limit: int,
     limits: ToolLimits,
     pages: PageRange | None = None,
+    outline: str = "full",
 ) -> ToolOutput:
     """A plain read of `path`'s lines (an image or a PDF sniffed from its bytes goes to its
-    reader; `pages` is refused, here only, for any file that is not a PDF)."""
+    reader; `pages` is refused, here only, for any file that is not a PDF); `outline`: see
+    `_outline_mode`."""
     reads = context.session.reads
     identify = getattr(workspace, "identify", None)
     if identify is not None and pages is None:  # with pages, the read must sniff the bytes
@@ -317,8 +341,11 @@ def _run_text(
         raise not_a_pdf(result.path)
     # ---- end of PDFs ----
     outline_text: str | None = None
-    if result.kind == "text" and result.next_offset is not None:
-        result, outline_text = _with_outline(context, workspace, result, limits)
+    if result.kind == "text" and result.next_offset is not None and outline != "none":
+        if outline == "full":
+            result, outline_text = _with_outline(context, workspace, result, limits)
+        else:
+            outline_text = _outline_pointer(context, workspace, result, limits)
     earlier = reads.lookup(result)
     if earlier is not None:
         return _already_shown(path, result.lines[0].number, result.lines[-1].number, earlier)
@@ -350,6 +377,29 @@ def _run_text(
     return ToolOutput(text, meta=meta, on_delivered=delivered, code=code)
 
 
+def _outline_of(
+    context: ToolContext, workspace: Workspace | Roots, path: str, limits: ToolLimits
+) -> OutlineResult | None:
+    try:
+        return workspace.outline(path, limit=limits.outline_max_limit, cancel=context.cancel)
+    except Exception:  # noqa: BLE001 - the page stands without an outline
+        return None
+
+
+def _outline_pointer(
+    context: ToolContext, workspace: Workspace | Roots, result: ReadResult, limits: ToolLimits
+) -> str | None:
+    """The one line a page of an explicit range gets instead of the outline."""
+    outline = _outline_of(context, workspace, result.path, limits)
+    if outline is None or outline.refused is not None or not outline.total:
+        return None
+    lines = "its line" if outline.total == 1 else "their lines"
+    return (
+        f"Outline: {plural(outline.total, 'definition')} (call outline with "
+        f"path={json_text(result.path)} for {lines})."
+    )
+
+
 def _with_outline(
     context: ToolContext, workspace: Workspace | Roots, result: ReadResult, limits: ToolLimits
 ) -> tuple[ReadResult, str | None]:
@@ -359,11 +409,8 @@ def _with_outline(
     first lines: a deterministic first section, never cut in the middle). A file without an
     outline (no parser, too large...) keeps its page as it was."""
     budget = context.max_result_chars
-    try:
-        outline = workspace.outline(
-            result.path, limit=limits.outline_max_limit, cancel=context.cancel
-        )
-    except Exception:  # noqa: BLE001 - the page stands without an outline
+    outline = _outline_of(context, workspace, result.path, limits)
+    if outline is None:
         return result, None
     text = compact_outline(outline, int(budget * READ_OUTLINE_SHARE))
     if text is None:

@@ -10,6 +10,7 @@ first newline, so concatenating the pages rebuilds the stored result exactly.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import codes
@@ -21,6 +22,9 @@ __all__ = [
     "READ_RESULT_SCHEMA",
     "read_result_tool",
 ]
+
+#: A numbered line of a file as `read_file` shows it (`    12\ttext`).
+_NUMBERED = re.compile(r"^ *(\d+)\t", re.MULTILINE)
 
 READ_RESULT_DEFAULT_LIMIT = 200
 READ_RESULT_MAX_LIMIT = 2000
@@ -90,8 +94,17 @@ def run_read_result(context: ToolContext, args: dict[str, Any]) -> ToolOutput:
     header = (
         f"{ref}: lines {thousands(first)}-{thousands(last)} of the original result's "
         f"{plural(rows, 'line')}, counted from its first line "
-        f"({thousands(len(entry.text))} characters in all)."
+        f"({thousands(len(entry.text))} characters in all)"
     )
+    # A read's lines carry the file's numbers, one off from the result's (its header is its
+    # line 1): say which the page shows, so neither is taken for the other.
+    numbers = [int(m[1]) for m in _NUMBERED.finditer(body)]
+    if numbers:
+        header += (
+            f"; the numbers in them are the file's own, lines {thousands(numbers[0])}-"
+            f"{thousands(numbers[-1])}"
+        )
+    header += "."
     text = f"{header}\n{body}"
     next_offset = last + 1 if last < rows else None
     if next_offset is not None:

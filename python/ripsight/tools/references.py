@@ -38,10 +38,10 @@ __all__ = [
 _ROLE_TOTALS = (
     ("calls", "call"),
     ("imports", "import"),
-    ("types", "type use"),
+    ("types", "type"),
     ("writes", "write"),
     ("reads", "read"),
-    ("others", "declaration"),
+    ("others", "other"),
 )
 
 

@@ -136,8 +136,9 @@ def _notes(result: Any, budget: int, files_left: int, definitions_left: int) -> 
         notes.append(
             f"Partial: {thousands(result.files_listed)} source files, over the "
             f"{thousands(result.max_files)} a map parses without a symbol index; only the "
-            f"first {thousands(result.max_files)} in path order are ranked. Map a directory "
-            "(path) for a complete map of it."
+            f"{thousands(result.max_files)} shallowest are ranked (in path order within a "
+            "depth: the same files at every call). Map a directory (path) for a complete map "
+            "of it."
         )
     if result.files_not_reached:
         notes.append(
@@ -151,7 +152,8 @@ def _notes(result: Any, budget: int, files_left: int, definitions_left: int) -> 
             for item in result.unparsed
         ]
         notes.append(
-            f"{plural(result.unparsed_total, 'file')} could not be parsed and are not ranked: "
+            f"{plural(result.unparsed_total, 'file')} could not be parsed and "
+            f"{'is' if result.unparsed_total == 1 else 'are'} not ranked: "
             + _named(listed, result.unparsed_total)
             + "."
         )
@@ -239,6 +241,7 @@ def run_repo_map(
             names=names,
             max_chars=max_chars,
             definitions_per_file=limits.repo_map_definitions,
+            max_files=limits.repo_map_max_files,
             cancel=context.cancel,
         )
 

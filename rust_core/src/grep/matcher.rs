@@ -22,10 +22,16 @@ pub(super) fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreE
     // Otherwise the CRLF line terminator stays: the matcher never matches across lines, which
     // lets the searcher look for matches in whole buffers rather than line by line.
     builder.build(&options.pattern).map_err(|error| {
-        // The parser's message quotes the pattern: cut each of its lines, so a huge pattern
-        // does not flood the message.
+        // The matcher parses the pattern inside a group of its own (`(?:foo\)` for `foo\`),
+        // so a syntax error is told from the pattern as given when it has one there: its
+        // message quotes the user's pattern and names the real cause (a trailing backslash,
+        // not an unclosed group). The parser's message quotes the pattern: cut each of its
+        // lines, so a huge pattern does not flood the message.
+        let error = match regex_syntax::Parser::new().parse(&options.pattern) {
+            Err(own) if !options.literal => own.to_string(),
+            _ => error.to_string(),
+        };
         let message = error
-            .to_string()
             .lines()
             .map(|line| shorten(line, 200))
             .collect::<Vec<_>>()

@@ -68,6 +68,11 @@ pub(super) fn build(shared: &Shared) {
             go_live(shared, table, watcher, Some((data, id)));
             break true;
         }
+        if !shared.build {
+            return fail(
+                "there is no valid index file for this tree (and no build was asked for)".into(),
+            );
+        }
         if let Some(writer) = shared.store.try_lock() {
             // Another process may have finished between the look and the lock.
             if let Some((data, id)) = shared.store.load() {

@@ -69,6 +69,8 @@ pub(super) struct Shared {
     pub(super) store: Store,
     /// The outliner the symbol index parses with (`None`: no symbol index is kept).
     pub(super) outliner: Option<Arc<crate::outline::outliner::Outliner>>,
+    /// Whether this process builds index files when there are none (`IndexOptions::build`).
+    pub(super) build: bool,
     /// Files the symbol index's build has parsed, and is to parse.
     pub(super) symbol_parsed: AtomicU64,
     pub(super) symbol_total: AtomicU64,

@@ -108,6 +108,11 @@ pub(super) fn build(shared: &Shared, outliner: &Outliner) {
         if let Some((data, id)) = store.load_as::<Symbols>() {
             return set(data, Some(id), true);
         }
+        if !shared.build {
+            return fail(
+                "there is no valid symbol file for this tree (and no build was asked for)".into(),
+            );
+        }
         if let Some(writer) = store.try_lock() {
             if let Some((data, id)) = store.load_as::<Symbols>() {
                 return set(data, Some(id), true);

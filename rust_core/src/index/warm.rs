@@ -94,6 +94,8 @@ crate::record! {
         pub symbol_merges: u64,
         /// Symbol files written by other processes that this one took over.
         pub symbol_adoptions: u64,
+        /// A background job (a merge, rebuild or adoption of either index) is running.
+        pub refreshing: bool,
     }
 }
 
@@ -117,6 +119,11 @@ pub struct IndexOptions {
     /// The outliner whose workers parse the tree for the symbol index, built after the table
     /// (`None`: no symbol index; references and definitions parse their candidates cold).
     pub outliner: Option<Arc<Outliner>>,
+    /// Build (and merge into) the index files when there are no valid ones (default true);
+    /// false only loads the files already there, for a process that is not to spend a build:
+    /// without one, calls are answered cold (the index is a fallback, the symbol index failed),
+    /// and no merge or rebuild runs in the background.
+    pub build: bool,
 }
 
 impl Default for IndexOptions {
@@ -125,6 +132,7 @@ impl Default for IndexOptions {
             index_dir: None,
             persist: true,
             outliner: None,
+            build: true,
         }
     }
 }
@@ -154,6 +162,7 @@ impl WarmIndex {
             cold_calls: AtomicU64::new(0),
             store: store::Store::new(workspace, options.index_dir.as_deref(), options.persist),
             outliner: options.outliner,
+            build: options.build,
             symbol_parsed: AtomicU64::new(0),
             symbol_total: AtomicU64::new(0),
         });
@@ -231,6 +240,7 @@ impl WarmIndex {
             symbols_failure: live.symbols.failure.clone(),
             symbol_merges: live.symbols.merges,
             symbol_adoptions: live.symbols.adoptions,
+            refreshing: live.reindexing || live.symbols.refreshing,
         }
     }
 
@@ -413,7 +423,8 @@ impl WarmIndex {
             return None;
         }
         let damaged = live.data.postings.damaged();
-        if !live.reindexing && live.retry_after.is_none_or(|t| Instant::now() >= t) {
+        let due = live.retry_after.is_none_or(|t| Instant::now() >= t);
+        if self.shared.build && !live.reindexing && due {
             let on_disk = self.shared.store.on_disk();
             if damaged {
                 self.start_job(&mut live, Job::Rebuild);
@@ -446,6 +457,8 @@ impl WarmIndex {
             let on_disk = self.shared.store.symbols().on_disk();
             let job = if on_disk.is_some() && on_disk != live.symbols.id {
                 Some(SymbolJob::Adopt)
+            } else if !self.shared.build {
+                None
             } else {
                 let grown = overlay::overlay(&mut live, revision, &data).len();
                 (grown >= live.symbols.overlay_after + REFRESH_SYMBOLS_AFTER_CHANGED_FILES)

@@ -2,9 +2,9 @@
 //! references in the workers, as `find_references` parses its candidates (or taken from the
 //! outline cache), for a tree without a symbol index.
 //!
-//! Bounded twice: at most `max_files` files are parsed (the first in path order; the graph then
-//! says it is capped), and the call's deadline stops the parses (the files not reached are
-//! counted). A file that cannot be parsed costs its own definitions and references, never the
+//! Bounded twice: at most `max_files` files are parsed (the shallowest, in path order within a
+//! depth; the graph then says it is capped), and the call's deadline stops the parses (the files
+//! not reached are counted). A file that cannot be parsed costs its own definitions and references, never the
 //! call. Markdown is left out: its headings are no code another file uses.
 
 use std::collections::HashMap;
@@ -46,6 +46,20 @@ pub struct Collected {
     pub files_not_reached: u64,
 }
 
+/// The `keep` files of `code` (in path order) a capped map parses: the shallowest first (a
+/// tree's top directories before one deep corner of it), in path order within a depth; the
+/// choice depends on the paths alone, never on time. Returned in path order.
+fn capped(mut code: Vec<&OsString>, keep: usize) -> Vec<&OsString> {
+    if code.len() > keep {
+        let depth = |p: &OsString| p.as_encoded_bytes().iter().filter(|&&b| b == b'/').count();
+        // Stable: path order within a depth.
+        code.sort_by_key(|p| depth(p));
+        code.truncate(keep);
+        code.sort();
+    }
+    code
+}
+
 /// One file's part, as a worker's parse gives it: definitions and referenced names by text.
 struct FileSymbols {
     definitions: Vec<(String, GraphDefinition)>,
@@ -73,7 +87,7 @@ pub fn collect(
     };
     let parsed = code.len().min(max_files);
     out.files_over_cap = (code.len() - parsed) as u64;
-    let candidates = &code[..parsed];
+    let candidates = &capped(code, parsed);
     let keep = |_: &Source, parsed: Arc<Parsed>| symbols(&parsed);
     let outcomes = outline_all(workspace, outliner, candidates, deadline, true, &keep);
 
@@ -176,5 +190,29 @@ fn symbols(parsed: &Parsed) -> FileSymbols {
     FileSymbols {
         definitions,
         references,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cap_keeps_the_shallowest_files_in_path_order() {
+        let paths: Vec<OsString> = ["a/b/c/deep.c", "a/b/mid.c", "b/x.c", "top.c", "z/y.c"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let code: Vec<&OsString> = paths.iter().collect();
+        let kept: Vec<&str> = capped(code.clone(), 3)
+            .iter()
+            .map(|p| p.to_str().unwrap())
+            .collect();
+        assert_eq!(kept, ["b/x.c", "top.c", "z/y.c"]);
+        assert_eq!(
+            capped(code.clone(), 9),
+            code,
+            "under the cap: every file, as given"
+        );
     }
 }

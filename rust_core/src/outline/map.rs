@@ -106,8 +106,8 @@ crate::record! {
         pub unparsed: Vec<UnparsedFile>,
         /// Files without a parse.
         pub unparsed_total: u64,
-        /// Source files not parsed because there were more than the cap (the first in path
-        /// order were parsed).
+        /// Source files not parsed because there were more than the cap (the shallowest were
+        /// parsed, in path order within a depth).
         pub files_over_cap: u64,
         /// The cap on files parsed.
         pub max_files: u64,

@@ -191,6 +191,7 @@ pub(crate) const ENGINE: &[Keyword<EngineOptions>] = &[
         default: |o, py| py_value(py, o.index_options.index_dir.as_deref()),
     },
     keyword!("persist", flag => index_options.persist),
+    keyword!("index_build", flag => index_options.build),
 ];
 
 /// `Engine.glob(pattern, **options)` (the pattern, one glob or several, is positional).
