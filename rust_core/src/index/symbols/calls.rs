@@ -22,8 +22,8 @@ use crate::outline::refs::{Reference, References};
 use crate::outline::role::Role;
 
 use super::super::format::{Invalid, Kind, Writer, le_u64};
-use super::write::push_varint;
-use super::{StoredFile, Symbols, read_varint, unzigzag, zigzag};
+use super::varint::{push_varint, read_varint, unzigzag, zigzag};
+use super::{StoredFile, Symbols};
 
 /// The lists of the files added so far, with build ids.
 #[derive(Default)]

@@ -51,9 +51,13 @@ use super::store::Content;
 
 mod calls;
 mod fresh;
+mod varint;
 mod write;
 
 pub(super) use calls::body_calls;
+#[cfg(test)]
+use varint::zigzag;
+use varint::{read_varint, unzigzag};
 pub(super) use write::{Builder, Input, Outcome};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -69,27 +73,6 @@ pub(super) enum Status {
     Unparsed = 1,
     /// No parser after all (an extensionless file without a `#!` line).
     NoParser = 2,
-}
-
-pub(super) fn read_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            return Some(v);
-        }
-    }
-    None
-}
-
-pub(super) fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 /// One name's run of references decoded (see the module doc); a run that does not decode ends

@@ -1,6 +1,6 @@
 //! The symbol file's tests: what is written reads back, and no damage is trusted.
 
-use super::write::push_varint;
+use super::varint::push_varint;
 use super::*;
 use crate::index::format::reseal;
 use crate::outline::parse::{Entry, Parsed};

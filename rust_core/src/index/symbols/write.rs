@@ -23,7 +23,8 @@ use crate::outline::role::Role;
 use super::super::base::{RECORD, push_record};
 use super::super::format::{Kind, SYMBOLS, Writer};
 use super::calls::CallLists;
-use super::{DEFINITION, FILE_INFO, NONE, Status, StoredReference, Symbols, decode_run, zigzag};
+use super::varint::{push_varint, zigzag};
+use super::{DEFINITION, FILE_INFO, NONE, Status, StoredReference, Symbols, decode_run};
 
 /// One file handed to [`build`].
 pub(in crate::index) struct Input {
@@ -43,18 +44,6 @@ pub(in crate::index) enum Outcome {
 /// The position of a choice's name in its list: its code in the file.
 fn code_of(name: &str, names: &[&str]) -> u8 {
     names.iter().position(|n| *n == name).unwrap_or(0) as u8
-}
-
-pub(super) fn push_varint(out: &mut impl Extend<u8>, mut v: u64) {
-    let mut bytes = [0u8; 10];
-    let mut len = 0;
-    while v >= 0x80 {
-        bytes[len] = (v as u8) | 0x80;
-        len += 1;
-        v >>= 7;
-    }
-    bytes[len] = v as u8;
-    out.extend(bytes[..=len].iter().copied());
 }
 
 /// A name's references as they are encoded while building, with the file and line of the last
