@@ -357,6 +357,19 @@ def test_truncated_or_failed_reads_are_not_remembered(tmp_path):
     finally:
         budget_module._truncate_middle = budget_truncate
 
+    # A read that failed showed nothing: the same file, unchanged, is delivered in full at the
+    # next call, and only a read that delivered it is remembered.
+    (tmp_path / "small.txt").write_text("hello from small\n")
+    fake.fail_with = ripsight.UnreadableError("small.txt: the disk failed")
+    failed = run(reg, "read_file", '{"path": "small.txt"}', "c3")
+    assert failed.is_error and "hello from small" not in failed.content
+    fake.fail_with = None
+    delivered = run(reg, "read_file", '{"path": "small.txt"}', "c4")
+    assert not delivered.is_error and "hello from small" in delivered.content
+    assert "Already shown" not in delivered.content
+    again = run(reg, "read_file", '{"path": "small.txt"}', "c5")
+    assert "Already shown" in again.content and "(id c4)" in again.content, again.content
+
 
 def test_reset_session_forgets_reads(reg, fake):
     run(reg, "read_file", '{"path": "a.py"}', "c1")
