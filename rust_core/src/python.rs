@@ -292,8 +292,6 @@ impl Engine {
         let workspace = Arc::clone(&self.workspace);
         let index = self.index.clone();
         run_detached(py, &cancel, move || {
-            // While the index builds, it waits for this search (which answers cold).
-            let _hold = index.as_ref().and_then(|index| index.hold());
             grep::search(&workspace, &options, candidate_source(&index))
         })
     }

@@ -55,12 +55,19 @@ fn grep_files(ws: &Workspace, index: Option<&WarmIndex>) -> Vec<(String, u64)> {
 
 #[test]
 fn a_truncated_index_or_symbol_file_is_answered_around_and_rebuilt() {
-    let tree = common::generated_tree(200, |i| {
-        (
-            format!("d{}/f{i}.py", i % 7),
-            format!("def compute{i}(x):\n    return helper(x) + {i}\n"),
-        )
-    });
+    let files: Vec<(String, String)> = (0..200)
+        .map(|i| {
+            (
+                format!("d{}/f{i}.py", i % 7),
+                format!("def compute{i}(x):\n    return helper(x) + {i}\n"),
+            )
+        })
+        .collect();
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let tree = common::tree(&borrowed);
     // Identities over a second old vouch for the contents the files record.
     std::thread::sleep(Duration::from_millis(1200));
     let store = tempfile::tempdir().expect("tempdir");

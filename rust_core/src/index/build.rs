@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::walker::thread_count;
 
 use super::files;
-use super::live::{Data, IndexState, Live, Shared, WalkRules, lock, scan_subtree};
+use super::live::{Data, IndexState, Live, Shared, lock, scan_subtree};
 use super::memory;
 use super::postings::{Built, Indexed, Postings};
 use super::source;
@@ -58,11 +58,7 @@ pub(super) fn build(shared: &Shared) {
         "",
         &BTreeMap::new(),
         &BTreeSet::new(),
-        // A call made meanwhile (answered cold) holds this walk: see `hold`.
-        WalkRules {
-            give_way: true,
-            ..WalkRules::default()
-        },
+        false,
     ) {
         return fail(reason);
     }
@@ -246,10 +242,7 @@ fn read_postings(shared: &Shared, files: &[(String, u64)]) -> (Built, Vec<Indexe
             .map(|(file, _)| file)
             .map_err(|_| std::io::Error::other("not a readable regular file"))
     };
-    let stop = || {
-        shared.give_way();
-        shared.stop.load(Ordering::Relaxed)
-    };
+    let stop = || shared.stop.load(Ordering::Relaxed);
     Postings::build(files, thread_count(workspace), &open, &stop)
 }
 

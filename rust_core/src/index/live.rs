@@ -74,14 +74,6 @@ pub(super) struct Shared {
     pub(super) symbol_total: AtomicU64,
 }
 
-impl Shared {
-    /// Between two files of a build or a merge (n-gram reads, symbol parses): waits while a
-    /// call holds the builds (`hold`); `close()` ends the wait.
-    pub(super) fn give_way(&self) {
-        super::hold::give_way(Some(&self.stop));
-    }
-}
-
 /// The table, its watcher and the index data, behind `Shared::live`.
 pub(super) struct Live {
     pub(super) state: IndexState,
@@ -304,10 +296,7 @@ impl Live {
                 "",
                 &previous,
                 stale,
-                WalkRules {
-                    require_trusted,
-                    give_way: false,
-                },
+                require_trusted,
             );
         }
         // The parent may itself be gone or outside the table: then its own change covers it.
@@ -330,7 +319,7 @@ impl Live {
         let Some(watcher) = self.watcher.as_mut() else {
             return Ok(());
         };
-        let mut scan = source::scan(workspace, dir, true, None, false);
+        let mut scan = source::scan(workspace, dir, true, None);
         if scan.missing {
             // Gone: forget it (its parent's change re-lists the parent).
             self.table.remove_below(dir);
@@ -371,7 +360,7 @@ impl Live {
                     &child,
                     &before,
                     stale,
-                    WalkRules::default(),
+                    false,
                 )?;
             }
         }
@@ -403,16 +392,6 @@ fn guard_links(
     }
 }
 
-/// How [`scan_subtree`] walks.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct WalkRules {
-    /// Only identities old enough vouch for a file's contents (`Table::add_scan`).
-    pub(super) require_trusted: bool,
-    /// The first build's walk: it waits between two directories while a call holds the builds
-    /// (`hold`). Never a call's own rescan (the call would wait for itself).
-    pub(super) give_way: bool,
-}
-
 /// Walks `dir` into `table` and watches every directory it enters, before listing it (so
 /// nothing created in it after its listing is missed). The walk is repeated while it finds a
 /// directory that is not watched (none, unless one vanished meanwhile). A watch that cannot be
@@ -424,7 +403,7 @@ pub(super) fn scan_subtree(
     dir: &str,
     previous: &BTreeMap<String, FileEntry>,
     stale: &BTreeSet<String>,
-    rules: WalkRules,
+    require_trusted: bool,
 ) -> Result<(), String> {
     // A directory that vanished before its watch was added is left out: the change that
     // removed it is queued for its parent.
@@ -444,7 +423,7 @@ pub(super) fn scan_subtree(
     let mut gone: BTreeSet<String> = BTreeSet::new();
     for _ in 0..MAX_SCAN_ROUNDS {
         let adder = watcher.adder();
-        let scan = source::scan(workspace, dir, false, adder.as_ref(), rules.give_way);
+        let scan = source::scan(workspace, dir, false, adder.as_ref());
         if let Some(adder) = adder {
             watcher.register(adder);
         }
@@ -476,7 +455,7 @@ pub(super) fn scan_subtree(
             if watcher.recheck_reason().is_some() {
                 table.require_vouched();
             }
-            let linked = table.add_scan(scan, previous, stale, rules.require_trusted);
+            let linked = table.add_scan(scan, previous, stale, require_trusted);
             guard_links(workspace, table, watcher, linked);
             return Ok(());
         }

@@ -49,7 +49,6 @@ mod build;
 mod excludes;
 pub mod files;
 mod format;
-mod hold;
 mod list;
 mod live;
 mod memory;
@@ -82,7 +81,6 @@ use crate::outline::references::{ReferencesOptions, ReferencesOutput};
 use crate::workspace::Workspace;
 
 use build::Job;
-pub use hold::IndexHold;
 use live::{Data, Live, Shared, lock};
 pub use live::{IndexMode, IndexState};
 use symbol_build::SymbolJob;
@@ -403,24 +401,6 @@ impl WarmIndex {
             maps.push((key, Arc::clone(&graph)));
         }
         Some(Ok(graph))
-    }
-
-    /// While the first build of the index or of the symbol index runs: holds the builds (of
-    /// every index of the process) while the returned guard lives: their threads stop between
-    /// two directories, files or parses until no call holds them (`hold`); `None` otherwise.
-    /// A call made meanwhile, which the cold engine answers, takes one for its run, so that it
-    /// has the machine a cold call would have had and answers as completely within its time
-    /// budget (issue 37, item 8).
-    pub fn hold(&self) -> Option<IndexHold> {
-        let building = {
-            let live = lock(&self.shared.live);
-            live.state == IndexState::Building
-                || matches!(
-                    live.symbols.phase,
-                    SymbolPhase::Waiting | SymbolPhase::Building
-                )
-        };
-        building.then(IndexHold::take)
     }
 
     /// Waits until the first build is done (or `timeout` passes); true when ready.

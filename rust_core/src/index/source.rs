@@ -29,8 +29,6 @@ struct Collector<'a> {
     /// Watches each directory before it is listed.
     adder: Option<&'a Adder>,
     workspace: &'a Workspace,
-    /// The first build's walk: gives way to the calls that hold the builds (`hold`).
-    give_way: bool,
 }
 
 impl Collector<'_> {
@@ -57,9 +55,6 @@ impl FileVisitor for Collector<'_> {
     }
 
     fn visit_dir(&mut self, relative: &[u8], dir: BorrowedFd<'_>) -> bool {
-        if self.give_way {
-            super::hold::give_way(None);
-        }
         if let Some(path) = self.name(relative) {
             self.scan.dirs.push((path, dir_meta(dir)));
         }
@@ -90,15 +85,8 @@ impl FileVisitor for Collector<'_> {
 
 /// Walks `dir` (relative to the root, "" for the root) with the cold engine's rules: the whole
 /// subtree, or only its direct entries when `shallow`. `adder` watches every directory below
-/// `dir` the walk enters, before listing it. `give_way`: the first build's walk, which waits
-/// between two directories while a call holds the builds (`hold`); never a call's own rescan.
-pub(crate) fn scan(
-    workspace: &Workspace,
-    dir: &str,
-    shallow: bool,
-    adder: Option<&Adder>,
-    give_way: bool,
-) -> Scan {
+/// `dir` the walk enters, before listing it.
+pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool, adder: Option<&Adder>) -> Scan {
     let fd = match boundary::open_beneath(
         workspace.root_dir().fd(),
         dir.as_bytes(),
@@ -129,7 +117,6 @@ pub(crate) fn scan(
         scan: Scan::default(),
         adder,
         workspace,
-        give_way,
     });
     let mut scan = Scan::default();
     let mut reported = SkipCounts::default();

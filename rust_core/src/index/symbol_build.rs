@@ -257,7 +257,6 @@ fn parse(
                 let Some((path, _, _)) = chunk.get(i) else {
                     break;
                 };
-                shared.give_way();
                 let path = std::ffi::OsStr::new(path.as_str());
                 let outcome = outline_one(workspace, outliner, path, true, &keep);
                 *lock(&slots[i]) = Some(outcome);

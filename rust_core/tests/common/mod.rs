@@ -28,15 +28,6 @@ pub fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-/// [`tree`] of files whose paths and contents were made (`n` files by `file(i)`).
-pub fn generated_tree(n: usize, file: impl Fn(usize) -> (String, String)) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for (path, content) in (0..n).map(file) {
-        write(dir.path(), &path, content);
-    }
-    dir
-}
-
 /// A temporary directory holding the files `names`, each one line long.
 pub fn files(names: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
