@@ -357,6 +357,19 @@ def test_truncated_or_failed_reads_are_not_remembered(tmp_path):
     finally:
         budget_module._truncate_middle = budget_truncate
 
+    # A read that failed showed nothing: the same file, unchanged, is delivered in full at the
+    # next call, and only a read that delivered it is remembered.
+    (tmp_path / "small.txt").write_text("hello from small\n")
+    fake.fail_with = ripsight.UnreadableError("small.txt: the disk failed")
+    failed = run(reg, "read_file", '{"path": "small.txt"}', "c3")
+    assert failed.is_error and "hello from small" not in failed.content
+    fake.fail_with = None
+    delivered = run(reg, "read_file", '{"path": "small.txt"}', "c4")
+    assert not delivered.is_error and "hello from small" in delivered.content
+    assert "Already shown" not in delivered.content
+    again = run(reg, "read_file", '{"path": "small.txt"}', "c5")
+    assert "Already shown" in again.content and "(id c4)" in again.content, again.content
+
 
 def test_reset_session_forgets_reads(reg, fake):
     run(reg, "read_file", '{"path": "a.py"}', "c1")
@@ -657,6 +670,51 @@ def test_junk_gets_a_specific_answer(call, code, content):
     assert result.is_error
 
 
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        (
+            None,
+            f"The tool call has no tool name, so nothing was run. {AVAILABLE} Call one of them by name.",
+        ),
+        (
+            7,
+            (
+                "The tool name must be a string, but this call's name is the integer 7, so nothing "
+                f"was run. {AVAILABLE} Call one of them by name."
+            ),
+        ),
+        (
+            2.5,
+            (
+                "The tool name must be a string, but this call's name is the number 2.5, so nothing "
+                f"was run. {AVAILABLE} Call one of them by name."
+            ),
+        ),
+        (
+            ["grep"],
+            (
+                "The tool name must be a string, but this call's name is an array, so nothing was "
+                f"run. {AVAILABLE} Call one of them by name."
+            ),
+        ),
+    ],
+)
+def test_a_tool_call_built_with_a_name_that_is_no_string_is_the_callers_mistake(name, content):
+    """Issue 37, item 9: a `ToolCall` made by a host with a junk name (the dataclass does not
+    check its fields) is answered as the same dict would be, never as an internal error; alone
+    and in a turn of calls."""
+    reg = default_registry(_FUZZ_ROOT)
+    call = ToolCall("c1", name, "{}")
+    result = reg.execute(call)
+    assert (result.meta["code"], result.content, result.call_id) == ("unknown_tool", content, "c1")
+    assert result.is_error
+    [in_turn, fine] = reg.execute_many([call, ToolCall("c2", "glob", '{"pattern": "*"}')])
+    assert (in_turn.meta["code"], in_turn.content) == ("unknown_tool", content)
+    assert not fine.is_error
+    assert [r.status for r in reg.log.records()][-2:] == ["contract_error", "done"]
+
+
 def test_a_call_id_of_another_type_is_echoed_as_its_text():
     reg = default_registry(_FUZZ_ROOT)
     assert reg.execute({"id": 0, "name": "glob", "arguments": {}}).call_id == "0"
@@ -706,5 +764,15 @@ def test_junk_in_every_field_gets_one_answer_never_internal(fields, sdk):
 @given(call=json_values)
 def test_a_call_of_any_json_value_gets_one_answer_never_internal(call):
     result = _FUZZ_REGISTRY.execute(call)
+    assert isinstance(result, ToolResult) and result.content
+    assert result.meta["code"] != "internal", (result.content, result.meta)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(call_id=json_values, name=json_values, arguments=json_values)
+def test_a_tool_call_with_junk_in_any_field_gets_one_answer_never_internal(
+    call_id, name, arguments
+):
+    result = _FUZZ_REGISTRY.execute(ToolCall(call_id, name, arguments))
     assert isinstance(result, ToolResult) and result.content
     assert result.meta["code"] != "internal", (result.content, result.meta)

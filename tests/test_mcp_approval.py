@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -61,7 +62,9 @@ def tree(tmp_path: Path) -> Path:
 
 def _server(root: Path, log: Path, *flags: str) -> StdioServerParameters:
     args = ["-m", "ripsight.cli", "mcp", "--root", str(root), "--no-index", "--log", str(log)]
-    return StdioServerParameters(command=sys.executable, args=[*args, *flags])
+    # The whole environment (the SDK passes a few variables only): PYTHONPATH names the
+    # package under test when it is not the one installed.
+    return StdioServerParameters(command=sys.executable, args=[*args, *flags], env=dict(os.environ))
 
 
 Answer = Callable[[str], Any]
@@ -235,6 +238,36 @@ def test_a_person_who_does_not_answer_in_time_is_a_refusal(tree: Path, tmp_path:
     text, is_error = run(_server(tree, log, *flags), "elicitation", slow, body, tmp_path / "e.log")
     assert is_error and "and no answer came within 0.5 s, so it is refused." in text, text
     assert _records(log)[-1]["approval"]["decided_by"] == "deadline"
+
+
+def test_progress_says_that_the_call_waits_for_the_person(tree: Path, tmp_path: Path) -> None:
+    """Issue 37, item 10: while the question waits (elicitation/create sent, no answer yet), the
+    progress notifications of the call say so; once answered, the call runs."""
+    log = tmp_path / "ops.jsonl"
+    seen: list[str] = []
+    answered = asyncio.Event()
+
+    async def slow(context: Any, params: Any) -> Any:
+        await asyncio.sleep(2.0)  # four progress periods of the server's (0.5 s)
+        answered.set()
+        return types.ElicitResult.model_validate(ALLOW_ONCE)
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append(f"{'answered' if answered.is_set() else 'asking'}: {message}")
+
+    async def body(call: Any) -> Any:
+        return _text(
+            await call("read_file", {"path": "private/notes.txt"}, progress_callback=progress)
+        )
+
+    flags = ("--ask", "private/**", "--approval-deadline", "30")
+    text, is_error = run(_server(tree, log, *flags), "elicitation", slow, body, tmp_path / "e.log")
+    assert not is_error and MARKER in text, text
+    asking = [m for m in seen if m.startswith("asking: ")]
+    assert len(asking) >= 2, seen
+    assert all(
+        m.startswith("asking: read_file waiting for the person to approve it (") for m in asking
+    ), seen
 
 
 def test_ask_rules_come_from_a_config_file_too(tree: Path, tmp_path: Path) -> None:

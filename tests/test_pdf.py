@@ -401,6 +401,25 @@ def test_the_deadline_kills_a_parse_that_runs_long(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads VmHWM from /proc")
+def test_a_worker_killed_at_its_deadline_still_reports_its_peak_memory(tmp_path: Path) -> None:
+    """Issue 37, item 10: the engine reads the killed worker's peak (VmHWM) before the kill, so
+    the failure says what the parse took, as an answered one does."""
+    (tmp_path / "forms.pdf").write_bytes(nested_forms_pdf(40, text=False))
+    (tmp_path / "good.pdf").write_bytes(text_pdf(["Still alive"]))
+    ws = Workspace(tmp_path)
+    answered = ws._engine.read_pdf("good.pdf")
+    assert answered.failure is None and answered.peak_rss_bytes is not None
+    read = ws._engine.read_pdf("forms.pdf", deadline_ms=300)
+    assert read.failure == "deadline", read
+    # At least the interpreter with PDFium loaded, at most the worker's address-space limit.
+    assert read.peak_rss_bytes is not None, read
+    assert 5 << 20 < read.peak_rss_bytes <= 256 << 20, read.peak_rss_bytes
+    with pytest.raises(PdfError) as raised:
+        pdf_text(read)
+    assert raised.value.peak_rss_bytes == read.peak_rss_bytes
+
+
 def test_parallel_pdf_reads_are_all_answered(tmp_path: Path) -> None:
     for i in range(4):
         (tmp_path / f"d{i}.pdf").write_bytes(text_pdf([f"Document {i}"]))

@@ -7,9 +7,13 @@ node packages.
 
 Each test counts where the two answers agree and sorts every disagreement into the kinds
 docs/reference-oracles.md explains, which the test recognizes; a disagreement of no known kind
-fails it. Each prints its agreement (pytest -s shows it); the figures in
-docs/reference-oracles.md come from these runs. A tool or tree that is not on the machine
-skips its test (.ci/run installs the Debian packages).
+fails it, and so do too many disagreements of the kinds that are catch-alls ("cscope only",
+"ours only", "jedi only", "another binding of the name", ...), too low an agreement either way,
+or too few answers from the oracle itself (an oracle that answers nothing agrees with nothing).
+Each prints its agreement (pytest -s shows it); the figures in docs/reference-oracles.md come
+from these runs, and each floor sits a little under its measured figure. A tool or tree that is
+not on the machine skips its test, and fails it under CI (.ci/run installs the Debian packages;
+tests/_oracles.py).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _oracles import missing
 from ripsight import Workspace
 
 pytestmark = pytest.mark.slow
@@ -59,7 +64,7 @@ C_NAMES = (
 def tool(name: str, package: str) -> str:
     found = shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed (apt-get install {package})")
+        missing(name, f"apt-get install {package}")
     return found
 
 
@@ -68,7 +73,7 @@ def kernel_part(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """kernel/ and mm/ of Debian's linux-source-6.1, unpacked once for the module."""
     tarballs = sorted(glob.glob("/usr/src/linux-source-6.1.tar.*"))
     if not tarballs:
-        pytest.skip("linux-source-6.1 is not installed (apt-get install linux-source-6.1)")
+        missing("linux-source-6.1", "apt-get install linux-source-6.1")
     root = tmp_path_factory.mktemp("kernel")
     with tarfile.open(tarballs[0]) as archive:
         members = [
@@ -110,7 +115,7 @@ def test_c_callers_match_cscope(kernel_part: Path) -> None:
         capture_output=True,
     )
     kinds: Counter[str] = Counter()
-    agreed = total = 0
+    agreed = total = theirs_total = 0
     callers_agreed = callers_total = 0
     with Workspace(kernel_part, time_budget=600) as ws:
         for name in C_NAMES:
@@ -127,6 +132,7 @@ def test_c_callers_match_cscope(kernel_part: Path) -> None:
                 path, caller, line, _ = row.split(" ", 3)
                 if path.endswith((".c", ".h")):
                     theirs[(path, int(line))] = caller
+            theirs_total += len(theirs)
             result = ws.references(name, role="call", limit=None)
             ours = {(r.path, r.line): r.enclosing or "<global>" for r in result.references}
             for key in theirs.keys() | ours.keys():
@@ -141,15 +147,23 @@ def test_c_callers_match_cscope(kernel_part: Path) -> None:
                 kinds[disagreement(name, key in theirs, lines, key[1], text)] += 1
     print(
         f"\ncscope callers: {agreed}/{total} call sites agree ({agreed / total:.1%}); "
-        f"the caller's name agrees at {callers_agreed}/{callers_total}; "
-        f"disagreements: {dict(kinds)}"
+        f"cscope lists {theirs_total}; the caller's name agrees at {callers_agreed}/"
+        f"{callers_total}; disagreements: {dict(kinds)}"
     )
-    assert kinds["unexplained"] == 0, kinds
-    assert agreed / total >= 0.85
+    # Measured (6.1.192): cscope lists 769 call sites; 765 of the 773 either lists agree
+    # (99.0%), the caller's name at 759 of 765 (99.2%); 4 "ours only", 1 "cscope only", 3 in
+    # macro bodies.
+    assert theirs_total >= 700, "cscope answered too little to compare with"
+    assert agreed / total >= 0.97 and agreed / theirs_total >= 0.97
+    assert callers_agreed / callers_total >= 0.97
+    assert kinds["cscope only"] <= total * 0.01, kinds
+    assert kinds["ours only"] <= total * 0.01, kinds
+    assert sum(kinds.values()) - kinds["macro body"] <= total * 0.02, kinds
 
 
 def disagreement(name: str, only_theirs: bool, lines: list[str], line: int, text: str) -> str:
-    """The kind of one disagreement (docs/reference-oracles.md), or "unexplained"."""
+    """The kind of one disagreement (docs/reference-oracles.md); "cscope only" and "ours only"
+    are what no rule explains, and the test bounds them."""
     if in_macro_body(lines, line):
         # tree-sitter leaves a macro's body unparsed text; cscope reads its tokens.
         return "macro body"
@@ -172,7 +186,7 @@ def test_c_references_match_global(kernel_part: Path) -> None:
     global_ = tool("global", "global")
     subprocess.run([gtags], cwd=kernel_part, check=True, timeout=600, capture_output=True)
     kinds: Counter[str] = Counter()
-    agreed = total = 0
+    agreed = total = theirs_total = 0
     with Workspace(kernel_part, time_budget=600) as ws:
         for name in C_NAMES:
             # `-r` lists the uses of a name the tree defines, `-s` those of a name it does not
@@ -190,6 +204,7 @@ def test_c_references_match_global(kernel_part: Path) -> None:
                 for row in run.stdout.splitlines():
                     fields = row.split(None, 3)
                     theirs.add((fields[2], int(fields[1])))
+            theirs_total += len(theirs)
             result = ws.references(name, limit=None)
             ours = {(r.path, r.line) for r in result.references}
             ours_roles = {(r.path, r.line): r.role for r in result.references}
@@ -216,11 +231,13 @@ def test_c_references_match_global(kernel_part: Path) -> None:
                 else:
                     kinds["ours only" if key in ours else "Global only"] += 1
     print(
-        f"\nGlobal references: {agreed}/{total} lines agree ({agreed / total:.1%}); "
-        f"disagreements: {dict(kinds)}"
+        f"\nGlobal references: {agreed}/{total} lines agree ({agreed / total:.1%}); Global "
+        f"lists {theirs_total}; disagreements: {dict(kinds)}"
     )
+    # Measured (6.1.192): 842 of 854 lines agree (98.6%); 9 labels, 3 in macro bodies.
+    assert theirs_total >= 750, "Global answered too little to compare with"
     assert kinds["ours only"] + kinds["Global only"] <= total * 0.01, kinds
-    assert agreed / total >= 0.9
+    assert agreed / total >= 0.97 and agreed / theirs_total >= 0.97
 
 
 def stdlib_packages() -> list[Path]:
@@ -229,12 +246,15 @@ def stdlib_packages() -> list[Path]:
 
 
 def test_python_references_match_jedi(tmp_path: Path) -> None:
-    jedi = pytest.importorskip("jedi")
+    try:
+        import jedi
+    except ImportError:
+        missing("jedi", "pip install -e '.[test]'")
     for package in stdlib_packages():
         shutil.copytree(package, tmp_path / package.name, ignore=shutil.ignore_patterns("*.pyc"))
     project = jedi.Project(tmp_path)
     kinds: Counter[str] = Counter()
-    agreed = total = 0
+    agreed = total = theirs_total = ours_total = 0
     names = 0
     with Workspace(tmp_path, time_budget=600) as ws:
         files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
@@ -259,6 +279,8 @@ def test_python_references_match_jedi(tmp_path: Path) -> None:
             result = ws.references(name, limit=None)
             ours = {(r.path, r.line, r.column) for r in result.references}
             names += 1
+            theirs_total += len(theirs)
+            ours_total += len(ours)
             by_file: dict[str, list[str]] = defaultdict(list)
             for key in theirs | ours:
                 total += 1
@@ -281,9 +303,18 @@ def test_python_references_match_jedi(tmp_path: Path) -> None:
                     kinds["jedi only"] += 1
     print(
         f"\njedi references ({names} names): {agreed}/{total} agree ({agreed / total:.1%}); "
-        f"disagreements: {dict(kinds)}"
+        f"of jedi's {theirs_total} ripsight finds {agreed}; of ripsight's {ours_total} jedi "
+        f"finds {agreed}; disagreements: {dict(kinds)}"
     )
+    # Measured (CPython 3.11's json, email, http; 97 names): jedi lists 330 references, ripsight
+    # finds all 330; of ripsight's 542, jedi finds 330 (60.9%: by name, ripsight also lists
+    # 125 attributes of other objects and 87 other bindings of the name, which jedi resolves
+    # elsewhere).
+    assert names >= 90 and theirs_total >= 300, "jedi answered too little to compare with"
+    assert agreed >= theirs_total * 0.98, (agreed, theirs_total)
+    assert agreed >= ours_total * 0.55, (agreed, ours_total)
     assert kinds["jedi only"] <= total * 0.02, kinds
+    assert kinds["another binding of the name"] <= total * 0.2, kinds
 
 
 #: Debian's node packages (real npm sources, CommonJS) whose .js files make one program.
@@ -297,7 +328,7 @@ def typescript_references(root: Path, positions: list[tuple[str, int, int]]) -> 
     """What TypeScript's `findReferences` resolves at each position (see ts_references.js)."""
     node = tool("node", "nodejs")
     if not Path("/usr/share/nodejs/typescript").is_dir():
-        pytest.skip("TypeScript is not installed (apt-get install node-typescript)")
+        missing("TypeScript", "apt-get install node-typescript")
     run = subprocess.run(
         [node, str(TS_REFERENCES), str(root)],
         input=json.dumps(positions),
@@ -317,7 +348,7 @@ def node_sources(root: Path) -> Path:
     and without TypeScript declarations (the program is the .js files)."""
     base = Path("/usr/share/nodejs")
     if not all((base / name).is_dir() for name in NODE_PACKAGES):
-        pytest.skip("Debian's node packages are not installed (.ci/run installs them)")
+        missing("Debian's node packages", "apt-get install node-express node-commander ...")
     for name in NODE_PACKAGES:
         shutil.copytree(
             base / name,
@@ -338,7 +369,7 @@ def name_column(text: str, name: str) -> int | None:
 def test_javascript_references_match_typescript(tmp_path: Path) -> None:
     root = node_sources(tmp_path / "js")
     kinds: Counter[str] = Counter()
-    agreed = total = theirs_total = theirs_found = 0
+    agreed = total = theirs_total = theirs_found = ours_total = 0
     with Workspace(root, time_budget=600) as ws:
         files = sorted(str(p.relative_to(root)) for p in root.rglob("*.js"))
         targets: dict[str, tuple[str, int, int]] = {}
@@ -383,6 +414,7 @@ def test_javascript_references_match_typescript(tmp_path: Path) -> None:
     for name, theirs, declared, resolved, ours in results:
         theirs_total += len(theirs)
         theirs_found += len(theirs & ours)
+        ours_total += len(ours)
         for key in theirs | ours:
             total += 1
             if key in theirs and key in ours:
@@ -423,7 +455,15 @@ def test_javascript_references_match_typescript(tmp_path: Path) -> None:
     print(
         f"\nTypeScript references ({len(chosen)} names): {agreed}/{total} agree "
         f"({agreed / total:.1%}); of TypeScript's {theirs_total} references ripsight finds "
-        f"{theirs_found} ({theirs_found / theirs_total:.1%}); disagreements: {dict(kinds)}"
+        f"{theirs_found} ({theirs_found / theirs_total:.1%}); of ripsight's {ours_total} "
+        f"TypeScript lists {agreed} ({agreed / ours_total:.1%}); disagreements: {dict(kinds)}"
     )
+    # Measured (Debian 12's node packages, 354 names): TypeScript lists 794 references, of which
+    # ripsight finds 768 (96.7%); of ripsight's 4,132, TypeScript lists 768 (18.6%: by name,
+    # ripsight also lists 2,265 other bindings of the name, 645 places TypeScript resolves
+    # nothing at, 449 properties of other objects).
+    assert len(chosen) >= 300 and theirs_total >= 700, "TypeScript answered too little"
     assert kinds["TypeScript only"] <= theirs_total * 0.01, kinds
     assert theirs_found / theirs_total >= 0.95
+    assert agreed / ours_total >= 0.15, (agreed, ours_total)
+    assert kinds["another binding of the name"] <= total * 0.6, kinds

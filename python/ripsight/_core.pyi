@@ -1069,7 +1069,8 @@ class PdfRead:
         number is the signal that ended it)."""
     @property
     def peak_rss_bytes(self) -> int | None:
-        """The parser process's peak resident memory so far, in bytes, when it said."""
+        """The parser process's peak resident memory so far, in bytes: as it said in its answer, or
+        as it was when the engine killed it (its deadline passed; Linux)."""
     @property
     def deadline_ms(self) -> int:
         """The wall-clock deadline the parse had, in milliseconds."""

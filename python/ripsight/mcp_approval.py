@@ -117,6 +117,9 @@ class Asking:
     answers: dict[str, Any] = field(default_factory=dict)
     pending: dict[str, Any] = field(default_factory=dict)
     loop: Any = None
+    #: While the question waits for the person (``elicitation/create`` sent, no answer yet):
+    #: when it was sent (`time.monotonic`), for the call's progress notifications.
+    waiting_since: float | None = None
 
 
 ASKING: contextvars.ContextVar[Asking | None] = contextvars.ContextVar(
@@ -178,11 +181,15 @@ class Asker:
             return _cannot_ask()
         # elicit_form where the SDK has it (elicit is its older name, in every SDK since 1.9).
         elicit = getattr(asking.session, "elicit_form", None) or asking.session.elicit
-        result = anyio.from_thread.run(
-            elicit,
-            _question(request),
-            copy.deepcopy(_QUESTION_SCHEMA),
-            asking.request_id,
-            token=asking.loop,
-        )
+        asking.waiting_since = time.monotonic()
+        try:
+            result = anyio.from_thread.run(
+                elicit,
+                _question(request),
+                copy.deepcopy(_QUESTION_SCHEMA),
+                asking.request_id,
+                token=asking.loop,
+            )
+        finally:
+            asking.waiting_since = None
         return _decision(result, request)

@@ -180,7 +180,7 @@ class _Tools:
         done = anyio.Event()
         reply: Any = None
         async with anyio.create_task_group() as group:
-            group.start_soon(self._progress, session, token, request_id, state, done)
+            group.start_soon(self._progress, session, token, request_id, state, done, asking)
             try:
                 reply = await self._call(request_id, state, arguments, session, asking)
             finally:
@@ -189,11 +189,18 @@ class _Tools:
         return reply
 
     async def _progress(
-        self, session: Any, token: str | int, request_id: Any, state: Call, done: anyio.Event
+        self,
+        session: Any,
+        token: str | int,
+        request_id: Any,
+        state: Call,
+        done: anyio.Event,
+        asking: Asking | None = None,
     ) -> None:
         """``notifications/progress`` every `MCP_PROGRESS_AFTER` seconds until the call ends:
         the seconds it has run (the progress, no total), the files its search has searched so
-        far (the engine counts them on the call's token) and what it waits for."""
+        far (the engine counts them on the call's token) and what it waits for: the person's
+        approval (`asking`), the indexes."""
         started = time.perf_counter()
         while True:
             with anyio.move_on_after(MCP_PROGRESS_AFTER):
@@ -202,7 +209,9 @@ class _Tools:
                 return
             elapsed = time.perf_counter() - started
             searched = getattr(state.token, "files_searched", None)
-            text = progress_text(state.name, elapsed, self.registry.workspace, searched)
+            since = asking.waiting_since if asking is not None else None
+            waiting = None if since is None else time.monotonic() - since
+            text = progress_text(state.name, elapsed, self.registry.workspace, searched, waiting)
             try:
                 await session.send_progress_notification(
                     token, round(elapsed, 3), None, text, related_request_id=str(request_id)

@@ -201,11 +201,23 @@ class ClientLog:
             logger.debug("a log message could not be sent", exc_info=True)
 
 
-def progress_text(name: str, elapsed: float, workspace: Any, searched: int | None = None) -> str:
-    """What a progress notification says: how long the call has run, the files its search has
-    searched so far (`searched`, from the call's cancel token; said once there are some), and
-    the index's phase."""
+def progress_text(
+    name: str,
+    elapsed: float,
+    workspace: Any,
+    searched: int | None = None,
+    approval_wait: float | None = None,
+) -> str:
+    """What a progress notification says: how long the call has run, that it waits for the
+    person's approval (`approval_wait`: seconds since the question was sent, while it waits),
+    the files its search has searched so far (`searched`, from the call's cancel token; said
+    once there are some), and the index's phase."""
     text = f"{name} running for {elapsed:.1f} s"
+    if approval_wait is not None:
+        text = (
+            f"{name} waiting for the person to approve it ({approval_wait:.1f} s since the "
+            f"question was sent; {elapsed:.1f} s in all)"
+        )
     if searched:
         text += f", {searched:,} files searched so far"
     spaces = list(workspace) if isinstance(workspace, Roots) else [workspace]

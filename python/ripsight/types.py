@@ -315,12 +315,19 @@ class ToolCall:
             'glob'
         """
         if isinstance(value, ToolCall):
-            return value
-        if hasattr(value, "model_dump"):
-            value = value.model_dump()
-        if not isinstance(value, Mapping):
-            raise TypeError(f"cannot make a ToolCall from {type(value).__name__}")
-        call_id, name, arguments = _call_fields(value.get)
+            if isinstance(value.name, str) and isinstance(value.id, str):
+                return value
+            # A ToolCall built with a name that is no string (None, 7) is read as a dict's
+            # would be: no name, or a name of the wrong type (refused below).
+            incomplete = value.incomplete
+            call_id, name, arguments = value.id, value.name, value.arguments
+        else:
+            if hasattr(value, "model_dump"):
+                value = value.model_dump()
+            if not isinstance(value, Mapping):
+                raise TypeError(f"cannot make a ToolCall from {type(value).__name__}")
+            incomplete = False
+            call_id, name, arguments = _call_fields(value.get)
         if name is not None and not isinstance(name, str):
             raise TypeError(f"a tool name must be a string, not {type(name).__name__}")
         if arguments is None:
@@ -331,7 +338,9 @@ class ToolCall:
                 arguments = orjson.dumps(arguments).decode()
             except TypeError:
                 arguments = repr(arguments)
-        return cls(id=_id_text(call_id), name=name or "", arguments=arguments)
+        return cls(
+            id=_id_text(call_id), name=name or "", arguments=arguments, incomplete=incomplete
+        )
 
     @classmethod
     def peek(cls, value: Any) -> tuple[str, str]:

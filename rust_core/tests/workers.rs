@@ -84,6 +84,27 @@ fn a_worker_that_never_answers_is_killed_at_the_deadline() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_worker_killed_at_the_deadline_reports_its_peak_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let silent = pool(stand_in(dir.path(), "exec sleep 60"), 1);
+    let end = Instant::now() + Duration::from_millis(300);
+    let Err((stopped, peak)) = silent.exchange_measured(&[b"x"], end) else {
+        panic!("a silent worker answered");
+    };
+    assert_eq!(stopped, Stopped::Deadline);
+    // `sleep`'s own memory: some pages, far from the limit.
+    assert!(peak.is_some_and(|p| p > 0 && p < 1 << 30), "{peak:?}");
+    let dying = pool(stand_in(dir.path(), "head -c 1 >/dev/null; exit 3"), 1);
+    let end = Instant::now() + Duration::from_secs(10);
+    let died = dying.exchange_measured(&[b"x"], end);
+    assert!(
+        matches!(died, Err((Stopped::Crashed(Some(3)), _))),
+        "{died:?}"
+    );
+}
+
 #[test]
 fn a_worker_that_dies_is_reported_with_its_status() {
     let dir = tempfile::tempdir().expect("tempdir");

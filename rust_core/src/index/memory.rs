@@ -17,19 +17,62 @@
 //!   is trusted, so a file changed by someone else gives wrong bytes, never undefined reads
 //!   within the mapping's length.
 //!
-//! The remaining hazard, another program truncating the file while it is mapped, is the one
-//! every memory-mapped index shares (zoekt's shards, ayg's index); the files live in the user's
-//! own cache directory.
+//! The remaining hazard is another program truncating the file in place while it is mapped (a
+//! user's `truncate`, a tool that rewrites files in place): a read of a page past the new end
+//! faults (SIGBUS), which would end the process. A [`Mapped`] file therefore keeps its open
+//! file, and every call that is about to read a map asks [`Mapped::intact`] first: one `fstat`
+//! of that file, whose size must still cover the mapping. A map found short is never read
+//! again (the caller answers without it and rebuilds the index). What remains is a truncation
+//! made between that check and the reads of the same call.
 
 use std::fs::File;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Maps `file` read-only.
-pub(crate) fn map(file: &File) -> std::io::Result<memmap2::Mmap> {
+/// A file mapped read-only, with the open file it maps (to see it shrink).
+pub(crate) struct Mapped {
+    map: memmap2::Mmap,
+    file: File,
+    /// Set once the file was found shorter than the map: stays set.
+    short: AtomicBool,
+}
+
+impl Mapped {
+    /// Whether the file still covers every mapped byte (one `fstat`); once it did not, never
+    /// again. A file that cannot be asked counts as short.
+    pub(crate) fn intact(&self) -> bool {
+        if self.short.load(Ordering::Relaxed) {
+            return false;
+        }
+        let covers = self
+            .file
+            .metadata()
+            .is_ok_and(|meta| meta.len() >= self.map.len() as u64);
+        if !covers {
+            self.short.store(true, Ordering::Relaxed);
+        }
+        covers
+    }
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.map
+    }
+}
+
+/// Maps `file` read-only, keeping it open.
+pub(crate) fn map(file: File) -> std::io::Result<Mapped> {
     // SAFETY: see the module's documentation: a read-only map of a file that ripsight never
-    // writes again once it is in place, whose every byte is checked before it is used.
+    // writes again once it is in place, whose every byte is checked before it is used, and
+    // whose size is checked before each call reads it.
     #[allow(unsafe_code)]
-    let map = unsafe { memmap2::Mmap::map(file) }?;
-    Ok(map)
+    let map = unsafe { memmap2::Mmap::map(&file) }?;
+    Ok(Mapped {
+        map,
+        file,
+        short: AtomicBool::new(false),
+    })
 }
 
 /// Returns the heap memory the allocator keeps free to the system, after a build or a merge

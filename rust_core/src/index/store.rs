@@ -179,7 +179,7 @@ impl Store {
     pub(super) fn load_as<T: Content>(&self) -> Option<(T, FileId)> {
         let file = File::open(self.path()?).ok()?;
         let id = id_of(&file.metadata().ok()?);
-        let map = memory::map(&file).ok()?;
+        let map = memory::map(file).ok()?;
         let data = T::open(Arc::new(Backing::Map(map)), &self.key).ok()?;
         Some((data, id))
     }
@@ -256,7 +256,7 @@ impl Store {
             // The rename itself is durable once the directory is synced.
             File::open(dir)?.sync_all()?;
             let id = id_of(&file.metadata()?);
-            let map = memory::map(&file)?;
+            let map = memory::map(file)?;
             let data = T::open(Arc::new(Backing::Map(map)), &self.key)
                 .map_err(|e| std::io::Error::other(e.0))?;
             Ok((data, Some(id)))
@@ -299,7 +299,7 @@ fn memory_backing(
         write(&mut out)?;
         std::io::Write::flush(&mut out)?;
     }
-    Ok(Backing::Map(memory::map(&file)?))
+    Ok(Backing::Map(memory::map(file)?))
 }
 
 /// Elsewhere: the heap.

@@ -422,7 +422,9 @@ impl WarmIndex {
         if live.fallback.is_some() {
             return None;
         }
-        let damaged = live.data.postings.damaged();
+        // A file truncated under its map is never read again: it counts as damaged (cold
+        // answers, and a rebuild replaces it).
+        let damaged = live.data.postings.damaged() || !live.data.postings.intact();
         let due = live.retry_after.is_none_or(|t| Instant::now() >= t);
         if self.shared.build && !live.reindexing && due {
             let on_disk = self.shared.store.on_disk();
@@ -448,6 +450,9 @@ impl WarmIndex {
     /// merging the overlay once it has grown by [`REFRESH_SYMBOLS_AFTER_CHANGED_FILES`].
     fn symbols_answering(&self) -> Option<(MutexGuard<'_, Live>, u64)> {
         let mut live = self.answering()?;
+        if live.symbols.data.as_ref().is_some_and(|d| !d.intact()) {
+            self.rebuild_symbols(&mut live);
+        }
         let revision = self.shared.revision.load(Ordering::SeqCst);
         let symbols = &live.symbols;
         let idle = symbols.phase == SymbolPhase::Ready
@@ -482,6 +487,45 @@ impl WarmIndex {
             }
         }
         Some((live, revision))
+    }
+
+    /// The symbol file was truncated under its map: it is dropped unread (the cold engine
+    /// answers) and the symbol index is built again in the background, as at the start (the
+    /// file on disk, if another process replaced it, or a new one).
+    fn rebuild_symbols(&self, live: &mut Live) {
+        let Some(outliner) = self.shared.outliner.as_deref().map(Outliner::background) else {
+            return;
+        };
+        let symbols = &mut live.symbols;
+        symbols.data = None;
+        symbols.id = None;
+        symbols.overlay = None;
+        symbols.maps.clear();
+        if !self.shared.build {
+            // A process that only loads (index_build=False) answers cold from now on.
+            symbols.phase = SymbolPhase::Failed;
+            symbols.failure = Some("the symbol file was truncated under its map".into());
+            return;
+        }
+        symbols.phase = SymbolPhase::Waiting;
+        let shared = Arc::clone(&self.shared);
+        let spawned = std::thread::Builder::new()
+            .name("ripsight-symbols".into())
+            .spawn(move || {
+                crate::background::lower_this_thread();
+                symbol_build::build(&shared, &outliner)
+            });
+        match spawned {
+            Ok(handle) => {
+                let mut threads = lock(&self.threads);
+                threads.retain(|h| !h.is_finished());
+                threads.push(handle);
+            }
+            Err(error) => {
+                symbols.phase = SymbolPhase::Failed;
+                symbols.failure = Some(format!("the symbol index could not be rebuilt: {error}"));
+            }
+        }
     }
 
     fn start_job(&self, live: &mut Live, job: Job) {

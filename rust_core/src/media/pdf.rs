@@ -116,7 +116,8 @@ crate::record! {
         /// The exit status of a parser process that ended without an answer, when known (a
         /// negative number is the signal that ended it).
         pub exit_status: Option<i64>,
-        /// The parser process's peak resident memory so far, in bytes, when it said.
+        /// The parser process's peak resident memory so far, in bytes: as it said in its
+        /// answer, or as it was when the engine killed it (its deadline passed; Linux).
         pub peak_rss_bytes: Option<u64>,
         /// The wall-clock deadline the parse had, in milliseconds.
         pub deadline_ms: u64,
@@ -248,10 +249,14 @@ impl PdfReader {
         let asked = options.last - options.first + 1;
         match self
             .pool
-            .exchange_by(&[header.as_bytes(), b"\n", &file.data.0], end)
+            .exchange_measured(&[header.as_bytes(), b"\n", &file.data.0], end)
         {
             Ok(answer) => take_answer(&mut out, &answer, asked),
-            Err(stopped) => take_stopped(&mut out, stopped),
+            Err((stopped, peak)) => {
+                // A worker the engine killed still tells what it took.
+                out.peak_rss_bytes = peak;
+                take_stopped(&mut out, stopped);
+            }
         }
         Ok(out)
     }

@@ -488,7 +488,7 @@ mod tests {
     ///
     /// Ignored in the default run: in a debug build tree-sitter's C is unoptimised and this
     /// takes minutes (`cargo test --release --lib hostile_inputs_are_bounded -- --ignored`
-    /// runs it). In the engine such single-line inputs are refused before any parse (the line
+    /// runs it, and `.ci/run` does so). In the engine such single-line inputs are refused before any parse (the line
     /// cap), and a worker that overruns its wall-clock deadline is killed.
     #[test]
     #[ignore = "minutes in a debug build; run with --release -- --ignored"]

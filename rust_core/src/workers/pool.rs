@@ -123,6 +123,7 @@ impl Pool {
         answer_time: Duration,
     ) -> Result<Vec<u8>, Stopped> {
         self.exchange_within(&[request], deadline, answer_time, None)
+            .map_err(|(stopped, _)| stopped)
     }
 
     /// Sends one frame made of `request`'s parts (so that a large source is not copied into
@@ -130,6 +131,18 @@ impl Pool {
     /// worker, starting one (within [`PoolOptions::start_time`] too) and its answer. A start
     /// cut short by `end` is [`Stopped::Deadline`].
     pub fn exchange_by(&self, request: &[&[u8]], end: Instant) -> Result<Vec<u8>, Stopped> {
+        self.exchange_measured(request, end)
+            .map_err(|(stopped, _)| stopped)
+    }
+
+    /// [`Pool::exchange_by`], and when the worker gave no answer, its peak resident memory in
+    /// bytes as it was when the engine killed it (Linux: `VmHWM`; `None` for a worker that
+    /// ended by itself or never started, and elsewhere).
+    pub fn exchange_measured(
+        &self,
+        request: &[&[u8]],
+        end: Instant,
+    ) -> Result<Vec<u8>, (Stopped, Option<u64>)> {
         let answer_time = end.saturating_duration_since(Instant::now());
         self.exchange_within(request, end, answer_time, Some(end))
     }
@@ -149,8 +162,10 @@ impl Pool {
         deadline: Instant,
         answer_time: Duration,
         end: Option<Instant>,
-    ) -> Result<Vec<u8>, Stopped> {
-        let idle = self.take_slot(deadline)?;
+    ) -> Result<Vec<u8>, (Stopped, Option<u64>)> {
+        let idle = self
+            .take_slot(deadline)
+            .map_err(|stopped| (stopped, None))?;
         // Gives the slot back however the exchange ends (a panic included).
         let slot = Slot(self);
         let result = self.exchange_in_slot(idle, request, answer_time, end);
@@ -209,18 +224,22 @@ impl Pool {
         request: &[&[u8]],
         answer_time: Duration,
         end: Option<Instant>,
-    ) -> Result<(Vec<u8>, Worker), Stopped> {
+    ) -> Result<(Vec<u8>, Worker), (Stopped, Option<u64>)> {
         let mut worker = match idle {
             Some(worker) => worker,
             None => {
                 lock(&self.state).started += 1;
-                Worker::start(&self.options, end)?
+                Worker::start(&self.options, end).map_err(|stopped| (stopped, None))?
             }
         };
         let answer_by = Instant::now() + answer_time;
         match worker.exchange(request, end.map_or(answer_by, |end| end.min(answer_by))) {
             Ok(answer) => Ok((answer, worker)),
-            Err(stopped) => Err(worker.stop(stopped)),
+            Err(stopped) => {
+                // Read before the kill: the process's memory is gone once it has ended.
+                let peak = worker.peak_rss_bytes();
+                Err((worker.stop(stopped), peak))
+            }
         }
     }
 }
@@ -320,6 +339,18 @@ impl Worker {
                 )))
             }
         }
+    }
+
+    /// The process's peak resident memory in bytes (`VmHWM` in `/proc/<pid>/status`), while it
+    /// runs; `None` once it has ended (a zombie keeps no memory figures), or off Linux.
+    fn peak_rss_bytes(&self) -> Option<u64> {
+        if !cfg!(target_os = "linux") {
+            return None;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
     }
 
     /// Whether the process still runs (one that ended is reaped here).

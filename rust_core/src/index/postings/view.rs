@@ -13,9 +13,20 @@ use crate::index::format::{BlockCheck, Invalid, Kind, Sections, le_u32, le_u64, 
 /// What an index file's bytes live in.
 pub(crate) enum Backing {
     /// A mapped file (see `index::memory`).
-    Map(memmap2::Mmap),
+    Map(crate::index::memory::Mapped),
     /// Bytes on the heap (tests, and platforms without an anonymous file to map).
     Heap(Vec<u8>),
+}
+
+impl Backing {
+    /// Whether every byte can still be read: false once a mapped file was found truncated
+    /// under the map (see `index::memory`), which must then not be read again.
+    pub(crate) fn intact(&self) -> bool {
+        match self {
+            Backing::Map(map) => map.intact(),
+            Backing::Heap(_) => true,
+        }
+    }
 }
 
 impl std::ops::Deref for Backing {
@@ -231,6 +242,12 @@ impl Postings {
     /// A block of the lists failed its check: answers from this index cannot be trusted.
     pub(crate) fn damaged(&self) -> bool {
         self.check.damaged()
+    }
+
+    /// Whether the file under the lists still holds every mapped byte (one `fstat`, see
+    /// [`Backing::intact`]): asked before a call reads them.
+    pub(crate) fn intact(&self) -> bool {
+        self.bytes.intact()
     }
 
     /// Sections in the index.

@@ -279,6 +279,12 @@ impl Symbols {
         Ok(s)
     }
 
+    /// Whether the symbol file still holds every mapped byte (one `fstat`, see
+    /// `Backing::intact`): asked before a call reads it.
+    pub(super) fn intact(&self) -> bool {
+        self.bytes.intact()
+    }
+
     pub(super) fn file_bytes(&self) -> u64 {
         self.bytes.len() as u64
     }
