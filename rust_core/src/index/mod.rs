@@ -27,7 +27,7 @@
 //!    trigram every match needs. Skip counts come from the table.
 //!
 //! Answers are therefore the cold engine's, which the tests check on generated trees and the
-//! Linux tree (`tests/test_index.py`), and across processes (`tests/test_index_shared.py`).
+//! Linux tree (`tests/test_index_answers.py`), and across processes (`tests/test_index_shared.py`).
 //!
 //! The parts, bottom up: `postings` (the n-gram index: built in memory, written, read in place)
 //! and `plan` (regex to trigram query); `format` (the file's checksummed container), `memory`
