@@ -174,6 +174,47 @@ def test_a_client_without_elicitation_is_told_how_to_allow_the_call(
     assert output["wire"]["input_required"] == 0
 
 
+def test_an_answer_counts_only_under_the_state_issued_with_its_question(
+    node: Node, tree: Path, tmp_path: Path
+) -> None:
+    # The SDK's manual mode hands the input request back to the driver, which answers "allow
+    # once" under a requestState the server never issued, under another question's state, and
+    # under a state already spent: each time the server asks again and shows nothing. The
+    # answer under the state just issued runs the call.
+    log = tmp_path / "ops.jsonl"
+    notes, more = {"path": "private/notes.txt"}, {"path": "private/more.txt"}
+
+    def read(arguments: dict[str, Any], **answer: Any) -> dict[str, Any]:
+        extra = {**answer, "answer": ALLOW_ONCE} if answer else {}
+        return {"name": "read_file", "arguments": arguments, **extra}
+
+    manual = {
+        "op": "manual",
+        "calls": [
+            read(notes),  # 0: asked
+            read(notes, state_from="forged", keys_from=0),  # 1: a forged state: asked again
+            read(more),  # 2: asked
+            read(more, state_from=1, keys_from=1),  # 3: notes' state and answer: asked again
+            read(notes, state_from=1, keys_from=1),  # 4: that state again, spent: asked again
+            read(notes, state_from=4, keys_from=4),  # 5: the state just issued: runs
+            read(more, state_from=2, keys_from=2),  # 6: more's own, unspent: runs
+        ],
+    }
+    person = {"answers": []}  # the handler is not called in manual mode
+    output = _session(node, tmp_path, asking(tree, log), [manual], elicitation=person)
+    answers = output["steps"][0]["answers"]
+    kinds = [answer["resultType"] for answer in answers]
+    assert kinds == ["input_required"] * 5 + ["complete"] * 2, answers
+    assert all(MARKER not in str(answer) for answer in answers[:5])
+    assert answers[0]["keys"] == answers[1]["keys"] == answers[4]["keys"] != answers[2]["keys"]
+    assert answers[3]["keys"] == answers[2]["keys"]
+    assert MARKER in answers[5]["text"] and "notes" in answers[5]["text"]
+    assert MARKER in answers[6]["text"] and "more" in answers[6]["text"]
+    assert output["questions"] == []
+    codes = [record["code"] for record in records(log)]
+    assert codes == ["approval_pending"] * 5 + ["ok"] * 2
+
+
 @pytest.mark.parametrize(
     ("negotiation", "version", "input_required", "server_requests"),
     [("auto", VERSION, 1, 0), ("legacy", "2025-11-25", 0, 1)],

@@ -7,8 +7,8 @@
 //   errlog:  the file the server's stderr is copied to
 //   client:  {name, pin: "2026-07-28" | null, negotiation: "auto" | "legacy" (without a pin),
 //             elicitation: {answers} | null}
-//   steps:   {op: "list_tools"}, {op: "sleep", ms} or {op: "call", name, arguments, progress,
-//            abort_after_ms}, in order
+//   steps:   {op: "list_tools"}, {op: "sleep", ms}, {op: "call", name, arguments, progress,
+//            abort_after_ms} or {op: "manual", calls} (see `manual`), in order
 //
 // The output: {protocol_version, server_info, steps: [one result per step], questions: [each
 // elicitation the handler answered: {message, requestedSchema}], wire: {input_required: n,
@@ -87,8 +87,41 @@ const STEPS = {
         await new Promise(resolve => setTimeout(resolve, step.ms));
         return { slept_ms: step.ms };
     },
-    call
+    call,
+    manual
 };
+
+/**
+ * Calls in the SDK's manual mode (`allowInputRequired`): an input request comes back to this
+ * driver instead of the handler, and each call says what to send with it: {name, arguments,
+ * state_from: i (the requestState answer i carried) or "forged" (one the server never issued),
+ * keys_from: i (answer `answer` to each input request answer i carried)}. The result: each
+ * answer's {resultType, keys (of its input requests), text, isError}.
+ */
+async function manual(step) {
+    const raw = [];
+    const answers = [];
+    const options = { timeout: (step.timeout ?? 60) * 1000, allowInputRequired: true };
+    for (const spec of step.calls) {
+        const params = { name: spec.name, arguments: spec.arguments };
+        if (spec.state_from !== undefined) {
+            params.requestState = spec.state_from === 'forged' ? 'forged-state-never-issued' : raw[spec.state_from].requestState;
+        }
+        if (spec.keys_from !== undefined) {
+            const keys = Object.keys(raw[spec.keys_from].inputRequests ?? {});
+            params.inputResponses = Object.fromEntries(keys.map(key => [key, spec.answer]));
+        }
+        const result = await client.callTool(params, options);
+        raw.push(result);
+        answers.push({
+            resultType: result.resultType ?? 'complete',
+            keys: Object.keys(result.inputRequests ?? {}),
+            text: result.content?.[0]?.text ?? null,
+            isError: result.isError ?? null
+        });
+    }
+    return { answers };
+}
 
 /** A call step: {name, arguments, timeout (s), progress (ask for progress), abort_after_ms}. */
 async function call(step) {
