@@ -93,8 +93,16 @@ def test_tools_and_structured_results_on_2026_07_28(node: Node, tree: Path, tmp_
     grep = {"pattern": "def", "path": "src", "context": 1}
     read = {"path": "src/app.py", "offset": 1, "limit": 2}
     steps = [{"op": "list_tools"}, *steps_of(("grep", grep), ("read_file", read))]
+    # The same calls altered on their way into the client: its own check must refuse them.
+    steps += [{**steps[1], "tamper": "wrong_type"}, {**steps[2], "tamper": "no_structured"}]
     output = _session(node, tmp_path, serve(tree, "--no-index"), steps)
-    listed, *results = output["steps"]
+    listed, *results, wrong_type, no_structured = output["steps"]
+    assert wrong_type["error"]["message"].startswith(
+        "Structured content does not match the tool's output schema: "
+    ), wrong_type
+    assert no_structured["error"]["message"] == (
+        "Tool read_file has an output schema but did not return structured content"
+    ), no_structured
     specs = builtin_tools()
     assert [tool["name"] for tool in listed["tools"]] == [spec.name for spec in specs]
     definitions = {d["name"]: d for d in default_registry(tree).definitions("mcp")}

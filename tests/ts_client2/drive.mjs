@@ -8,7 +8,7 @@
 //   client:  {name, pin: "2026-07-28" | null, negotiation: "auto" | "legacy" (without a pin),
 //             elicitation: {answers} | null}
 //   steps:   {op: "list_tools"}, {op: "sleep", ms}, {op: "call", name, arguments, progress,
-//            abort_after_ms} or {op: "manual", calls} (see `manual`), in order
+//            abort_after_ms, tamper} or {op: "manual", calls} (see `manual`), in order
 //
 // The output: {protocol_version, server_info, steps: [one result per step], questions: [each
 // elicitation the handler answered: {message, requestedSchema}], wire: {input_required: n,
@@ -48,24 +48,55 @@ if (plan.client.elicitation) {
     });
 }
 
-/** The SDK's stdio transport, counting what crosses it (the client's own behaviour is unchanged). */
+/**
+ * The SDK's stdio transport, counting what crosses it, and able to alter the next tools/call
+ * result on its way in (`tamper`: to show that the client's own output-schema check refuses a
+ * result that does not match). The client's behaviour is otherwise unchanged.
+ */
 class CountingStdio extends StdioClientTransport {
     constructor(params) {
         super(params);
+        this.nextTamper = null;
+        this.tampers = new Map(); // request id -> how its result is altered
         const seen = message => {
             if (message?.result?.resultType === 'input_required' || message?.result?.inputRequests) wire.input_required += 1;
             if (message?.method && message.id !== undefined) wire.server_requests += 1;
+            const tamper = this.tampers.get(message?.id);
+            if (tamper && message.result) {
+                this.tampers.delete(message.id);
+                TAMPERS[tamper](message.result);
+            }
         };
-        const inner = () => this._onmessageCounted;
         Object.defineProperty(this, 'onmessage', {
             configurable: true,
-            get: () => inner(),
+            get: () => this._onmessageCounted,
             set: handler => {
                 this._onmessageCounted = handler && (message => (seen(message), handler(message)));
             }
         });
     }
+
+    send(message, options) {
+        if (message.method === 'tools/call' && this.nextTamper) {
+            this.tampers.set(message.id, this.nextTamper);
+            this.nextTamper = null;
+        }
+        return super.send(message, options);
+    }
 }
+
+/** How a result is altered on its way in (a call step's `tamper`). */
+const TAMPERS = {
+    // A field of the wrong type.
+    wrong_type: result => {
+        const [first] = Object.keys(result.structuredContent);
+        result.structuredContent[first] = { unexpected: true };
+    },
+    // No structuredContent at all from a tool that declares an outputSchema.
+    no_structured: result => {
+        delete result.structuredContent;
+    }
+};
 
 function errorOf(error) {
     return { error: { name: error?.name ?? null, code: error?.code ?? null, message: String(error?.message ?? error) } };
@@ -123,7 +154,10 @@ async function manual(step) {
     return { answers };
 }
 
-/** A call step: {name, arguments, timeout (s), progress (ask for progress), abort_after_ms}. */
+/**
+ * A call step: {name, arguments, timeout (s), progress (ask for progress), abort_after_ms,
+ * tamper (a name in TAMPERS)}.
+ */
 async function call(step) {
     const options = { timeout: (step.timeout ?? 60) * 1000 };
     const progress = [];
@@ -135,6 +169,7 @@ async function call(step) {
         options.signal = controller.signal;
         setTimeout(() => controller.abort('the user pressed stop'), step.abort_after_ms);
     }
+    if (step.tamper) transport.nextTamper = step.tamper;
     const started = Date.now();
     let outcome;
     try {
