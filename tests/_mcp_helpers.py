@@ -76,6 +76,34 @@ def check_refused_by_the_person(text: str, is_error: bool, says: str, log: Path)
     )
 
 
+def check_question_names_the_call(question: str) -> None:
+    """The question put to the person for read_file on private/notes.txt names the call and
+    the rule that asks."""
+    assert "read_file" in question and "private/notes.txt" in question, question
+    assert "'private/**'" in question, question
+
+
+def check_session_rule_for_grep(log: Path) -> None:
+    """The last grep the log records ran under the session rule the person gave (grep on
+    private/)."""
+    rules = [r["approval"] for r in _log(log) if r["tool"] == "grep" and r["approval"]]
+    assert rules[-1]["decided_by"] == "session_rule"
+    assert rules[-1]["rule"] == {"tool": "grep", "path": "private"}
+
+
+def check_told_how_to_allow(text: str, is_error: bool, log: Path) -> None:
+    """A call needing approval from a client that declares no elicitation: refused, saying how
+    to allow such calls, with nothing of the private file."""
+    assert is_error and APPROVAL_MARKER not in text
+    assert "it declares no elicitation" in text
+    assert "start ripsight mcp without the --ask rule that covers them" in text
+    assert _log(log)[-1]["code"] == "not_approved"
+
+
+def _log(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
 def make_private_tree(root: Path) -> Path:
     """src/app.py, free to read, and two files under private/ holding `APPROVAL_MARKER`."""
     (root / "src").mkdir(parents=True)

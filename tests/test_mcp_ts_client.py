@@ -39,13 +39,33 @@ from _mcp_helpers import (
     REFUSALS,
     SLOW_GREP,
     check_image_answer,
+    check_question_names_the_call,
     check_refused_by_the_person,
+    check_told_how_to_allow,
     make_private_tree,
     make_roots,
     make_slow_tree,
 )
 from _pdfs import text_pdf
-from _ts_client import drive, node_with_sdk, serve
+from _ts_client import (
+    ASKED_READS,
+    MAX_SAFE_INTEGER,
+    SDK_1,
+    SESSION_CALLS,
+    Node,
+    answer_of,
+    as_javascript_reads,
+    asking,
+    check_asked_reads,
+    check_session_calls,
+    drive,
+    node_with_sdk,
+    records,
+    serve,
+    steps_of,
+    text_of,
+    without_timing,
+)
 from ripsight import ToolCall, Workspace, default_registry, to_dict
 from ripsight.mcp_server import _SDK_HAS_DECORATORS, OUTPUT_SCHEMAS
 from ripsight.tools import builtin_tools
@@ -57,39 +77,8 @@ SDK_MAJOR = int(importlib.metadata.version("mcp").split(".")[0])  # the server's
 
 
 @pytest.fixture(scope="module")
-def node() -> str:
-    return node_with_sdk()
-
-
-def _text(result: dict[str, Any]) -> str:
-    assert "error" not in result, result
-    content = result["result"]["content"]
-    assert len(content) == 1 and content[0]["type"] == "text"
-    return str(content[0]["text"])
-
-
-def _without_timing(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` but its timing and its parse-cache accounting (which follows what the process
-    answering it parsed before)."""
-    history = ("elapsed_ms", "cached", "files_cached")
-    return {key: value for key, value in data.items() if key not in history}
-
-
-#: The largest integer a JavaScript number holds exactly (Number.MAX_SAFE_INTEGER).
-MAX_SAFE_INTEGER = 2**53 - 1
-
-
-def _as_javascript_reads(value: Any) -> Any:
-    """`value` as a JavaScript client reads it from JSON: an integer beyond 2^53 becomes the
-    nearest double (read_file's ``mtime_ns``, nanoseconds since 1970, is one; see
-    `test_read_file_identity_reaches_a_javascript_client_exactly`)."""
-    if isinstance(value, dict):
-        return {key: _as_javascript_reads(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_as_javascript_reads(item) for item in value]
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
-        return float(value)
-    return value
+def node() -> Node:
+    return node_with_sdk(SDK_1)
 
 
 def _same_ref(text: str) -> str:
@@ -143,7 +132,7 @@ PAGE = {"offset": 3, "limit": 4}
 
 
 def test_every_tool_answers_the_sdk_client_with_the_python_api_result(
-    node: str, tree: Path, tmp_path: Path
+    node: Node, tree: Path, tmp_path: Path
 ) -> None:
     steps: list[dict[str, Any]] = [{"op": "list_tools"}]
     steps += [{"op": "call", "name": name, "arguments": args} for name, args, _ in CALLS]
@@ -178,11 +167,11 @@ def test_every_tool_answers_the_sdk_client_with_the_python_api_result(
     registry = default_registry(tree)
     for (name, args, method), result in zip(CALLS, results):
         expected = registry.execute(ToolCall("local", name, args))
-        assert result["result"]["isError"] is False, _text(result)
-        assert _text(result) == expected.content, name
-        typed = _as_javascript_reads(to_dict(getattr(ws, method)(**args)))
-        structured = _as_javascript_reads(result["result"]["structuredContent"])
-        assert _without_timing(structured) == _without_timing(typed), name
+        assert result["result"]["isError"] is False, text_of(result)
+        assert text_of(result) == expected.content, name
+        typed = as_javascript_reads(to_dict(getattr(ws, method)(**args)))
+        structured = as_javascript_reads(result["result"]["structuredContent"])
+        assert without_timing(structured) == without_timing(typed), name
 
     by_call = dict(zip((f"{name} {args}" for name, args, _ in CALLS), results))
     glob = by_call["glob {'pattern': '**/*.py'}"]["result"]["structuredContent"]
@@ -191,21 +180,21 @@ def test_every_tool_answers_the_sdk_client_with_the_python_api_result(
     assert (pdf["page_count"], pdf["pages"][0]["text"]) == (2, "Second page")
     definitions_found = results[6]["result"]["structuredContent"]
     assert definitions_found["total"] == 1
-    callers = _text(results[8])
+    callers = text_of(results[8])
     assert "main" in callers and "src/app.py" in callers
 
     # The cut grep names a stored result; read_result pages it as the Python API does.
     cut, page = results[-2:]
-    assert re.search(r"ref_[0-9a-f]+", _text(cut))
+    assert re.search(r"ref_[0-9a-f]+", text_of(cut))
     local = registry.execute(ToolCall("local", "grep", CUT))
-    assert _same_ref(_text(cut)) == _same_ref(local.content)
+    assert _same_ref(text_of(cut)) == _same_ref(local.content)
     ref = re.search(r"ref_[0-9a-f]+", local.content)
     assert ref is not None
     local_page = registry.execute(ToolCall("local", "read_result", {"ref": ref.group(), **PAGE}))
     assert not local_page.is_error
     assert page["result"].get("structuredContent") is None  # a page has no typed form
-    assert _same_ref(_text(page)) == _same_ref(local_page.content)
-    assert "needle 0001" in _text(page)
+    assert _same_ref(text_of(page)) == _same_ref(local_page.content)
+    assert "needle 0001" in text_of(page)
 
 
 @pytest.mark.xfail(
@@ -214,7 +203,7 @@ def test_every_tool_answers_the_sdk_client_with_the_python_api_result(
     "2^53: a JavaScript client reads it rounded to the nearest double",
 )
 def test_read_file_identity_reaches_a_javascript_client_exactly(
-    node: str, tree: Path, tmp_path: Path
+    node: Node, tree: Path, tmp_path: Path
 ) -> None:
     steps = [{"op": "call", "name": "read_file", "arguments": {"path": "src/app.py"}}]
     (read,) = drive(node, tmp_path, serve(tree), steps)["steps"]
@@ -234,7 +223,7 @@ def test_read_file_identity_reaches_a_javascript_client_exactly(
     ],
 )
 def test_the_sdk_refuses_a_structured_result_that_breaks_the_output_schema(
-    node: str, tree: Path, tmp_path: Path, name: str, arguments: dict[str, Any]
+    node: Node, tree: Path, tmp_path: Path, name: str, arguments: dict[str, Any]
 ) -> None:
     # The same call four times: untouched, then altered on its way into the client (a field of
     # another type, a required field missing, no structuredContent at all). The untouched one
@@ -258,7 +247,7 @@ def test_the_sdk_refuses_a_structured_result_that_breaks_the_output_schema(
 
 
 def test_bad_calls_are_error_results_with_the_registry_text(
-    node: str, tree: Path, tmp_path: Path
+    node: Node, tree: Path, tmp_path: Path
 ) -> None:
     calls = [
         ("grep", {"pattern": "TODO", "limit": "5"}),  # "5" is not an integer: no coercion
@@ -276,15 +265,15 @@ def test_bad_calls_are_error_results_with_the_registry_text(
         assert result["result"]["isError"] is True, (name, result)
         assert result["result"].get("structuredContent") is None
         expected = default_registry(tree).execute(ToolCall("local", name, args))
-        assert expected.is_error and _text(result) == expected.content
-        assert "TODO outside the root" not in _text(result)
-        assert "TODO-secret" not in _text(result)
-    assert "Invalid arguments for grep" in _text(results[0])
-    assert "did you mean read_file" in _text(results[2]).lower()
+        assert expected.is_error and text_of(result) == expected.content
+        assert "TODO outside the root" not in text_of(result)
+        assert "TODO-secret" not in text_of(result)
+    assert "Invalid arguments for grep" in text_of(results[0])
+    assert "did you mean read_file" in text_of(results[2]).lower()
 
 
 def test_concurrent_calls_from_the_sdk_are_all_answered(
-    node: str, tree: Path, tmp_path: Path
+    node: Node, tree: Path, tmp_path: Path
 ) -> None:
     calls = [(name, args) for name, args, _ in CALLS] + [("grep", {"pattern": "x", "limit": "x"})]
     gather = {"op": "gather", "calls": [{"name": n, "arguments": a} for n, a in calls]}
@@ -294,12 +283,12 @@ def test_concurrent_calls_from_the_sdk_are_all_answered(
     for (name, args), result in zip(calls, results):
         expected = registry.execute(ToolCall("local", name, args))
         assert result["result"]["isError"] is expected.is_error
-        assert _text(result) == expected.content
+        assert text_of(result) == expected.content
     assert results[-1]["result"]["isError"] is True
 
 
 def test_an_image_reaches_the_sdk_as_image_content_beside_the_text(
-    node: str, tmp_path: Path
+    node: Node, tmp_path: Path
 ) -> None:
     from _media_corpus import copy_a_real_png
 
@@ -325,7 +314,7 @@ def slow_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_an_aborted_call_is_cancelled_and_the_server_stops_its_search(
-    node: str, slow_tree: Path, tmp_path: Path
+    node: Node, slow_tree: Path, tmp_path: Path
 ) -> None:
     # A budget far beyond the test's patience: only the cancellation can stop the search early.
     flags = ("--time-budget", "600", "--log-level", "debug", "--no-index")
@@ -358,10 +347,10 @@ def test_an_aborted_call_is_cancelled_and_the_server_stops_its_search(
     assert float(stopped["match"][1]) < 3000.0, stopped
     assert "the user pressed stop" in stopped["match"][2] or "cancel" in stopped["match"][2]
     # And it goes on serving.
-    assert after["result"]["isError"] is False and "d00/f0000.txt" in _text(after)
+    assert after["result"]["isError"] is False and "d00/f0000.txt" in text_of(after)
 
 
-def test_a_slow_call_sends_progress_to_the_sdk_client(node: str, tmp_path: Path) -> None:
+def test_a_slow_call_sends_progress_to_the_sdk_client(node: Node, tmp_path: Path) -> None:
     slow = make_slow_tree(tmp_path / "slow", files=40)
     steps = [
         {"op": "call", "name": "glob", "arguments": {"pattern": "*"}, "progress": True},
@@ -384,7 +373,7 @@ def test_a_slow_call_sends_progress_to_the_sdk_client(node: str, tmp_path: Path)
     assert searched and searched == sorted(searched) and searched[-1] <= 40, seen
 
 
-def test_the_sdk_client_sets_the_log_level(node: str, tree: Path, tmp_path: Path) -> None:
+def test_the_sdk_client_sets_the_log_level(node: Node, tree: Path, tmp_path: Path) -> None:
     glob = {"op": "call", "name": "glob", "arguments": {"pattern": "*"}}
     steps = [
         glob,  # nothing before the client sets a level
@@ -407,44 +396,17 @@ def private_tree(tmp_path: Path) -> Path:
     return make_private_tree(tmp_path / "repo")
 
 
-def _asking(root: Path, log: Path, *flags: str) -> dict[str, Any]:
-    return serve(root, "--no-index", "--log", str(log), "--ask", "private/**", *flags)
-
-
-def _calls(*calls: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"op": "call", "name": name, "arguments": args} for name, args in calls]
-
-
-def _answer(result: dict[str, Any]) -> tuple[str, bool]:
-    return _text(result), bool(result["result"].get("isError"))
-
-
-def _records(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()]
-
-
 def test_an_accepted_question_runs_the_call_once(
-    node: str, private_tree: Path, tmp_path: Path
+    node: Node, private_tree: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "ops.jsonl"
-    steps = _calls(
-        ("read_file", {"path": "src/app.py"}),
-        ("read_file", {"path": "private/notes.txt"}),
-        ("read_file", {"path": "private/notes.txt"}),  # the same input: approved before
-        ("read_file", {"path": "private/notes.txt", "offset": 1, "limit": 5}),  # asked again
-    )
     person = {"answers": [ALLOW_ONCE, ALLOW_ONCE]}
-    output = drive(node, tmp_path, _asking(private_tree, log), steps, elicitation=person)
-    free, asked, again, other = (_answer(result) for result in output["steps"])
-    assert not free[1] and "def main" in free[0]
-    assert not asked[1] and MARKER in asked[0], asked
-    assert not again[1] and MARKER in again[0]
-    assert not other[1] and MARKER in other[0]
+    output = drive(node, tmp_path, asking(private_tree, log), ASKED_READS, elicitation=person)
+    check_asked_reads(output["steps"])
     questions = output["questions"]
     assert len(questions) == 2
-    assert "read_file" in questions[0] and "private/notes.txt" in questions[0]
-    assert "'private/**'" in questions[0]
-    approvals = [r["approval"] for r in _records(log) if r["approval"]]
+    check_question_names_the_call(questions[0])
+    approvals = [r["approval"] for r in records(log) if r["approval"]]
     assert [(a["decision"], a["decided_by"]) for a in approvals] == [
         ("allowed", "callback"),
         ("allowed", "approved_before"),
@@ -455,64 +417,51 @@ def test_an_accepted_question_runs_the_call_once(
 
 @pytest.mark.parametrize(("answer", "says"), REFUSALS, ids=REFUSAL_IDS)
 def test_a_declined_or_cancelled_question_refuses_the_call(
-    node: str, private_tree: Path, tmp_path: Path, answer: dict[str, Any], says: str
+    node: Node, private_tree: Path, tmp_path: Path, answer: dict[str, Any], says: str
 ) -> None:
     log = tmp_path / "ops.jsonl"
-    steps = _calls(("grep", {"pattern": "QZX", "path": "private"}))
+    steps = steps_of(("grep", {"pattern": "QZX", "path": "private"}))
     output = drive(
-        node, tmp_path, _asking(private_tree, log), steps, elicitation={"answers": [answer]}
+        node, tmp_path, asking(private_tree, log), steps, elicitation={"answers": [answer]}
     )
-    text, is_error = _answer(output["steps"][0])
+    text, is_error = answer_of(output["steps"][0])
     check_refused_by_the_person(text, is_error, says, log)
 
 
 def test_allowed_for_the_session_covers_the_tool_on_that_path(
-    node: str, private_tree: Path, tmp_path: Path
+    node: Node, private_tree: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "ops.jsonl"
-    steps = _calls(
-        ("grep", {"pattern": "QZX", "path": "private"}),
-        ("grep", {"pattern": "more", "path": "private"}),
-        ("read_file", {"path": "private/more.txt"}),  # another tool: asked, denied
-    )
     person = {"answers": [ALLOW_SESSION, DENY]}
-    output = drive(node, tmp_path, _asking(private_tree, log), steps, elicitation=person)
-    first, second, read = (_answer(result) for result in output["steps"])
-    assert not first[1] and not second[1] and MARKER in second[0]
-    assert read[1] and "read_file was not run" in read[0]
+    output = drive(node, tmp_path, asking(private_tree, log), SESSION_CALLS, elicitation=person)
+    check_session_calls(output["steps"], log)
     assert len(output["questions"]) == 2
-    rules = [r["approval"] for r in _records(log) if r["tool"] == "grep" and r["approval"]]
-    assert rules[-1]["decided_by"] == "session_rule"
-    assert rules[-1]["rule"] == {"tool": "grep", "path": "private"}
 
 
 def test_a_client_without_elicitation_is_told_how_to_allow_the_call(
-    node: str, private_tree: Path, tmp_path: Path
+    node: Node, private_tree: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "ops.jsonl"
-    steps = _calls(("read_file", {"path": "private/notes.txt"}))
-    output = drive(node, tmp_path, _asking(private_tree, log), steps)  # no elicitation
-    text, is_error = _answer(output["steps"][0])
-    assert is_error and MARKER not in text
-    assert "it declares no elicitation" in text
-    assert "start ripsight mcp without the --ask rule that covers them" in text
-    assert _records(log)[-1]["code"] == "not_approved"
+    steps = steps_of(("read_file", {"path": "private/notes.txt"}))
+    output = drive(node, tmp_path, asking(private_tree, log), steps)  # no elicitation
+    text, is_error = answer_of(output["steps"][0])
+    check_told_how_to_allow(text, is_error, log)
 
 
 def test_a_person_who_does_not_answer_in_time_is_a_refusal(
-    node: str, private_tree: Path, tmp_path: Path
+    node: Node, private_tree: Path, tmp_path: Path
 ) -> None:
     log = tmp_path / "ops.jsonl"
-    steps = _calls(("read_file", {"path": "private/notes.txt"}))
-    server = _asking(private_tree, log, "--approval-deadline", "0.5")
+    steps = steps_of(("read_file", {"path": "private/notes.txt"}))
+    server = asking(private_tree, log, "--approval-deadline", "0.5")
     person = {"answers": [ALLOW_ONCE], "delay_ms": 3000}
-    text, is_error = _answer(drive(node, tmp_path, server, steps, elicitation=person)["steps"][0])
+    text, is_error = answer_of(drive(node, tmp_path, server, steps, elicitation=person)["steps"][0])
     assert is_error and "and no answer came within 0.5 s, so it is refused." in text, text
-    assert _records(log)[-1]["approval"]["decided_by"] == "deadline"
+    assert records(log)[-1]["approval"]["decided_by"] == "deadline"
 
 
 def test_a_call_waiting_for_the_person_holds_no_slot(
-    node: str, private_tree: Path, tmp_path: Path
+    node: Node, private_tree: Path, tmp_path: Path
 ) -> None:
     # The TypeScript client answers other results while its elicitation handler waits (the
     # Python SDK 1.x's does not). The person answers once the other call was answered: with one
@@ -526,10 +475,10 @@ def test_a_call_waiting_for_the_person_holds_no_slot(
             {"name": "read_file", "arguments": {"path": "src/app.py"}, "delay_ms": 300},
         ],
     }
-    server = _asking(private_tree, log, "--max-concurrent-calls", "1")
+    server = asking(private_tree, log, "--max-concurrent-calls", "1")
     person = {"answers": [ALLOW_ONCE], "wait_answered": 1, "answer_late": DENY}
     output = drive(node, tmp_path, server, [gather], elicitation=person)
-    asked, free = (_answer(result) for result in output["steps"][0])
+    asked, free = (answer_of(result) for result in output["steps"][0])
     assert not free[1] and "def main" in free[0]
     assert not asked[1] and MARKER in asked[0], asked
 
@@ -548,7 +497,7 @@ def _uris(*paths: Path) -> list[str]:
 
 @pytest.mark.parametrize("version", [None, "2025-06-18", "2025-03-26", "2024-11-05"])
 def test_the_clients_roots_are_served_and_follow_its_changes(
-    node: str, roots: list[Path], tmp_path: Path, version: str | None
+    node: Node, roots: list[Path], tmp_path: Path, version: str | None
 ) -> None:
     # None: the SDK's own version (its latest, 2025-11-25); the others as a host pinned to an
     # older protocol offers them. The server has no --root: it serves the client's roots.
@@ -566,58 +515,58 @@ def test_the_clients_roots_are_served_and_follow_its_changes(
     output = drive(node, tmp_path, server, steps, roots=_uris(web, api), protocol_version=version)
     assert output["protocol_version"] == (version or "2025-11-25")
     before, _, after, gone, _, alone = output["steps"]
-    assert _text(before).splitlines()[1:] == [
+    assert text_of(before).splitlines()[1:] == [
         "web/src/main.txt:1:TODO in web",
         "api/src/main.txt:1:TODO in api",
     ]
-    assert _text(after).splitlines()[1:] == [
+    assert text_of(after).splitlines()[1:] == [
         "api/src/main.txt:1:TODO in api",
         "docs/src/main.txt:1:TODO docs",
     ]
-    assert "not found" in _text(gone) and "api/, docs/" in _text(gone)
-    assert _text(alone).splitlines()[1:] == ["src/main.txt"]
+    assert "not found" in text_of(gone) and "api/, docs/" in text_of(gone)
+    assert text_of(alone).splitlines()[1:] == ["src/main.txt"]
     assert output["roots_asked"] == 3  # once after initialize, once per change
 
 
 @pytest.mark.skipif(_SDK_HAS_DECORATORS, reason="SDK 1.x: asked before the first request")
 def test_the_roots_are_asked_right_after_initialize(
-    node: str, roots: list[Path], tmp_path: Path
+    node: Node, roots: list[Path], tmp_path: Path
 ) -> None:
     steps = [{"op": "wait_roots"}, {"op": "call", "name": "glob", "arguments": {"pattern": "**/*"}}]
     server = serve(None, "--no-index", cwd=tmp_path)
     output = drive(node, tmp_path, server, steps, roots=_uris(roots[0]))
     waited, listed = output["steps"]
     assert waited["asked"] == 1  # asked before any request was sent
-    assert _text(listed).splitlines()[1:] == ["src/main.txt"]
+    assert text_of(listed).splitlines()[1:] == ["src/main.txt"]
     assert output["roots_asked"] == 1  # the call used the roots already asked
 
 
 def test_a_client_root_that_cannot_be_opened_is_told_to_the_model(
-    node: str, roots: list[Path], tmp_path: Path
+    node: Node, roots: list[Path], tmp_path: Path
 ) -> None:
     missing = tmp_path / "gone"
     a_file = roots[1] / "src" / "main.txt"
     steps = [{"op": "call", "name": "grep", "arguments": {"pattern": "TODO"}}]
     server = serve(None, "--no-index", cwd=tmp_path)
     output = drive(node, tmp_path, server, steps, roots=_uris(roots[0], missing, a_file))
-    text = _text(output["steps"][0])
+    text = text_of(output["steps"][0])
     assert "web/src/main.txt:1:TODO in web" in text
     assert str(missing) in text and str(a_file) in text and "Not served: " in text
 
 
 def test_roots_given_on_the_command_line_are_kept(
-    node: str, roots: list[Path], tmp_path: Path
+    node: Node, roots: list[Path], tmp_path: Path
 ) -> None:
     steps = [{"op": "call", "name": "glob", "arguments": {"pattern": "**/*"}}]
     server = serve(None, "--no-index", str(roots[1]))
     output = drive(node, tmp_path, server, steps, roots=_uris(roots[0]))
-    listed = _text(output["steps"][0])
+    listed = text_of(output["steps"][0])
     assert listed.splitlines()[1:] == ["src/main.txt"] and "api" not in listed
     assert output["roots_asked"] == 0
 
 
 def test_a_text_only_client_gets_no_output_schema_and_no_structured_content(
-    node: str, roots: list[Path], tmp_path: Path
+    node: Node, roots: list[Path], tmp_path: Path
 ) -> None:
     # Claude Code hands its model the structured copy alone: the server sends it the text.
     steps = [{"op": "list_tools"}, {"op": "call", "name": "grep", "arguments": {"pattern": "TODO"}}]
@@ -626,4 +575,4 @@ def test_a_text_only_client_gets_no_output_schema_and_no_structured_content(
     assert all(tool.get("outputSchema") is None for tool in listed["tools"])
     assert listed["validated"] == []
     assert result["result"].get("structuredContent") is None
-    assert "TODO in web" in _text(result)
+    assert "TODO in web" in text_of(result)
