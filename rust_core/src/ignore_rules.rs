@@ -508,6 +508,10 @@ impl TreeRules {
             .split(|b| *b == b'/')
             .filter(|p| !p.is_empty())
             .collect();
+        if parts.is_empty() {
+            // The root's own rules come from its listing; nothing above it to open.
+            return Ok(());
+        }
         let mut rules = Arc::clone(&self.above_root);
         let mut current = boundary::open_beneath(root.fd(), b"", rustix::fs::OFlags::DIRECTORY)?;
         let mut path: Vec<u8> = Vec::new();

@@ -164,9 +164,17 @@ impl WalkOptions {
 /// Worker threads of a walk: the workspace option, or one per core.
 pub(crate) fn thread_count(workspace: &Workspace) -> usize {
     match workspace.options().threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => cores(),
         n => n,
     }
+}
+
+/// The cores this process may use, asked once: `available_parallelism` reads the cgroup's CPU
+/// quota from `/proc` and `/sys` (about twenty system calls), which a small tree's whole walk
+/// costs only a hundred times over.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// A glob of a directory whose last walk saw at most this many entries (files and
@@ -225,6 +233,9 @@ struct Queue {
     stack: Vec<Work>,
     /// Threads processing a directory (they may queue more).
     busy: usize,
+    /// Threads waiting on `Shared::ready`: with none (always so in a sequential walk), a change
+    /// needs no wake-up, and a `notify_all` would still cost a system call per directory.
+    waiting: usize,
 }
 
 /// What every thread of one walk shares.
@@ -334,7 +345,11 @@ where
         workspace,
         options,
         deadline,
-        queue: Mutex::new(Queue { stack, busy: 0 }),
+        queue: Mutex::new(Queue {
+            stack,
+            busy: 0,
+            waiting: 0,
+        }),
         ready: Condvar::new(),
         quit: AtomicBool::new(false),
         incomplete: AtomicBool::new(false),
@@ -408,8 +423,12 @@ fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> Counts {
         let work = {
             let mut queue = lock(&shared.queue);
             loop {
-                if shared.quit.load(Ordering::Relaxed) {
-                    shared.ready.notify_all();
+                if shared.quit.load(Ordering::Relaxed)
+                    || (queue.stack.is_empty() && queue.busy == 0)
+                {
+                    if queue.waiting > 0 {
+                        shared.ready.notify_all();
+                    }
                     shared.entries.fetch_add(counts.entries, Ordering::Relaxed);
                     return counts;
                 }
@@ -417,12 +436,9 @@ fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> Counts {
                     queue.busy += 1;
                     break work;
                 }
-                if queue.busy == 0 {
-                    shared.ready.notify_all();
-                    shared.entries.fetch_add(counts.entries, Ordering::Relaxed);
-                    return counts;
-                }
+                queue.waiting += 1;
                 queue = shared.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
+                queue.waiting -= 1;
             }
         };
         let guard = PanicGuard(shared);
@@ -430,7 +446,9 @@ fn run_worker<V: FileVisitor>(shared: &Shared<'_>, visitor: &mut V) -> Counts {
         std::mem::forget(guard);
         let mut queue = lock(&shared.queue);
         queue.busy -= 1;
-        let woke = !children.is_empty() || queue.busy == 0;
+        // Read under the lock: a thread about to wait counts itself in `waiting` under it, so
+        // none can miss this change.
+        let woke = (!children.is_empty() || queue.busy == 0) && queue.waiting > 0;
         queue.stack.extend(children);
         drop(queue);
         if woke {

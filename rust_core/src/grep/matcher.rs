@@ -1,14 +1,40 @@
 //! What every thread of a search shares: the compiled regex (the `glob` file filter is
 //! [`crate::pattern::FileFilter`]).
 
+use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
 use crate::error::{CoreError, PatternIssue, shorten};
 
 use super::GrepOptions;
 
-/// Builds the regex matcher.
+/// Bytes searched once by [`claim_caches`]: enough for nearly every pattern's shortest match
+/// (a pattern longer than this only keeps the pools unclaimed, as before).
+const CLAIM_HAYSTACK_BYTES: usize = 1024;
+
+/// Builds the regex matcher, its caches claimed by the calling thread (see [`claim_caches`]).
 pub(super) fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
+    let matcher = compile(options)?;
+    claim_caches(&matcher);
+    Ok(matcher)
+}
+
+/// Makes the calling thread the owner of the matcher's search caches. Each regex of the
+/// matcher keeps one cache for the first thread that searches with it, reached without a lock,
+/// and hands every other thread one from a locked stack (`regex_automata`'s pool). The
+/// workspace keeps the matcher for later calls, which run on the thread that compiled it (the
+/// engine thread of the calling Python thread) and walk a small tree there: without this, a
+/// walker thread of the first call, which walks in parallel, would own the caches and every
+/// later call would take the locked way for every file. One search of a short run of line
+/// ends claims them (a search the regex can rule out by length claims nothing).
+fn claim_caches(matcher: &RegexMatcher) {
+    let haystack = [b'\n'; CLAIM_HAYSTACK_BYTES];
+    let _ = matcher.find_at(&haystack, 0);
+    let _ = matcher.find_candidate_line(&haystack);
+}
+
+/// Compiles the regex matcher.
+fn compile(options: &GrepOptions) -> Result<RegexMatcher, CoreError> {
     let mut builder = RegexMatcherBuilder::new();
     // As ripgrep: `^` and `$` match at line boundaries, also before a `\r\n` (CRLF mode).
     builder

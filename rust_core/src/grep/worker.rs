@@ -345,8 +345,9 @@ impl<'a> GrepWorker<'a> {
                     }
                     continue;
                 }
-                // A binary file is too large first, as if the size had been looked at up front.
-                if input.too_large || (sink.binary && input.proves_too_large()) {
+                // A binary file is too large first, as if the size had been looked at up front;
+                // one read whole in the head is far below the limit (no `fstat` to ask again).
+                if input.too_large || (sink.binary && !whole && input.proves_too_large()) {
                     skipped.too_large += 1;
                     return Searched::Skipped;
                 }
