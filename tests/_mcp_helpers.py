@@ -1,23 +1,116 @@
-"""Helpers of the MCP tests (server, clients, wheel): a tree whose search outlasts any client's
-patience, the wire form of SDK objects, and a hand-speaking JSON-RPC client.
+"""Helpers of the MCP tests (server, clients, wheel): the small repository most of them serve, a
+session with the MCP SDK's stdio client, a tree whose search outlasts any client's patience, the
+wire form of SDK objects, and a hand-speaking JSON-RPC client.
 
-Kept free of MCP SDK imports so that a test module can import it before it decides to skip.
+Kept free of MCP SDK imports at import time (the functions that need the SDK import it when
+called) so that a test module can import it before it decides to skip.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import queue
 import random
 import re
 import subprocess
+import sys
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from _children import Lines, stop
+from _pdfs import text_pdf
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters
+
+# A hang guard, not a speed assertion: a broken server must fail the test, not block the run.
+SESSION_TIMEOUT = 60.0
+
+
+def make_demo_tree(tmp_path: Path) -> Path:
+    """A small repository under `tmp_path`, plus a file beside it that the server must never
+    read."""
+    root = tmp_path / "repo"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "build").mkdir()
+    (root / "src" / "app.py").write_text(
+        "import os\n\n\ndef main():\n    # TODO: read the config\n    return os.getcwd()\n"
+    )
+    (root / "src" / "pkg" / "__init__.py").write_text("from .util import helper\n")
+    (root / "src" / "pkg" / "util.py").write_text(
+        "def helper(x):\n    return x * 2  # TODO tests\n"
+    )
+    (root / "README.md").write_text("# demo\n\nRun `main()`.\n")
+    (root / "build" / "generated.py").write_text("TODO = 'generated'\n")
+    (root / ".env").write_text("API_KEY=TODO-secret\n")
+    (root / "notes.secret").write_text("TODO private\n")
+    (tmp_path / "outside.txt").write_text("TODO outside the root\n")
+    (root / "doc.pdf").write_bytes(text_pdf(["First page", "Second page"]))
+    return root
+
+
+def server_params(root: Path | None, *flags: str, cwd: Path | None = None) -> StdioServerParameters:
+    """`ripsight mcp` as this Python runs it (the checkout's through PYTHONPATH, or the
+    installed wheel), serving `root` (its working directory when None) with `flags`."""
+    from mcp.client.stdio import StdioServerParameters
+
+    args = ["-m", "ripsight.cli", "mcp"]
+    if root is not None:
+        args += ["--root", str(root)]
+    return StdioServerParameters(
+        command=sys.executable, args=[*args, *flags], cwd=str(cwd) if cwd else None
+    )
+
+
+def run_session(
+    params: StdioServerParameters,
+    body: Callable[[ClientSession], Awaitable[Any]],
+    errlog: Path,
+) -> Any:
+    """Starts the server, initializes a session, runs `body`, shuts down; returns body's value."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    async def main() -> Any:
+        with errlog.open("w") as err:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await body(session)
+
+    async def guarded() -> Any:
+        return await asyncio.wait_for(main(), SESSION_TIMEOUT)
+
+    result = asyncio.run(guarded())
+    assert "Traceback" not in errlog.read_text(), errlog.read_text()
+    return wire(result)
+
+
+def without_timing(data: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != "elapsed_ms"}
+
+
+def text_of(result: Any) -> str:
+    """The one text block of a tool result in wire form."""
+    assert len(result["content"]) == 1 and result["content"][0]["type"] == "text"
+    return str(result["content"][0]["text"])
+
+
+def expected_text(root: Path, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+    """The text and error flag the registry gives for the call in this process."""
+    from ripsight import ToolCall, default_registry
+
+    expected = default_registry(root).execute(ToolCall("local", name, arguments))
+    return expected.content, expected.is_error
+
 
 #: A grep the engine answers slowly on `make_slow_tree`: a Unicode word boundary beside
 #: non-ASCII letters keeps the regex engine off its fast automata, and no literal narrows the

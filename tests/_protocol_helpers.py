@@ -10,6 +10,9 @@ from ripsight import _core
 from ripsight.registry import Registry
 from ripsight.tools import builtin_tools
 
+#: What every unknown-tool answer ends with: the built-in tools, in name order.
+AVAILABLE = "Available tools: find_calls, find_definitions, find_references, glob, grep, outline, read_file, read_result, repo_map."
+
 
 def _default(prop: dict[str, Any]) -> Any:
     """A neutral value of a schema property: 0, "", False, None, [] or a nested record."""

@@ -201,8 +201,9 @@ def as_javascript_reads(value: Any) -> Any:
 
 
 def serve(root: Path | None, *flags: str, cwd: Path | None = None) -> dict[str, Any]:
-    """The server as test_mcp.py starts it: this Python's ripsight (the checkout's through
-    PYTHONPATH, or the installed wheel), inheriting the environment."""
+    """The server as the Python SDK tests start it (`_mcp_helpers.server_params`): this Python's
+    ripsight (the checkout's through PYTHONPATH, or the installed wheel), inheriting the
+    environment."""
     args = ["-m", "ripsight.cli", "mcp"]
     if root is not None:
         args += ["--root", str(root)]

@@ -13,13 +13,13 @@ from typing import Any
 
 import orjson
 import pytest
+from _mcp_helpers import run_session, server_params, text_of
 from mcp import ClientSession
 from ripsight import DEFAULT_LIMITS, ToolCall, ToolLimits, Workspace, default_registry
 from ripsight.errors import InvalidArgumentError
 from ripsight.mcp_server import OUTPUT_SCHEMAS, output_schemas
 from ripsight.registry import FORMATS, Registry
 from ripsight.tools import GREP_SCHEMA, builtin_tools
-from test_mcp import _server, _text, run_session
 
 LONG = "x" * 150 + " TODO " + "y" * 144  # 300 characters, the match past any small cut
 
@@ -378,7 +378,9 @@ def test_mcp_server_with_grep_limit_3_lists_and_applies_it(tree: Path, tmp_path:
         return listed, called
 
     listed, called = run_session(
-        _server(tree, "--grep-limit", "3", "--read-line-chars", "80"), body, tmp_path / "err.log"
+        server_params(tree, "--grep-limit", "3", "--read-line-chars", "80"),
+        body,
+        tmp_path / "err.log",
     )
     tools = {tool["name"]: tool for tool in listed["tools"]}
     limits = ToolLimits(grep_limit=3, read_line_chars=80)
@@ -391,7 +393,7 @@ def test_mcp_server_with_grep_limit_3_lists_and_applies_it(tree: Path, tmp_path:
         assert tool["outputSchema"] == output_schemas(limits).get(name)
     assert tools["read_file"]["outputSchema"] != OUTPUT_SCHEMAS["read_file"]  # "cut to 80"
 
-    assert called["isError"] is False, _text(called)
+    assert called["isError"] is False, text_of(called)
     assert len(called["structuredContent"]["lines"]) == 3
     assert called["structuredContent"]["total_matches"] == 12
-    assert "call grep again with offset=3" in _text(called)
+    assert "call grep again with offset=3" in text_of(called)

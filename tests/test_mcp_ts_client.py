@@ -4,12 +4,12 @@ built on.
 
 Each test writes a plan for tests/ts_client/drive.mjs (the server command, the client's
 capabilities, the calls), runs it with node, and asserts on the JSON it prints, with the
-expectations of the Python SDK tests (tests/test_mcp.py, test_mcp_approval.py,
-test_mcp_roots.py): the same texts, the same structured results. What the TypeScript client
-adds: its Client validates every ``structuredContent`` against the tool's ``outputSchema``
-itself (a result that does not match is an error it throws), an ``AbortSignal`` cancels a call,
-``onprogress`` asks for progress, and its handlers answer ``elicitation/create`` and
-``roots/list``.
+expectations of the Python SDK tests (tests/test_mcp.py, test_mcp_long_calls.py,
+test_mcp_approval.py, test_mcp_roots.py): the same texts, the same structured results. What
+the TypeScript client adds: its Client validates every ``structuredContent`` against the tool's
+``outputSchema`` itself (a result that does not match is an error it throws), an
+``AbortSignal`` cancels a call, ``onprogress`` asks for progress, and its handlers answer
+``elicitation/create`` and ``roots/list``.
 
 The SDK 1.x negotiates the 2025-11-25 protocol at most: an approval reaches the person through
 ``elicitation/create`` (the 2026-07-28 input request is the Python SDK 2.x's, in
