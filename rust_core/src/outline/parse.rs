@@ -95,6 +95,10 @@ pub fn parse_with(
     time: Duration,
     references: bool,
 ) -> Result<Parsed, ParseFailure> {
+    // A header of directives alone: the line scanner gives what the parse would.
+    if let Some(parsed) = super::defines::scan(language, source, references) {
+        return Ok(parsed);
+    }
     parse_restarting(language, source, time, references, MAX_RESTARTS)
 }
 

@@ -24,9 +24,10 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
+use super::defines;
 use super::lang::Language;
 pub use super::role::Role;
-use super::roles::role_patterns;
+use super::roles::{MACRO_BODY, role_patterns};
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;
@@ -133,9 +134,23 @@ pub(super) fn extract<'tree>(
     };
     // Node start byte -> (pattern, role, node): the first pattern written wins.
     let mut found: HashMap<usize, (usize, Role, Node<'tree>)> = HashMap::new();
+    // The names in macro bodies (no node of the tree: see `defines`).
+    let mut bodies: Vec<Spot> = Vec::new();
     let mut cut = false;
     let mut keep = |pattern: usize, role: Role, node: Node<'tree>| {
-        let full = found.len() >= MAX_FILE_REFERENCES;
+        if pattern == MACRO_BODY {
+            let at = node.start_position();
+            let (found, bodies, cut) = (&found, &mut bodies, &mut cut);
+            defines::body_spots(source, node.byte_range(), at.row, at.column, &mut |spot| {
+                if found.len() + bodies.len() >= MAX_FILE_REFERENCES {
+                    *cut = true;
+                } else {
+                    bodies.push(spot);
+                }
+            });
+            return;
+        }
+        let full = found.len() + bodies.len() >= MAX_FILE_REFERENCES;
         match found.get_mut(&node.start_byte()) {
             Some(held) if held.0 <= pattern => {}
             Some(held) => *held = (pattern, role, node),
@@ -153,20 +168,40 @@ pub(super) fn extract<'tree>(
     if budget.spent() {
         return Err(ParseFailure::Timeout);
     }
-    let mut nodes: Vec<(usize, Role, Node<'_>)> = found
+    let mut spots: Vec<Spot> = found
         .into_iter()
         .filter(|(start, _)| spans.names.binary_search(start).is_err())
-        .map(|(start, (_, role, node))| (start, role, node))
+        .map(|(start, (_, role, node))| {
+            let at = node.start_position();
+            Spot {
+                start,
+                end: node.end_byte(),
+                role,
+                row: at.row,
+                column: at.column,
+            }
+        })
+        .chain(bodies)
         .collect();
-    nodes.sort_unstable_by_key(|(start, _, _)| *start);
-    Ok(Some(arrange(language, &nodes, source, spans, cut)))
+    spots.sort_unstable_by_key(|spot| spot.start);
+    Ok(Some(arrange(language, &spots, source, spans, cut)))
+}
+
+/// A reference before it is placed: its bytes, its role, and its 0-based line and column (in
+/// bytes) where it starts.
+pub(super) struct Spot {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) role: Role,
+    pub(super) row: usize,
+    pub(super) column: usize,
 }
 
 /// Interns the names, places each reference in its line and column and finds its enclosing
-/// definition (`nodes` in source order).
-fn arrange(
+/// definition (`spots` in source order).
+pub(super) fn arrange(
     language: Language,
-    nodes: &[(usize, Role, Node<'_>)],
+    spots: &[Spot],
     source: &[u8],
     spans: &Spans,
     cut: bool,
@@ -179,17 +214,18 @@ fn arrange(
     // Definitions open at the current reference (indices into `spans.ranges`), innermost last.
     let mut open: Vec<usize> = Vec::new();
     let mut next_definition = 0;
-    for (start, role, node) in nodes {
+    for spot in spots {
+        let start = spot.start;
         while let Some(&(begin, _)) = spans.ranges.get(next_definition) {
-            if begin > *start {
+            if begin > start {
                 break;
             }
             pop_ended(&mut open, spans, begin);
             open.push(next_definition);
             next_definition += 1;
         }
-        pop_ended(&mut open, spans, *start);
-        let bytes = name_bytes(language, &source[node.byte_range()]);
+        pop_ended(&mut open, spans, start);
+        let bytes = name_bytes(language, &source[start..spot.end]);
         if bytes.is_empty() {
             continue;
         }
@@ -204,13 +240,12 @@ fn arrange(
                 index
             }
         };
-        let position = node.start_position();
-        let line_start = *start - position.column.min(*start);
+        let line_start = start - spot.column.min(start);
         out.list.push(Reference {
             name,
-            line: u32::try_from(position.row + 1).unwrap_or(u32::MAX),
-            column: chars(&source[line_start..*start]) + 1,
-            role: *role,
+            line: u32::try_from(spot.row + 1).unwrap_or(u32::MAX),
+            column: chars(&source[line_start..start]) + 1,
+            role: spot.role,
             enclosing: open.last().and_then(|i| u32::try_from(*i).ok()),
         });
     }
@@ -257,7 +292,7 @@ fn chars(bytes: &[u8]) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::parse::parse_with;
     use super::*;
 
@@ -265,7 +300,12 @@ mod tests {
     fn references(language: Language, source: &str) -> Vec<String> {
         let parsed =
             parse_with(language, source.as_bytes(), Duration::from_secs(10), true).expect("parses");
-        let references = parsed.references.expect("a reference query");
+        listed(&parsed)
+    }
+
+    /// Each reference of `parsed` as `line:column role name in enclosing`.
+    pub(in crate::outline) fn listed(parsed: &super::super::parse::Parsed) -> Vec<String> {
+        let references = parsed.references.as_ref().expect("a reference query");
         references
             .list
             .iter()
