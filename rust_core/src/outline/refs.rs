@@ -27,7 +27,7 @@ use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
 use super::defines;
 use super::lang::Language;
 pub use super::role::Role;
-use super::roles::{MACRO_BODY, role_patterns};
+use super::roles::{DEFINITION_NODE, MACRO_BODY, role_patterns};
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;
@@ -129,15 +129,41 @@ pub(super) fn extract<'tree>(
     spans: &Spans,
     budget: &Budget,
 ) -> Result<Option<References>, ParseFailure> {
+    let walked = walk(language, trees, source, budget)?;
+    Ok(walked.map(|walked| finish(language, walked, source, spans)))
+}
+
+/// What the walk of a file's trees found: its references, not yet placed, and (C) the nodes
+/// of the kinds its definitions are ([`super::cwalk`]).
+pub(super) struct Walked<'tree> {
+    /// Node start byte -> (pattern, role, node): the first pattern written wins.
+    found: HashMap<usize, (usize, Role, Node<'tree>)>,
+    /// The names in macro bodies (no node of the tree: see `defines`).
+    bodies: Vec<Spot>,
+    cut: bool,
+    pub(super) definitions: Vec<Node<'tree>>,
+}
+
+/// The walk of [`extract`], without the definitions' spans (`None`: the language has no
+/// reference query).
+pub(super) fn walk<'tree>(
+    language: Language,
+    trees: &[(Node<'tree>, Range<usize>)],
+    source: &[u8],
+    budget: &Budget,
+) -> Result<Option<Walked<'tree>>, ParseFailure> {
     let Some(patterns) = role_patterns(language)? else {
         return Ok(None);
     };
-    // Node start byte -> (pattern, role, node): the first pattern written wins.
     let mut found: HashMap<usize, (usize, Role, Node<'tree>)> = HashMap::new();
-    // The names in macro bodies (no node of the tree: see `defines`).
     let mut bodies: Vec<Spot> = Vec::new();
+    let mut definitions: Vec<Node<'tree>> = Vec::new();
     let mut cut = false;
     let mut keep = |pattern: usize, role: Role, node: Node<'tree>| {
+        if pattern == DEFINITION_NODE {
+            definitions.push(node);
+            return;
+        }
         if pattern == MACRO_BODY {
             let at = node.start_position();
             let (found, bodies, cut) = (&found, &mut bodies, &mut cut);
@@ -168,6 +194,25 @@ pub(super) fn extract<'tree>(
     if budget.spent() {
         return Err(ParseFailure::Timeout);
     }
+    Ok(Some(Walked {
+        found,
+        bodies,
+        cut,
+        definitions,
+    }))
+}
+
+/// The references of a walk, placed: definitions' own names left out, each in its enclosing
+/// definition (`spans`).
+pub(super) fn finish(
+    language: Language,
+    walked: Walked<'_>,
+    source: &[u8],
+    spans: &Spans,
+) -> References {
+    let Walked {
+        found, bodies, cut, ..
+    } = walked;
     let mut spots: Vec<Spot> = found
         .into_iter()
         .filter(|(start, _)| spans.names.binary_search(start).is_err())
@@ -184,7 +229,7 @@ pub(super) fn extract<'tree>(
         .chain(bodies)
         .collect();
     spots.sort_unstable_by_key(|spot| spot.start);
-    Ok(Some(arrange(language, &spots, source, spans, cut)))
+    arrange(language, &spots, source, spans, cut)
 }
 
 /// A reference before it is placed: its bytes, its role, and its 0-based line and column (in

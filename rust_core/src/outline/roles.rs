@@ -32,6 +32,10 @@ const NODES_PER_CHECK: usize = 4096;
 /// `preproc_arg` as a `#define`'s value: raw text, whose names [`super::defines`] reads).
 pub(super) const MACRO_BODY: usize = usize::MAX;
 
+/// The pattern index [`RolePatterns::walk`] reports a node of a kind C's definitions are under
+/// (see [`super::cwalk`]): the tag query's work, done in the same walk.
+pub(super) const DEFINITION_NODE: usize = usize::MAX - 1;
+
 /// The compiled reference patterns of `language` (`None`: the language has none, as Markdown),
 /// compiled once per process.
 pub(super) fn role_patterns(
@@ -93,6 +97,8 @@ pub(super) struct RolePatterns {
     by_kind: Vec<Vec<usize>>,
     /// The kind of a macro's raw body and the field a `#define` holds it in (C and C++).
     body: Option<(u16, NonZeroU16)>,
+    /// By node kind, whether it is reported as [`DEFINITION_NODE`] (C's definitions).
+    definitions: Vec<bool>,
 }
 
 impl RolePatterns {
@@ -135,10 +141,21 @@ impl RolePatterns {
                 .map(|field| (grammar.id_for_node_kind("preproc_arg", true), field)),
             _ => None,
         };
+        let mut definitions = vec![false; grammar.node_kind_count()];
+        if language == Language::C {
+            for kind in super::cwalk::KINDS {
+                if let Some(slot) =
+                    definitions.get_mut(usize::from(grammar.id_for_node_kind(kind, true)))
+                {
+                    *slot = true;
+                }
+            }
+        }
         Ok(RolePatterns {
             patterns,
             by_kind,
             body,
+            definitions,
         })
     }
 
@@ -163,6 +180,12 @@ impl RolePatterns {
             visited += 1;
             if visited.is_multiple_of(NODES_PER_CHECK) && budget.spent() {
                 return false;
+            }
+            if let Some(&(node, _)) = path.last()
+                && self.definitions.get(usize::from(node.kind_id())) == Some(&true)
+                && window.contains(&node.start_byte())
+            {
+                found(DEFINITION_NODE, Role::Other, node);
             }
             if let Some(&(node, field)) = path.last()
                 && let Some((kind, value)) = self.body
@@ -502,7 +525,7 @@ mod tests {
         let mut out: BTreeMap<usize, (usize, Role)> = BTreeMap::new();
         let budget = Budget::start(Duration::from_secs(600));
         let walked = patterns.walk(root, window, &budget, &mut |pattern, role, node| {
-            if pattern == MACRO_BODY {
+            if pattern == MACRO_BODY || pattern == DEFINITION_NODE {
                 return;
             }
             let held = out.entry(node.start_byte()).or_insert((pattern, role));
