@@ -144,10 +144,11 @@ impl Store {
         &self.key
     }
 
-    /// The store of the same tree's symbol index: the same place and key, its own name.
+    /// The store of the same tree's symbol index: the same place and key (with what its
+    /// records hold: [`super::symbols::CONTENT`]), its own name.
     pub(super) fn symbols(&self) -> Store {
         Store {
-            key: self.key.clone(),
+            key: [self.key.as_slice(), super::symbols::CONTENT].concat(),
             disk: self
                 .disk
                 .as_ref()

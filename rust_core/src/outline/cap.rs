@@ -72,7 +72,7 @@ impl Budget {
 }
 
 /// The CPU time this thread has used.
-fn thread_time() -> Duration {
+pub(super) fn thread_time() -> Duration {
     let now = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(
         u64::try_from(now.tv_sec).unwrap_or(0),

@@ -21,6 +21,8 @@ pub mod cache;
 pub mod calls;
 mod cap;
 pub mod collect;
+mod cwalk;
+mod defines;
 pub mod definitions;
 mod file;
 pub mod graph;

@@ -17,11 +17,12 @@ use tree_sitter::{Node, Parser, Point, QueryCursor, QueryCursorOptions, Streamin
 use super::SymbolKind;
 use super::cap::{Budget, MATCH_LIMIT};
 pub use super::cap::{MAX_NAME_CHARS, ParseFailure};
+use super::cwalk;
 use super::lang::Language;
 use super::naming::{clean_name, declared_name};
-use super::recover::{parse_range, recover};
+use super::recover::{Part, parse_range, recover};
 use super::refs::{self, References, Spans};
-use super::tags::tags;
+use super::tags::{Tags, tags};
 
 /// One definition as the parse found it (the engine's [`super::Symbol`] is made from it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +96,10 @@ pub fn parse_with(
     time: Duration,
     references: bool,
 ) -> Result<Parsed, ParseFailure> {
+    // A header of directives alone: the line scanner gives what the parse would.
+    if let Some(parsed) = super::defines::scan(language, source, references) {
+        return Ok(parsed);
+    }
     parse_restarting(language, source, time, references, MAX_RESTARTS)
 }
 
@@ -121,8 +126,57 @@ pub(super) fn parse_restarting(
     let has_errors = tree.root_node().has_error();
     let parts = recover(&mut parser, tags, source, tree, &budget, restarts);
 
-    let mut query_in_time = |_: &tree_sitter::QueryCursorState| budget.go_on();
+    // C's references and definitions in one walk of a file parsed whole (see `cwalk`); else
+    // the tag query finds the definitions, and the references walk follows.
+    let mut walked = None;
     let mut found: Vec<Found<'_>> = Vec::new();
+    if language == Language::C && references && parts.len() == 1 && !by_query() {
+        let root = parts[0].tree.root_node();
+        walked = refs::walk(
+            language,
+            &[(root, parts[0].window.clone())],
+            source,
+            &budget,
+        )?;
+        if let Some(walked) = &walked {
+            cwalk::definitions(&walked.definitions, root, &mut found);
+        }
+    } else {
+        query_definitions(tags, &parts, source, &budget, &mut found);
+    }
+    if budget.spent() {
+        return Err(ParseFailure::Timeout);
+    }
+    let (entries, spans) = arrange(found, source, language);
+    let extracted = if let Some(walked) = walked {
+        Some(refs::finish(language, walked, source, &spans))
+    } else if references {
+        let trees: Vec<(Node<'_>, Range<usize>)> = parts
+            .iter()
+            .filter(|part| !part.head)
+            .map(|part| (part.tree.root_node(), part.window.clone()))
+            .collect();
+        refs::extract(language, &trees, source, &spans, &budget)?
+    } else {
+        None
+    };
+    Ok(Parsed {
+        entries,
+        has_errors,
+        references: extracted,
+        with_references: references,
+    })
+}
+
+/// The definitions the tag query finds in `parts` (see `parse_with`), into `found`.
+fn query_definitions<'tree>(
+    tags: &Tags,
+    parts: &'tree [Part],
+    source: &[u8],
+    budget: &Budget,
+    found: &mut Vec<Found<'tree>>,
+) {
+    let mut query_in_time = |_: &tree_sitter::QueryCursorState| budget.go_on();
     // The parts that parse the file (and give its references) first: a head's definition is
     // kept only where they have none starting at the same byte.
     for heads in [false, true] {
@@ -177,42 +231,36 @@ pub(super) fn parse_restarting(
             }
         }
     }
-    if budget.spent() {
-        return Err(ParseFailure::Timeout);
-    }
-    let (entries, spans) = arrange(found, source, language);
-    let extracted = if references {
-        let trees: Vec<(Node<'_>, Range<usize>)> = parts
-            .iter()
-            .filter(|part| !part.head)
-            .map(|part| (part.tree.root_node(), part.window.clone()))
-            .collect();
-        refs::extract(language, &trees, source, &spans, &budget)?
-    } else {
-        None
-    };
-    Ok(Parsed {
-        entries,
-        has_errors,
-        references: extracted,
-        with_references: references,
-    })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set in a test: C's definitions come from the tag query, as for every other language
+    /// (the oracle of `cwalk`).
+    pub(super) static BY_QUERY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn by_query() -> bool {
+    #[cfg(test)]
+    return BY_QUERY.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
 }
 
 /// A definition node a query pattern matched.
-struct Found<'tree> {
-    node: Node<'tree>,
+pub(super) struct Found<'tree> {
+    pub(super) node: Node<'tree>,
     /// Its first byte.
-    start: usize,
+    pub(super) start: usize,
     /// Its end byte and position: the node's, or where the next part of the file's parse
     /// begins when the node runs past it ([`Part::cut`](super::recover::Part::cut)).
-    end: (usize, Point),
-    kind: SymbolKind,
+    pub(super) end: (usize, Point),
+    pub(super) kind: SymbolKind,
     /// Its `@name` capture.
-    name: Option<Node<'tree>>,
+    pub(super) name: Option<Node<'tree>>,
     /// The pattern's place in the query: where two match one node, the first written wins
     /// (queries put the more telling kind first, as Go's struct before its plain type).
-    pattern: usize,
+    pub(super) pattern: usize,
 }
 
 /// Puts the matches in source order, drops repeats of one node, names them and nests them;

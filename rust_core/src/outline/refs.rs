@@ -24,9 +24,10 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
+use super::defines;
 use super::lang::Language;
 use super::role::Role;
-use super::roles::role_patterns;
+use super::roles::{DEFINITION_NODE, MACRO_BODY, role_patterns};
 
 /// References one file's answer holds at most (a 1 MiB file of `a;a;a;...` has half a million).
 pub const MAX_FILE_REFERENCES: usize = 200_000;
@@ -128,14 +129,54 @@ pub(super) fn extract<'tree>(
     spans: &Spans,
     budget: &Budget,
 ) -> Result<Option<References>, ParseFailure> {
+    let walked = walk(language, trees, source, budget)?;
+    Ok(walked.map(|walked| finish(language, walked, source, spans)))
+}
+
+/// What the walk of a file's trees found: its references, not yet placed, and (C) the nodes
+/// of the kinds its definitions are ([`super::cwalk`]).
+pub(super) struct Walked<'tree> {
+    /// Node start byte -> (pattern, role, node): the first pattern written wins.
+    found: HashMap<usize, (usize, Role, Node<'tree>)>,
+    /// The names in macro bodies (no node of the tree: see `defines`).
+    bodies: Vec<Spot>,
+    cut: bool,
+    pub(super) definitions: Vec<Node<'tree>>,
+}
+
+/// The walk of [`extract`], without the definitions' spans (`None`: the language has no
+/// reference query).
+pub(super) fn walk<'tree>(
+    language: Language,
+    trees: &[(Node<'tree>, Range<usize>)],
+    source: &[u8],
+    budget: &Budget,
+) -> Result<Option<Walked<'tree>>, ParseFailure> {
     let Some(patterns) = role_patterns(language)? else {
         return Ok(None);
     };
-    // Node start byte -> (pattern, role, node): the first pattern written wins.
     let mut found: HashMap<usize, (usize, Role, Node<'tree>)> = HashMap::new();
+    let mut bodies: Vec<Spot> = Vec::new();
+    let mut definitions: Vec<Node<'tree>> = Vec::new();
     let mut cut = false;
     let mut keep = |pattern: usize, role: Role, node: Node<'tree>| {
-        let full = found.len() >= MAX_FILE_REFERENCES;
+        if pattern == DEFINITION_NODE {
+            definitions.push(node);
+            return;
+        }
+        if pattern == MACRO_BODY {
+            let at = node.start_position();
+            let (found, bodies, cut) = (&found, &mut bodies, &mut cut);
+            defines::body_spots(source, node.byte_range(), at.row, at.column, &mut |spot| {
+                if found.len() + bodies.len() >= MAX_FILE_REFERENCES {
+                    *cut = true;
+                } else {
+                    bodies.push(spot);
+                }
+            });
+            return;
+        }
+        let full = found.len() + bodies.len() >= MAX_FILE_REFERENCES;
         match found.get_mut(&node.start_byte()) {
             Some(held) if held.0 <= pattern => {}
             Some(held) => *held = (pattern, role, node),
@@ -153,20 +194,59 @@ pub(super) fn extract<'tree>(
     if budget.spent() {
         return Err(ParseFailure::Timeout);
     }
-    let mut nodes: Vec<(usize, Role, Node<'_>)> = found
+    Ok(Some(Walked {
+        found,
+        bodies,
+        cut,
+        definitions,
+    }))
+}
+
+/// The references of a walk, placed: definitions' own names left out, each in its enclosing
+/// definition (`spans`).
+pub(super) fn finish(
+    language: Language,
+    walked: Walked<'_>,
+    source: &[u8],
+    spans: &Spans,
+) -> References {
+    let Walked {
+        found, bodies, cut, ..
+    } = walked;
+    let mut spots: Vec<Spot> = found
         .into_iter()
         .filter(|(start, _)| spans.names.binary_search(start).is_err())
-        .map(|(start, (_, role, node))| (start, role, node))
+        .map(|(start, (_, role, node))| {
+            let at = node.start_position();
+            Spot {
+                start,
+                end: node.end_byte(),
+                role,
+                row: at.row,
+                column: at.column,
+            }
+        })
+        .chain(bodies)
         .collect();
-    nodes.sort_unstable_by_key(|(start, _, _)| *start);
-    Ok(Some(arrange(language, &nodes, source, spans, cut)))
+    spots.sort_unstable_by_key(|spot| spot.start);
+    arrange(language, &spots, source, spans, cut)
+}
+
+/// A reference before it is placed: its bytes, its role, and its 0-based line and column (in
+/// bytes) where it starts.
+pub(super) struct Spot {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) role: Role,
+    pub(super) row: usize,
+    pub(super) column: usize,
 }
 
 /// Interns the names, places each reference in its line and column and finds its enclosing
-/// definition (`nodes` in source order).
-fn arrange(
+/// definition (`spots` in source order).
+pub(super) fn arrange(
     language: Language,
-    nodes: &[(usize, Role, Node<'_>)],
+    spots: &[Spot],
     source: &[u8],
     spans: &Spans,
     cut: bool,
@@ -179,17 +259,18 @@ fn arrange(
     // Definitions open at the current reference (indices into `spans.ranges`), innermost last.
     let mut open: Vec<usize> = Vec::new();
     let mut next_definition = 0;
-    for (start, role, node) in nodes {
+    for spot in spots {
+        let start = spot.start;
         while let Some(&(begin, _)) = spans.ranges.get(next_definition) {
-            if begin > *start {
+            if begin > start {
                 break;
             }
             pop_ended(&mut open, spans, begin);
             open.push(next_definition);
             next_definition += 1;
         }
-        pop_ended(&mut open, spans, *start);
-        let bytes = name_bytes(language, &source[node.byte_range()]);
+        pop_ended(&mut open, spans, start);
+        let bytes = name_bytes(language, &source[start..spot.end]);
         if bytes.is_empty() {
             continue;
         }
@@ -204,13 +285,12 @@ fn arrange(
                 index
             }
         };
-        let position = node.start_position();
-        let line_start = *start - position.column.min(*start);
+        let line_start = start - spot.column.min(start);
         out.list.push(Reference {
             name,
-            line: u32::try_from(position.row + 1).unwrap_or(u32::MAX),
-            column: chars(&source[line_start..*start]) + 1,
-            role: *role,
+            line: u32::try_from(spot.row + 1).unwrap_or(u32::MAX),
+            column: chars(&source[line_start..start]) + 1,
+            role: spot.role,
             enclosing: open.last().and_then(|i| u32::try_from(*i).ok()),
         });
     }
@@ -257,7 +337,7 @@ fn chars(bytes: &[u8]) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::parse::parse_with;
     use super::*;
 
@@ -265,7 +345,12 @@ mod tests {
     fn references(language: Language, source: &str) -> Vec<String> {
         let parsed =
             parse_with(language, source.as_bytes(), Duration::from_secs(10), true).expect("parses");
-        let references = parsed.references.expect("a reference query");
+        listed(&parsed)
+    }
+
+    /// Each reference of `parsed` as `line:column role name in enclosing`.
+    pub(in crate::outline) fn listed(parsed: &super::super::parse::Parsed) -> Vec<String> {
+        let references = parsed.references.as_ref().expect("a reference query");
         references
             .list
             .iter()

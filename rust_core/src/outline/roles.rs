@@ -28,6 +28,14 @@ use super::role::Role;
 /// Nodes visited between two looks at the budget.
 const NODES_PER_CHECK: usize = 4096;
 
+/// The pattern index [`RolePatterns::walk`] reports a macro's body under (C and C++'s
+/// `preproc_arg` as a `#define`'s value: raw text, whose names [`super::defines`] reads).
+pub(super) const MACRO_BODY: usize = usize::MAX;
+
+/// The pattern index [`RolePatterns::walk`] reports a node of a kind C's definitions are under
+/// (see [`super::cwalk`]): the tag query's work, done in the same walk.
+pub(super) const DEFINITION_NODE: usize = usize::MAX - 1;
+
 /// The compiled reference patterns of `language` (`None`: the language has none, as Markdown),
 /// compiled once per process.
 pub(super) fn role_patterns(
@@ -87,6 +95,10 @@ pub(super) struct RolePatterns {
     patterns: Vec<Pattern>,
     /// For each node kind, the patterns that capture a node of it, in the order written.
     by_kind: Vec<Vec<usize>>,
+    /// The kind of a macro's raw body and the field a `#define` holds it in (C and C++).
+    body: Option<(u16, NonZeroU16)>,
+    /// By node kind, whether it is reported as [`DEFINITION_NODE`] (C's definitions).
+    definitions: Vec<bool>,
 }
 
 impl RolePatterns {
@@ -123,12 +135,34 @@ impl RolePatterns {
                 None => by_kind.iter_mut().for_each(|list| list.push(i)),
             }
         }
-        Ok(RolePatterns { patterns, by_kind })
+        let body = match language {
+            Language::C | Language::Cpp => grammar
+                .field_id_for_name("value")
+                .map(|field| (grammar.id_for_node_kind("preproc_arg", true), field)),
+            _ => None,
+        };
+        let mut definitions = vec![false; grammar.node_kind_count()];
+        if language == Language::C {
+            for kind in super::cwalk::KINDS {
+                if let Some(slot) =
+                    definitions.get_mut(usize::from(grammar.id_for_node_kind(kind, true)))
+                {
+                    *slot = true;
+                }
+            }
+        }
+        Ok(RolePatterns {
+            patterns,
+            by_kind,
+            body,
+            definitions,
+        })
     }
 
     /// Calls `found(pattern, role, node)` for each node that starts in `window` and that a
     /// pattern matches, with the first such pattern in the order written (its index, as the
-    /// query's). Nodes outside `window` are not visited. `false` when `budget` ran out first.
+    /// query's), and `found(MACRO_BODY, Role::Other, node)` for each macro body. Nodes outside
+    /// `window` are not visited. `false` when `budget` ran out first.
     pub(super) fn walk<'tree>(
         &self,
         root: Node<'tree>,
@@ -148,6 +182,19 @@ impl RolePatterns {
                 return false;
             }
             if let Some(&(node, _)) = path.last()
+                && self.definitions.get(usize::from(node.kind_id())) == Some(&true)
+                && window.contains(&node.start_byte())
+            {
+                found(DEFINITION_NODE, Role::Other, node);
+            }
+            if let Some(&(node, field)) = path.last()
+                && let Some((kind, value)) = self.body
+                && node.kind_id() == kind
+                && field == Some(value)
+                && window.contains(&node.start_byte())
+            {
+                found(MACRO_BODY, Role::Other, node);
+            } else if let Some(&(node, _)) = path.last()
                 && window.contains(&node.start_byte())
                 && let Some(candidates) = self.by_kind.get(usize::from(node.kind_id()))
                 && let Some(&first) = candidates.iter().find(|&&i| self.matches(i, &path))
@@ -478,6 +525,9 @@ mod tests {
         let mut out: BTreeMap<usize, (usize, Role)> = BTreeMap::new();
         let budget = Budget::start(Duration::from_secs(600));
         let walked = patterns.walk(root, window, &budget, &mut |pattern, role, node| {
+            if pattern == MACRO_BODY || pattern == DEFINITION_NODE {
+                return;
+            }
             let held = out.entry(node.start_byte()).or_insert((pattern, role));
             if pattern < held.0 {
                 *held = (pattern, role);

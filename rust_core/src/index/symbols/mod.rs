@@ -61,6 +61,10 @@ use varint::{read_varint, unzigzag};
 pub(super) use write::{Builder, Input, Outcome};
 
 pub(super) const NONE: u32 = u32::MAX;
+
+/// What a symbol file's records hold, in its key: a file of another (an older engine's,
+/// without the names in macro bodies) is rebuilt, never read.
+pub(super) const CONTENT: &[u8] = b"\0symbols: macro bodies";
 const FILE_INFO: usize = 12;
 const DEFINITION: usize = 20;
 
