@@ -144,11 +144,11 @@ impl Store {
         &self.key
     }
 
-    /// The store of the same tree's symbol index: the same place and key (with what its
-    /// records hold: [`super::symbols::CONTENT`]), its own name.
-    pub(super) fn symbols(&self) -> Store {
+    /// The store of the same tree's symbol index: the same place and key (with `content`, what
+    /// its records hold: `symbols::CONTENT`), its own name.
+    pub(super) fn symbols(&self, content: &[u8]) -> Store {
         Store {
-            key: [self.key.as_slice(), super::symbols::CONTENT].concat(),
+            key: [self.key.as_slice(), content].concat(),
             disk: self
                 .disk
                 .as_ref()

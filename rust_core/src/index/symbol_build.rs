@@ -34,7 +34,7 @@ use super::live::{Live, Shared, lock};
 use super::overlay::overlay;
 use super::store::{FileId, Lock};
 use super::symbol_state::SymbolPhase;
-use super::symbols::{Builder, Input, Outcome, Status, Symbols};
+use super::symbols::{self, Builder, Input, Outcome, Status, Symbols};
 use super::table::{now_ns, vouches};
 use super::upkeep::{REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
 
@@ -88,7 +88,7 @@ fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) 
 /// table is ready).
 pub(super) fn build(shared: &Shared, outliner: &Outliner) {
     let started = Instant::now();
-    let store = shared.store.symbols();
+    let store = shared.store.symbols(symbols::CONTENT);
     lock(&shared.live).symbols.phase = SymbolPhase::Waiting;
     let set = |data: Symbols, id: Option<FileId>, loaded: bool| {
         let mut live = lock(&shared.live);
@@ -137,7 +137,7 @@ fn save(
     writer: &Lock,
     builder: &Builder,
 ) -> std::io::Result<(Symbols, Option<FileId>)> {
-    let store = shared.store.symbols();
+    let store = shared.store.symbols(symbols::CONTENT);
     let key = store.key().to_vec();
     let stall = shared.limits.stall_write_ms;
     let write = |out: &mut dyn super::store::Sink| {
@@ -244,7 +244,7 @@ fn parse(
 pub(super) fn background(shared: &Shared, outliner: &Outliner, job: SymbolJob) {
     let done = match job {
         SymbolJob::Adopt => adopt(shared),
-        SymbolJob::Merge => match shared.store.symbols().try_lock() {
+        SymbolJob::Merge => match shared.store.symbols(symbols::CONTENT).try_lock() {
             Some(writer) => merge(shared, outliner, &writer),
             None => false,
         },
@@ -256,7 +256,7 @@ pub(super) fn background(shared: &Shared, outliner: &Outliner, job: SymbolJob) {
 
 /// True when the file another process wrote was adopted (or there is nothing left to do).
 fn adopt(shared: &Shared) -> bool {
-    let Some((data, id)) = shared.store.symbols().load_as::<Symbols>() else {
+    let Some((data, id)) = shared.store.symbols(symbols::CONTENT).load_as::<Symbols>() else {
         return false;
     };
     let mut live = lock(&shared.live);
@@ -300,7 +300,9 @@ fn merge(shared: &Shared, outliner: &Outliner, writer: &Lock) -> bool {
             return true;
         }
         // Another process replaced the file: adopt it first (the next call starts that).
-        if live.symbols.id.is_some() && shared.store.symbols().on_disk() != live.symbols.id {
+        if live.symbols.id.is_some()
+            && shared.store.symbols(symbols::CONTENT).on_disk() != live.symbols.id
+        {
             return false;
         }
         live.refresh(shared);

@@ -25,7 +25,7 @@ use super::symbol_build::{self, SymbolJob};
 use super::symbol_state::{self, SymbolPhase};
 use super::table::Table;
 use super::watch::Limits;
-use super::{list, map_graph, navigate, overlay, query, store};
+use super::{list, map_graph, navigate, overlay, query, store, symbols};
 
 crate::record! {
     "IndexStatus",
@@ -459,7 +459,7 @@ impl WarmIndex {
             && !symbols.refreshing
             && symbols.retry_after.is_none_or(|t| Instant::now() >= t);
         if let (true, Some(data)) = (idle, symbols.data.clone()) {
-            let on_disk = self.shared.store.symbols().on_disk();
+            let on_disk = self.shared.store.symbols(symbols::CONTENT).on_disk();
             let job = if on_disk.is_some() && on_disk != live.symbols.id {
                 Some(SymbolJob::Adopt)
             } else if !self.shared.build {

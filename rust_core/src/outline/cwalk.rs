@@ -16,10 +16,25 @@
 //! A test holds it to the query on every C file of a tree (`RIPSIGHT_DEFINES_TREE`), and the
 //! engine's own tests of C outlines run through it.
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Point};
 
 use super::SymbolKind;
-use super::parse::Found;
+
+/// A definition node a query pattern matched.
+pub(super) struct Found<'tree> {
+    pub(super) node: Node<'tree>,
+    /// Its first byte.
+    pub(super) start: usize,
+    /// Its end byte and position: the node's, or where the next part of the file's parse
+    /// begins when the node runs past it ([`Part::cut`](super::recover::Part::cut)).
+    pub(super) end: (usize, Point),
+    pub(super) kind: SymbolKind,
+    /// Its `@name` capture.
+    pub(super) name: Option<Node<'tree>>,
+    /// The pattern's place in the query: where two match one node, the first written wins
+    /// (queries put the more telling kind first, as Go's struct before its plain type).
+    pub(super) pattern: usize,
+}
 
 /// The node kinds the reference walk reports for this module, in the patterns' order.
 pub(super) const KINDS: &[&str] = &[

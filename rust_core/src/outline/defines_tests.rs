@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::super::parse::{MAX_RESTARTS, parse_restarting};
 use super::super::refs::tests::listed;
 use super::*;
+use crate::outline::macro_body::body_names;
 
 /// The parse's answer for `source`, the scanner aside.
 fn parsed(source: &[u8], references: bool) -> Parsed {

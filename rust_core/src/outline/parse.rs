@@ -12,12 +12,12 @@ use std::ops::Range;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tree_sitter::{Node, Parser, Point, QueryCursor, QueryCursorOptions, StreamingIterator};
+use tree_sitter::{Node, Parser, QueryCursor, QueryCursorOptions, StreamingIterator};
 
 use super::SymbolKind;
 use super::cap::{Budget, MATCH_LIMIT};
 pub use super::cap::{MAX_NAME_CHARS, ParseFailure};
-use super::cwalk;
+use super::cwalk::{self, Found};
 use super::lang::Language;
 use super::naming::{clean_name, declared_name};
 use super::recover::{Part, parse_range, recover};
@@ -96,10 +96,6 @@ pub fn parse_with(
     time: Duration,
     references: bool,
 ) -> Result<Parsed, ParseFailure> {
-    // A header of directives alone: the line scanner gives what the parse would.
-    if let Some(parsed) = super::defines::scan(language, source, references) {
-        return Ok(parsed);
-    }
     parse_restarting(language, source, time, references, MAX_RESTARTS)
 }
 
@@ -245,22 +241,6 @@ fn by_query() -> bool {
     return BY_QUERY.with(std::cell::Cell::get);
     #[cfg(not(test))]
     false
-}
-
-/// A definition node a query pattern matched.
-pub(super) struct Found<'tree> {
-    pub(super) node: Node<'tree>,
-    /// Its first byte.
-    pub(super) start: usize,
-    /// Its end byte and position: the node's, or where the next part of the file's parse
-    /// begins when the node runs past it ([`Part::cut`](super::recover::Part::cut)).
-    pub(super) end: (usize, Point),
-    pub(super) kind: SymbolKind,
-    /// Its `@name` capture.
-    pub(super) name: Option<Node<'tree>>,
-    /// The pattern's place in the query: where two match one node, the first written wins
-    /// (queries put the more telling kind first, as Go's struct before its plain type).
-    pub(super) pattern: usize,
 }
 
 /// Puts the matches in source order, drops repeats of one node, names them and nests them;

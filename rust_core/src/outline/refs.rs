@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
-use super::defines;
 use super::lang::Language;
+use super::macro_body;
 use super::role::Role;
 use super::roles::{DEFINITION_NODE, MACRO_BODY, role_patterns};
 
@@ -138,7 +138,7 @@ pub(super) fn extract<'tree>(
 pub(super) struct Walked<'tree> {
     /// Node start byte -> (pattern, role, node): the first pattern written wins.
     found: HashMap<usize, (usize, Role, Node<'tree>)>,
-    /// The names in macro bodies (no node of the tree: see `defines`).
+    /// The names in macro bodies (no node of the tree: see `macro_body`).
     bodies: Vec<Spot>,
     cut: bool,
     pub(super) definitions: Vec<Node<'tree>>,
@@ -167,7 +167,7 @@ pub(super) fn walk<'tree>(
         if pattern == MACRO_BODY {
             let at = node.start_position();
             let (found, bodies, cut) = (&found, &mut bodies, &mut cut);
-            defines::body_spots(source, node.byte_range(), at.row, at.column, &mut |spot| {
+            body_spots(source, node.byte_range(), at.row, at.column, &mut |spot| {
                 if found.len() + bodies.len() >= MAX_FILE_REFERENCES {
                     *cut = true;
                 } else {
@@ -334,6 +334,36 @@ fn clean(bytes: &[u8]) -> String {
 fn chars(bytes: &[u8]) -> u32 {
     let count = bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count();
     u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+/// The references of the names in the macro body at `range` of `source`, whose first byte is
+/// at `column` (bytes) of 0-based line `row`.
+pub(super) fn body_spots(
+    source: &[u8],
+    range: std::ops::Range<usize>,
+    row: usize,
+    column: usize,
+    found: &mut dyn FnMut(Spot),
+) {
+    let base = range.start;
+    let Some(text) = source.get(range) else {
+        return;
+    };
+    let (mut row, mut line_start, mut seen) = (row, base - column.min(base), 0);
+    macro_body::body_names(text, &mut |start, end| {
+        for newline in memchr::memchr_iter(b'\n', &text[seen..start]) {
+            row += 1;
+            line_start = base + seen + newline + 1;
+        }
+        seen = start;
+        found(Spot {
+            start: base + start,
+            end: base + end,
+            role: Role::Other,
+            row,
+            column: base + start - line_start,
+        });
+    });
 }
 
 #[cfg(test)]
