@@ -3,10 +3,10 @@
 //! the outline and the references its parse would give, without the grammar.
 //!
 //! **Macro bodies.** The grammar reads a `#define`'s value as one token of raw text, so the
-//! names in it are no identifiers of the tree. [`body_names`](super::macro_body::body_names) reads them: every identifier of
-//! the text that is not in a comment, a string, a character or a number, and not a keyword.
-//! Both the parse's references ([`super::refs`]) and the scanner give each one as a reference
-//! of role `other`, inside the function-like macro whose body holds it.
+//! names in it are no identifiers of the tree. [`super::macro_body::body_names`] reads them:
+//! every identifier of the text that is not in a comment, a string, a character or a number,
+//! and not a keyword. Both the parse's references ([`super::refs`]) and the scanner give each
+//! one as a reference of role `other`, inside the function-like macro whose body holds it.
 //!
 //! **The scanner.** [`scan`] takes a C file whose every line is blank, a comment, or one of the
 //! directives `#define`, `#undef`, `#pragma`, `#include <…>` / `"…"`, `#ifdef`, `#ifndef` and
