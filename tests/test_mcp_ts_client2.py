@@ -253,7 +253,9 @@ def test_the_same_handler_answers_on_the_version_the_client_negotiates(
 
 def test_progress_and_cancellation_on_2026_07_28(node: Node, tmp_path: Path) -> None:
     # A budget far beyond the test's patience: only the cancellation can stop the search early.
-    slow = make_slow_tree(tmp_path / "slow", files=40)
+    # 160 files: SLOW_GREP takes several seconds on them even on an idle machine (about 0.05 s
+    # a file a core), so the abort at 2.5 s always meets a running search.
+    slow = make_slow_tree(tmp_path / "slow", files=160)
     server = serve(slow, "--time-budget", "600", "--no-index", "--log-level", "debug")
     grep = {"op": "call", "name": "grep", "arguments": SLOW_GREP}
     steps = [
@@ -263,6 +265,7 @@ def test_progress_and_cancellation_on_2026_07_28(node: Node, tmp_path: Path) -> 
     ]
     aborted, _, after = _session(node, tmp_path, server, steps)["steps"]
     # The AbortSignal rejects the call with its reason (the SDK names the error REQUEST_TIMEOUT).
+    assert "error" in aborted, aborted
     assert aborted["error"]["message"] == "the user pressed stop", aborted
     seen = aborted["progress"]
     assert len(seen) >= 2, seen
