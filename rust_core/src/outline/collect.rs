@@ -4,8 +4,9 @@
 //!
 //! Bounded twice: at most `max_files` files are parsed (the shallowest, in path order within a
 //! depth; the graph then says it is capped), and the call's deadline stops the parses (the files
-//! not reached are counted). A file that cannot be parsed costs its own definitions and references, never the
-//! call. Markdown is left out: its headings are no code another file uses.
+//! not reached are counted). A file that cannot be parsed costs its own definitions and
+//! references, never the call. Markdown is left out: its headings are no code another file
+//! uses.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
