@@ -38,6 +38,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 pytestmark = pytest.mark.slow  # an MCP server process per session
 
 SDK_MAJOR = int(importlib.metadata.version("mcp").split(".")[0])
+#: The SDK 1.x client awaits the elicitation callback inside its receive loop: nothing else the
+#: server sends (an answer, a progress notification) reaches it while the person decides.
+ONE_RECEIVE_LOOP = pytest.mark.skipif(
+    SDK_MAJOR < 2,
+    reason="the SDK 1.x client awaits the elicitation callback inside its receive loop, so no "
+    "other message reaches it while the person decides",
+)
 # A hang guard, not a speed assertion.
 SESSION_TIMEOUT = 60.0
 MARKER = APPROVAL_MARKER
@@ -240,6 +247,7 @@ def test_a_person_who_does_not_answer_in_time_is_a_refusal(tree: Path, tmp_path:
     assert _records(log)[-1]["approval"]["decided_by"] == "deadline"
 
 
+@ONE_RECEIVE_LOOP
 def test_progress_says_that_the_call_waits_for_the_person(tree: Path, tmp_path: Path) -> None:
     """Issue 37, item 10: while the question waits (elicitation/create sent, no answer yet), the
     progress notifications of the call say so; once answered, the call runs."""
@@ -300,11 +308,7 @@ def test_mcp_help_documents_the_ask_flags() -> None:
         assert flag in done.stdout
 
 
-@pytest.mark.skipif(
-    SDK_MAJOR < 2,
-    reason="the SDK 1.x client awaits the elicitation callback inside its receive loop, so no "
-    "other answer reaches it while the person decides",
-)
+@ONE_RECEIVE_LOOP
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_a_call_waiting_for_the_person_holds_no_slot(
     tree: Path, tmp_path: Path, mechanism: str
