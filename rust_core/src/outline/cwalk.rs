@@ -207,27 +207,16 @@ mod tests {
     #[test]
     #[ignore = "reads a whole tree; set RIPSIGHT_DEFINES_TREE"]
     fn the_walk_agrees_with_the_query_on_a_tree() {
-        let Some(root) = std::env::var_os("RIPSIGHT_DEFINES_TREE") else {
-            return;
-        };
         let (mut files, mut differ) = (0, Vec::new());
-        let mut pending = vec![std::path::PathBuf::from(root)];
-        while let Some(directory) = pending.pop() {
-            for entry in std::fs::read_dir(&directory).expect("reads").flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    pending.push(path);
-                } else if path.extension().is_some_and(|e| e == "c" || e == "h")
-                    && let Ok(source) = std::fs::read(&path)
-                    && source.len() as u64 <= super::super::MAX_SOURCE_BYTES
-                {
-                    files += 1;
-                    let (walked, queried) = both(&source);
-                    if walked != queried {
-                        differ.push(path);
-                    }
-                }
+        let walked = crate::outline::defines::tests::each_c_file_of_tree(&mut |path, source| {
+            files += 1;
+            let (walked, queried) = both(&source);
+            if walked != queried {
+                differ.push(path);
             }
+        });
+        if !walked {
+            return;
         }
         assert!(files > 0);
         assert!(

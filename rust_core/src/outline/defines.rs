@@ -327,4 +327,4 @@ impl Scanner<'_> {
 
 #[cfg(test)]
 #[path = "defines_tests.rs"]
-mod tests;
+pub(super) mod tests;

@@ -132,17 +132,14 @@ fn body_names_skip_comments_strings_numbers_and_keywords() {
     assert_eq!(names, ["x", "y", "z"]);
 }
 
-/// Every C file of the tree the scanner takes gives what the parse gives (run it with
-/// `RIPSIGHT_DEFINES_TREE=DIR cargo test --release --lib defines -- --ignored --nocapture`).
-#[test]
-#[ignore = "reads a whole tree; set RIPSIGHT_DEFINES_TREE"]
-fn the_scanner_agrees_with_the_parse_on_a_tree() {
+/// Hands `each` every `.c` and `.h` file (path, bytes) under `RIPSIGHT_DEFINES_TREE` that an
+/// outline would parse (at most `MAX_SOURCE_BYTES`); `false` when the variable is not set.
+pub(in crate::outline) fn each_c_file_of_tree(
+    each: &mut dyn FnMut(std::path::PathBuf, Vec<u8>),
+) -> bool {
     let Some(root) = std::env::var_os("RIPSIGHT_DEFINES_TREE") else {
-        return;
+        return false;
     };
-    let (mut files, mut taken, mut bytes, mut taken_bytes) = (0u64, 0u64, 0u64, 0u64);
-    let (mut scanning, mut parsing) = (Duration::ZERO, Duration::ZERO);
-    let mut differ = Vec::new();
     let mut pending = vec![std::path::PathBuf::from(root)];
     while let Some(directory) = pending.pop() {
         for entry in std::fs::read_dir(&directory).expect("reads").flatten() {
@@ -152,33 +149,45 @@ fn the_scanner_agrees_with_the_parse_on_a_tree() {
             };
             if kind.is_dir() {
                 pending.push(path);
-                continue;
-            }
-            if !kind.is_file() || !path.extension().is_some_and(|e| e == "h" || e == "c") {
-                continue;
-            }
-            let Ok(source) = std::fs::read(&path) else {
-                continue;
-            };
-            if source.len() as u64 > super::super::MAX_SOURCE_BYTES {
-                continue;
-            }
-            files += 1;
-            bytes += source.len() as u64;
-            let started = std::time::Instant::now();
-            let Some(scanned) = scan(Language::C, &source, true) else {
-                continue;
-            };
-            scanning += started.elapsed();
-            taken += 1;
-            taken_bytes += source.len() as u64;
-            let started = std::time::Instant::now();
-            let by_parse = parsed(&source, true);
-            parsing += started.elapsed();
-            if scanned != by_parse {
-                differ.push(path);
+            } else if kind.is_file()
+                && path.extension().is_some_and(|e| e == "c" || e == "h")
+                && let Ok(source) = std::fs::read(&path)
+                && source.len() as u64 <= super::super::MAX_SOURCE_BYTES
+            {
+                each(path, source);
             }
         }
+    }
+    true
+}
+
+/// Every C file of the tree the scanner takes gives what the parse gives (run it with
+/// `RIPSIGHT_DEFINES_TREE=DIR cargo test --release --lib defines -- --ignored --nocapture`).
+#[test]
+#[ignore = "reads a whole tree; set RIPSIGHT_DEFINES_TREE"]
+fn the_scanner_agrees_with_the_parse_on_a_tree() {
+    let (mut files, mut taken, mut bytes, mut taken_bytes) = (0u64, 0u64, 0u64, 0u64);
+    let (mut scanning, mut parsing) = (Duration::ZERO, Duration::ZERO);
+    let mut differ = Vec::new();
+    let walked = each_c_file_of_tree(&mut |path, source| {
+        files += 1;
+        bytes += source.len() as u64;
+        let started = std::time::Instant::now();
+        let Some(scanned) = scan(Language::C, &source, true) else {
+            return;
+        };
+        scanning += started.elapsed();
+        taken += 1;
+        taken_bytes += source.len() as u64;
+        let started = std::time::Instant::now();
+        let by_parse = parsed(&source, true);
+        parsing += started.elapsed();
+        if scanned != by_parse {
+            differ.push(path);
+        }
+    });
+    if !walked {
+        return;
     }
     // Printed for `--nocapture` (the figures in docs/macro-bodies.md).
     let _ = writeln!(
@@ -197,24 +206,14 @@ fn the_scanner_agrees_with_the_parse_on_a_tree() {
 #[test]
 #[ignore = "reads a whole tree; set RIPSIGHT_DEFINES_TREE"]
 fn phase_times_on_a_tree() {
-    let Some(root) = std::env::var_os("RIPSIGHT_DEFINES_TREE") else {
-        return;
-    };
     let mut sources = Vec::new();
-    let mut pending = vec![std::path::PathBuf::from(root)];
-    while let Some(directory) = pending.pop() {
-        for entry in std::fs::read_dir(&directory).expect("reads").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "c" || e == "h")
-                && let Ok(source) = std::fs::read(&path)
-                && source.len() as u64 <= super::super::MAX_SOURCE_BYTES
-                && scan(Language::C, &source, false).is_none()
-            {
-                sources.push(source);
-            }
+    let walked = each_c_file_of_tree(&mut |_, source| {
+        if scan(Language::C, &source, false).is_none() {
+            sources.push(source);
         }
+    });
+    if !walked {
+        return;
     }
     // The thread's CPU time: other work on the machine stretches the wall time, not this.
     let time = |each: &dyn Fn(&[u8])| {
