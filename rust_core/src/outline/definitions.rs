@@ -474,14 +474,6 @@ pub(crate) fn outline_one<T>(
             refusal, detail, ..
         }) => return Parsedness::Unparsed(refusal, detail),
     };
-    // A header the line scanner reads whole needs no worker (the worker would scan it too).
-    if let Some(parsed) = super::defines::scan(source.language, &source.bytes, references) {
-        return Parsedness::Outlined {
-            kept: keep(&source, Arc::new(parsed)),
-            language: source.language,
-            cached: false,
-        };
-    }
     let outlined = if references {
         outliner.references(&source)
     } else {

@@ -28,7 +28,6 @@ use serde::{Deserialize, Serialize};
 pub use crate::workers::frame::{LENGTH_BYTES, read_frame, write_frame};
 use crate::workers::limits::{self, WorkerLimits};
 
-use super::defines;
 use super::lang::Language;
 use super::parse::{self, ParseFailure, Parsed};
 use super::worker_limits::worker_limits;
@@ -83,12 +82,8 @@ fn answer(frame: &[u8]) -> Option<Answer> {
             let language = Language::from_code(language)?;
             let time = Duration::from_millis(u64::from(millis));
             let references = operation == PARSE_REFERENCES;
-            // A header of directives alone: the line scanner gives what the parse would.
-            let scanned = defines::scan(language, source, references).map(Ok);
             Some(
-                match scanned
-                    .unwrap_or_else(|| parse::parse_with(language, source, time, references))
-                {
+                match parse::parse_with(language, source, time, references) {
                     Ok(parsed) => Answer::Parsed(parsed),
                     Err(failure) => Answer::Failed(failure),
                 },
