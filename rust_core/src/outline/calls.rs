@@ -489,6 +489,7 @@ mod tests {
                 names,
                 list,
                 cut: false,
+                imports: Vec::new(),
             }),
             with_references: true,
         };

@@ -26,6 +26,7 @@ mod defines;
 pub mod definitions;
 mod file;
 pub mod graph;
+pub mod imports;
 pub mod lang;
 mod macro_body;
 pub mod map;

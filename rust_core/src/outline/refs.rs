@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
+use super::imports::Import;
 use super::lang::Language;
 use super::macro_body;
 use super::role::Role;
@@ -82,6 +83,10 @@ pub struct References {
     pub list: Vec<Reference>,
     /// More than [`MAX_FILE_REFERENCES`]: the rest were dropped.
     pub cut: bool,
+    /// What the file imports or includes, in source order (empty for a language without
+    /// imports the index resolves).
+    #[serde(default)]
+    pub imports: Vec<Import>,
 }
 
 impl References {

@@ -315,5 +315,6 @@ pub(in crate::index) fn body_calls(
         names,
         list,
         cut: file.cut,
+        imports: Vec::new(),
     })
 }

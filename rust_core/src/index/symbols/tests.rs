@@ -42,6 +42,7 @@ fn parsed(
                 names: names.iter().map(|n| (*n).to_string()).collect(),
                 list,
                 cut: false,
+                imports: Vec::new(),
             }),
             with_references: true,
         }),

@@ -1,0 +1,85 @@
+//! Which files an import names: a file's `#include`s and imports ([`Import`]) looked up in the
+//! tree's file table, language by language. What is resolved here is the file (or files: a
+//! Python package, a Go package's directory) an import statement names; which definitions a
+//! reference then binds to is the symbol index's business.
+
+use std::ops::Range;
+
+use crate::outline::imports::Import;
+use crate::outline::lang::Language;
+
+/// The tree's files as the resolvers look them up: relative paths with `/` separators, sorted
+/// by bytes; a file's id is its position.
+pub(in crate::index) struct Tree<'a> {
+    paths: Vec<&'a str>,
+}
+
+impl<'a> Tree<'a> {
+    /// The tree of these paths (sorted here).
+    pub(in crate::index) fn new(mut paths: Vec<&'a str>) -> Tree<'a> {
+        paths.sort_unstable();
+        paths.dedup();
+        Tree { paths }
+    }
+
+    /// The id of the file at `path`, if the tree has it.
+    pub(in crate::index) fn find(&self, path: &str) -> Option<u32> {
+        self.paths
+            .binary_search(&path)
+            .ok()
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// The ids of the files below the directory `dir` (`""`: the whole tree), at any depth.
+    pub(in crate::index) fn under(&self, dir: &str) -> Range<u32> {
+        if dir.is_empty() {
+            return 0..self.paths.len() as u32;
+        }
+        let prefix = format!("{dir}/");
+        let start = self
+            .paths
+            .partition_point(|p| p.as_bytes() < prefix.as_bytes());
+        let end = start + self.paths[start..].partition_point(|p| p.starts_with(&prefix));
+        start as u32..end as u32
+    }
+
+    /// The path of the file `id`.
+    pub(in crate::index) fn path(&self, id: u32) -> &'a str {
+        self.paths[id as usize]
+    }
+
+    /// How many files the tree has.
+    pub(in crate::index) fn len(&self) -> usize {
+        self.paths.len()
+    }
+}
+
+/// The files `import`, written in the file `from` (a path of the tree) of `language`, names;
+/// empty when none of the tree's files is it (a library outside the tree, a typo).
+pub(in crate::index) fn targets(
+    language: Language,
+    from: &str,
+    import: &Import,
+    tree: &Tree<'_>,
+) -> Vec<u32> {
+    let _ = (language, from, import, tree);
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_holds_the_files_below_it_and_no_sibling_with_its_prefix() {
+        let tree = Tree::new(vec!["a/b.c", "a/c/d.h", "a-b/x.c", "a.c", "ab/y.c", "b.c"]);
+        let names = |r: Range<u32>| r.map(|i| tree.path(i)).collect::<Vec<_>>();
+        assert_eq!(names(tree.under("a")), ["a/b.c", "a/c/d.h"]);
+        assert_eq!(names(tree.under("a/c")), ["a/c/d.h"]);
+        assert_eq!(names(tree.under("ab")), ["ab/y.c"]);
+        assert!(tree.under("zz").is_empty());
+        assert_eq!(tree.under("").len(), tree.len());
+        assert_eq!(tree.find("a.c").map(|i| tree.path(i)), Some("a.c"));
+        assert_eq!(tree.find("a"), None);
+    }
+}
