@@ -19,6 +19,9 @@
 
 use std::collections::HashMap;
 
+mod overlay;
+pub(super) use overlay::OverlayBinder;
+
 use crate::outline::imports::{Form, Import};
 use crate::outline::lang::Language;
 
