@@ -4,6 +4,7 @@ under tools/, each defining the same names."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -157,3 +158,31 @@ def test_without_the_symbol_index_every_reference_is_by_name(tmp_path: Path) -> 
         found = cold.references("kzalloc", definition=kernel, limit=None)
         assert (found.resolved, found.by_name, found.bound_elsewhere) == (0, KERNEL_USERS + 1, 0)
         assert found.definition is not None
+
+
+KERNEL = os.environ.get("RIPSIGHT_KERNEL_ROOT")
+
+#: Files of the kernel's map that are userspace shims or vendored type headers: they define
+#: the kernel's names for code built apart from it.
+SHIMS = ("tools/", "drivers/gpu/drm/vmwgfx/device_include/")
+
+
+@pytest.mark.skipif(not KERNEL, reason="set RIPSIGHT_KERNEL_ROOT to a Linux checkout")
+def test_the_kernels_map_and_references_bind_through_its_includes() -> None:
+    with Workspace(str(KERNEL), index=True) as ws:
+        assert ws.wait_index(600)
+        wait_symbols(ws, timeout=900)
+        listed = [f.path for f in ws.repo_map(max_chars=8000).files]
+        shims = [p for p in listed if p.startswith(SHIMS)]
+        # By name, 14 of 36 were (issue 34).
+        assert len(listed) > 30 and len(shims) <= 2, (shims, listed)
+        definitions = ws.references("u32", limit=1).definitions
+        kernel = next(d for d in definitions if d.path == "include/asm-generic/int-ll64.h")
+        tools = next(d for d in definitions if d.path == "tools/include/linux/types.h")
+        mine = ws.references("u32", definition=f"{kernel.path}:{kernel.line}", limit=1)
+        theirs = ws.references("u32", definition=f"{tools.path}:{tools.line}", limit=1)
+        total = mine.resolved + mine.by_name + mine.bound_elsewhere
+        # The kernel's own typedef takes most uses, the userspace copy only tools/' own.
+        assert mine.resolved > total / 2, (mine.resolved, total)
+        assert theirs.resolved < mine.resolved / 10, (theirs.resolved, mine.resolved)
+        assert theirs.bound_elsewhere >= mine.resolved

@@ -833,7 +833,7 @@ class MapDefinition:
         """1-based last line."""
     @property
     def references(self) -> int:
-        """References to its name from other files of the map (found by name)."""
+        """References to it from other files of the map: bound to it, or found by name."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -1354,6 +1354,10 @@ class RepoMapResult:
     @property
     def iterations(self) -> int:
         """Iterations of the ranking."""
+    @property
+    def bound(self) -> bool:
+        """The references were bound through includes and imports where they reach a definition (the
+        symbol index's graph), else found by name; false: all by name."""
     @property
     def skipped(self) -> SkipCounts:
         """What the listing's walk passed over, by reason."""

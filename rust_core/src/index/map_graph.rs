@@ -239,5 +239,6 @@ pub(super) fn graph(
         file.bound_start = starts;
     }
     graph.files = stored;
+    graph.bound = true;
     Some(Ok(graph))
 }
