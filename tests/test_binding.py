@@ -19,8 +19,7 @@ KERNEL_USERS = 5
 FILES = {
     "include/linux/types.h": "#ifndef T\n#define T\ntypedef unsigned int u32;\n#endif\n",
     "include/linux/slab.h": (
-        "#include <linux/types.h>\n"
-        "static inline void *kzalloc(u32 size)\n{\n\treturn 0;\n}\n"
+        "#include <linux/types.h>\nstatic inline void *kzalloc(u32 size)\n{\n\treturn 0;\n}\n"
     ),
     "tools/include/linux/types.h": "typedef unsigned int u32;\n",
     "tools/include/linux/slab.h": (

@@ -30,10 +30,13 @@ fn import(form: Form, module: &str, names: &[(&str, &str)]) -> Import {
     }
 }
 
+/// Each file's imports, with the files each names.
+type FileImports = Vec<(u32, Vec<(Import, Vec<u32>)>)>;
+
 /// A graph of files given as (language, edges, defined names), plus imports.
 fn graph<'a>(
     files: &[(Language, &[u32], &[&str])],
-    imports: Vec<(u32, Vec<(Import, Vec<u32>)>)>,
+    imports: FileImports,
     name_id: &'a dyn Fn(&str) -> Option<u32>,
 ) -> Graph<'a> {
     let mut g = Graph {
