@@ -272,7 +272,8 @@ def repo_map_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
             name="map",
             help="map the repository: files ranked by use, with their most-used definitions",
             description="Rank the source files under a directory by how much the other files "
-            "use what they define (a PageRank over the references, found by name), list each "
+            "use what they define (a PageRank over the references, bound through includes and "
+            "imports with the symbol index, else found by name), list each "
             "with its most-used definitions within a character budget, and print what a model "
             "would see (the repo_map tool).",
             epilog="exit status: 0 files mapped, 1 none, 2 usage or input error (one line on "
