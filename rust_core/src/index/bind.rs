@@ -25,6 +25,7 @@
 //! say so), but for C's narrowing above.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 mod overlay;
 pub(super) use overlay::OverlayBinder;
@@ -141,6 +142,8 @@ pub(super) struct Binder<'g, 'a> {
     seen: Vec<u32>,
     round: u32,
     stack: Vec<u32>,
+    /// What each file's imports bring, once read.
+    taken: HashMap<u32, Rc<Taken>>,
 }
 
 impl<'g, 'a> Binder<'g, 'a> {
@@ -150,6 +153,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             seen: vec![0; graph.languages.len()],
             round: 0,
             stack: Vec::new(),
+            taken: HashMap::new(),
         }
     }
 
@@ -245,37 +249,70 @@ impl<'g, 'a> Binder<'g, 'a> {
         }
     }
 
+    /// What file `file`'s imports bring, names as ids (read once per file).
+    fn taken(&mut self, file: u32) -> Rc<Taken> {
+        if let Some(taken) = self.taken.get(&file) {
+            return Rc::clone(taken);
+        }
+        let graph = self.graph;
+        let mut taken = Taken::default();
+        for (k, (import, _)) in graph.imports.get(&file).into_iter().flatten().enumerate() {
+            let k = k as u32;
+            if import.names.is_empty() || import.form == Form::Package {
+                taken.modules.push(k);
+            }
+            for (orig, local) in &import.names {
+                if orig == "*" {
+                    taken.stars.push(k);
+                } else if let (Some(local), Some(orig)) =
+                    ((graph.name_id)(local), (graph.name_id)(orig))
+                {
+                    taken.named.push((local, orig, k));
+                }
+            }
+        }
+        taken.named.sort_unstable();
+        let taken = Rc::new(taken);
+        self.taken.insert(file, Rc::clone(&taken));
+        taken
+    }
+
+    /// The files import `k` of file `file` names.
+    fn targets_of(&self, file: u32, k: u32) -> &'g [u32] {
+        let graph: &'g Graph<'a> = self.graph;
+        graph
+            .imports
+            .get(&file)
+            .and_then(|imports| imports.get(k as usize))
+            .map_or(&[][..], |(_, targets)| targets.as_slice())
+    }
+
     /// Rules (a) to (c) of the module doc for a file with imports.
-    fn bind_imported(&self, file: u32, name: u32) -> Vec<u32> {
+    fn bind_imported(&mut self, file: u32, name: u32) -> Vec<u32> {
         let graph = self.graph;
         if graph.defines(file, name) {
             return vec![file];
         }
-        let imports = graph.imports.get(&file).map_or(&[][..], Vec::as_slice);
+        let taken = self.taken(file);
         let mut out = Vec::new();
-        for (import, targets) in imports {
-            for (orig, local) in &import.names {
-                let star = orig == "*";
-                if !star && (graph.name_id)(local) != Some(name) {
-                    continue;
-                }
-                let orig = if star {
-                    Some(name)
-                } else {
-                    (graph.name_id)(orig)
-                };
-                if let Some(orig) = orig {
-                    for &t in targets {
-                        self.exported(t, orig, REEXPORT_DEPTH, &mut out);
-                    }
-                }
+        let from = taken.named.partition_point(|e| e.0 < name);
+        for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
+            for &t in self.targets_of(file, k) {
+                self.exported(t, orig, REEXPORT_DEPTH, &mut out);
+            }
+        }
+        for &k in &taken.stars {
+            for &t in self.targets_of(file, k) {
+                self.exported(t, name, REEXPORT_DEPTH, &mut out);
             }
         }
         if out.is_empty() {
-            for (import, targets) in imports {
-                if import.names.is_empty() || import.form == Form::Package {
-                    out.extend(targets.iter().filter(|&&t| graph.defines(t, name)));
-                }
+            for &k in &taken.modules {
+                out.extend(
+                    self.targets_of(file, k)
+                        .iter()
+                        .filter(|&&t| graph.defines(t, name)),
+                );
             }
         }
         out.sort_unstable();
@@ -284,34 +321,42 @@ impl<'g, 'a> Binder<'g, 'a> {
     }
 
     /// The files defining `name` as file `file` exports it: itself, or through its own imports.
-    fn exported(&self, file: u32, name: u32, depth: u32, out: &mut Vec<u32>) {
-        let graph = self.graph;
-        if graph.defines(file, name) {
+    fn exported(&mut self, file: u32, name: u32, depth: u32, out: &mut Vec<u32>) {
+        if self.graph.defines(file, name) {
             out.push(file);
             return;
         }
         if depth == 0 {
             return;
         }
-        for (import, targets) in graph.imports.get(&file).into_iter().flatten() {
-            for (orig, local) in &import.names {
-                let next = if orig == "*" {
-                    Some(name)
-                } else if (graph.name_id)(local) == Some(name) {
-                    (graph.name_id)(orig)
-                } else {
-                    None
-                };
-                if let Some(next) = next {
-                    for &t in targets {
-                        if t != file {
-                            self.exported(t, next, depth - 1, out);
-                        }
-                    }
+        let taken = self.taken(file);
+        let from = taken.named.partition_point(|e| e.0 < name);
+        for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
+            for &t in self.targets_of(file, k) {
+                if t != file {
+                    self.exported(t, orig, depth - 1, out);
+                }
+            }
+        }
+        for &k in &taken.stars {
+            for &t in self.targets_of(file, k) {
+                if t != file {
+                    self.exported(t, name, depth - 1, out);
                 }
             }
         }
     }
+}
+
+/// What a file's imports bring, names as ids.
+#[derive(Default)]
+struct Taken {
+    /// (local name, original name, import index), sorted.
+    named: Vec<(u32, u32, u32)>,
+    /// The imports of `*`.
+    stars: Vec<u32>,
+    /// The whole-module imports and the package.
+    modules: Vec<u32>,
 }
 
 #[cfg(test)]
