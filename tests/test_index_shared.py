@@ -406,4 +406,4 @@ def test_a_damaged_or_foreign_index_file_is_never_trusted(tmp_path: Path, how: s
                 ws.grep("cassini").total_files
                 == cold(root, "grep", {"pattern": "cassini"})["total_files"]
             )
-        assert Path(ws.index_status()["index_path"]).read_bytes()[:8] == b"RSIDX013"
+        assert Path(ws.index_status()["index_path"]).read_bytes()[:8] == b"RSIDX014"

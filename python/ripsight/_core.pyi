@@ -732,6 +732,13 @@ class IndexStatus:
         """Size of the index file (posting lists, keys, the file table and its paths), mapped
         read-only: its pages are the page cache's, shared by every process on the tree."""
     @property
+    def content_bytes(self) -> int:
+        """Of index_bytes, the contents of the small files it holds: a search reads such a file from
+        the map instead of opening it, while its identity is unchanged."""
+    @property
+    def content_files(self) -> int:
+        """Files whose contents the index file holds (as written; a changed one is read from disk)."""
+    @property
     def index_path(self) -> str | None:
         """Where the index file is (None: memory only)."""
     @property

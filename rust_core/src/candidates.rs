@@ -56,12 +56,28 @@ pub struct GrepAsk<'a> {
     pub(crate) files_without_match: bool,
 }
 
+/// Contents a candidate source holds for files it lists: the bytes of a file as the source read
+/// them, for a file whose identity is unchanged since, which the searcher takes instead of
+/// opening and reading the file (the warm index's held contents).
+pub trait HeldContents: Send + Sync {
+    /// The bytes of the file listed with `id` (see [`Listed::held`]), or `None`: the file is
+    /// opened and read.
+    fn contents(&self, id: u32) -> Option<&[u8]>;
+}
+
+/// The `Listed::held` of a file whose contents the source does not hold.
+pub const NOT_HELD: u32 = u32::MAX;
+
 /// The files a candidate source lists in place of a walk, and what that walk would have
 /// counted beside them.
 #[derive(Default)]
 pub struct Listed {
     /// The files to read, relative to the root, in path order.
     pub(crate) paths: Vec<String>,
+    /// For each of `paths`, the id under which `contents` holds its bytes ([`NOT_HELD`]: none).
+    pub(crate) held: Vec<u32>,
+    /// The contents the source holds for some of `paths`.
+    pub(crate) contents: Option<std::sync::Arc<dyn HeldContents>>,
     /// Files the source proves match-free, counted as searched without a match unread.
     pub(crate) unread: u64,
     /// The same, by path, in `files_without_match` mode (where they are the entries).

@@ -56,7 +56,7 @@ mod worker;
 pub use crate::candidates::{MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 pub use crate::pattern::file_type_definitions;
 pub use output::{FileCount, GrepLine, GrepOutput, OutputMode};
-use worker::{GrepWorker, Searched};
+use worker::{GrepWorker, Searched, Source};
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
@@ -257,7 +257,7 @@ pub fn search(
         (Target::Dir(start), Some(listed)) => {
             let path_ignored_by = path_ignored_by(workspace, walk, &start.relative, true);
             let (mut workers, more_skipped, incomplete) =
-                search_listed(workspace, &plan, matcher, &deadline, &listed.paths);
+                search_listed(workspace, &plan, matcher, &deadline, &listed);
             if let Some(worker) = workers.first_mut() {
                 for path in &listed.unread_paths {
                     worker.searched_without_match(path.as_bytes());
@@ -443,8 +443,7 @@ fn finish(
                     continue;
                 };
                 if let Searched::Done { lines, .. } = worker.search_file(
-                    file,
-                    size,
+                    Source::File(file, size),
                     Some(window),
                     &fetch_deadline,
                     &mut fetch_skipped,

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use grep_regex::RegexMatcher;
 
 use crate::budget::Deadline;
+use crate::candidates::{Listed, NOT_HELD};
 use crate::walker::{Opener, thread_count};
 use crate::workspace::{SkipCounts, Workspace};
 
@@ -19,15 +20,22 @@ const CHUNK_FILES: usize = 16;
 /// Lists of this many files or more are searched on the workspace's threads.
 const PARALLEL_FROM_FILES: usize = 48;
 
-/// Searches the listed `paths` (relative to the root, in path order); returns the workers, the
-/// skips they counted and whether the time budget ran out.
+/// Searches the listed paths (relative to the root, in path order), from the bytes the source
+/// holds for a file when it holds them, else from the file; returns the workers, the skips they
+/// counted and whether the time budget ran out.
 pub(super) fn search_listed<'a>(
     workspace: &Workspace,
     plan: &'a Plan<'a>,
     matcher: &'a RegexMatcher,
     deadline: &Deadline,
-    paths: &[String],
+    listed: &Listed,
 ) -> (Vec<GrepWorker<'a>>, SkipCounts, bool) {
+    let paths = &listed.paths;
+    let held = |i: usize| {
+        let id = listed.held.get(i).copied().unwrap_or(NOT_HELD);
+        let contents = listed.contents.as_deref();
+        contents.filter(|_| id != NOT_HELD)?.contents(id)
+    };
     let threads = if paths.len() >= PARALLEL_FROM_FILES {
         thread_count(workspace).min(paths.len()).max(1)
     } else {
@@ -48,12 +56,16 @@ pub(super) fn search_listed<'a>(
             if chunk.is_empty() {
                 break;
             }
-            for path in chunk {
+            for (i, path) in (first..).zip(chunk) {
                 if deadline.expired() {
                     incomplete.store(true, Ordering::Relaxed);
                     break 'chunks;
                 }
-                if let Some((file, identity)) = opener.open_counted(workspace, path, &mut skipped) {
+                if let Some(bytes) = held(i) {
+                    worker.search_held(bytes, path.as_bytes(), &mut skipped);
+                } else if let Some((file, identity)) =
+                    opener.open_counted(workspace, path, &mut skipped)
+                {
                     worker.search(file, identity.size, path.as_bytes(), &mut skipped);
                 }
                 if worker.stopped() {

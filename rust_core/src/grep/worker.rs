@@ -160,6 +160,16 @@ impl<'a> GrepWorker<'a> {
         relative: &[u8],
         skipped: &mut SkipCounts,
     ) {
+        self.search_source(Source::File(file, size), relative, skipped);
+    }
+
+    /// [`GrepWorker::search`] of a listed file whose bytes its candidate source holds (see
+    /// [`crate::candidates::HeldContents`]): searched as a file holding them is.
+    pub(crate) fn search_held(&mut self, bytes: &[u8], relative: &[u8], skipped: &mut SkipCounts) {
+        self.search_source(Source::Held(bytes), relative, skipped);
+    }
+
+    fn search_source(&mut self, source: Source<'_>, relative: &[u8], skipped: &mut SkipCounts) {
         let may_reach_page = self.may_reach_page(relative);
         let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
             from: 0,
@@ -172,7 +182,7 @@ impl<'a> GrepWorker<'a> {
             lines,
             key_blocks,
             key_lines,
-        } = self.search_file(file, size, window, self.plan.deadline, skipped)
+        } = self.search_file(source, window, self.plan.deadline, skipped)
         else {
             return;
         };
@@ -233,12 +243,15 @@ impl<'a> GrepWorker<'a> {
     /// every line passed to the sink, which withholds the blocks' lines (`crate::keyblock`).
     pub(super) fn search_file(
         &mut self,
-        mut file: File,
-        size: u64,
+        source: Source<'_>,
         window: Option<Window>,
         deadline: &Deadline,
         skipped: &mut SkipCounts,
     ) -> Searched {
+        let (mut file, size) = match source {
+            Source::File(file, size) => (file, size),
+            Source::Held(bytes) => return self.search_bytes(bytes, window, deadline, skipped),
+        };
         let options = self.plan.options;
         if options.multiline {
             // The whole file is read into memory: look at its size first.
@@ -262,19 +275,9 @@ impl<'a> GrepWorker<'a> {
                 }
             }
         }
-        let new_sink = |keyed: bool| {
-            let sink = FileSink::new(
-                self.matcher,
-                deadline,
-                window,
-                (options.before_context as u64, options.after_context as u64),
-                options.max_line_chars,
-                options.multiline,
-            )
-            .with_max_count(options.max_count, options.invert_match);
-            if keyed { sink.withholding_keys() } else { sink }
-        };
-        let (result, mut sink) = if options.multiline {
+        let (plan, matcher) = (self.plan, self.matcher);
+        let new_sink = |keyed: bool| new_sink(plan, matcher, keyed, window, deadline);
+        let (result, sink) = if options.multiline {
             // The whole file is in memory anyway; checking all of it for NUL makes binary
             // detection as complete as in the streaming mode (the searcher checks 64 KiB).
             let mut input = Input::new(&file, deadline, 0);
@@ -365,10 +368,20 @@ impl<'a> GrepWorker<'a> {
                 break (result, sink);
             }
         };
+        self.searched(result.is_err(), sink, skipped)
+    }
+
+    /// How a search that ended (`failed`: with an error) counts.
+    fn searched(
+        &mut self,
+        failed: bool,
+        mut sink: FileSink<'_>,
+        skipped: &mut SkipCounts,
+    ) -> Searched {
         if sink.stopped {
             // The deadline passed: what was found so far counts, the file is not searched.
             self.stopped = true;
-        } else if result.is_err() {
+        } else if failed {
             skipped.unreadable += 1;
             return Searched::Skipped;
         }
@@ -385,6 +398,68 @@ impl<'a> GrepWorker<'a> {
             key_lines: keys.lines,
         }
     }
+
+    /// [`GrepWorker::search_file`] of a file's whole bytes held in memory, with the same checks
+    /// and the same searcher as a file read whole: a multiline search checks all of it for NUL
+    /// bytes, a line search lets the slice searcher check it (all of it: held files are far
+    /// under its 64 KiB window).
+    fn search_bytes(
+        &mut self,
+        bytes: &[u8],
+        window: Option<Window>,
+        deadline: &Deadline,
+        skipped: &mut SkipCounts,
+    ) -> Searched {
+        let multiline = self.plan.options.multiline;
+        if multiline && bytes.len() > MAX_LINE_BYTES {
+            skipped.too_large += 1;
+            return Searched::Skipped;
+        }
+        let has_bom = BOMS.iter().any(|b| bytes.starts_with(b));
+        if multiline && !has_bom && memchr::memchr(0, bytes).is_some() {
+            skipped.binary += 1;
+            return Searched::Skipped;
+        }
+        let keyed = may_hold_keys(bytes);
+        let mut sink = new_sink(self.plan, self.matcher, keyed, window, deadline);
+        let searcher = self.searchers.pick(keyed, window);
+        let result = searcher.search_slice(self.matcher, bytes, &mut sink);
+        if result.is_err() && !multiline && !sink.stopped {
+            // As for a file read whole: the searcher's heap limit, a line too long.
+            skipped.line_too_long += 1;
+            return Searched::Skipped;
+        }
+        self.searched(result.is_err(), sink, skipped)
+    }
+}
+
+/// A new sink for one file's search (`keyed`: withholding private-key blocks).
+fn new_sink<'s>(
+    plan: &Plan<'_>,
+    matcher: &'s RegexMatcher,
+    keyed: bool,
+    window: Option<Window>,
+    deadline: &'s Deadline,
+) -> FileSink<'s> {
+    let options = plan.options;
+    let sink = FileSink::new(
+        matcher,
+        deadline,
+        window,
+        (options.before_context as u64, options.after_context as u64),
+        options.max_line_chars,
+        options.multiline,
+    )
+    .with_max_count(options.max_count, options.invert_match);
+    if keyed { sink.withholding_keys() } else { sink }
+}
+
+/// Where a file's bytes come from.
+pub(super) enum Source<'b> {
+    /// The opened file, with its size when it was opened.
+    File(File, u64),
+    /// Its bytes, held by the candidate source (the file is not opened).
+    Held(&'b [u8]),
 }
 
 /// Whether a file starting with `head` (or held whole in it) may hold a private-key block:

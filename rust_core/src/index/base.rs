@@ -17,7 +17,7 @@ use crate::boundary::FileIdentity;
 use crate::pattern::name_key;
 
 use super::format::{Invalid, Kind, Sections, TRIGRAMS, Writer, le_u32, le_u64, partition_point};
-use super::postings::{Backing, Built, Postings, write_postings};
+use super::postings::{Backing, Built, Contents, Postings, write_contents, write_postings};
 use super::table::FileEntry;
 
 pub(super) const RECORD: usize = 64;
@@ -37,6 +37,8 @@ pub(super) struct BaseFile<'a> {
 pub(super) struct Data {
     bytes: Arc<Backing>,
     pub(super) postings: Postings,
+    /// The bytes of the small files (see `postings::contents`).
+    pub(super) contents: Contents,
     files: Range<usize>,
     paths: Range<usize>,
     doc_files: Range<usize>,
@@ -65,6 +67,7 @@ impl Data {
         Data {
             bytes: Arc::new(Backing::Heap(Vec::new())),
             postings: Postings::default(),
+            contents: Contents::default(),
             files: 0..0,
             paths: 0..0,
             doc_files: 0..0,
@@ -89,8 +92,10 @@ impl Data {
             return Err(Invalid("table sizes"));
         }
         let postings = Postings::open(Arc::clone(&bytes), &sections, doc_files.len() / 4)?;
+        let contents = Contents::open(Arc::clone(&bytes), &sections, doc_files.len() / 4)?;
         let data = Data {
             postings,
+            contents,
             files,
             paths: sections.span(Kind::Paths),
             doc_files,
@@ -263,6 +268,18 @@ impl Data {
         }
     }
 
+    /// A block of the posting lists or of the contents failed its check: nothing read from
+    /// this file may be trusted any more.
+    pub(super) fn damaged(&self) -> bool {
+        self.postings.damaged() || self.contents.damaged()
+    }
+
+    /// The contents of the file `doc` describes as the index file holds them, if it holds them
+    /// and they are intact.
+    pub(super) fn held(&self, doc: u32) -> Option<&[u8]> {
+        self.contents.get(doc)
+    }
+
     /// The size of the index file.
     pub(super) fn file_bytes(&self) -> u64 {
         self.bytes.len() as u64
@@ -314,6 +331,13 @@ impl Data {
         w.begin(Kind::DocFiles)?;
         w.u32s(&doc_files)?;
         w.end()?;
+        let live = |doc: usize| doc_files.get(doc).is_some_and(|&f| f != NONE);
+        write_contents(
+            &mut w,
+            (&self.contents, self.docs_len()),
+            (&new.contents, new.docs),
+            &live,
+        )?;
         write_names(&mut w, files.map(|(path, _)| path))?;
         w.finish()
     }
@@ -407,6 +431,10 @@ fn write_names<'f, W: Write + Seek>(
 }
 
 #[cfg(test)]
+#[path = "base_contents_tests.rs"]
+mod contents_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::index::format::reseal;
@@ -434,7 +462,7 @@ mod tests {
 
     /// Builds the lists of `contents` (as `0.txt`, `1.txt`, ... in `dir`); the table's
     /// entries get documents from `shift`.
-    fn read(
+    pub(super) fn read(
         dir: &std::path::Path,
         contents: &[(&str, &str)],
         table: &mut BTreeMap<String, FileEntry>,
@@ -469,7 +497,11 @@ mod tests {
         built
     }
 
-    fn write(base: &Data, table: &BTreeMap<String, FileEntry>, built: &Built) -> Vec<u8> {
+    pub(super) fn write(
+        base: &Data,
+        table: &BTreeMap<String, FileEntry>,
+        built: &Built,
+    ) -> Vec<u8> {
         base.write(
             std::io::Cursor::new(Vec::new()),
             KEY,
@@ -481,11 +513,11 @@ mod tests {
         .into_inner()
     }
 
-    fn open(bytes: Vec<u8>) -> Result<Data, Invalid> {
+    pub(super) fn open(bytes: Vec<u8>) -> Result<Data, Invalid> {
         Data::open(Arc::new(Backing::Heap(bytes)), KEY)
     }
 
-    fn sample() -> (tempfile::TempDir, BTreeMap<String, FileEntry>, Vec<u8>) {
+    pub(super) fn sample() -> (tempfile::TempDir, BTreeMap<String, FileEntry>, Vec<u8>) {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut table = BTreeMap::new();
         let contents = [
@@ -527,8 +559,8 @@ mod tests {
         assert_eq!(vouched("f.txt", &table["a.txt"]), None, "not in the base");
     }
 
-    #[test]
-    fn a_merge_appends_the_changed_files_and_kills_their_old_documents() {
+    /// `sample` with b.txt changed and f.txt added, merged into it.
+    pub(super) fn merged_sample() -> (tempfile::TempDir, BTreeMap<String, FileEntry>, Data) {
         let (dir, mut table, bytes) = sample();
         let base = open(bytes).expect("valid");
         let built = read(
@@ -538,6 +570,12 @@ mod tests {
             5,
         );
         let merged = open(write(&base, &table, &built)).expect("valid");
+        (dir, table, merged)
+    }
+
+    #[test]
+    fn a_merge_appends_the_changed_files_and_kills_their_old_documents() {
+        let (dir, mut table, merged) = merged_sample();
         assert_eq!(merged.docs_len(), 7);
         assert_eq!(holding(&merged, "alpha"), ["a.txt", "b.txt", "e.txt"]);
         assert_eq!(holding(&merged, "omega"), ["b.txt"]);
@@ -552,7 +590,7 @@ mod tests {
     }
 
     /// What queries read from `data` (they must not panic, whatever it holds).
-    fn exercise(data: &Data) -> Vec<String> {
+    pub(super) fn exercise(data: &Data) -> Vec<String> {
         let mut seen = Vec::new();
         for word in ["alpha", "beta", "gamma", "delta", "omega", "zzz"] {
             seen.push(format!("{word}: {:?}", holding(data, word)));
@@ -561,6 +599,9 @@ mod tests {
             seen.push(format!("{:?}", data.file(i)));
         }
         seen.push(data.dead_sections().to_string());
+        for doc in 0..data.docs_len() as u32 {
+            seen.push(format!("{:?}", data.held(doc)));
+        }
         seen
     }
 
@@ -575,9 +616,9 @@ mod tests {
         let mut version = bytes.clone();
         version[..8].copy_from_slice(b"RSIDX006");
         assert!(open(version).is_err());
-        // Every single-bit flip: refused at open, or (in the lists' bytes) found by the block
-        // check before any list of that block is used, or (in the padding between sections,
-        // which nothing reads) harmless.
+        // Every single-bit flip: refused at open, or (in the lists' or the contents' bytes)
+        // found by the block check before anything of that block is used, or (in the padding
+        // between sections, which nothing reads) harmless.
         let expected = exercise(&open(bytes.clone()).expect("valid"));
         for at in 0..bytes.len() {
             for bit in [0, 3, 7] {
@@ -586,7 +627,7 @@ mod tests {
                 if let Ok(data) = open(bad) {
                     let seen = exercise(&data);
                     assert!(
-                        data.postings.damaged() || seen == expected,
+                        data.damaged() || seen == expected,
                         "flip at {at} went unseen"
                     );
                 }

@@ -357,7 +357,7 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
         let changed = live.table.unindexed.len();
         let total = base.postings.sections_len().max(1);
         let rebuild = rebuild
-            || base.postings.damaged()
+            || base.damaged()
             || (base.dead_sections() + changed) * 100 >= total * REBUILD_FROM_PERCENT;
         let table = &live.table;
         let (files, generations) = if rebuild {

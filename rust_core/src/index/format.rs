@@ -9,7 +9,7 @@
 //! several sections behind one loader.
 //!
 //! ```text
-//! 0   magic "RSIDX013" (the version: another magic is another format, rebuilt, never read)
+//! 0   magic "RSIDX014" (the version: another magic is another format, rebuilt, never read)
 //! 8   u32 number of sections, u32 CRC-32 of the header from offset 16 to its end
 //! 16  u64 length of the whole file
 //! 24  one entry per section: u32 kind, u32 CRC-32 of its bytes, u64 offset, u64 length
@@ -19,11 +19,12 @@
 //! All integers are little-endian and read with `from_le_bytes` (no alignment is assumed).
 //!
 //! Checking: a file is trusted only when its magic, footer, length, header checksum and the
-//! checksum of every section agree. Every section but the posting lists' bytes ([`Kind::Data`],
-//! most of the file) is checked when the file is opened: a few tens of MB on the Linux tree, a
-//! few ms. The posting bytes are checked lazily, per 1 MiB block ([`DATA_BLOCK`]), the first
-//! time a query reads a list in that block ([`BlockCheck`]), against the block checksums of
-//! [`Kind::DataCrcs`] (which is checked at open). A second process is ready without reading the
+//! checksum of every section agree. Every section but the posting lists' bytes ([`Kind::Data`])
+//! and the contents ([`Kind::Content`]), most of the file, is checked when the file is opened:
+//! a few tens of MB on the Linux tree, a few ms. Those two are checked lazily, per 1 MiB block
+//! ([`DATA_BLOCK`]), the first time a query reads a list or a document's contents in that block
+//! ([`BlockCheck`]), against the block checksums of [`Kind::DataCrcs`] and
+//! [`Kind::ContentCrcs`] (checked at open). A second process is ready without reading the
 //! whole file, so a multi-GB index costs no more at load than the blocks its first queries touch;
 //! a damaged block found later makes that call answer cold and the index rebuild.
 //!
@@ -36,7 +37,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The format's magic and version.
-pub(crate) const MAGIC: &[u8; 8] = b"RSIDX013";
+pub(crate) const MAGIC: &[u8; 8] = b"RSIDX014";
 const END: &[u8; 8] = b"RSIDXEND";
 const FIXED: usize = 24;
 const ENTRY: usize = 24;
@@ -120,10 +121,16 @@ pub(crate) enum Kind {
     SymBindStarts = 34,
     /// Symbols: each referenced name's binding, file after file (varints).
     SymBinds = 35,
+    /// The contents of the documents the index holds (see `postings::contents`), concatenated.
+    Content = 36,
+    /// The CRC-32 of each `DATA_BLOCK` of `Content` (u32).
+    ContentCrcs = 37,
+    /// Where each document's contents start in `Content` (u64, one more than the documents).
+    ContentStarts = 38,
 }
 
 /// The sections of each kind, by kind number.
-const ALL_KINDS: usize = 35;
+const ALL_KINDS: usize = 38;
 
 /// The sections one content's file holds, each once, in the order they are written.
 #[derive(Debug)]
@@ -161,7 +168,7 @@ pub(crate) const SYMBOLS: Layout = Layout {
     ],
 };
 
-const KINDS: [Kind; 17] = [
+const KINDS: [Kind; 20] = [
     Kind::Key,
     Kind::Files,
     Kind::Paths,
@@ -179,6 +186,9 @@ const KINDS: [Kind; 17] = [
     Kind::Names,
     Kind::NameStarts,
     Kind::NameFiles,
+    Kind::Content,
+    Kind::ContentCrcs,
+    Kind::ContentStarts,
 ];
 
 impl Layout {
@@ -190,10 +200,24 @@ impl Layout {
         self.kinds.iter().any(|k| *k as usize == kind)
     }
 
-    /// Whether the file's posting bytes are checked lazily (the n-gram layout).
-    fn lazy(&self) -> bool {
-        self.holds(Kind::Data as usize)
+    /// The kinds of this layout whose bytes are checked lazily, with their block checksums.
+    fn lazy(&self) -> impl Iterator<Item = (Kind, Kind)> + '_ {
+        LAZY.iter()
+            .copied()
+            .filter(|(kind, _)| self.holds(*kind as usize))
     }
+}
+
+/// The sections checked lazily, block by block ([`BlockCheck`]), each with the section of its
+/// block checksums: the posting lists and the contents, most of an n-gram index file.
+const LAZY: [(Kind, Kind); 2] = [
+    (Kind::Data, Kind::DataCrcs),
+    (Kind::Content, Kind::ContentCrcs),
+];
+
+/// The section holding the block checksums of `kind`, if it is checked lazily.
+fn block_crcs(kind: Kind) -> Option<Kind> {
+    LAZY.iter().find(|(k, _)| *k == kind).map(|(_, crcs)| *crcs)
 }
 
 /// Why a file was not trusted.
@@ -240,7 +264,7 @@ pub(crate) struct Writer<W: Write + Seek> {
     at: u64,
     entries: Vec<(Kind, u32, u64, u64)>,
     current: Option<(Kind, crc32fast::Hasher, u64)>,
-    /// Block checksums of the `Data` section being written, and the open block's.
+    /// Block checksums of the lazily checked section being written, and the open block's.
     blocks: Vec<u32>,
     block: crc32fast::Hasher,
     block_len: usize,
@@ -275,7 +299,7 @@ impl<W: Write + Seek> Writer<W> {
         };
         self.out.write_all(bytes)?;
         self.at += bytes.len() as u64;
-        if *kind != Kind::Data {
+        if block_crcs(*kind).is_none() {
             hasher.update(bytes);
             return Ok(());
         }
@@ -313,8 +337,9 @@ impl<W: Write + Seek> Writer<W> {
         let Some((kind, hasher, start)) = self.current.take() else {
             return Err(std::io::Error::other("no section begun"));
         };
-        // The posting bytes carry block checksums instead (checked lazily).
-        let crc = if kind == Kind::Data {
+        // The lazily checked bytes carry block checksums instead.
+        let crcs = block_crcs(kind);
+        let crc = if crcs.is_some() {
             if self.block_len > 0 {
                 let last = std::mem::replace(&mut self.block, crc32fast::Hasher::new());
                 self.blocks.push(last.finalize());
@@ -325,9 +350,9 @@ impl<W: Write + Seek> Writer<W> {
             hasher.finalize()
         };
         self.entries.push((kind, crc, start, self.at - start));
-        if kind == Kind::Data {
+        if let Some(crcs) = crcs {
             let blocks = std::mem::take(&mut self.blocks);
-            self.begin(Kind::DataCrcs)?;
+            self.begin(crcs)?;
             self.u32s(&blocks)?;
             self.end()?;
         }
@@ -394,7 +419,7 @@ impl Sections {
     }
 
     /// Checks `bytes` as an index file: magic, footer, header checksum, section bounds and the
-    /// checksum of every section but the posting bytes (see [`BlockCheck`]).
+    /// checksum of every section but the lazily checked ones (see [`BlockCheck`]).
     pub(crate) fn check(bytes: &[u8], layout: &Layout) -> Result<Sections, Invalid> {
         let header = layout.header_len();
         if bytes.len() < header + FOOTER {
@@ -427,23 +452,25 @@ impl Sections {
             }
             seen[kind - 1] = true;
             let span = offset as usize..end as usize;
-            if kind != Kind::Data as usize
-                && crc32fast::hash(&bytes[span.clone()]) != le_u32(bytes, at + 4)
-            {
+            let lazy = LAZY.iter().any(|(k, _)| *k as usize == kind);
+            if !lazy && crc32fast::hash(&bytes[span.clone()]) != le_u32(bytes, at + 4) {
                 return Err(Invalid("damaged section"));
             }
             sections.spans[kind - 1] = span;
         }
-        let data = sections.span(Kind::Data).len();
-        if layout.lazy() && sections.span(Kind::DataCrcs).len() != data.div_ceil(DATA_BLOCK) * 4 {
-            return Err(Invalid("block checksums"));
+        for (kind, crcs) in layout.lazy() {
+            let blocks = sections.span(kind).len().div_ceil(DATA_BLOCK);
+            if sections.span(crcs).len() != blocks * 4 {
+                return Err(Invalid("block checksums"));
+            }
         }
         Ok(sections)
     }
 }
 
-/// The lazy check of the posting bytes: each block is checked against its checksum the first
-/// time a read covers it; a failed block marks the whole file damaged.
+/// The lazy check of a section's bytes (the posting lists, the contents): each block is checked
+/// against its checksum the first time a read covers it; a failed block marks the whole file
+/// damaged.
 #[derive(Debug, Default)]
 pub(crate) struct BlockCheck {
     data: Range<usize>,
@@ -453,18 +480,19 @@ pub(crate) struct BlockCheck {
 }
 
 impl BlockCheck {
-    pub(crate) fn new(sections: &Sections) -> BlockCheck {
-        let data = sections.span(Kind::Data);
+    /// The check of the section `kind` (one of [`LAZY`]) of a checked file.
+    pub(crate) fn new(sections: &Sections, kind: Kind) -> BlockCheck {
+        let data = sections.span(kind);
         let blocks = data.len().div_ceil(DATA_BLOCK);
         BlockCheck {
             data,
-            crcs: sections.span(Kind::DataCrcs),
+            crcs: sections.span(block_crcs(kind).unwrap_or(kind)),
             checked: (0..blocks).map(|_| AtomicBool::new(false)).collect(),
             damaged: AtomicBool::new(false),
         }
     }
 
-    /// Whether `range` of the posting bytes (relative to the section) is intact, checking the
+    /// Whether `range` of the section's bytes (relative to the section) is intact, checking the
     /// blocks it covers that were not checked yet.
     pub(crate) fn intact(&self, file: &[u8], range: Range<usize>) -> bool {
         if range.is_empty() {
@@ -510,44 +538,43 @@ pub(crate) fn reseal(bytes: &mut [u8], layout: &Layout) {
     if bytes.len() < header + FOOTER {
         return;
     }
-    let mut data = None;
-    for i in 0..layout.kinds.len() {
+    let entry = |bytes: &[u8], i: usize| {
         let at = FIXED + i * ENTRY;
         let kind = le_u32(bytes, at) as usize;
-        let (offset, len) = (
-            le_u64(bytes, at + 8) as usize,
-            le_u64(bytes, at + 16) as usize,
-        );
-        let Some(section) = bytes.get(offset..offset.saturating_add(len)) else {
+        let (offset, len) = (le_u64(bytes, at + 8), le_u64(bytes, at + 16));
+        let span = offset as usize..offset.saturating_add(len) as usize;
+        (at, kind, span)
+    };
+    let span_of = |bytes: &[u8], kind: Kind| {
+        (0..layout.kinds.len())
+            .map(|i| entry(bytes, i))
+            .find(|(_, k, _)| *k == kind as usize)
+            .map(|(_, _, span)| span)
+    };
+    // The block checksums first: their sections are checksummed whole below.
+    for (kind, crcs) in layout.lazy() {
+        let (Some(data), Some(crcs)) = (span_of(bytes, kind), span_of(bytes, crcs)) else {
             continue;
         };
-        if kind == Kind::Data as usize {
-            data = Some(offset..offset + len);
-        } else {
-            let crc = crc32fast::hash(section);
-            bytes[at + 4..at + 8].copy_from_slice(&crc.to_le_bytes());
+        let Some(section) = bytes.get(data) else {
+            continue;
+        };
+        let sums: Vec<u32> = section.chunks(DATA_BLOCK).map(crc32fast::hash).collect();
+        for (k, crc) in sums.iter().enumerate() {
+            let at = crcs.start + k * 4;
+            if let Some(slot) = bytes.get_mut(at..at + 4).filter(|_| at + 4 <= crcs.end) {
+                slot.copy_from_slice(&crc.to_le_bytes());
+            }
         }
     }
-    if let Some(data) = data {
-        let crcs: Vec<u32> = bytes[data]
-            .chunks(DATA_BLOCK)
-            .map(crc32fast::hash)
-            .collect();
-        for i in 0..layout.kinds.len() {
-            let at = FIXED + i * ENTRY;
-            if le_u32(bytes, at) as usize == Kind::DataCrcs as usize {
-                let offset = le_u64(bytes, at + 8) as usize;
-                for (k, crc) in crcs.iter().enumerate() {
-                    if let Some(slot) = bytes.get_mut(offset + k * 4..offset + k * 4 + 4) {
-                        slot.copy_from_slice(&crc.to_le_bytes());
-                    }
-                }
-                let len = le_u64(bytes, at + 16) as usize;
-                if let Some(section) = bytes.get(offset..offset + len) {
-                    let crc = crc32fast::hash(section);
-                    bytes[at + 4..at + 8].copy_from_slice(&crc.to_le_bytes());
-                }
-            }
+    for i in 0..layout.kinds.len() {
+        let (at, kind, span) = entry(bytes, i);
+        if LAZY.iter().any(|(k, _)| *k as usize == kind) {
+            continue;
+        }
+        if let Some(section) = bytes.get(span) {
+            let crc = crc32fast::hash(section);
+            bytes[at + 4..at + 8].copy_from_slice(&crc.to_le_bytes());
         }
     }
     let crc = crc32fast::hash(&bytes[16..header]);
@@ -555,96 +582,5 @@ pub(crate) fn reseal(bytes: &mut [u8], layout: &Layout) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn partition_point_is_the_slices() {
-        let sorted = [1u32, 3, 3, 3, 7, 9, 9, 12];
-        for len in 0..=sorted.len() {
-            for want in 0..14 {
-                assert_eq!(
-                    partition_point(len, |k| sorted[k] < want),
-                    sorted[..len].partition_point(|&v| v < want),
-                    "{want} in the first {len}"
-                );
-            }
-        }
-    }
-
-    fn sample(data: &[u8]) -> Vec<u8> {
-        let mut w = Writer::new(std::io::Cursor::new(Vec::new()), &TRIGRAMS).expect("writer");
-        for kind in KINDS {
-            match kind {
-                Kind::DataCrcs => {}
-                Kind::Data => {
-                    w.begin(kind).expect("begin");
-                    for chunk in data.chunks(777) {
-                        w.write(chunk).expect("write");
-                    }
-                    w.end().expect("end");
-                }
-                _ => w.section(kind, &[kind as u8; 5]).expect("section"),
-            }
-        }
-        w.finish().expect("finish").into_inner()
-    }
-
-    #[test]
-    fn a_written_file_checks_and_its_sections_read_back() {
-        let data: Vec<u8> = (0..(DATA_BLOCK * 2 + 100)).map(|i| i as u8).collect();
-        let file = sample(&data);
-        let sections = Sections::check(&file, &TRIGRAMS).expect("valid");
-        assert_eq!(&file[sections.span(Kind::Data)], &data[..]);
-        assert_eq!(&file[sections.span(Kind::Lasts)], &[8u8; 5]);
-        let check = BlockCheck::new(&sections);
-        assert!(check.intact(&file, 0..data.len()));
-    }
-
-    #[test]
-    fn every_damage_is_found() {
-        let data: Vec<u8> = (0..(DATA_BLOCK + 10)).map(|i| (i * 7) as u8).collect();
-        let file = sample(&data);
-        let sections = Sections::check(&file, &TRIGRAMS).expect("valid");
-        let data_span = sections.span(Kind::Data);
-        // Truncation at every length short of the whole file.
-        for cut in [0, 1, 8, 100, file.len() / 2, file.len() - 1] {
-            assert!(
-                Sections::check(&file[..cut], &TRIGRAMS).is_err(),
-                "cut {cut}"
-            );
-        }
-        let mut longer = file.clone();
-        longer.push(0);
-        assert!(Sections::check(&longer, &TRIGRAMS).is_err());
-        // A flipped bit anywhere outside the posting bytes fails the open; inside them, the
-        // block that holds it.
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..400 {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let at = (rng % file.len() as u64) as usize;
-            let mut bad = file.clone();
-            bad[at] ^= 1 << (rng >> 61);
-            match Sections::check(&bad, &TRIGRAMS) {
-                Err(_) => assert!(!data_span.contains(&at), "{at}"),
-                Ok(s) => {
-                    assert!(data_span.contains(&at), "{at}");
-                    let check = BlockCheck::new(&s);
-                    let block = (at - data_span.start) / DATA_BLOCK;
-                    let other = if block == 0 { 1 } else { 0 };
-                    assert!(check.intact(&bad, other * DATA_BLOCK..other * DATA_BLOCK + 1));
-                    assert!(!check.intact(&bad, at - data_span.start..at - data_span.start + 1));
-                    assert!(check.damaged());
-                }
-            }
-        }
-        let mut other_version = file.clone();
-        other_version[7] = b'6';
-        assert_eq!(
-            Sections::check(&other_version, &TRIGRAMS).err(),
-            Some(Invalid("another format or version"))
-        );
-    }
-}
+#[path = "format_tests.rs"]
+mod tests;

@@ -5,14 +5,19 @@
 
 use std::sync::{Arc, MutexGuard};
 
-use crate::candidates::{GrepAsk, Listed, MAX_LINE_BYTES};
+use crate::candidates::{GrepAsk, HeldContents, Listed, MAX_LINE_BYTES, NOT_HELD};
 use crate::keyblock;
 
 use super::accounting::{walk_accounting, within};
+use super::base::Data;
 use super::live::Live;
 use super::plan::{self, Query};
-use super::postings::{Gram, Postings, intersect, union};
-use super::table::{below, is_within, set_below};
+use super::postings::{Gram, MAX_HELD_BYTES, Postings, intersect, union};
+use super::table::{FileEntry, below, is_within, set_below};
+
+/// With at least one candidate document per this many files of the table, the candidates are
+/// found by walking the table rather than by a lookup per document.
+const WALK_FROM_FRACTION: usize = 16;
 
 /// The files a grep of `ask` must read, from `live` (the table, which answers, and the index),
 /// or `None` when the walk must answer.
@@ -53,9 +58,9 @@ pub(super) fn candidates(
         })?;
         Some(union(&docs, keyed))
     });
-    if live.data.postings.damaged() {
-        // A block of the lists failed its check: nothing they said is trusted (the next call
-        // starts a rebuild).
+    if live.data.damaged() {
+        // A block of the lists (or of the contents) failed its check: nothing they said is
+        // trusted (the next call starts a rebuild).
         return None;
     }
     let data = Arc::clone(&live.data);
@@ -68,30 +73,59 @@ pub(super) fn candidates(
         hidden_by,
         ..Listed::default()
     };
+    // The files to read, each with the document whose held contents stand for it.
+    let mut paths: Vec<(String, u32)> = Vec::new();
+    let held = |entry: &FileEntry| match entry.doc {
+        Some(doc)
+            if (1..=MAX_HELD_BYTES as u64).contains(&entry.meta.size)
+                && data.contents.len(doc) == entry.meta.size =>
+        {
+            doc
+        }
+        _ => NOT_HELD,
+    };
     match &docs {
         Some(docs) if select.is_empty() && ask.max_depth.is_none() && !without_match => {
             // Only the index's candidates and the files it does not describe.
             let mut in_scope = 0u64;
-            for &doc in docs {
-                let Some(path) = data.path(doc) else {
-                    continue;
-                };
-                if !is_within(path, scope) || path == scope {
-                    continue;
+            if docs.len() * WALK_FROM_FRACTION >= live.table.files.len() {
+                // Many candidates: the table in path order, each entry's document looked up in
+                // a mark per document, costs less than a table lookup per candidate.
+                let mut wanted = vec![false; data.docs_len()];
+                for &doc in docs {
+                    if let Some(mark) = wanted.get_mut(doc as usize) {
+                        *mark = true;
+                    }
                 }
-                if live
-                    .table
-                    .files
-                    .get(path)
-                    .is_some_and(|e| e.doc == Some(doc))
-                {
-                    listed.paths.push(path.to_string());
-                    in_scope += 1;
+                for (path, entry) in below(&live.table.files, scope) {
+                    let Some(doc) = entry.doc else {
+                        continue;
+                    };
+                    if wanted.get(doc as usize) == Some(&true)
+                        && path != scope
+                        && data.path(doc) == Some(path.as_str())
+                    {
+                        paths.push((path.clone(), held(entry)));
+                        in_scope += 1;
+                    }
+                }
+            } else {
+                for &doc in docs {
+                    let Some(path) = data.path(doc) else {
+                        continue;
+                    };
+                    if !is_within(path, scope) || path == scope {
+                        continue;
+                    }
+                    if let Some(entry) = live.table.files.get(path).filter(|e| e.doc == Some(doc)) {
+                        paths.push((path.to_string(), held(entry)));
+                        in_scope += 1;
+                    }
                 }
             }
             let mut unindexed = 0u64;
             for path in set_below(&live.table.unindexed, scope) {
-                listed.paths.push(path.clone());
+                paths.push((path.clone(), NOT_HELD));
                 unindexed += 1;
             }
             if ask.multiline {
@@ -100,7 +134,7 @@ pub(super) fn candidates(
                         && too_large(entry.meta.size)
                         && docs.binary_search(&doc).is_err()
                     {
-                        listed.paths.push(path.clone());
+                        paths.push((path.clone(), held(entry)));
                         in_scope += 1;
                     }
                 }
@@ -131,14 +165,29 @@ pub(super) fn candidates(
                             listed.unread += 1;
                         }
                     }
-                    _ => listed.paths.push(path.clone()),
+                    _ => paths.push((path.clone(), held(entry))),
                 }
             }
         }
     }
     drop(live);
-    listed.paths.sort_unstable();
+    // A stable sort merges the sorted runs pushed above (the table's, the unindexed files')
+    // in one pass.
+    paths.sort();
+    (listed.paths, listed.held) = paths.into_iter().unzip();
+    if listed.held.iter().any(|&id| id != NOT_HELD) {
+        listed.contents = Some(data);
+    }
     Some(listed)
+}
+
+/// A document's held contents are the bytes of its file as the index read them: the table
+/// gives a file its document only while its identity is the one read (see `build`), and
+/// `candidates` lists them only when their length is the file's size too.
+impl HeldContents for Data {
+    fn contents(&self, id: u32) -> Option<&[u8]> {
+        self.held(id)
+    }
 }
 
 /// The documents satisfying `query`, sorted; `None` for all. Unless a match may span lines

@@ -41,6 +41,12 @@ crate::record! {
         /// Size of the index file (posting lists, keys, the file table and its paths), mapped
         /// read-only: its pages are the page cache's, shared by every process on the tree.
         pub index_bytes: u64,
+        /// Of `index_bytes`, the contents of the small files it holds: a search reads such a
+        /// file from the map instead of opening it, while its identity is unchanged.
+        pub content_bytes: u64,
+        /// Files whose contents the index file holds (as written; a changed one is read from
+        /// disk).
+        pub content_files: u64,
         /// Where the index file is (`None`: memory only).
         pub index_path: Option<String>,
         /// Files whose current contents the index describes.
@@ -203,6 +209,8 @@ impl WarmIndex {
             files: live.table.files.len() as u64,
             bytes: live.table.bytes,
             index_bytes: live.data.file_bytes(),
+            content_bytes: live.data.contents.bytes_len(),
+            content_files: live.data.contents.held() as u64,
             index_path: self
                 .shared
                 .store
@@ -424,7 +432,7 @@ impl WarmIndex {
         }
         // A file truncated under its map is never read again: it counts as damaged (cold
         // answers, and a rebuild replaces it).
-        let damaged = live.data.postings.damaged() || !live.data.postings.intact();
+        let damaged = live.data.damaged() || !live.data.postings.intact();
         let due = live.retry_after.is_none_or(|t| Instant::now() >= t);
         if self.shared.build && !live.reindexing && due {
             let on_disk = self.shared.store.on_disk();

@@ -7,6 +7,7 @@ use std::io::Read;
 
 use crate::candidates::{BOMS, MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
 
+use super::contents::{Held, HeldPart};
 use super::encoding::Tag;
 use super::grams::for_each_place;
 use super::lists::{Built, Lists};
@@ -154,9 +155,9 @@ impl Scratch {
 /// trigram, see `Scratch`), and reading files stops scaling well before this many.
 const MAX_BUILD_THREADS: usize = 8;
 
-/// One thread's build: its lists, its files' statuses, and the document of each of its
-/// sections (numbered from 0 within the thread).
-type Part = (Lists, Vec<Indexed>, Vec<u32>);
+/// One thread's build: its lists, its files' statuses, the document of each of its sections
+/// (numbered from 0 within the thread), and the contents it holds.
+type Part = (Lists, Vec<Indexed>, Vec<u32>, HeldPart);
 
 impl Postings {
     /// Builds the lists of `files` (path, size) split into `parts` ranges, one thread each.
@@ -195,20 +196,25 @@ impl Postings {
             handles
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| (Lists::new(), Vec::new(), Vec::new()))
+                    h.join().unwrap_or_else(|_| {
+                        (Lists::new(), Vec::new(), Vec::new(), HeldPart::default())
+                    })
                 })
                 .collect()
         });
         let mut status = Vec::with_capacity(files.len());
         let mut parts = Vec::with_capacity(results.len());
-        for (lists, part_status, part_documents) in results {
+        let mut held = Vec::with_capacity(results.len());
+        for (lists, part_status, part_documents, part_held) in results {
+            held.push((status.len(), part_held));
             status.extend(part_status);
             parts.push((lists, part_documents));
         }
         // A thread that panicked left no statuses: its files are not indexed.
         status.resize(files.len(), Indexed::No);
-        (Built::new(parts, files.len()), status)
+        let mut built = Built::new(parts, files.len());
+        built.contents = Held::new(held);
+        (built, status)
     }
 }
 
@@ -222,21 +228,26 @@ fn build_part<F: AsRef<str> + Sync>(
     let mut scratch = Scratch::new();
     let mut status = Vec::with_capacity(range.len());
     let mut documents = Vec::with_capacity(range.len());
+    let mut held = HeldPart::default();
     for doc in range {
         let (path, size) = &files[doc];
         let path = path.as_ref();
         if stop() {
             status.push(Indexed::No);
+            held.push(None);
             continue;
         }
         let Ok(mut file) = open(path) else {
             status.push(Indexed::No);
+            held.push(None);
             continue;
         };
         if !scratch.load(&mut file, *size) {
             status.push(Indexed::No);
+            held.push(None);
             continue;
         }
+        held.push(Some(&scratch.buffer));
         for section in sections(&scratch.buffer) {
             scratch.collect(section);
             let number = documents.len() as u32;
@@ -250,7 +261,7 @@ fn build_part<F: AsRef<str> + Sync>(
     // Finished before the scratch (its large buffers) is freed: see `Lists::finish`.
     lists.finish();
     drop(scratch);
-    (lists, status, documents)
+    (lists, status, documents, held)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! point instead of decoding every entry (see `Postings::sections_among`): on three copies of
 //! the Linux tree, `PM_RESUME` decoded 630,000 entries of seven lists for 39 matching files.
 
+use super::contents::Held;
 use super::encoding::{Tag, put_entry, put_varint, rewrite_bare};
 
 /// A list gets a skip point before every this many entries (on the Linux tree: 930,000
@@ -154,6 +155,8 @@ pub(crate) struct Built {
     pub(crate) documents: Vec<u32>,
     /// Documents (files read, with sections or not).
     pub(crate) docs: usize,
+    /// The contents held for them (see `contents`).
+    pub(crate) contents: Held,
 }
 
 impl Built {

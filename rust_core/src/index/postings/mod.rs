@@ -28,9 +28,11 @@
 //! The parts: `grams` (trigram keys, follow masks, case bits, the build's scan), `encoding`
 //! (the layout of the lists), `build` (reading files into lists in memory), `lists` (those
 //! lists, per thread and whole), `write` (lists into an index file, appended to a base's),
-//! `view` (the lists read in place from the file) and `query` (looking lists up).
+//! `view` (the lists read in place from the file), `query` (looking lists up) and `contents`
+//! (the bytes of the small files, held in the index file so that a search need not open them).
 
 mod build;
+mod contents;
 mod encoding;
 mod grams;
 mod lists;
@@ -39,6 +41,7 @@ mod view;
 mod write;
 
 pub(crate) use build::Indexed;
+pub(crate) use contents::{Contents, MAX_HELD_BYTES, write_contents};
 pub(crate) use grams::{Gram, LOWER, UPPER, case_bits, follow_bits, lower, trigram};
 pub(crate) use lists::Built;
 pub(crate) use query::{intersect, union};

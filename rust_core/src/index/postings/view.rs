@@ -90,7 +90,7 @@ impl Postings {
             data: sections.span(Kind::Data),
             skips: sections.span(Kind::Skips),
             skip_starts: sections.span(Kind::SkipStarts),
-            check: BlockCheck::new(sections),
+            check: BlockCheck::new(sections, Kind::Data),
             bytes,
         };
         let n = postings.keys_len();

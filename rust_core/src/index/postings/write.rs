@@ -209,6 +209,8 @@ pub(crate) mod tests {
             Kind::Names,
             Kind::NameStarts,
             Kind::NameFiles,
+            Kind::Content,
+            Kind::ContentStarts,
         ];
         for kind in others {
             w.section(kind, &[]).expect("section");
