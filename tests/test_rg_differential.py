@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import re
 import subprocess
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -451,3 +452,56 @@ def test_kernel_glob_equals_rg_files(rg: str, kernel: Path, pattern: str) -> Non
     listed = [strip_dot(p) for p in run_rg(rg, kernel, ["--files"])]
     expected = sorted(p for p in listed if glob_matches(pattern, p))
     assert Workspace(kernel).glob(pattern, limit=None).paths == expected
+
+
+# The warm index on the Linux tree: broad and medium searches, whose candidates are read from
+# the contents the index file holds (the small files) and from disk (the others).
+WARM_KERNEL_PATTERNS = ["#include <linux/", "SPDX-License-Identifier", "module_platform_driver"]
+
+
+@pytest.fixture(scope="module")
+def warm_kernel(kernel: Path) -> Iterator[Workspace]:
+    ws = Workspace(kernel, index=True)
+    assert ws.wait_index(600)
+    yield ws
+    ws.close()
+
+
+@pytest.mark.parametrize("pattern", WARM_KERNEL_PATTERNS)
+def test_kernel_warm_grep_equals_rg(
+    rg: str, kernel: Path, warm_kernel: Workspace, pattern: str
+) -> None:
+    expected: dict[str, int] = {}
+    args = ["--count", "--with-filename", "--field-match-separator", SEP, "--fixed-strings"]
+    for line in run_rg(rg, kernel, [*args, "-e", pattern]):
+        path, count = line.rsplit(":", 1) if SEP not in line else line.split(SEP, 1)
+        if not holds_nul(kernel / path):
+            expected[strip_dot(path)] = int(count)
+    assert warm_kernel.index_status()["content_files"] > 0
+    counted = warm_kernel.grep(pattern, literal=True, output_mode="count", limit=None)
+    assert {f.path: f.count for f in counted.files} == expected
+    listed = warm_kernel.grep(pattern, literal=True, output_mode="files_with_matches", limit=None)
+    assert [f.path for f in listed.files] == sorted(expected)
+    for result in (counted, listed):
+        assert result.total_matches == sum(expected.values())
+        assert result.total_files == len(expected)
+    if len(expected) < 10_000:
+        # The content mode too, where the lines are few enough to compare.
+        shown = run_rg(
+            rg,
+            kernel,
+            [
+                "-n",
+                "--no-heading",
+                "--field-match-separator",
+                SEP,
+                "--fixed-strings",
+                "-e",
+                pattern,
+            ],
+        )
+        want = {(strip_dot(p), int(n)) for p, n, _ in (s.split(SEP, 2) for s in shown)}
+        want = {(p, n) for p, n in want if p in expected}
+        content = warm_kernel.grep(pattern, literal=True, limit=None)
+        assert {(m.path, m.line) for m in content.matches} == want
+    assert warm_kernel.index_status()["cold_calls"] == 0
