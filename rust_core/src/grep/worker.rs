@@ -424,7 +424,7 @@ impl<'a> GrepWorker<'a> {
         let mut sink = new_sink(self.plan, self.matcher, keyed, window, deadline);
         let searcher = self.searchers.pick(keyed, window);
         let result = searcher.search_slice(self.matcher, bytes, &mut sink);
-        if result.is_err() && !multiline && !sink.stopped {
+        if result.is_err() && !multiline {
             // As for a file read whole: the searcher's heap limit, a line too long.
             skipped.line_too_long += 1;
             return Searched::Skipped;
