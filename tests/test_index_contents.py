@@ -20,12 +20,17 @@ pytestmark = INDEX_MARKS
 FILES = 300
 
 
-def read_calls() -> int:
-    """Read system calls made by this process so far (every thread's)."""
+def io_count(field: str) -> int:
+    """A counter of /proc/self/io (every thread's): `syscr` read calls, `rchar` bytes read."""
     for line in Path("/proc/self/io").read_text().splitlines():
-        if line.startswith("syscr:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1])
-    raise AssertionError("no syscr in /proc/self/io")
+    raise AssertionError(f"no {field} in /proc/self/io")
+
+
+def read_calls() -> int:
+    """Read system calls made by this process so far."""
+    return io_count("syscr")
 
 
 def small_tree(root: Path) -> Path:
@@ -115,3 +120,44 @@ def test_a_second_process_reads_the_held_contents_of_the_file_it_maps(tmp_path: 
             second.close()
     finally:
         first.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="counts reads in /proc")
+def test_only_the_candidate_sections_of_a_large_file_are_read(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    root.mkdir()
+    # Five sections of about 64 KiB (cut after line ends): the rare word in the second and the
+    # fourth, a common one everywhere.
+    sections = []
+    for i in range(5):
+        body = "".join(f"common line {i}.{n}\n" for n in range(3500))
+        if i in (1, 3):
+            body = body.replace(f"common line {i}.7\n", f"the rare zephyr word {i}\n", 1)
+        sections.append(body)
+    big = root / "big.txt"
+    big.write_text("".join(sections))
+    (root / "small.txt").write_text("a zephyr in a small file\n")
+    ws = Workspace(root, index=True)
+    try:
+        assert ws.wait_index(30)
+        settle()
+        size = big.stat().st_size
+        for mode in ("files_with_matches", "count"):
+            before = io_count("rchar")
+            result = ws.grep("zephyr", output_mode=mode, limit=None)
+            read = io_count("rchar") - before
+            assert (result.total_matches, result.total_files) == (3, 2)
+            # Two of the five sections, not the whole file.
+            assert read < size * 3 // 5, (mode, read, size)
+            same(ws, root, "grep", {"pattern": "zephyr", "output_mode": mode, "limit": None})
+        # Whole files where every line counts: content mode, context, max_count.
+        for kwargs in (
+            {"pattern": "zephyr"},
+            {"pattern": "zephyr", "output_mode": "count", "max_count": 1},
+            {"pattern": "zephyr", "context": 2},
+            {"pattern": "common line [24]", "output_mode": "count"},
+            {"pattern": "zephyr", "invert_match": True, "output_mode": "count"},
+        ):
+            same(ws, root, "grep", kwargs)
+    finally:
+        ws.close()

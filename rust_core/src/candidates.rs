@@ -54,6 +54,9 @@ pub struct GrepAsk<'a> {
     pub(crate) invert_match: bool,
     /// The files searched without a match are the entries (`files_without_match`).
     pub(crate) files_without_match: bool,
+    /// Every line of a matching file matters, not only the matching ones: content mode (line
+    /// numbers), context lines, `max_count` (matches counted from the file's start).
+    pub(crate) whole_files: bool,
 }
 
 /// Contents a candidate source holds for files it lists: the bytes of a file as the source read
@@ -63,6 +66,15 @@ pub trait HeldContents: Send + Sync {
     /// The bytes of the file listed with `id` (see [`Listed::held`]), or `None`: the file is
     /// opened and read.
     fn contents(&self, id: u32) -> Option<&[u8]>;
+}
+
+/// The parts of a listed file a search reads, when the source proves that no line outside them
+/// matches: byte ranges in order, each starting a line and ending after a line end (or at the
+/// end). They describe the file as it was when it had `size` bytes: a file of another size now
+/// is read whole.
+pub struct ReadParts {
+    pub(crate) size: u64,
+    pub(crate) ranges: Vec<std::ops::Range<u64>>,
 }
 
 /// The `Listed::held` of a file whose contents the source does not hold.
@@ -78,6 +90,8 @@ pub struct Listed {
     pub(crate) held: Vec<u32>,
     /// The contents the source holds for some of `paths`.
     pub(crate) contents: Option<std::sync::Arc<dyn HeldContents>>,
+    /// For each of `paths`, the parts of it to read (`None`: all of it).
+    pub(crate) parts: Vec<Option<ReadParts>>,
     /// Files the source proves match-free, counted as searched without a match unread.
     pub(crate) unread: u64,
     /// The same, by path, in `files_without_match` mode (where they are the entries).

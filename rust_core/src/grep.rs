@@ -238,6 +238,10 @@ pub fn search(
             multiline: options.multiline,
             invert_match: options.invert_match,
             files_without_match: plan.without_match,
+            whole_files: plan.content
+                || options.before_context > 0
+                || options.after_context > 0
+                || options.max_count.is_some(),
         })
     });
     if options.max_count == Some(0) {

@@ -66,7 +66,13 @@ pub(super) fn search_listed<'a>(
                 } else if let Some((file, identity)) =
                     opener.open_counted(workspace, path, &mut skipped)
                 {
-                    worker.search(file, identity.size, path.as_bytes(), &mut skipped);
+                    let (size, relative) = (identity.size, path.as_bytes());
+                    match listed.parts.get(i).and_then(Option::as_ref) {
+                        Some(parts) => {
+                            worker.search_parts(file, size, parts, relative, &mut skipped)
+                        }
+                        None => worker.search(file, size, relative, &mut skipped),
+                    }
                 }
                 if worker.stopped() {
                     // The deadline passed (or the call was cancelled) inside this file.

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::FileExt;
 
 use grep_matcher::LineTerminator;
 use grep_regex::RegexMatcher;
@@ -20,7 +21,7 @@ use super::input::{Input, WHOLE_FILE_BYTES, read_head};
 use super::page::FileHit;
 use super::sink::{FileSink, StoredLine, Window};
 use super::{MAX_LINE_BYTES, Plan};
-use crate::candidates::BOMS;
+use crate::candidates::{BOMS, ReadParts};
 
 /// How one file's search ended.
 pub(super) enum Searched {
@@ -169,6 +170,20 @@ impl<'a> GrepWorker<'a> {
         self.search_source(Source::Held(bytes), relative, skipped);
     }
 
+    /// [`GrepWorker::search`] of a listed file of which only `parts` can hold a matching line
+    /// (see [`crate::candidates::ReadParts`]): only they are read and searched, unless the
+    /// file's size (`size`, when it was opened) is no longer theirs.
+    pub(crate) fn search_parts(
+        &mut self,
+        file: File,
+        size: u64,
+        parts: &ReadParts,
+        relative: &[u8],
+        skipped: &mut SkipCounts,
+    ) {
+        self.search_source(Source::Parts(file, size, parts), relative, skipped);
+    }
+
     fn search_source(&mut self, source: Source<'_>, relative: &[u8], skipped: &mut SkipCounts) {
         let may_reach_page = self.may_reach_page(relative);
         let window = (self.plan.text_in_pass && may_reach_page).then(|| Window {
@@ -251,6 +266,13 @@ impl<'a> GrepWorker<'a> {
         let (mut file, size) = match source {
             Source::File(file, size) => (file, size),
             Source::Held(bytes) => return self.search_bytes(bytes, window, deadline, skipped),
+            Source::Parts(file, size, parts) => match window {
+                None if size == parts.size => match self.search_parts_of(&file, parts, deadline) {
+                    Some(searched) => return searched,
+                    None => (file, size),
+                },
+                _ => (file, size),
+            },
         };
         let options = self.plan.options;
         if options.multiline {
@@ -433,6 +455,49 @@ impl<'a> GrepWorker<'a> {
     }
 }
 
+impl GrepWorker<'_> {
+    /// Counts the matching lines of `parts` of `file`, each read with one `pread` and searched
+    /// as a slice by the counting searcher; `None` when the file must be searched whole after
+    /// all: a part that cannot be read, or that shows what the index would not have held (a
+    /// NUL byte, a private-key marker: the file changed), or a search error.
+    fn search_parts_of(
+        &mut self,
+        file: &File,
+        parts: &ReadParts,
+        deadline: &Deadline,
+    ) -> Option<Searched> {
+        let mut count = 0;
+        for range in &parts.ranges {
+            let len = usize::try_from(range.end - range.start).ok()?;
+            self.buffer.clear();
+            self.buffer.resize(len, 0);
+            file.read_exact_at(&mut self.buffer, range.start).ok()?;
+            if may_hold_keys(&self.buffer) || memchr::memchr(0, &self.buffer).is_some() {
+                return None;
+            }
+            let mut sink = new_sink(self.plan, self.matcher, false, None, deadline);
+            let searcher = self.searchers.pick(false, None);
+            let result = searcher.search_slice(self.matcher, &self.buffer, &mut sink);
+            if result.is_err() || sink.binary {
+                return None;
+            }
+            count += sink.count;
+            if sink.stopped {
+                // The deadline passed: what was found so far counts.
+                self.stopped = true;
+                break;
+            }
+        }
+        Some(Searched::Done {
+            count,
+            kept: 0,
+            lines: Vec::new(),
+            key_blocks: 0,
+            key_lines: 0,
+        })
+    }
+}
+
 /// A new sink for one file's search (`keyed`: withholding private-key blocks).
 fn new_sink<'s>(
     plan: &Plan<'_>,
@@ -460,6 +525,8 @@ pub(super) enum Source<'b> {
     File(File, u64),
     /// Its bytes, held by the candidate source (the file is not opened).
     Held(&'b [u8]),
+    /// The opened file with its size when it was opened, of which only the parts can match.
+    Parts(File, u64, &'b ReadParts),
 }
 
 /// Whether a file starting with `head` (or held whole in it) may hold a private-key block:

@@ -127,10 +127,12 @@ pub(crate) enum Kind {
     ContentCrcs = 37,
     /// Where each document's contents start in `Content` (u64, one more than the documents).
     ContentStarts = 38,
+    /// Where each section starts in its file (u32, one per section, as `Documents`).
+    SectionStarts = 39,
 }
 
 /// The sections of each kind, by kind number.
-const ALL_KINDS: usize = 38;
+const ALL_KINDS: usize = 39;
 
 /// The sections one content's file holds, each once, in the order they are written.
 #[derive(Debug)]
@@ -168,7 +170,7 @@ pub(crate) const SYMBOLS: Layout = Layout {
     ],
 };
 
-const KINDS: [Kind; 20] = [
+const KINDS: [Kind; 21] = [
     Kind::Key,
     Kind::Files,
     Kind::Paths,
@@ -189,6 +191,7 @@ const KINDS: [Kind; 20] = [
     Kind::Content,
     Kind::ContentCrcs,
     Kind::ContentStarts,
+    Kind::SectionStarts,
 ];
 
 impl Layout {

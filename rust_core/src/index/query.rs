@@ -5,11 +5,12 @@
 
 use std::sync::{Arc, MutexGuard};
 
-use crate::candidates::{GrepAsk, HeldContents, Listed, MAX_LINE_BYTES, NOT_HELD};
+use crate::candidates::{GrepAsk, HeldContents, Listed, MAX_LINE_BYTES, NOT_HELD, ReadParts};
 use crate::keyblock;
 
 use super::accounting::{walk_accounting, within};
 use super::base::Data;
+use super::format::partition_point;
 use super::live::Live;
 use super::plan::{self, Query};
 use super::postings::{Gram, MAX_HELD_BYTES, Postings, intersect, union};
@@ -40,24 +41,29 @@ pub(super) fn candidates(
     let select = ask.select;
     // An inverted search matches the lines without the pattern's trigrams: the index cannot
     // narrow it.
-    let docs = match ask.invert_match {
-        true => None,
-        false => {
+    let postings = &live.data.postings;
+    // The candidate sections too, where a match lies within a line.
+    let (docs, found) = match (ask.invert_match, ask.multiline) {
+        (true, _) => (None, None),
+        (false, true) => {
             let query = plan::plan(ask.pattern, ask.literal, ask.case_insensitive);
-            evaluate(&query, &live.data.postings, ask.multiline)
+            (evaluate(&query, postings, true), None)
+        }
+        (false, false) => {
+            let query = plan::plan(ask.pattern, ask.literal, ask.case_insensitive);
+            let found = candidate_sections(&query, postings);
+            (found.as_ref().map(|f| postings.documents_of(f)), found)
         }
     };
     // Files that may hold a private-key block are searched whatever the pattern: the blocks
     // withheld are counted in every file searched (GrepOutput::withheld_key_files), and a file
     // the index proved match-free would be left out of the count, which would then depend on
     // the pattern.
-    let docs = docs.and_then(|docs| {
-        let keyed = live.data.key_documents(|postings| {
-            let marker = String::from_utf8_lossy(keyblock::KEY_MARKER);
-            evaluate(&plan::plan(&marker, true, false), postings, false)
-        })?;
-        Some(union(&docs, keyed))
+    let keyed = live.data.key_documents(|postings| {
+        let marker = String::from_utf8_lossy(keyblock::KEY_MARKER);
+        evaluate(&plan::plan(&marker, true, false), postings, false)
     });
+    let docs = docs.and_then(|docs| Some(union(&docs, keyed?)));
     if live.data.damaged() {
         // A block of the lists (or of the contents) failed its check: nothing they said is
         // trusted (the next call starts a rebuild).
@@ -73,8 +79,9 @@ pub(super) fn candidates(
         hidden_by,
         ..Listed::default()
     };
-    // The files to read, each with the document whose held contents stand for it.
-    let mut paths: Vec<(String, u32)> = Vec::new();
+    // The files to read, each with the document whose held contents stand for it, or the
+    // parts of it to read.
+    let mut paths: Vec<(String, u32, Option<ReadParts>)> = Vec::new();
     let held = |entry: &FileEntry| match entry.doc {
         Some(doc)
             if (1..=MAX_HELD_BYTES as u64).contains(&entry.meta.size)
@@ -83,6 +90,20 @@ pub(super) fn candidates(
             doc
         }
         _ => NOT_HELD,
+    };
+    // Which parts of a candidate the search reads (see `read_parts`): none for a search that
+    // needs whole files, or for a file that may hold a key block (searched whole, in key mode).
+    let found = found.filter(|_| !ask.whole_files);
+    let parts = |entry: &FileEntry| {
+        let (found, doc) = (found.as_deref()?, entry.doc?);
+        match keyed?.binary_search(&doc) {
+            Ok(_) => None,
+            Err(_) => read_parts(&data.postings, found, doc, entry.meta.size),
+        }
+    };
+    let item = |path: String, entry: &FileEntry| match held(entry) {
+        NOT_HELD => (path, NOT_HELD, parts(entry)),
+        id => (path, id, None),
     };
     match &docs {
         Some(docs) if select.is_empty() && ask.max_depth.is_none() && !without_match => {
@@ -105,7 +126,7 @@ pub(super) fn candidates(
                         && path != scope
                         && data.path(doc) == Some(path.as_str())
                     {
-                        paths.push((path.clone(), held(entry)));
+                        paths.push(item(path.clone(), entry));
                         in_scope += 1;
                     }
                 }
@@ -118,14 +139,14 @@ pub(super) fn candidates(
                         continue;
                     }
                     if let Some(entry) = live.table.files.get(path).filter(|e| e.doc == Some(doc)) {
-                        paths.push((path.to_string(), held(entry)));
+                        paths.push(item(path.to_string(), entry));
                         in_scope += 1;
                     }
                 }
             }
             let mut unindexed = 0u64;
             for path in set_below(&live.table.unindexed, scope) {
-                paths.push((path.clone(), NOT_HELD));
+                paths.push((path.clone(), NOT_HELD, None));
                 unindexed += 1;
             }
             if ask.multiline {
@@ -134,7 +155,7 @@ pub(super) fn candidates(
                         && too_large(entry.meta.size)
                         && docs.binary_search(&doc).is_err()
                     {
-                        paths.push((path.clone(), held(entry)));
+                        paths.push(item(path.clone(), entry));
                         in_scope += 1;
                     }
                 }
@@ -165,7 +186,7 @@ pub(super) fn candidates(
                             listed.unread += 1;
                         }
                     }
-                    _ => paths.push((path.clone(), held(entry))),
+                    _ => paths.push(item(path.clone(), entry)),
                 }
             }
         }
@@ -173,8 +194,15 @@ pub(super) fn candidates(
     drop(live);
     // A stable sort merges the sorted runs pushed above (the table's, the unindexed files')
     // in one pass.
-    paths.sort();
-    (listed.paths, listed.held) = paths.into_iter().unzip();
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    listed.paths.reserve(paths.len());
+    listed.held.reserve(paths.len());
+    listed.parts.reserve(paths.len());
+    for (path, held, parts) in paths {
+        listed.paths.push(path);
+        listed.held.push(held);
+        listed.parts.push(parts);
+    }
     if listed.held.iter().any(|&id| id != NOT_HELD) {
         listed.contents = Some(data);
     }
@@ -194,22 +222,59 @@ impl HeldContents for Data {
 /// (`multiline`), one section of a document must satisfy the whole query (sections end at line
 /// ends); with `multiline` the document as a whole must.
 pub(super) fn evaluate(query: &Query, postings: &Postings, multiline: bool) -> Option<Vec<u32>> {
-    // The entries holding `gram`, among the sorted `among` when given.
-    let leaf = |gram: Gram, among: Option<&[u32]>| match multiline {
-        true => {
-            let documents = postings.documents_of(&postings.sections(gram));
-            match among {
-                Some(among) => intersect(among, &documents),
-                None => documents,
-            }
+    if !multiline {
+        return candidate_sections(query, postings).map(|found| postings.documents_of(&found));
+    }
+    // The documents holding `gram`, among the sorted `among` when given.
+    let leaf = |gram: Gram, among: Option<&[u32]>| {
+        let documents = postings.documents_of(&postings.sections(gram));
+        match among {
+            Some(among) => intersect(among, &documents),
+            None => documents,
         }
-        false => postings.sections_among(gram, among),
     };
-    let found = satisfying(query, postings, &leaf)?;
-    Some(match multiline {
-        true => found,
-        false => postings.documents_of(&found),
+    satisfying(query, postings, &leaf)
+}
+
+/// The sections satisfying `query` for a search whose matches lie within a line, sorted; `None`
+/// for all.
+fn candidate_sections(query: &Query, postings: &Postings) -> Option<Vec<u32>> {
+    satisfying(query, postings, &|gram, among| {
+        postings.sections_among(gram, among)
     })
+}
+
+/// The parts of `doc`'s file (of `size` bytes, as the index read it) that a search whose matches
+/// lie within a line must read: its sections among the candidate sections `found`, merged where
+/// they touch. No line outside them holds every trigram the pattern needs, so no line there
+/// matches: counting the lines of these parts counts the file's. `None` (read it whole) for a
+/// file of one section, or when every section is a candidate.
+fn read_parts(postings: &Postings, found: &[u32], doc: u32, size: u64) -> Option<ReadParts> {
+    let sections = postings.sections_len();
+    let document = |s: usize| postings.document(s as u32).unwrap_or(u32::MAX);
+    let first = partition_point(sections, |s| document(s) < doc);
+    let end = partition_point(sections, |s| document(s) <= doc);
+    if end - first <= 1 {
+        return None;
+    }
+    let lo = found.partition_point(|&s| (s as usize) < first);
+    let hi = found.partition_point(|&s| (s as usize) < end);
+    if hi - lo == end - first {
+        return None;
+    }
+    let mut ranges: Vec<std::ops::Range<u64>> = Vec::new();
+    for &section in &found[lo..hi] {
+        let (start, next) = postings.section_span(section)?;
+        let stop = next.unwrap_or(size);
+        if start >= stop || stop > size {
+            return None;
+        }
+        match ranges.last_mut() {
+            Some(last) if last.end == start => last.end = stop,
+            _ => ranges.push(start..stop),
+        }
+    }
+    Some(ReadParts { size, ranges })
 }
 
 /// The sorted entries (sections or documents) holding a trigram, among the sorted entries given.

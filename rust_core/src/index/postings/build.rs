@@ -156,8 +156,9 @@ impl Scratch {
 const MAX_BUILD_THREADS: usize = 8;
 
 /// One thread's build: its lists, its files' statuses, the document of each of its sections
-/// (numbered from 0 within the thread), and the contents it holds.
-type Part = (Lists, Vec<Indexed>, Vec<u32>, HeldPart);
+/// (numbered from 0 within the thread) and where each starts in its file, and the contents it
+/// holds.
+type Part = (Lists, Vec<Indexed>, (Vec<u32>, Vec<u32>), HeldPart);
 
 impl Postings {
     /// Builds the lists of `files` (path, size) split into `parts` ranges, one thread each.
@@ -197,7 +198,8 @@ impl Postings {
                 .into_iter()
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
-                        (Lists::new(), Vec::new(), Vec::new(), HeldPart::default())
+                        let sections = (Vec::new(), Vec::new());
+                        (Lists::new(), Vec::new(), sections, HeldPart::default())
                     })
                 })
                 .collect()
@@ -205,15 +207,18 @@ impl Postings {
         let mut status = Vec::with_capacity(files.len());
         let mut parts = Vec::with_capacity(results.len());
         let mut held = Vec::with_capacity(results.len());
-        for (lists, part_status, part_documents, part_held) in results {
+        let mut section_starts = Vec::new();
+        for (lists, part_status, (part_documents, starts), part_held) in results {
             held.push((status.len(), part_held));
             status.extend(part_status);
             parts.push((lists, part_documents));
+            section_starts.extend(starts);
         }
         // A thread that panicked left no statuses: its files are not indexed.
         status.resize(files.len(), Indexed::No);
         let mut built = Built::new(parts, files.len());
         built.contents = Held::new(held);
+        built.section_starts = section_starts;
         (built, status)
     }
 }
@@ -228,6 +233,7 @@ fn build_part<F: AsRef<str> + Sync>(
     let mut scratch = Scratch::new();
     let mut status = Vec::with_capacity(range.len());
     let mut documents = Vec::with_capacity(range.len());
+    let mut starts = Vec::with_capacity(range.len());
     let mut held = HeldPart::default();
     for doc in range {
         let (path, size) = &files[doc];
@@ -249,19 +255,22 @@ fn build_part<F: AsRef<str> + Sync>(
         }
         held.push(Some(&scratch.buffer));
         for section in sections(&scratch.buffer) {
+            let start = section.start;
             scratch.collect(section);
             let number = documents.len() as u32;
             for (key, tag) in scratch.met() {
                 lists.push(key, number, tag);
             }
             documents.push(doc as u32);
+            // Below MAX_INDEXED_BYTES (64 MiB): a section starts within u32.
+            starts.push(u32::try_from(start).unwrap_or(u32::MAX));
         }
         status.push(Indexed::Text);
     }
     // Finished before the scratch (its large buffers) is freed: see `Lists::finish`.
     lists.finish();
     drop(scratch);
-    (lists, status, documents, held)
+    (lists, status, (documents, starts), held)
 }
 
 #[cfg(test)]
@@ -491,6 +500,14 @@ mod tests {
             assert_eq!(ome, vec![1, 2]);
             // Both words are in the big file, but in no one section of it.
             assert_eq!(intersect(&alp, &ome), vec![2]);
+            // Where each section starts in its file, and where the next one of the file does.
+            assert_eq!(
+                postings.section_span(0),
+                Some((0, Some(cuts[1].start as u64)))
+            );
+            assert_eq!(postings.section_span(1), Some((cuts[1].start as u64, None)));
+            assert_eq!(postings.section_span(2), Some((0, None)));
+            assert_eq!(postings.section_span(3), None);
             assert_eq!(postings.documents_of(&alp), vec![0, 1]);
             assert_eq!(postings.documents_of(&union(&alp, &ome)), vec![0, 1]);
             // The mask of the section's last trigram sees the next section's first bytes.

@@ -157,6 +157,8 @@ pub(crate) struct Built {
     pub(crate) docs: usize,
     /// The contents held for them (see `contents`).
     pub(crate) contents: Held,
+    /// Where each section starts in its file.
+    pub(crate) section_starts: Vec<u32>,
 }
 
 impl Built {

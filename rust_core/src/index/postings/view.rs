@@ -48,6 +48,7 @@ pub(crate) struct Postings {
     lasts: Range<usize>,
     bare: Range<usize>,
     documents: Range<usize>,
+    section_starts: Range<usize>,
     data: Range<usize>,
     skips: Range<usize>,
     skip_starts: Range<usize>,
@@ -64,6 +65,7 @@ impl Default for Postings {
             lasts: 0..0,
             bare: 0..0,
             documents: 0..0,
+            section_starts: 0..0,
             data: 0..0,
             skips: 0..0,
             skip_starts: 0..0,
@@ -87,6 +89,7 @@ impl Postings {
             lasts: sections.span(Kind::Lasts),
             bare: sections.span(Kind::Bare),
             documents: sections.span(Kind::Documents),
+            section_starts: sections.span(Kind::SectionStarts),
             data: sections.span(Kind::Data),
             skips: sections.span(Kind::Skips),
             skip_starts: sections.span(Kind::SkipStarts),
@@ -100,6 +103,7 @@ impl Postings {
             && postings.offsets.len() == (n + 1) * 8
             && postings.bare.len().is_multiple_of(4)
             && postings.documents.len().is_multiple_of(4)
+            && postings.section_starts.len() == postings.documents.len()
             && postings.skips.len().is_multiple_of(8)
             && postings.skip_starts.len() == (n + 1) * 4;
         if !shaped {
@@ -127,6 +131,14 @@ impl Postings {
         for s in 0..postings.sections_len() {
             let doc = postings.word(&postings.documents, s);
             if doc < previous || doc as usize >= documents {
+                return Err(Invalid("sections out of order"));
+            }
+            // A document's first section starts its file, each later one after the one before.
+            let start = postings.word(&postings.section_starts, s);
+            let first = s == 0 || doc != previous;
+            if (first && start != 0)
+                || (!first && start <= postings.word(&postings.section_starts, s - 1))
+            {
                 return Err(Invalid("sections out of order"));
             }
             previous = doc;
@@ -259,6 +271,22 @@ impl Postings {
     pub(crate) fn document(&self, section: u32) -> Option<u32> {
         ((section as usize) < self.sections_len())
             .then(|| self.word(&self.documents, section as usize))
+    }
+
+    /// Where `section` starts in its file, and where the next section of the same file starts
+    /// (`None`: it ends the file).
+    pub(crate) fn section_span(&self, section: u32) -> Option<(u64, Option<u64>)> {
+        let doc = self.document(section)?;
+        let start = self.word(&self.section_starts, section as usize);
+        let next = section + 1;
+        let end = (self.document(next) == Some(doc))
+            .then(|| u64::from(self.word(&self.section_starts, next as usize)));
+        Some((u64::from(start), end))
+    }
+
+    /// The raw bytes of the section starts array (for appending to it).
+    pub(crate) fn section_starts_bytes(&self) -> &[u8] {
+        &self.bytes[self.section_starts.clone()]
     }
 
     /// The raw bytes of the documents array (for appending to it).

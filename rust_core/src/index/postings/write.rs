@@ -102,6 +102,10 @@ pub(crate) fn write_postings<W: Write + Seek>(
     w.write(base.documents_bytes())?;
     let shifted: Vec<u32> = new.documents.iter().map(|d| d + doc_shift).collect();
     w.u32s(&shifted)?;
+    w.end()?;
+    w.begin(Kind::SectionStarts)?;
+    w.write(base.section_starts_bytes())?;
+    w.u32s(&new.section_starts)?;
     w.end()
 }
 
