@@ -27,6 +27,7 @@ pub mod definitions;
 mod file;
 pub mod graph;
 pub mod imports;
+mod includes;
 pub mod lang;
 mod macro_body;
 pub mod map;

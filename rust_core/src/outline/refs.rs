@@ -261,6 +261,7 @@ pub(super) fn arrange(
 ) -> References {
     let mut out = References {
         cut,
+        imports: super::includes::includes(language, source),
         ..References::default()
     };
     let mut interned: HashMap<&[u8], u32> = HashMap::new();

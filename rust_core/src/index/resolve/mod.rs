@@ -4,14 +4,19 @@
 //! reference then binds to is the symbol index's business.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::outline::imports::Import;
 use crate::outline::lang::Language;
+
+mod c;
 
 /// The tree's files as the resolvers look them up: relative paths with `/` separators, sorted
 /// by bytes; a file's id is its position.
 pub(in crate::index) struct Tree<'a> {
     paths: Vec<&'a str>,
+    /// C's include directories, found when first asked for.
+    c: OnceLock<c::Dirs>,
 }
 
 impl<'a> Tree<'a> {
@@ -19,7 +24,10 @@ impl<'a> Tree<'a> {
     pub(in crate::index) fn new(mut paths: Vec<&'a str>) -> Tree<'a> {
         paths.sort_unstable();
         paths.dedup();
-        Tree { paths }
+        Tree {
+            paths,
+            c: OnceLock::new(),
+        }
     }
 
     /// The id of the file at `path`, if the tree has it.
@@ -62,8 +70,13 @@ pub(in crate::index) fn targets(
     import: &Import,
     tree: &Tree<'_>,
 ) -> Vec<u32> {
-    let _ = (language, from, import, tree);
-    Vec::new()
+    match language {
+        Language::C | Language::Cpp => tree
+            .c
+            .get_or_init(|| c::Dirs::of(tree))
+            .targets(from, import, tree),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
