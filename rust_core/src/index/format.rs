@@ -108,10 +108,22 @@ pub(crate) enum Kind {
     SymCallStarts = 28,
     /// Symbols: each definition's calls, file after file (varints; see `symbols::calls`).
     SymCalls = 29,
+    /// Symbols: where each string imports spell starts in `SymStringBytes` (u32, one more).
+    SymStrings = 30,
+    /// Symbols: the strings' bytes (see `symbols::links` for 30 to 35).
+    SymStringBytes = 31,
+    /// Symbols: where each file's imports start in `SymImports` (u64, one more).
+    SymImportStarts = 32,
+    /// Symbols: each file's imports with the files they name (varints).
+    SymImports = 33,
+    /// Symbols: where each file's bindings start in `SymBinds` (u64, one more).
+    SymBindStarts = 34,
+    /// Symbols: each referenced name's binding, file after file (varints).
+    SymBinds = 35,
 }
 
 /// The sections of each kind, by kind number.
-const ALL_KINDS: usize = 29;
+const ALL_KINDS: usize = 35;
 
 /// The sections one content's file holds, each once, in the order they are written.
 #[derive(Debug)]
@@ -140,6 +152,12 @@ pub(crate) const SYMBOLS: Layout = Layout {
         Kind::SymFileNames,
         Kind::SymCallStarts,
         Kind::SymCalls,
+        Kind::SymStrings,
+        Kind::SymStringBytes,
+        Kind::SymImportStarts,
+        Kind::SymImports,
+        Kind::SymBindStarts,
+        Kind::SymBinds,
     ],
 };
 
@@ -357,9 +375,17 @@ impl<W: Write + Seek> Writer<W> {
 }
 
 /// Where each section lies in a checked file.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Sections {
     spans: [Range<usize>; ALL_KINDS],
+}
+
+impl Default for Sections {
+    fn default() -> Sections {
+        Sections {
+            spans: std::array::from_fn(|_| 0..0),
+        }
+    }
 }
 
 impl Sections {

@@ -77,19 +77,29 @@ pub(super) fn graph(
                     depth: d.depth,
                 })
                 .collect();
-            let mut references: Vec<(u32, u32)> = symbols
-                .file_names(f)
+            // The uses that link files (a name used only otherwise counts 0), each with the
+            // files it binds to (symbol file ids until the graph's files are placed).
+            let mut references: Vec<(u32, u32, Vec<u32>)> = symbols
+                .bound_names(f)
                 .into_iter()
-                .filter(|(id, _)| *id < symbols.names_len())
-                .map(|(id, count)| (intern(&mut graph.names, id), count))
+                .filter(|(id, count, _)| *id < symbols.names_len() && *count > 0)
+                .map(|(id, count, bound)| (intern(&mut graph.names, id), count, bound))
                 .collect();
             references.sort_unstable();
-            stored.push(GraphFile {
+            let mut file = GraphFile {
                 path: OsString::from(path.as_str()),
                 language,
                 definitions,
-                references,
-            });
+                references: Vec::with_capacity(references.len()),
+                bound_start: vec![0],
+                bound: Vec::new(),
+            };
+            for (name, count, bound) in references {
+                file.references.push((name, count));
+                file.bound.extend(bound);
+                file.bound_start.push(file.bound.len() as u32);
+            }
+            stored.push(file);
         }
     }
     drop(live);
@@ -154,9 +164,37 @@ pub(super) fn graph(
             language,
             definitions,
             references: counts.into_iter().collect(),
+            bound_start: Vec::new(),
+            bound: Vec::new(),
         });
     }
     stored.sort_by(|a, b| a.path.cmp(&b.path));
+    // The bound files, from the symbol file's ids to the graph's (a file the graph lacks, out
+    // of the scope or unparsed now, is dropped: its uses then go by name).
+    let mut to_graph = vec![u32::MAX; symbols.files_len() as usize];
+    for (i, file) in stored.iter().enumerate() {
+        if let Some(id) = file.path.to_str().and_then(|p| symbols.file_index(p)) {
+            to_graph[id as usize] = i as u32;
+        }
+    }
+    for file in &mut stored {
+        if file.bound.is_empty() {
+            continue;
+        }
+        let mut bound = Vec::with_capacity(file.bound.len());
+        let mut starts = vec![0u32];
+        for k in 0..file.references.len() {
+            bound.extend(
+                file.bound(k)
+                    .iter()
+                    .filter_map(|&t| to_graph.get(t as usize).copied())
+                    .filter(|&g| g != u32::MAX),
+            );
+            starts.push(bound.len() as u32);
+        }
+        file.bound = bound;
+        file.bound_start = starts;
+    }
     graph.files = stored;
     Some(Ok(graph))
 }

@@ -51,6 +51,7 @@
 
 mod accounting;
 mod base;
+mod bind;
 mod build;
 mod excludes;
 pub mod files;
@@ -65,7 +66,6 @@ mod plan;
 mod postings;
 mod query;
 mod recheck;
-#[allow(dead_code)] // used by the symbol build's binding step, which lands next
 mod resolve;
 mod route;
 mod scope;

@@ -132,6 +132,8 @@ pub fn collect(
                     language,
                     definitions,
                     references,
+                    bound_start: Vec::new(),
+                    bound: Vec::new(),
                 });
             }
             Parsedness::Unparsed(refused, detail) => {

@@ -31,6 +31,23 @@ pub struct GraphFile {
     pub definitions: Vec<GraphDefinition>,
     /// The names it references as code, each once, sorted by name id, with how many times.
     pub references: Vec<(u32, u32)>,
+    /// Where the uses of each of `references` lead when the producer bound them (through the
+    /// file's includes or imports): `bound[bound_start[k]..bound_start[k + 1]]` are the files
+    /// (indices into the graph's `files`) whose definitions the uses of `references[k]` bind
+    /// to, none when they are found by name. Both empty when the producer does not bind.
+    pub bound_start: Vec<u32>,
+    /// See `bound_start`.
+    pub bound: Vec<u32>,
+}
+
+impl GraphFile {
+    /// The files the uses of `references[k]` bind to (empty: found by name).
+    pub fn bound(&self, k: usize) -> &[u32] {
+        match (self.bound_start.get(k), self.bound_start.get(k + 1)) {
+            (Some(&a), Some(&b)) => self.bound.get(a as usize..b as usize).unwrap_or_default(),
+            _ => &[],
+        }
+    }
 }
 
 /// One definition of a file.

@@ -31,6 +31,11 @@
 //! - `SymCallStarts`, `SymCalls`: per file, each definition's calls (the name, line and
 //!   column of each reference of role call it is the innermost definition of), what
 //!   `find_calls` reads (see `calls`).
+//! - `SymStrings` to `SymBinds`: each file's imports (or `#include`s) with the files they
+//!   name, and each name it references with the files its references bind to (see `links`).
+//!
+//! `SymFileNames` lists every name a file references; the count is of the uses that link
+//! files (`Role::links_files`), 0 for a name used only otherwise.
 //!
 //! A file of the table is answered from here only while its identity is the one recorded and
 //! was old enough to vouch for the contents (`fresh`); every other file with a parser (changed,
@@ -51,6 +56,7 @@ use super::store::Content;
 
 mod calls;
 mod fresh;
+mod links;
 mod varint;
 mod write;
 
@@ -64,7 +70,7 @@ pub(super) const NONE: u32 = u32::MAX;
 
 /// What a symbol file's records hold, in its key: a file of another (an older engine's,
 /// without the names in macro bodies) is rebuilt, never read.
-pub(super) const CONTENT: &[u8] = b"\0symbols: macro bodies";
+pub(super) const CONTENT: &[u8] = b"\0symbols: macro bodies, bindings";
 const FILE_INFO: usize = 12;
 const DEFINITION: usize = 20;
 
@@ -179,6 +185,12 @@ pub(super) struct Symbols {
     file_names: Range<usize>,
     call_starts: Range<usize>,
     calls: Range<usize>,
+    strings: Range<usize>,
+    string_bytes: Range<usize>,
+    import_starts: Range<usize>,
+    imports: Range<usize>,
+    bind_starts: Range<usize>,
+    binds: Range<usize>,
     /// Which records are fresh, for the overlay in use (`fresh`).
     memo: fresh::Memo,
 }
@@ -214,6 +226,12 @@ impl Symbols {
             file_names: sections.span(Kind::SymFileNames),
             call_starts: sections.span(Kind::SymCallStarts),
             calls: sections.span(Kind::SymCalls),
+            strings: sections.span(Kind::SymStrings),
+            string_bytes: sections.span(Kind::SymStringBytes),
+            import_starts: sections.span(Kind::SymImportStarts),
+            imports: sections.span(Kind::SymImports),
+            bind_starts: sections.span(Kind::SymBindStarts),
+            binds: sections.span(Kind::SymBinds),
             memo: fresh::Memo::default(),
             bytes,
         };
@@ -271,6 +289,7 @@ impl Symbols {
             return Err(Invalid("definitions of a file"));
         }
         s.check_calls()?;
+        s.check_links()?;
         for i in 0..definitions {
             let at = s.by_name.start + i * 4;
             if le_u32(&s.bytes, at) as usize >= definitions

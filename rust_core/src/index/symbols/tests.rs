@@ -137,10 +137,10 @@ fn a_written_symbol_file_reads_back_as_it_was_written() {
     );
     assert_eq!(s.file_index("c.c"), Some(2));
     assert_eq!(s.file_index("b"), None);
-    // The map's counts are of the uses that link files (`Role::links_files`): kmalloc's call,
-    // not its read, and not x's write.
-    assert!(s.name_id("x").is_some());
-    assert_eq!(s.file_names(0), [(kmalloc, 1)]);
+    // Every name the file references, with the uses that link files (`Role::links_files`):
+    // kmalloc's call, not its read, and x's write counts 0.
+    let x = s.name_id("x").expect("x");
+    assert_eq!(s.file_names(0), [(kmalloc, 1), (x, 0)]);
     assert_eq!(s.file(0).and_then(|f| f.language), Some(Language::C));
 }
 

@@ -21,9 +21,13 @@ use crate::outline::parse::Parsed;
 use crate::outline::role::Role;
 
 use super::super::base::{RECORD, push_record};
+use super::super::bind::Binder;
 use super::super::format::{Kind, SYMBOLS, Writer};
 use super::calls::CallLists;
+use super::links::{Linked, Strings, encode_imports, push_targets};
 use super::varint::{push_varint, zigzag};
+
+mod link;
 use super::{DEFINITION, FILE_INFO, NONE, Status, StoredReference, Symbols, decode_run};
 
 /// One file handed to [`build`].
@@ -98,6 +102,10 @@ pub(in crate::index) struct Builder {
     file_names: Vec<Vec<(u32, u32)>>,
     /// Each definition's calls (`calls`).
     calls: CallLists,
+    /// Each file's imports as written, encoded (`links`: no files named yet), and the strings
+    /// they spell.
+    imports: Vec<Vec<u8>>,
+    strings: Strings,
 }
 
 impl Builder {
@@ -186,6 +194,12 @@ impl Builder {
             len,
         ));
         self.file_names.push(symbols.file_names(old));
+        let imports: Vec<Linked> = symbols
+            .imports(old)
+            .into_iter()
+            .map(|(import, _)| (import, Vec::new()))
+            .collect();
+        self.push_imports(&imports);
         self.calls.add_stored(&symbols, old);
         if let Some(base) = &mut self.base
             && let Some(slot) = base.files.get_mut(old as usize)
@@ -250,13 +264,18 @@ impl Builder {
                         let Some(&name) = local.get(r.name as usize) else {
                             continue;
                         };
-                        // The map's graph counts the uses that link files (`Role::links_files`).
-                        if r.role.links_files() {
-                            *per_name.entry(name).or_default() += 1;
-                        }
+                        // Every name, with the uses that link files (`Role::links_files`): what
+                        // the map's graph counts.
+                        *per_name.entry(name).or_default() += u32::from(r.role.links_files());
                         self.runs[name as usize].push(file, r.line, r.column, r.enclosing, r.role);
                     }
                     counts = per_name.into_iter().collect();
+                    let imports: Vec<Linked> = references
+                        .imports
+                        .iter()
+                        .map(|i| (i.clone(), Vec::new()))
+                        .collect();
+                    self.push_imports(&imports);
                     self.calls
                         .add_parsed(&parsed.entries, &references.list, &local);
                 } else {
@@ -269,10 +288,29 @@ impl Builder {
         if !matches!(input.outcome, Outcome::Parsed(..)) {
             self.calls.add_empty(0);
         }
+        // A file without references (or not parsed) has no imports.
+        if self.imports.len() == self.files.len() {
+            self.push_imports(&[]);
+        }
         let len = self.definitions.len() as u32 - first;
         self.files
             .push((input.path, input.meta, input.trusted, info, first, len));
         self.file_names.push(counts);
+    }
+
+    /// Records the next file's imports (as written).
+    fn push_imports(&mut self, imports: &[Linked]) {
+        let mut raw = Vec::new();
+        encode_imports(imports, &mut self.strings, &mut raw);
+        self.imports.push(raw);
+    }
+
+    /// The build id of `name`, if the builder has met it.
+    fn known(&self, name: &str) -> Option<u32> {
+        self.base
+            .as_ref()
+            .and_then(|b| b.symbols.name_id(name))
+            .or_else(|| self.ids.get(name).copied())
     }
 
     /// Writes the symbol file for `key`.
@@ -373,19 +411,30 @@ impl Builder {
         w.end()?;
         let mut offsets = Vec::with_capacity(self.files.len() + 1);
         let mut encoded = Vec::new();
-        for counts in &self.file_names {
+        let known = |name: &str| self.known(name);
+        let links = self.link(&known);
+        let mut binder = Binder::new(&links.graph);
+        let mut bind_starts = Vec::with_capacity(self.files.len() + 1);
+        let mut binds = Vec::new();
+        for (f, counts) in self.file_names.iter().enumerate() {
             offsets.push(encoded.len() as u64);
+            bind_starts.push(binds.len() as u64);
             let mut ranked: Vec<(u32, u32)> =
                 counts.iter().map(|&(n, c)| (rank[n as usize], c)).collect();
             ranked.sort_unstable();
             let mut previous = 0u32;
-            for (name, count) in ranked {
+            for &(name, count) in &ranked {
                 push_varint(&mut encoded, u64::from(name - previous));
                 push_varint(&mut encoded, u64::from(count));
                 previous = name;
             }
+            let ids: Vec<u32> = ranked.iter().map(|&(r, _)| order[r as usize]).collect();
+            for bound in binder.bind(f as u32, &ids) {
+                push_targets(&mut binds, &bound);
+            }
         }
         offsets.push(encoded.len() as u64);
+        bind_starts.push(binds.len() as u64);
         w.begin(Kind::SymFileNameStarts)?;
         w.u64s(&offsets)?;
         w.end()?;
@@ -398,6 +447,30 @@ impl Builder {
                 .map(|d| d.1)
                 .collect()
         })?;
+        let mut starts = Vec::with_capacity(links.strings.list.len() + 1);
+        let mut at = 0u32;
+        for string in &links.strings.list {
+            starts.push(at);
+            at = u32::try_from(at as usize + string.len())
+                .map_err(|_| std::io::Error::other("import strings"))?;
+        }
+        starts.push(at);
+        w.begin(Kind::SymStrings)?;
+        w.u32s(&starts)?;
+        w.end()?;
+        w.begin(Kind::SymStringBytes)?;
+        for string in &links.strings.list {
+            w.write(string.as_bytes())?;
+        }
+        w.end()?;
+        w.begin(Kind::SymImportStarts)?;
+        w.u64s(&links.starts)?;
+        w.end()?;
+        w.section(Kind::SymImports, &links.imports)?;
+        w.begin(Kind::SymBindStarts)?;
+        w.u64s(&bind_starts)?;
+        w.end()?;
+        w.section(Kind::SymBinds, &binds)?;
         w.finish()
     }
 }

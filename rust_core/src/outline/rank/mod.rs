@@ -80,12 +80,16 @@ pub struct Ranking {
     pub focus_unmatched: Vec<OsString>,
     /// Focus names no file of the graph (under `within`) defines.
     pub names_undefined: Vec<String>,
-    /// Each name's slot (`u32::MAX`: no file defines it and another uses it).
-    slot_of: Vec<u32>,
-    /// The rank that reaches each slot's name through the uses.
+    /// The files ranked, ascending (indices into the graph's files).
+    positions: Vec<usize>,
+    /// Each slot's name (see `tables`).
+    slot_name: Vec<u32>,
+    /// The rank that reaches each slot through the uses.
     slot_flow: Vec<f64>,
-    /// References other files make to each slot's name.
+    /// References other files make to each slot.
     slot_references: Vec<u64>,
+    /// Each (file position, slot) the file is a definer of, sorted.
+    by_definer: Vec<(u32, u32)>,
 }
 
 impl Ranking {
@@ -94,20 +98,33 @@ impl Ranking {
     /// an index into the file's `definitions`, with the references other files make to its
     /// name.
     pub fn used(&self, graph: &SymbolGraph, file: usize) -> Vec<(usize, u64)> {
-        let Some(file) = graph.files.get(file) else {
+        let Some(graph_file) = graph.files.get(file) else {
             return Vec::new();
         };
-        let mut used: Vec<(usize, f64, u64)> = file
+        let Ok(position) = self.positions.binary_search(&file) else {
+            return Vec::new();
+        };
+        let position = position as u32;
+        let start = self.by_definer.partition_point(|e| e.0 < position);
+        let end = self.by_definer.partition_point(|e| e.0 <= position);
+        let slots = &self.by_definer[start..end];
+        // The rank that reaches a definition: through each slot of its name that leads here.
+        let mut used: Vec<(usize, f64, u64)> = graph_file
             .definitions
             .iter()
             .enumerate()
             .filter_map(|(d, definition)| {
-                let slot = *self.slot_of.get(definition.name as usize)? as usize;
-                Some((
-                    d,
-                    *self.slot_flow.get(slot)?,
-                    *self.slot_references.get(slot)?,
-                ))
+                let mut reached = None;
+                for &(_, slot) in slots {
+                    if self.slot_name.get(slot as usize) == Some(&definition.name) {
+                        let (flow, refs) = reached.unwrap_or((0.0, 0));
+                        reached = Some((
+                            flow + *self.slot_flow.get(slot as usize)?,
+                            refs + *self.slot_references.get(slot as usize)?,
+                        ));
+                    }
+                }
+                reached.map(|(flow, refs)| (d, flow, refs))
             })
             .collect();
         used.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
@@ -239,9 +256,11 @@ pub fn rank_prepared(graph: &SymbolGraph, prepared: &Prepared, focus: &Focus) ->
             .then_with(|| graph.files[a.file].path.cmp(&graph.files[b.file].path))
     });
     out.files = ranked;
-    out.slot_of = tables.slot_of.clone();
+    out.positions = tables.files.clone();
+    out.slot_name = tables.slot_name.clone();
     out.slot_flow = slot_flow;
     out.slot_references = tables.slot_references.clone();
+    out.by_definer = tables.by_definer.clone();
     out
 }
 
@@ -323,6 +342,8 @@ pub(crate) mod tests {
                 language: Language::C,
                 definitions,
                 references,
+                bound_start: Vec::new(),
+                bound: Vec::new(),
             });
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));

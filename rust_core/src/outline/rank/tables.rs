@@ -3,6 +3,8 @@
 //! the files defining it; with the factors that weigh a name's uses (how many files define it,
 //! whether it is only a method, short or private, or a name of the focus).
 
+use std::collections::HashMap;
+
 use crate::outline::SymbolKind;
 use crate::outline::graph::{GraphDefinition, SymbolGraph};
 
@@ -14,11 +16,12 @@ const MINOR_NAME_WEIGHT: f64 = 0.25;
 /// Names defined in more files than this weigh less, in proportion.
 const COMMON_DEFINERS: f64 = 4.0;
 
-/// The sparse tables of one ranking, by name slot (a name some file defines and another
-/// uses), so an iteration reads them in order and only gathers from and scatters into the
-/// files' ranks.
+/// The sparse tables of one ranking, by slot (a name some file defines and another uses, with
+/// the files its uses lead to: every file defining it for the uses found by name, or the files
+/// a use binds to), so an iteration reads them in order and only gathers from and scatters into
+/// the files' ranks.
 pub(super) struct Tables {
-    /// The files ranked (indexes into the graph's files).
+    /// The files ranked (indexes into the graph's files, ascending).
     pub(super) files: Vec<usize>,
     /// `users[user_start[s]..user_start[s + 1]]`: the files using slot s's name, each with
     /// the share of its rank it passes on through that name.
@@ -26,13 +29,15 @@ pub(super) struct Tables {
     users: Vec<(u32, f32)>,
     /// The share of each file's rank its uses pass on (the rest starts afresh).
     pub(super) passed: Vec<f64>,
-    /// `definers[definer_start[s]..definer_start[s + 1]]`: the files defining slot s's name.
+    /// `definers[definer_start[s]..definer_start[s + 1]]`: the files slot s's uses lead to.
     pub(super) definer_start: Vec<usize>,
     pub(super) definers: Vec<u32>,
-    /// Each name's slot (`u32::MAX`: none).
-    pub(super) slot_of: Vec<u32>,
+    /// Each slot's name.
+    pub(super) slot_name: Vec<u32>,
     /// References other files make to each slot's name.
     pub(super) slot_references: Vec<u64>,
+    /// Each (file, slot) the file is a definer of, sorted (files as positions in `files`).
+    pub(super) by_definer: Vec<(u32, u32)>,
 }
 
 impl Tables {
@@ -80,14 +85,12 @@ fn name_weight(name: &str, only_methods: bool, focused: bool) -> f64 {
     weight
 }
 
-/// What the tables' construction keeps of one name, in 12 bytes: the construction touches it
-/// once per use, and the names of a large tree do not fit in a cache.
+/// What the tables' construction keeps of one slot.
 #[derive(Clone, Copy, Default)]
 struct Tally {
-    /// Its factor (0: no file defines it).
+    /// Its factor.
     factor: f32,
-    /// Files using it (other than its definers); then where its next user goes in the users
-    /// table (a table of more than 4 billion uses would not fit in memory).
+    /// Files using it; then where its next user goes in the users table.
     users: u32,
     /// Their references to it (saturating).
     references: u32,
@@ -111,12 +114,24 @@ pub(super) fn tables(
         .flat_map(|(i, names)| names.iter().map(move |&name| (name, i as u32)))
         .collect();
     defining.sort_unstable();
-    let mut definer_count = vec![0u32; names];
+    let mut name_start = vec![0usize; names + 1];
     for &(name, _) in &defining {
-        if let Some(c) = definer_count.get_mut(name as usize) {
+        if let Some(c) = name_start.get_mut(name as usize + 1) {
             *c += 1;
         }
     }
+    for n in 0..names {
+        name_start[n + 1] += name_start[n];
+    }
+    let definers_of = |name: u32| -> &[(u32, u32)] {
+        match (
+            name_start.get(name as usize),
+            name_start.get(name as usize + 1),
+        ) {
+            (Some(&a), Some(&b)) => &defining[a..b],
+            _ => &[],
+        }
+    };
     // The names every definition of which is a method.
     let mut only_methods = vec![true; names];
     for &file in &files {
@@ -128,67 +143,97 @@ pub(super) fn tables(
             }
         }
     }
-    // Each defined name's factor (see the ranking's comment, [`super`]; 0: no file defines it), with its
-    // tallies beside it, so a use touches one place.
-    let mut tallies: Vec<Tally> = (0..names)
-        .map(|n| Tally {
-            factor: match definer_count[n] {
-                0 => 0.0,
-                definers => {
-                    let focused = focus_names.contains(&Some(n as u32));
-                    ((COMMON_DEFINERS / f64::from(definers)).min(1.0)
-                        * name_weight(&graph.names[n], only_methods[n], focused))
-                        as f32
-                }
-            },
-            ..Tally::default()
-        })
-        .collect();
-    // A file's uses that count: of a name some file defines, not the file itself.
-    let counts = |tallies: &[Tally], own: &[u32], name: u32| {
-        tallies.get(name as usize).is_some_and(|t| t.factor > 0.0)
-            && own.binary_search(&name).is_err()
+    // A slot's factor (see the ranking's comment, [`super`]) for `definers` files.
+    let factor = |name: u32, definers: usize| -> f32 {
+        let focused = focus_names.contains(&Some(name));
+        ((COMMON_DEFINERS / definers as f64).min(1.0)
+            * name_weight(
+                &graph.names[name as usize],
+                only_methods[name as usize],
+                focused,
+            )) as f32
     };
-    // Each use weighs `sqrt(times)` at most; the factors below 1 keep part of that back (it
-    // starts afresh), a focus name's factor takes a larger share from the others.
+    let mut position = vec![u32::MAX; graph.files.len()];
+    for (i, &file) in files.iter().enumerate() {
+        position[file] = i as u32;
+    }
+    // The slots: one per name for the uses found by name, one per (name, files) bound.
+    let mut by_name = vec![u32::MAX; names];
+    let mut bound_slots: HashMap<(u32, Vec<u32>), u32> = HashMap::new();
+    let mut slot_name: Vec<u32> = Vec::new();
+    let mut slot_bound: Vec<Option<Vec<u32>>> = Vec::new();
+    let mut tallies: Vec<Tally> = Vec::new();
+    // Each file's uses that count (of a name some file defines, not the file itself), by slot.
+    let mut use_start = vec![0usize];
+    let mut uses: Vec<(u32, u32)> = Vec::new();
     let mut totals = Vec::with_capacity(files.len());
+    let mut set: Vec<u32> = Vec::new();
     for (i, &file) in files.iter().enumerate() {
         let mut total = 0.0;
-        for &(name, times) in &graph.files[file].references {
-            if !counts(&tallies, &own[i], name) {
+        let graph_file = &graph.files[file];
+        for (k, &(name, times)) in graph_file.references.iter().enumerate() {
+            let all = definers_of(name);
+            if all.is_empty() || own[i].binary_search(&name).is_ok() {
                 continue;
             }
-            let tally = &mut tallies[name as usize];
+            set.clear();
+            set.extend(
+                graph_file
+                    .bound(k)
+                    .iter()
+                    .filter_map(|&t| position.get(t as usize).copied())
+                    .filter(|&p| all.binary_search(&(name, p)).is_ok()),
+            );
+            set.sort_unstable();
+            set.dedup();
+            let slot = if set.is_empty() {
+                if by_name[name as usize] == u32::MAX {
+                    by_name[name as usize] = slot_name.len() as u32;
+                    slot_name.push(name);
+                    slot_bound.push(None);
+                    tallies.push(Tally {
+                        factor: factor(name, all.len()),
+                        ..Tally::default()
+                    });
+                }
+                by_name[name as usize]
+            } else {
+                let next = slot_name.len() as u32;
+                let slot = *bound_slots.entry((name, set.clone())).or_insert(next);
+                if slot == next {
+                    slot_name.push(name);
+                    slot_bound.push(Some(set.clone()));
+                    tallies.push(Tally {
+                        factor: factor(name, set.len()),
+                        ..Tally::default()
+                    });
+                }
+                slot
+            };
+            let tally = &mut tallies[slot as usize];
             total += f64::from(times).sqrt() * f64::from(tally.factor).max(1.0);
             tally.users += 1;
             tally.references = tally.references.saturating_add(times);
+            uses.push((slot, times));
         }
+        use_start.push(uses.len());
         totals.push(total);
     }
-    let mut slot_of = vec![u32::MAX; names];
-    let mut slot_references = Vec::new();
     let mut user_start = vec![0usize];
     let mut next_user = 0usize;
-    for (n, tally) in tallies.iter_mut().enumerate() {
-        if tally.users > 0 {
-            slot_of[n] = slot_references.len() as u32;
-            slot_references.push(u64::from(tally.references));
-            let users = tally.users as usize;
-            tally.users = next_user as u32;
-            next_user += users;
-            user_start.push(next_user);
-        }
+    for tally in &mut tallies {
+        let count = tally.users as usize;
+        tally.users = next_user as u32;
+        next_user += count;
+        user_start.push(next_user);
     }
     let mut users = vec![(0u32, 0f32); next_user];
     let mut passed = Vec::with_capacity(files.len());
-    for (i, &file) in files.iter().enumerate() {
+    for i in 0..files.len() {
         let mut sum = 0.0;
         if totals[i] > 0.0 {
-            for &(name, times) in &graph.files[file].references {
-                if !counts(&tallies, &own[i], name) {
-                    continue;
-                }
-                let tally = &mut tallies[name as usize];
+            for &(slot, times) in &uses[use_start[i]..use_start[i + 1]] {
+                let tally = &mut tallies[slot as usize];
                 let share = (f64::from(times).sqrt() * f64::from(tally.factor) / totals[i]) as f32;
                 users[tally.users as usize] = (i as u32, share);
                 tally.users += 1;
@@ -197,18 +242,19 @@ pub(super) fn tables(
         }
         passed.push(sum);
     }
-    let mut definer_start = vec![0usize; slot_references.len() + 1];
+    let mut definer_start = vec![0usize];
     let mut definers = Vec::new();
-    for &(name, position) in &defining {
-        let slot = slot_of[name as usize];
-        if slot != u32::MAX {
-            definer_start[slot as usize + 1] += 1;
-            definers.push(position);
+    let mut by_definer = Vec::new();
+    for (s, (&name, bound)) in slot_name.iter().zip(&slot_bound).enumerate() {
+        let before = definers.len();
+        match bound {
+            Some(set) => definers.extend_from_slice(set),
+            None => definers.extend(definers_of(name).iter().map(|&(_, p)| p)),
         }
+        by_definer.extend(definers[before..].iter().map(|&p| (p, s as u32)));
+        definer_start.push(definers.len());
     }
-    for s in 0..slot_references.len() {
-        definer_start[s + 1] += definer_start[s];
-    }
+    by_definer.sort_unstable();
     Tables {
         files,
         user_start,
@@ -216,8 +262,9 @@ pub(super) fn tables(
         passed,
         definer_start,
         definers,
-        slot_of,
-        slot_references,
+        slot_name,
+        slot_references: tallies.iter().map(|t| u64::from(t.references)).collect(),
+        by_definer,
     }
 }
 

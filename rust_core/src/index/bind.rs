@@ -1,0 +1,232 @@
+//! The binding rule: which definitions a reference can mean, given what its file includes or
+//! imports. One rule, used by the symbol build (each file's referenced names bound once, stored)
+//! and at query time (the files changed since, bound against the stored graph).
+//!
+//! For a reference to the name `N` in the file `F` of language `L`, the files whose definitions
+//! of `N` it binds to:
+//! - C and C++: `F` itself and every file of its include closure (the files its `#include`s
+//!   name, theirs, and so on: `resolve`) that define `N`.
+//! - Languages with imports (Python, JavaScript and TypeScript, Java, Go): (a) `F` itself when it
+//!   defines `N`; else (b) for an import of `F` that binds `N` as a local name (`from m import
+//!   orig as N`, `import { orig as N }`, and `*` imports), the files it names that define
+//!   `orig`, following their own imports of `orig` (re-exports: `__init__.py`, `export … from`,
+//!   `*`) up to [`REEXPORT_DEPTH`] files deep; else (c) the files named by `F`'s whole-module
+//!   imports and its package (Java: same package, Go: same directory) that define `N`.
+//! - Other languages: nothing binds.
+//!
+//! When nothing binds, the reference is found by name: every definition of `N` (the answers
+//! say so).
+
+use std::collections::HashMap;
+
+use crate::outline::imports::{Form, Import};
+use crate::outline::lang::Language;
+
+/// How many files deep a re-export is followed.
+pub(super) const REEXPORT_DEPTH: u32 = 4;
+
+/// What the rule reads of a tree (files by id, names by id).
+pub(super) struct Graph<'a> {
+    /// Each file's language.
+    pub(super) languages: Vec<Option<Language>>,
+    /// Each file's direct include or import targets, all imports together, sorted.
+    pub(super) edges: Vec<Vec<u32>>,
+    /// The imports of the files in a language with imports, each with the files it names.
+    pub(super) imports: HashMap<u32, Vec<(Import, Vec<u32>)>>,
+    /// Each file's defined names, sorted, each once.
+    pub(super) own: Vec<Vec<u32>>,
+    /// The files defining each name (sorted): `definers[definer_start[n]..definer_start[n+1]]`.
+    pub(super) definer_start: Vec<u32>,
+    pub(super) definers: Vec<u32>,
+    /// The id of a name (`None`: no file defines or references it).
+    pub(super) name_id: &'a dyn Fn(&str) -> Option<u32>,
+}
+
+impl Graph<'_> {
+    /// Sets up `definer_start`/`definers` from `own` for `names` name ids.
+    pub(super) fn index_definers(&mut self, names: usize) {
+        let mut starts = vec![0u32; names + 1];
+        for own in &self.own {
+            for &n in own {
+                if let Some(s) = starts.get_mut(n as usize + 1) {
+                    *s += 1;
+                }
+            }
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut definers = vec![0u32; starts[names] as usize];
+        for (file, own) in self.own.iter().enumerate() {
+            for &n in own {
+                if let Some(at) = next.get_mut(n as usize) {
+                    definers[*at as usize] = file as u32;
+                    *at += 1;
+                }
+            }
+        }
+        self.definer_start = starts;
+        self.definers = definers;
+    }
+
+    fn definers_of(&self, name: u32) -> &[u32] {
+        let n = name as usize;
+        match (self.definer_start.get(n), self.definer_start.get(n + 1)) {
+            (Some(&a), Some(&b)) => &self.definers[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    fn defines(&self, file: u32, name: u32) -> bool {
+        self.own
+            .get(file as usize)
+            .is_some_and(|own| own.binary_search(&name).is_ok())
+    }
+}
+
+/// Binds the references of files, reusing its buffers from file to file.
+pub(super) struct Binder<'g, 'a> {
+    graph: &'g Graph<'a>,
+    /// `seen[f] == round`: file `f` is in the closure being computed.
+    seen: Vec<u32>,
+    round: u32,
+    stack: Vec<u32>,
+}
+
+impl<'g, 'a> Binder<'g, 'a> {
+    pub(super) fn new(graph: &'g Graph<'a>) -> Binder<'g, 'a> {
+        Binder {
+            graph,
+            seen: vec![0; graph.languages.len()],
+            round: 0,
+            stack: Vec::new(),
+        }
+    }
+
+    /// For each of `names` (name ids) that file `file` references, the files whose definitions
+    /// it binds to (empty: found by name).
+    pub(super) fn bind(&mut self, file: u32, names: &[u32]) -> Vec<Vec<u32>> {
+        match self.graph.languages.get(file as usize).copied().flatten() {
+            Some(Language::C | Language::Cpp) => {
+                self.closure(file);
+                names
+                    .iter()
+                    .map(|&n| {
+                        let definers = self.graph.definers_of(n);
+                        definers
+                            .iter()
+                            .copied()
+                            .filter(|&d| self.seen.get(d as usize) == Some(&self.round))
+                            .collect()
+                    })
+                    .collect()
+            }
+            Some(
+                Language::Python
+                | Language::JavaScript
+                | Language::TypeScript
+                | Language::Tsx
+                | Language::Java
+                | Language::Go,
+            ) => names.iter().map(|&n| self.bind_imported(file, n)).collect(),
+            _ => vec![Vec::new(); names.len()],
+        }
+    }
+
+    /// Marks `file` and its include closure with a new round.
+    fn closure(&mut self, file: u32) {
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            self.seen.iter_mut().for_each(|s| *s = 0);
+            self.round = 1;
+        }
+        let Some(slot) = self.seen.get_mut(file as usize) else {
+            return;
+        };
+        *slot = self.round;
+        self.stack.clear();
+        self.stack.push(file);
+        while let Some(f) = self.stack.pop() {
+            for &t in self.graph.edges.get(f as usize).into_iter().flatten() {
+                if let Some(s) = self.seen.get_mut(t as usize)
+                    && *s != self.round
+                {
+                    *s = self.round;
+                    self.stack.push(t);
+                }
+            }
+        }
+    }
+
+    /// Rules (a) to (c) of the module doc for a file with imports.
+    fn bind_imported(&self, file: u32, name: u32) -> Vec<u32> {
+        let graph = self.graph;
+        if graph.defines(file, name) {
+            return vec![file];
+        }
+        let imports = graph.imports.get(&file).map_or(&[][..], Vec::as_slice);
+        let mut out = Vec::new();
+        for (import, targets) in imports {
+            for (orig, local) in &import.names {
+                let star = orig == "*";
+                if !star && (graph.name_id)(local) != Some(name) {
+                    continue;
+                }
+                let orig = if star {
+                    Some(name)
+                } else {
+                    (graph.name_id)(orig)
+                };
+                if let Some(orig) = orig {
+                    for &t in targets {
+                        self.exported(t, orig, REEXPORT_DEPTH, &mut out);
+                    }
+                }
+            }
+        }
+        if out.is_empty() {
+            for (import, targets) in imports {
+                if import.names.is_empty() || import.form == Form::Package {
+                    out.extend(targets.iter().filter(|&&t| graph.defines(t, name)));
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The files defining `name` as file `file` exports it: itself, or through its own imports.
+    fn exported(&self, file: u32, name: u32, depth: u32, out: &mut Vec<u32>) {
+        let graph = self.graph;
+        if graph.defines(file, name) {
+            out.push(file);
+            return;
+        }
+        if depth == 0 {
+            return;
+        }
+        for (import, targets) in graph.imports.get(&file).into_iter().flatten() {
+            for (orig, local) in &import.names {
+                let next = if orig == "*" {
+                    Some(name)
+                } else if (graph.name_id)(local) == Some(name) {
+                    (graph.name_id)(orig)
+                } else {
+                    None
+                };
+                if let Some(next) = next {
+                    for &t in targets {
+                        if t != file {
+                            self.exported(t, next, depth - 1, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+use super::*;
+
+const NAMES: &[&str] = &["u32", "kzalloc", "helper", "loads", "dumps", "List", "*"];
+
+fn id(name: &str) -> Option<u32> {
+    NAMES.iter().position(|n| *n == name).map(|i| i as u32)
+}
+
+fn import(form: Form, module: &str, names: &[(&str, &str)]) -> Import {
+    Import {
+        line: 1,
+        form,
+        module: module.into(),
+        names: names
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+        alias: None,
+    }
+}
+
+/// A graph of files given as (language, edges, defined names), plus imports.
+fn graph<'a>(
+    files: &[(Language, &[u32], &[&str])],
+    imports: Vec<(u32, Vec<(Import, Vec<u32>)>)>,
+    name_id: &'a dyn Fn(&str) -> Option<u32>,
+) -> Graph<'a> {
+    let mut g = Graph {
+        languages: files.iter().map(|f| Some(f.0)).collect(),
+        edges: files.iter().map(|f| f.1.to_vec()).collect(),
+        imports: imports.into_iter().collect(),
+        own: files
+            .iter()
+            .map(|f| {
+                let mut own: Vec<u32> = f.2.iter().filter_map(|n| id(n)).collect();
+                own.sort_unstable();
+                own
+            })
+            .collect(),
+        definer_start: Vec::new(),
+        definers: Vec::new(),
+        name_id,
+    };
+    g.index_definers(NAMES.len());
+    g
+}
+
+#[test]
+fn a_c_reference_binds_to_the_definitions_its_include_closure_holds() {
+    // 0 include/linux/types.h, 1 include/linux/slab.h (includes 0), 2 kernel/fork.c (includes
+    // 1), 3 tools/include/linux/types.h, 4 tools/perf/x.c (includes 3), 5 lone.c.
+    let c = Language::C;
+    let g = graph(
+        &[
+            (c, &[], &["u32"]),
+            (c, &[0], &["kzalloc"]),
+            (c, &[1], &["helper"]),
+            (c, &[], &["u32", "kzalloc"]),
+            (c, &[3], &[]),
+            (c, &[], &[]),
+        ],
+        Vec::new(),
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    let names = [0, 1, 2];
+    assert_eq!(
+        binder.bind(2, &names),
+        [vec![0], vec![1], vec![2]],
+        "through the closure, and the file itself"
+    );
+    assert_eq!(
+        binder.bind(4, &names),
+        [vec![3], vec![3], Vec::<u32>::new()]
+    );
+    // Nothing included: found by name.
+    assert_eq!(
+        binder.bind(5, &names),
+        [Vec::<u32>::new(), Vec::<u32>::new(), Vec::<u32>::new()]
+    );
+    // Cycles end.
+    let cyclic = graph(&[(c, &[1], &["u32"]), (c, &[0], &[])], Vec::new(), &id);
+    assert_eq!(Binder::new(&cyclic).bind(1, &[0]), [vec![0]]);
+}
+
+#[test]
+fn an_import_binds_its_local_name_through_reexports_and_stars() {
+    let py = Language::Python;
+    // 0 app.py: from pkg import loads as ld... (local "loads"), import json; 1 pkg/__init__.py:
+    // from .impl import *; 2 pkg/impl.py defines loads; 3 json.py defines loads and dumps;
+    // 4 other.py defines loads (never imported).
+    let g = graph(
+        &[
+            (py, &[1, 3], &[]),
+            (py, &[2], &[]),
+            (py, &[], &["loads"]),
+            (py, &[], &["loads", "dumps"]),
+            (py, &[], &["loads"]),
+        ],
+        vec![
+            (
+                0,
+                vec![
+                    (
+                        import(Form::Python { level: 0 }, "pkg", &[("loads", "loads")]),
+                        vec![1],
+                    ),
+                    (import(Form::Python { level: 0 }, "json", &[]), vec![3]),
+                ],
+            ),
+            (
+                1,
+                vec![(
+                    import(Form::Python { level: 1 }, "impl", &[("*", "*")]),
+                    vec![2],
+                )],
+            ),
+        ],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    // `loads` through the package's star re-export; `dumps` from the whole-module import;
+    // `helper` nowhere: by name.
+    assert_eq!(
+        binder.bind(0, &[3, 4, 2]),
+        [vec![2], vec![3], Vec::<u32>::new()]
+    );
+    // A file's own definition wins.
+    assert_eq!(binder.bind(4, &[3]), [vec![4]]);
+}
+
+#[test]
+fn the_package_binds_and_other_languages_do_not() {
+    let java = Language::Java;
+    let g = graph(
+        &[
+            (java, &[1], &[]),
+            (java, &[], &["List"]),
+            (Language::Ruby, &[], &[]),
+        ],
+        vec![(0, vec![(import(Form::Package, "a.b", &[]), vec![1])])],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    assert_eq!(binder.bind(0, &[5]), [vec![1]]);
+    assert_eq!(binder.bind(2, &[5]), [Vec::<u32>::new()]);
+}

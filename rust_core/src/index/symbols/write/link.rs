@@ -1,0 +1,85 @@
+//! The builder's linking step, when the file is written: every file's imports resolved against
+//! the new table (`resolve`), so a merge resolves the kept files' imports again too (a header
+//! added or removed changes what an `#include` names), and the graph the binding rule reads
+//! (`bind`), with names as build ids.
+
+use std::collections::HashMap;
+
+use crate::outline::lang::Language;
+
+use super::super::super::bind::Graph;
+use super::super::super::resolve::{Tree, targets};
+use super::super::links::{Linked, Strings, decode_imports, encode_imports};
+use super::Builder;
+
+/// The imports section's parts, and the graph to bind with.
+pub(super) struct Links<'a> {
+    pub(super) strings: Strings,
+    pub(super) starts: Vec<u64>,
+    pub(super) imports: Vec<u8>,
+    pub(super) graph: Graph<'a>,
+}
+
+impl Builder {
+    /// The language of file `f` as recorded.
+    fn language(&self, f: usize) -> Option<Language> {
+        let (.., info, _, _) = &self.files[f];
+        (info[1] == 0)
+            .then(|| Language::NAMES.get(usize::from(info[0])))
+            .flatten()
+            .and_then(|n| Language::from_name(n))
+    }
+
+    /// Resolves the imports of every file and sets up the binding graph.
+    pub(super) fn link<'a>(&'a self, name_id: &'a dyn Fn(&str) -> Option<u32>) -> Links<'a> {
+        let tree = Tree::new(self.files.iter().map(|f| f.0.as_str()).collect());
+        let same = tree.len() == self.files.len();
+        let mut out = Links {
+            strings: Strings::default(),
+            starts: Vec::with_capacity(self.files.len() + 1),
+            imports: Vec::new(),
+            graph: Graph {
+                languages: Vec::with_capacity(self.files.len()),
+                edges: Vec::with_capacity(self.files.len()),
+                imports: HashMap::new(),
+                own: Vec::with_capacity(self.files.len()),
+                definer_start: Vec::new(),
+                definers: Vec::new(),
+                name_id,
+            },
+        };
+        for (f, (path, .., first, len)) in self.files.iter().enumerate() {
+            let language = self.language(f);
+            let raw = self.imports.get(f).map_or(&[][..], Vec::as_slice);
+            let mut linked: Vec<Linked> =
+                decode_imports(raw, |id| self.strings.list.get(id as usize).map(|s| &**s));
+            let mut edges = Vec::new();
+            if let (Some(language), true) = (language, same) {
+                for (import, found) in &mut linked {
+                    *found = targets(language, path, import, &tree);
+                    found.sort_unstable();
+                    found.dedup();
+                    edges.extend_from_slice(found);
+                }
+            }
+            edges.sort_unstable();
+            edges.dedup();
+            out.starts.push(out.imports.len() as u64);
+            encode_imports(&linked, &mut out.strings, &mut out.imports);
+            let own = &self.definitions[*first as usize..(*first + *len) as usize];
+            let mut own: Vec<u32> = own.iter().map(|d| d.0).collect();
+            own.sort_unstable();
+            own.dedup();
+            out.graph.languages.push(language);
+            out.graph.edges.push(edges);
+            out.graph.own.push(own);
+            let imports_bind = language.is_some_and(|l| !matches!(l, Language::C | Language::Cpp));
+            if imports_bind && !linked.is_empty() {
+                out.graph.imports.insert(f as u32, linked);
+            }
+        }
+        out.starts.push(out.imports.len() as u64);
+        out.graph.index_definers(self.runs.len());
+        out
+    }
+}
