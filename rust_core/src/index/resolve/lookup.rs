@@ -130,10 +130,10 @@ impl<'a> Lookup<'a> {
             .collect()
     }
 
-    /// The text of the tree's file at `path` (a manifest such as `package.json`), read once
-    /// through the tree's reader; `None` when the tree has no reader or the file cannot be read.
+    /// The text of the file at `path` (a manifest such as `package.json`, which the tree of
+    /// source files need not list), read once through the tree's reader; `None` when the tree
+    /// has no reader or the file cannot be read.
     pub(super) fn text(&self, tree: &Tree<'_>, path: &str) -> Option<String> {
-        tree.find(path)?;
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
         read.entry(path.to_string())
             .or_insert_with(|| tree.read_small(path))

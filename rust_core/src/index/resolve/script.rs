@@ -137,7 +137,8 @@ fn bare(tree: &Tree<'_>, from: &str, spec: &str, typescript: bool) -> Option<u32
     let mut homes: Vec<String> = ancestors(dir_of(from))
         .map(|dir| child(&child(dir, "node_modules"), &package))
         .collect();
-    if tree.find(&child(&package, "package.json")).is_some() {
+    let manifest = child(&package, "package.json");
+    if tree.find(&manifest).is_some() || tree.lookup().text(tree, &manifest).is_some() {
         homes.push(package.clone());
     }
     homes.into_iter().find_map(|home| {
