@@ -30,7 +30,7 @@ use crate::outline::lang::Language;
 use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::outline::references::{
-    self, FileReferences, Lines, ReferencesOptions, ReferencesOutput, of_file,
+    self, FileBinding, FileReferences, Lines, ReferencesOptions, ReferencesOutput, of_file,
 };
 use crate::outline::refs::Reference;
 use crate::outline::source::{Prepared, Source, prepare};
@@ -39,7 +39,7 @@ use crate::workspace::Workspace;
 use super::live::Live;
 use super::overlay::{Prefilter, overlay, overlay_outcomes};
 use super::scope::{entry, fresh, name_scope, scope, stored_parse};
-use super::symbols::{NONE, body_calls};
+use super::symbols::{NONE, Symbols, body_calls};
 
 /// `find_references` from the symbol index, or `None` for the cold engine.
 pub(super) fn references(
@@ -59,6 +59,11 @@ pub(super) fn references(
     // The stored part, under the lock (the table says which records are fresh).
     let mut stored: BTreeMap<u32, FileReferences> = BTreeMap::new();
     let mut languages: BTreeMap<u32, Language> = BTreeMap::new();
+    // The file of the definition asked for, as the symbol file numbers it.
+    let asked = options.definition.as_ref().map(|(path, _)| {
+        path.to_str()
+            .and_then(|p| symbols.file_index(p.trim_start_matches("./")))
+    });
     if let Some(id) = symbols.name_id(name) {
         let mut usable = |f: u32, stored: &mut BTreeMap<u32, FileReferences>| -> bool {
             if stored.contains_key(&f) {
@@ -80,6 +85,7 @@ pub(super) fn references(
                     definitions: Vec::new(),
                     references: Vec::new(),
                     cut: file.cut,
+                    binding: asked.map_or(FileBinding::ByName, |g| binding(symbols, f, id, g)),
                 },
             );
             true
@@ -163,9 +169,25 @@ pub(super) fn references(
         files_searched: scope.overlay.len() as u64,
         ..ReferencesOutput::default()
     };
-    let mut out = references::assemble(options, out, files);
+    let mut out = match references::asked(options, references::assemble(options, out, files)) {
+        Ok(out) => out,
+        Err(error) => return Some(Err(error)),
+    };
     fill_texts(workspace, &mut out);
     Some(Ok(out))
+}
+
+/// How the stored file `f`'s references to name `id` bind, given the file `asked` of the
+/// definition asked for (`None`: a file the symbol file does not hold).
+fn binding(symbols: &Symbols, f: u32, id: u32, asked: Option<u32>) -> FileBinding {
+    let bound = symbols.bound(f, id);
+    if bound.is_empty() {
+        FileBinding::ByName
+    } else if asked.is_some_and(|g| bound.binary_search(&g).is_ok()) {
+        FileBinding::Resolved
+    } else {
+        FileBinding::Elsewhere
+    }
 }
 
 /// Reads the line texts of the page's entries that the symbol index left empty.

@@ -50,6 +50,20 @@ crate::choice! {
     }
 }
 
+crate::choice! {
+    /// How a reference was tied to the definition asked for.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum Binding {
+        /// Found by name: its file's includes or imports reach no definition of the name (or
+        /// no definition was asked for), so it may mean any of them.
+        #[default]
+        ByName = "by_name",
+        /// Bound through its file's includes or imports (or its own definitions) to the
+        /// definition asked for.
+        Resolved = "resolved",
+    }
+}
+
 crate::record! {
     "Reference",
     /// One reference to the name.
@@ -73,6 +87,9 @@ crate::record! {
         pub text: String,
         /// The language the file was parsed as.
         pub language: Language,
+        /// Whether it was bound to the definition asked for or found by name (by_name when
+        /// none was asked for).
+        pub binding: Binding,
     }
 }
 
@@ -95,6 +112,8 @@ crate::record! {
         pub first_line: u64,
         /// That line's text, cut to 160 characters.
         pub text: String,
+        /// Of `count`, those bound to the definition asked for (the rest found by name).
+        pub resolved: u64,
     }
 }
 
@@ -177,6 +196,14 @@ crate::record! {
         pub incomplete: bool,
         /// What the prefilter's search passed over, by reason.
         pub skipped: SkipCounts,
+        /// The definition asked for (`definition`), when one was.
+        pub definition: Option<Definition>,
+        /// References bound to it (counted as the totals are).
+        pub resolved: u64,
+        /// References found by name (all of them when no definition was asked for).
+        pub by_name: u64,
+        /// References left out because their file binds the name to another definition.
+        pub bound_elsewhere: u64,
     }
 }
 
@@ -199,6 +226,9 @@ pub struct ReferencesOptions {
     pub limit: Option<usize>,
     /// Entries skipped before the page.
     pub offset: usize,
+    /// Only the references of the definition of the name that covers this line of this file
+    /// (relative to the root), bound through includes and imports, and those found by name.
+    pub definition: Option<(OsString, u64)>,
     /// Stops the call (it then fails with `CoreError::Cancelled`).
     pub cancel: CancelToken,
 }
@@ -214,9 +244,22 @@ impl Default for ReferencesOptions {
             group_by: Grouping::Reference,
             limit: Some(DEFAULT_REFERENCES_LIMIT),
             offset: 0,
+            definition: None,
             cancel: CancelToken::default(),
         }
     }
+}
+
+/// How a file's references to the name bind, given the definition asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum FileBinding {
+    /// Nothing binds them (or no binding is known for the file).
+    #[default]
+    ByName,
+    /// To the definition asked for.
+    Resolved,
+    /// To another definition of the name.
+    Elsewhere,
 }
 
 /// What one file gave: its definitions of the name and its references to it (all roles,
@@ -226,6 +269,8 @@ pub(crate) struct FileReferences {
     pub(crate) definitions: Vec<(Entry, Option<String>)>,
     pub(crate) references: Vec<(Reference, Option<Entry>, String)>,
     pub(crate) cut: bool,
+    /// How its references bind (`ByName` when no definition was asked for).
+    pub(crate) binding: FileBinding,
 }
 
 /// The references to `options.name`. `search` is the workspace's grep (the warm index's, when
@@ -255,7 +300,24 @@ pub fn references(
         ..ReferencesOutput::default()
     };
     let files = candidates.into_iter().cloned().zip(outcomes);
-    Ok(assemble(options, out, files))
+    asked(options, assemble(options, out, files))
+}
+
+/// `out`, or the error for a definition asked for that the answer does not hold.
+pub(crate) fn asked(
+    options: &ReferencesOptions,
+    out: ReferencesOutput,
+) -> Result<ReferencesOutput, CoreError> {
+    match &options.definition {
+        Some((path, line)) if out.definition.is_none() => Err(CoreError::InvalidArgument {
+            message: format!(
+                "no definition of {} covers line {line} of {} in the files searched.",
+                options.name,
+                path.to_string_lossy()
+            ),
+        }),
+        _ => Ok(out),
+    }
 }
 
 /// The answer to `options` from what each candidate gave, in path order (`out` holds the
@@ -305,18 +367,34 @@ pub(crate) fn assemble(
         out.files_cut += u64::from(file.cut);
         for (entry, container) in file.definitions {
             out.definitions_total += 1;
+            let definition = Definition {
+                path: path.clone(),
+                line: entry.line,
+                end_line: entry.end_line,
+                kind: entry.kind,
+                name: entry.name,
+                container,
+                language,
+            };
+            if out.definition.is_none()
+                && options.definition.as_ref().is_some_and(|(p, line)| {
+                    p == path && (entry.line..=entry.end_line.max(entry.line)).contains(line)
+                })
+            {
+                out.definition = Some(definition.clone());
+            }
             if out.definitions.len() < MAX_DEFINITIONS_LISTED {
-                out.definitions.push(Definition {
-                    path: path.clone(),
-                    line: entry.line,
-                    end_line: entry.end_line,
-                    kind: entry.kind,
-                    name: entry.name,
-                    container,
-                    language,
-                });
+                out.definitions.push(definition);
             }
         }
+        let binding = match file.binding {
+            FileBinding::Resolved => Binding::Resolved,
+            FileBinding::ByName => Binding::ByName,
+            FileBinding::Elsewhere => {
+                out.bound_elsewhere += file.references.len() as u64;
+                continue;
+            }
+        };
         // Callers of this file, by enclosing definition (its index in the file; none: top).
         let mut file_callers: Vec<(Option<u32>, Caller)> = Vec::new();
         for (reference, enclosing, text) in file.references {
@@ -328,6 +406,10 @@ pub(crate) fn assemble(
                 continue;
             }
             out.totals.add(reference.role);
+            match binding {
+                Binding::Resolved => out.resolved += 1,
+                Binding::ByName => out.by_name += 1,
+            }
             if !(options.roles.is_empty() || options.roles.contains(&reference.role)) {
                 continue;
             }
@@ -342,13 +424,17 @@ pub(crate) fn assemble(
                     enclosing_line: enclosing.as_ref().map(|e| e.line),
                     text,
                     language,
+                    binding,
                 }),
                 Grouping::Caller => {
                     match file_callers
                         .iter_mut()
                         .find(|(index, _)| *index == reference.enclosing)
                     {
-                        Some((_, caller)) => caller.count += 1,
+                        Some((_, caller)) => {
+                            caller.count += 1;
+                            caller.resolved += u64::from(binding == Binding::Resolved);
+                        }
                         None => file_callers.push((
                             reference.enclosing,
                             Caller {
@@ -359,6 +445,7 @@ pub(crate) fn assemble(
                                 count: 1,
                                 first_line: u64::from(reference.line),
                                 text,
+                                resolved: u64::from(binding == Binding::Resolved),
                             },
                         )),
                     }
@@ -459,6 +546,7 @@ pub(crate) fn of_file(source: &Source, parsed: &Parsed, name: &str) -> FileRefer
             definitions,
             references: Vec::new(),
             cut: false,
+            binding: FileBinding::ByName,
         };
     };
     let mut references = Vec::new();
@@ -477,6 +565,7 @@ pub(crate) fn of_file(source: &Source, parsed: &Parsed, name: &str) -> FileRefer
         definitions,
         references,
         cut: all.cut,
+        binding: FileBinding::ByName,
     }
 }
 

@@ -19,7 +19,9 @@ use crate::media::pdf::{PdfFailure, PdfRead, PdfReadPage};
 use crate::outline::calls::{Callee, CallingDefinition, CallsResult};
 use crate::outline::definitions::{Definition, DefinitionsOutput, NameMatch, UnparsedFile};
 use crate::outline::map::{MapDefinition, MapFile, RepoMapOutput};
-use crate::outline::references::{Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals};
+use crate::outline::references::{
+    Binding, Caller, FoundReference, Grouping, ReferencesOutput, RoleTotals,
+};
 use crate::outline::role::Role;
 use crate::outline::{Language, OutlineOutput, Refusal as OutlineRefusal, Symbol, SymbolKind};
 use crate::raw::FileBytes;
@@ -60,6 +62,7 @@ choice_to_python!(
     IndexContent,
     Role,
     Grouping,
+    Binding,
     PdfFailure
 );
 

@@ -352,7 +352,37 @@ pub(crate) const REFERENCES: &[Keyword<ReferencesOptions>] = &[
     },
     keyword!("limit", optional size >= 1 => limit),
     keyword!("offset", size >= 0 => offset),
+    Keyword {
+        name: "definition",
+        annotation: "str | None",
+        set: |o, v| {
+            o.definition = optional(v, |v| definition_at(&text("definition", v)?, v.py()))?;
+            Ok(())
+        },
+        default: |o, py| {
+            let at = o
+                .definition
+                .as_ref()
+                .map(|(path, line)| format!("{}:{line}", path.to_string_lossy()));
+            py_value(py, at)
+        },
+    },
 ];
+
+/// A definition named by `PATH:LINE` (the line a positive integer).
+fn definition_at(at: &str, py: Python<'_>) -> PyResult<(std::ffi::OsString, u64)> {
+    let parsed = at
+        .rsplit_once(':')
+        .and_then(|(path, line)| Some((path, line.parse::<u64>().ok()?)))
+        .filter(|(path, line)| !path.is_empty() && *line >= 1);
+    match parsed {
+        Some((path, line)) => Ok((path.into(), line)),
+        None => Err(invalid_argument(
+            py,
+            format!("definition must be PATH:LINE with a line of 1 or more, got {at:?}"),
+        )),
+    }
+}
 
 /// `Engine.calls(name, **options)`.
 pub(crate) const CALLS: &[Keyword<CallsOptions>] = &[
