@@ -10,8 +10,11 @@
 //!   defines `N`; else (b) for an import of `F` that binds `N` as a local name (`from m import
 //!   orig as N`, `import { orig as N }`, and `*` imports), the files it names that define
 //!   `orig`, following their own imports of `orig` (re-exports: `__init__.py`, `export … from`,
-//!   `*`) up to [`REEXPORT_DEPTH`] files deep; else (c) the files named by `F`'s whole-module
-//!   imports and its package (Java: same package, Go: same directory) that define `N`.
+//!   `*`) up to [`REEXPORT_DEPTH`] files deep; else, for an import that takes `N` under
+//!   another local name (`from m import N as other`: the `N` the statement spells), the
+//!   files it names that define `N`, re-exports followed the same way; else (c) the files
+//!   named by `F`'s whole-module imports and its package (Java: same package, Go: same
+//!   directory) that define `N`.
 //! - Other languages: nothing binds.
 //!
 //! When nothing binds, the reference is found by name: every definition of `N` (the answers
@@ -181,6 +184,22 @@ impl<'g, 'a> Binder<'g, 'a> {
                 if let Some(orig) = orig {
                     for &t in targets {
                         self.exported(t, orig, REEXPORT_DEPTH, &mut out);
+                    }
+                }
+            }
+        }
+        if out.is_empty() {
+            // The name as the import statement spells what it takes (`itemgetter` in `from
+            // operator import itemgetter as _getter`, `a` in `import { a as b }`): the
+            // definition it takes.
+            for (import, targets) in imports {
+                if import
+                    .names
+                    .iter()
+                    .any(|(orig, local)| orig != local && (graph.name_id)(orig) == Some(name))
+                {
+                    for &t in targets {
+                        self.exported(t, name, REEXPORT_DEPTH, &mut out);
                     }
                 }
             }
