@@ -68,15 +68,26 @@ fn python_absolute_relative_and_submodules() {
         ),
         ["email/mime/text.py"]
     );
-    // `from json import decoder, loads`: the package, and the submodule `decoder` is.
+    // `from json import decoder, loads` names the package; its names, read as the modules
+    // `json.decoder` and `json.loads`, name the submodule and nothing.
     assert_eq!(
         go("x.py", &import(py(0), "json", &["decoder", "loads"], None)),
-        ["json/__init__.py", "json/decoder.py"]
+        ["json/__init__.py"]
     );
-    // Relative: `from . import tool`, `from .decoder import X`, `from .. import x` (above).
+    assert_eq!(
+        go("x.py", &import(py(0), "json.decoder", &[], Some("decoder"))),
+        ["json/decoder.py"]
+    );
+    assert!(go("x.py", &import(py(0), "json.loads", &[], Some("loads"))).is_empty());
+    // Relative: `from . import tool` (the package, and `.tool`), `from .decoder import X`,
+    // `from .. import x` above the root.
     assert_eq!(
         go("json/decoder.py", &import(py(1), "", &["tool"], None)),
-        ["json/__init__.py", "json/tool.py"]
+        ["json/__init__.py"]
+    );
+    assert_eq!(
+        go("json/decoder.py", &import(py(1), "tool", &[], Some("tool"))),
+        ["json/tool.py"]
     );
     assert_eq!(
         go(
@@ -99,8 +110,8 @@ fn python_absolute_relative_and_submodules() {
         ["src/app/core.py"]
     );
     assert_eq!(
-        go("other/app/core.py", &import(py(0), "app", &["core"], None)),
-        ["other/app/__init__.py", "other/app/core.py"]
+        go("other/app/core.py", &import(py(0), "app.core", &[], None)),
+        ["other/app/core.py"]
     );
     assert_eq!(
         go("x.py", &import(py(0), "app.core", &[], None)),
@@ -116,6 +127,9 @@ fn python_absolute_relative_and_submodules() {
         ["scripts/helper.py"]
     );
     assert!(go("x.py", &import(py(0), "helper", &[], None)).is_empty());
+    // A package's module does not import its siblings absolutely: `import decoder` in
+    // json/tool.py is no json/decoder.py.
+    assert!(go("json/tool.py", &import(py(0), "decoder", &[], None)).is_empty());
     assert!(go("x.py", &import(py(0), "numpy", &[], Some("np"))).is_empty());
 }
 

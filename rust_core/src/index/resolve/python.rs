@@ -4,7 +4,8 @@
 //! hold them), found from the tree: the tree's root; the parent of every top-level package
 //! (a directory with an `__init__.py` or `__init__.pyi` whose parent has none); every
 //! directory named `src`, `lib` or `Lib` (the src layout, CPython's `Lib/`); and the importing
-//! file's own directory (a script imports its siblings).
+//! file's own directory when it is no package (a script imports its siblings; a package's
+//! module does not: Python 3 has no implicit relative imports).
 //!
 //! **A module** `a.b` under a root `R` is `R/a/b.py` (or `.pyi` when there is no `.py`) or the
 //! package `R/a/b/__init__.py` (`.pyi`). When several roots have it, those under the root
@@ -14,8 +15,9 @@
 //! **Relative imports** (`from ..m import x`) start from the importer's package: its directory,
 //! and one directory up per dot after the first.
 //!
-//! **`from m import a, b`** names `m` and, for each of `a`, `b` that is a submodule of `m`
-//! (`m/a.py`, `m/a/__init__.py`), that module too. `import a.b` names `a.b`.
+//! **`from m import a, b`** names `m`; the extractor gives it as the imports of the modules
+//! `m.a` and `m.b` too, which name the submodules `m/a.py`, `m/a/__init__.py` when `m` has them
+//! (and nothing when `a` is a name `m` defines). `import a.b` names `a.b`.
 
 use std::collections::HashSet;
 
@@ -43,17 +45,6 @@ pub(super) fn targets(from: &str, import: &Import, tree: &Tree<'_>) -> Vec<u32> 
         Some(base)
     };
     let mut found = module(lookup, tree, from, base, &import.module);
-    for (orig, _) in &import.names {
-        if orig == "*" {
-            continue;
-        }
-        let sub = if import.module.is_empty() {
-            orig.clone()
-        } else {
-            format!("{}.{orig}", import.module)
-        };
-        found.extend(module(lookup, tree, from, base, &sub));
-    }
     found.sort_unstable();
     found.dedup();
     found
@@ -81,11 +72,14 @@ fn module<'a>(
         return Vec::new();
     }
     let roots = roots(lookup, tree);
+    // A script (a file in no package) imports its siblings; a module of a package does not
+    // (no implicit relative imports).
     let own = dir_of(from);
+    let own = (!package(tree, own)).then_some(own);
     let mut found: Vec<(String, u32)> = Vec::new();
     let mut keep = |path: &str, suffix: &str, id: u32| {
         let root = root_of(path, suffix);
-        if roots.contains(root.as_str()) || root == own {
+        if roots.contains(root.as_str()) || Some(root.as_str()) == own {
             found.push((root, id));
         }
     };
@@ -135,13 +129,15 @@ fn at(tree: &Tree<'_>, path: &str, file: bool) -> Vec<u32> {
     found
 }
 
+/// Whether `dir` is a package (holds an `__init__.py` or `__init__.pyi`).
+fn package(tree: &Tree<'_>, dir: &str) -> bool {
+    tree.find(&child(dir, "__init__.py")).is_some()
+        || tree.find(&child(dir, "__init__.pyi")).is_some()
+}
+
 /// The package roots of the tree (see the module's doc).
 fn roots<'a, 'b>(lookup: &'b Lookup<'a>, tree: &Tree<'a>) -> &'b HashSet<&'a str> {
     lookup.python_roots.get_or_init(|| {
-        let package = |dir: &str| {
-            tree.find(&child(dir, "__init__.py")).is_some()
-                || tree.find(&child(dir, "__init__.pyi")).is_some()
-        };
         let mut roots: HashSet<&'a str> = HashSet::from([""]);
         for name in ["__init__.py", "__init__.pyi"] {
             for id in lookup.named(name) {
@@ -150,7 +146,7 @@ fn roots<'a, 'b>(lookup: &'b Lookup<'a>, tree: &Tree<'a>) -> &'b HashSet<&'a str
                     continue;
                 }
                 // The first directory up from this package that is none.
-                if let Some(root) = ancestors(dir).skip(1).find(|d| !package(d)) {
+                if let Some(root) = ancestors(dir).skip(1).find(|d| !package(tree, d)) {
                     roots.insert(root);
                 }
             }

@@ -62,9 +62,13 @@ fn python_statements() {
             "2 py0 numpy [] as np",
             "2 py0 json [] as json",
             "3 py1  [x>x] as -",
+            "3 py1 x [] as x",
             "4 py2 m [a>a b>c] as -",
+            "4 py2 m.a [] as a",
+            "4 py2 m.b [] as c",
             "5 py0 pkg.sub [*>*] as -",
             "9 py1 local [y>y] as -",
+            "9 py1 local.y [] as y",
             "14 py0 pickle [] as p",
         ]
     );

@@ -1,6 +1,8 @@
 //! Python's imports: `import a.b`, `import a as b`, `from . import x`,
 //! `from ..m import (a, b as c)`, `from m import *`, at any depth of statements (an import in
-//! a function or under `try:` binds as well as one at the top).
+//! a function or under `try:` binds as well as one at the top). `from m import a as b` is
+//! also read as the import of the module `m.a` bound to `b`, which it is when `m` has a
+//! submodule `a` (the resolver finds whether it has).
 
 use tree_sitter::Node;
 
@@ -85,6 +87,23 @@ pub(super) fn statement(node: Node<'_>, source: &[u8], found: &mut Vec<Import>) 
                     }
                 }
             }
+            // `from m import a` binds `a` to the submodule `m.a` when `m` has one (Python
+            // tries it when `m` defines no `a`): each name is that import too.
+            let submodules: Vec<Import> = names
+                .iter()
+                .filter(|(orig, _)| orig != "*")
+                .map(|(orig, local)| Import {
+                    line: line(node),
+                    form: Form::Python { level },
+                    module: if module.is_empty() {
+                        orig.clone()
+                    } else {
+                        format!("{module}.{orig}")
+                    },
+                    names: Vec::new(),
+                    alias: Some(local.clone()),
+                })
+                .collect();
             found.push(Import {
                 line: line(node),
                 form: Form::Python { level },
@@ -92,6 +111,7 @@ pub(super) fn statement(node: Node<'_>, source: &[u8], found: &mut Vec<Import>) 
                 names,
                 alias: None,
             });
+            found.extend(submodules);
             Visit::Skip
         }
         "module"
