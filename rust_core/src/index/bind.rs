@@ -9,12 +9,16 @@
 //! - Languages with imports (Python, JavaScript and TypeScript, Java, Go): (a) `F` itself when it
 //!   defines `N`; else (b) for an import of `F` that binds `N` as a local name (`from m import
 //!   orig as N`, `import { orig as N }`, and `*` imports), the files it names that define
-//!   `orig`, following their own imports of `orig` (re-exports: `__init__.py`, `export … from`,
-//!   `*`) up to [`REEXPORT_DEPTH`] files deep; else, for an import that takes `N` under
-//!   another local name (`from m import N as other`: the `N` the statement spells), the
-//!   files it names that define `N`, re-exports followed the same way; else (c) the files
-//!   named by `F`'s whole-module imports and its package (Java: same package, Go: same
-//!   directory) that define `N`.
+//!   `orig`, and for an import binding the module itself to `N` (`import copy`, `const send =
+//!   require("send")`), those that define `N`, following their own imports of it (re-exports:
+//!   `__init__.py`, `export … from`, `*`, a module bound to the name) up to
+//!   [`REEXPORT_DEPTH`] files deep; else, for an import that takes `N` under another local name
+//!   (`from m import N as other`: the `N` the statement spells), the files it names that
+//!   define `N`, re-exports followed the same way; else (c) the files named by `F`'s
+//!   whole-module imports and its package (Java: same package, Go: same directory) that define
+//!   `N` or re-export it. In JavaScript and TypeScript (a) comes after (b): a name a module
+//!   imports is a constant there, so a definition of it in the file is another thing (a
+//!   property, a method).
 //! - Other languages: nothing binds.
 //!
 //! When nothing binds, the reference is found by name: every definition of `N` (the answers
@@ -165,12 +169,32 @@ impl<'g, 'a> Binder<'g, 'a> {
     /// Rules (a) to (c) of the module doc for a file with imports.
     fn bind_imported(&self, file: u32, name: u32) -> Vec<u32> {
         let graph = self.graph;
-        if graph.defines(file, name) {
+        // JavaScript's imported names are constants of the module (`import`, `const x =
+        // require()`): a definition of the same name in the file is another thing (a property,
+        // a method), so the imports come first there.
+        let script = matches!(
+            graph.languages.get(file as usize),
+            Some(Some(
+                Language::JavaScript | Language::TypeScript | Language::Tsx
+            ))
+        );
+        if !script && graph.defines(file, name) {
             return vec![file];
         }
         let imports = graph.imports.get(&file).map_or(&[][..], Vec::as_slice);
         let mut out = Vec::new();
         for (import, targets) in imports {
+            // The module itself bound to the name (`const send = require("send")`, `import
+            // copy`): the module's own definition of the name.
+            if import
+                .alias
+                .as_deref()
+                .is_some_and(|a| (graph.name_id)(a) == Some(name))
+            {
+                for &t in targets {
+                    self.exported(t, name, REEXPORT_DEPTH, &mut out);
+                }
+            }
             for (orig, local) in &import.names {
                 let star = orig == "*";
                 if !star && (graph.name_id)(local) != Some(name) {
@@ -204,10 +228,15 @@ impl<'g, 'a> Binder<'g, 'a> {
                 }
             }
         }
+        if script && out.is_empty() && graph.defines(file, name) {
+            return vec![file];
+        }
         if out.is_empty() {
             for (import, targets) in imports {
                 if import.names.is_empty() || import.form == Form::Package {
-                    out.extend(targets.iter().filter(|&&t| graph.defines(t, name)));
+                    for &t in targets {
+                        self.exported(t, name, REEXPORT_DEPTH, &mut out);
+                    }
                 }
             }
         }
@@ -227,6 +256,17 @@ impl<'g, 'a> Binder<'g, 'a> {
             return;
         }
         for (import, targets) in graph.imports.get(&file).into_iter().flatten() {
+            if import
+                .alias
+                .as_deref()
+                .is_some_and(|a| (graph.name_id)(a) == Some(name))
+            {
+                for &t in targets {
+                    if t != file {
+                        self.exported(t, name, depth - 1, out);
+                    }
+                }
+            }
             for (orig, local) in &import.names {
                 let next = if orig == "*" {
                     Some(name)

@@ -145,3 +145,46 @@ fn the_package_binds_and_other_languages_do_not() {
     assert_eq!(binder.bind(0, &[5]), [vec![1]]);
     assert_eq!(binder.bind(2, &[5]), [Vec::<u32>::new()]);
 }
+
+#[test]
+fn a_module_bound_to_the_name_and_an_import_spelling_the_name_bind_there() {
+    // 0 json/__init__.py (defines loads, dumps), 1 app.py, 2 send/index.js (defines helper),
+    // 3 lib/response.js (defines helper too: `res.helper = function helper() {}`),
+    // 4 index.js, re-exporting 2 as `helper` (`{ helper: require("./send") }`), 5 bin.js.
+    let (py, js) = (Language::Python, Language::JavaScript);
+    let aliased = |module: &str, alias: &str| Import {
+        alias: Some(alias.to_string()),
+        ..import(Form::Script { reexport: false }, module, &[])
+    };
+    let g = graph(
+        &[
+            (py, &[], &["loads", "dumps"]),
+            (py, &[0], &[]),
+            (js, &[], &["helper"]),
+            (js, &[2], &["helper"]),
+            (js, &[2], &[]),
+            (js, &[4], &[]),
+        ],
+        vec![
+            (
+                1,
+                vec![(
+                    import(Form::Python { level: 0 }, "json", &[("loads", "u32")]),
+                    vec![0],
+                )],
+            ),
+            (3, vec![(aliased("send", "helper"), vec![2])]),
+            (4, vec![(aliased("./send", "helper"), vec![2])]),
+            (5, vec![(aliased("..", "kzalloc"), vec![4])]),
+        ],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    // `from json import loads as u32`: `loads` as the statement spells it binds to json's.
+    assert_eq!(binder.bind(1, &[3, 4]), [vec![0], Vec::<u32>::new()]);
+    // JavaScript: the imported constant before the file's own property of that name.
+    assert_eq!(binder.bind(3, &[2]), [vec![2]]);
+    // `const s = require("..")`, `s.helper()`: through the package's re-export of a module
+    // bound to `helper`.
+    assert_eq!(binder.bind(5, &[2]), [vec![2]]);
+}
