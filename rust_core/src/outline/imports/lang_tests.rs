@@ -90,7 +90,9 @@ fn script_statements() {
         var s = require(\"./s\").t;\n\
         module.exports = require(\"./lib\");\n\
         async function later() { const lazy = await import(\"./lazy\"); require(\"./bare\"); }\n\
-        require(dynamic);\n";
+        require(dynamic);\n\
+        module.exports = { clean: require('./clean'), SemVer: require('./semver').SemVer };\n\
+        exports.inc = require('./inc');\n";
     let expected = [
         "1 js ./x [default>x] as -",
         "2 js ../c.js [a>b c>c] as -",
@@ -106,6 +108,9 @@ fn script_statements() {
         "13 export ./lib [*>*] as -",
         "14 js ./lazy [] as lazy",
         "14 js ./bare [] as -",
+        "16 js ./clean [] as clean",
+        "16 js ./semver [SemVer>SemVer] as -",
+        "17 js ./inc [] as inc",
     ];
     assert_eq!(imports(Language::JavaScript, source), expected);
     assert_eq!(imports(Language::TypeScript, source), expected);

@@ -2,8 +2,9 @@
 //! `import * as ns from "m"`, `import "m"`, `import type …`, TypeScript's
 //! `import x = require("m")`, `export { a } from "m"`, `export * from "m"`,
 //! `export * as ns from "m"`, `require("m")` (bound to a name, destructured, or a property of
-//! it taken), `module.exports = require("m")` (a re-export of the whole module) and dynamic
-//! `import("m")`.
+//! it taken; or the value of an object's property `{ name: require("m") }` or of
+//! `exports.name`, the module bound to `name`), `module.exports = require("m")` (a re-export
+//! of the whole module) and dynamic `import("m")`.
 
 use tree_sitter::Node;
 
@@ -203,14 +204,34 @@ fn call(node: Node<'_>, source: &[u8]) -> Option<Import> {
         {
             parent.child_by_field_name("left")
         }
+        // `{ clean: require("./clean") }`: the module as a property of an object (of
+        // `module.exports`, a re-export under that name).
+        "pair" if parent.child_by_field_name("value").map(|v| v.id()) == Some(value.id()) => {
+            parent.child_by_field_name("key")
+        }
         _ => None,
     };
     let Some(target) = target else {
         return Some(import);
     };
+    // `exports.clean = require("./clean")`: a re-export under that name.
+    let exported = (target.kind() == "member_expression")
+        .then(|| {
+            let object = target.child_by_field_name("object")?;
+            let spelled = text(object, source).replace(char::is_whitespace, "");
+            (spelled == "exports" || spelled == "module.exports")
+                .then(|| target.child_by_field_name("property"))
+                .flatten()
+        })
+        .flatten();
+    let target = exported.unwrap_or(target);
     match (target.kind(), property) {
-        ("identifier", None) => import.alias = Some(text(target, source)),
-        ("identifier", Some(property)) => import.names.push((property, text(target, source))),
+        ("identifier" | "property_identifier", None) => {
+            import.alias = Some(text(target, source));
+        }
+        ("identifier" | "property_identifier", Some(property)) => {
+            import.names.push((property, text(target, source)));
+        }
         ("object_pattern", None) => destructured(target, source, &mut import.names),
         ("member_expression", None)
             if text(target, source).replace(char::is_whitespace, "") == "module.exports" =>
