@@ -296,7 +296,14 @@ def merge_references(parts: Parts, offset: int, whole: bool) -> Record:
     merged["totals"] = {
         role: sum(int(data["totals"][role]) for _, data in parts) for role in merged["totals"]
     }
-    counts = (*_NAMED_COUNTS, "definitions_total", "files_cut")
+    counts = (
+        *_NAMED_COUNTS,
+        "definitions_total",
+        "files_cut",
+        "resolved",
+        "by_name",
+        "bound_elsewhere",
+    )
     shown = len(merged["references"]) + len(merged["callers"])
     return _summed(merged, parts, counts, offset, shown)
 

@@ -366,6 +366,7 @@ class Workspace:
         group_by: Literal["reference", "caller"] = "reference",
         limit: int | None = DEFAULT_LIMITS.references_limit,
         offset: int = 0,
+        definition: str | None = None,
         cancel: CancelToken | None = None,
     ) -> ReferencesResult:
         """Every reference to `name` (an identifier used as code, not in a comment or a
@@ -376,7 +377,14 @@ class Workspace:
         enclosing definition once with its count (with `role="call"`: who calls `name`). A page
         of `limit` (default 50; None: all), with exact totals by role and the name's
         definitions listed apart. With ``index=True`` it answers from the symbol index once
-        that is ready (the same answer; files changed since it was written are parsed)."""
+        that is ready (the same answer; files changed since it was written are parsed).
+
+        `definition` ("PATH:LINE", a line the definition covers) asks for the references of
+        that one definition of `name`: with the symbol index, each file's references are bound
+        through its includes or imports (see docs/navigation.md); those bound to another
+        definition are left out (counted in `bound_elsewhere`), the rest listed with their
+        `binding` ("resolved" or "by_name"), counted in `resolved` and `by_name`. Without the
+        symbol index every reference is found by name."""
         return _forward(self._engine.references, locals())
 
     def calls(

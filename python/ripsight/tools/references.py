@@ -4,11 +4,15 @@ handler, the text the model sees)."""
 from __future__ import annotations
 
 import functools
+import os
+import re
 from typing import Any
 
 from .._core import ReferencesResult
 from ..limits import DEFAULT_LIMITS, ToolLimits
+from ..errors import InvalidArgumentError
 from ..names import quote_path
+from ..roots import Roots
 from ..types import ToolContext, ToolOutput, ToolSpec
 from ..workspace import REFERENCE_ROLES, SYMBOL_KINDS
 from . import _navigation as nav
@@ -21,6 +25,7 @@ from ._common import (
     skip_note,
     thousands,
     unquote_paths,
+    workspace_of,
 )
 from .outline import languages_text
 
@@ -57,7 +62,11 @@ is listed (two methods `close` of two classes share their references); the resul
 many places define the name.
 
 Who calls X: role="call", group_by="caller" lists each calling definition once with its \
-number of calls and the first call's line (what a definition calls: find_calls). Narrow with `kind` (only references inside \
+number of calls and the first call's line (what a definition calls: find_calls). When the name \
+has several definitions, `definition` (PATH:LINE of one of them, or its number in the listed \
+definitions) keeps the references bound to it through their files' includes or imports, each \
+marked resolved, plus those found by name (their files reach no definition of it); references \
+bound to another definition are left out and counted. Narrow with `kind` (only references inside \
 definitions of that kind), `path` and `glob` (as grep's). Languages: {languages_text()}. At \
 most `limit` entries (default {limits.references_limit}) per call, by path then position; the \
 result states the exact total and which `offset` shows the next page."""
@@ -85,6 +94,13 @@ def find_references_schema(limits: ToolLimits = DEFAULT_LIMITS) -> dict[str, Any
                 "Only references inside a definition of this kind, or these kinds",
                 "anywhere",
             ),
+            "definition": {
+                "type": "string",
+                "description": "One definition of the name, as PATH:LINE (a line it covers, "
+                'e.g. "include/linux/slab.h:580") or as its number in the definitions a '
+                'previous answer listed ("2"): only the references that can mean it. Default: '
+                "every reference, by name.",
+            },
             "path": nav.path_property(),
             "glob": nav.glob_property(),
             "limit": limit_property(
@@ -144,10 +160,30 @@ def _caller_line(caller: Any, roles: list[str] | None) -> str:
     )
 
 
-def _reference_line(found: Any) -> str:
+def _reference_line(found: Any, marked: bool = False) -> str:
+    how = f" ({found.binding.replace('_', ' ')})" if marked else ""
     return (
-        f"{quote_path(found.path)}:{found.line}:{found.column} {found.role} — "
+        f"{quote_path(found.path)}:{found.line}:{found.column} {found.role}{how} — "
         f"{_within(found.enclosing, found.enclosing_kind)}: {found.text.strip()}"
+    )
+
+
+def _binding_text(result: Any) -> str:
+    """How the references of the definition asked for were found."""
+    asked = result.definition
+    parts = [f"{thousands(result.resolved)} resolved", f"{thousands(result.by_name)} by name"]
+    text = (
+        f"References of the definition at {quote_path(asked.path)}:{asked.line} "
+        f"({asked.kind} {asked.name}): {', '.join(parts)}"
+    )
+    if result.bound_elsewhere:
+        text += (
+            f"; {plural(result.bound_elsewhere, 'reference')} left out, bound through "
+            "includes or imports to another definition"
+        )
+    return text + (
+        ". Resolved: the file's includes or imports reach this definition; by name: they "
+        "reach no definition of the name, so the reference may mean any of them."
     )
 
 
@@ -181,19 +217,25 @@ def format_references(
             head = f"{plural(total, 'definition')} (or top levels) using {what}"
         else:
             head = f"{plural(total, noun)} of {what}"
-        head += f"{where}, found by name without type resolution"
+        if result.definition is None:
+            head += f"{where}, found by name without type resolution"
+        else:
+            head += f"{where}, of one definition"
         head += f" ({candidates}; all roles: {totals})"
         lines.append(nav.page_head(head, result, shown, total))
         if callers:
             lines.extend(_caller_line(caller, roles) for caller in result.callers)
         else:
-            lines.extend(_reference_line(found) for found in result.references)
+            marked = result.definition is not None
+            lines.extend(_reference_line(found, marked) for found in result.references)
         if result.next_offset is not None:
             lines.append(
                 f"{plural(result.withheld, f'more {noun}')} not shown: call find_references "
                 f"again with offset={result.next_offset} for the next page, or narrow it with "
                 "role, kind, path or glob."
             )
+    if result.definition is not None:
+        lines.append(_binding_text(result))
     lines.extend(_definitions_text(result))
     if result.files_cut:
         lines.append(
@@ -219,11 +261,67 @@ def run_find_references(
 ) -> ToolOutput:
     """Handler of `find_references`."""
     roles, kinds = list_arg(args.get("role")), list_arg(args.get("kind"))
+    if args.get("definition") is not None:
+        args = {**args, "definition": _definition_at(context, args)}
 
     def describe(result: Any) -> tuple[str, int]:
         return format_references(result, args.get("path"), roles, kinds), result.total
 
-    return nav.answer_by_name(context, "find_references", args, FIND_REFERENCES_SCHEMA, describe)
+    try:
+        return nav.answer_by_name(
+            context, "find_references", args, FIND_REFERENCES_SCHEMA, describe
+        )
+    except InvalidArgumentError as error:
+        if args.get("definition") is None or "no definition of" not in str(error):
+            raise
+        raise InvalidArgumentError(
+            f'no definition of "{args["name"]}" covers {args["definition"]} among the files '
+            "searched. Call find_references without definition to list where the name is "
+            "defined, then give one of those PATH:LINE (or its number in the list)."
+        ) from None
+
+
+_DEFINITION_AT = re.compile(r"^(?P<path>.+):(?P<line>[1-9][0-9]*)$")
+
+
+def _definition_at(context: ToolContext, args: dict[str, Any]) -> str:
+    """The `definition` argument as PATH:LINE: as given, or the one a number picks from the
+    name's definitions (a first call lists them)."""
+    given = str(args["definition"]).strip()
+    if isinstance(workspace_of(context), Roots):
+        raise InvalidArgumentError(
+            "definition works within one root; this workspace serves several. Call "
+            "find_references without definition."
+        )
+    if given.isdigit():
+        number = int(given)
+        listed = (
+            workspace_of(context)
+            .references(
+                str(args["name"]),
+                args.get("path") or None,
+                args.get("glob") or None,
+                limit=1,
+                cancel=context.cancel,
+            )
+            .definitions
+        )
+        if not 1 <= number <= len(listed):
+            raise InvalidArgumentError(
+                f'definition={given} picks no definition: "{args["name"]}" has '
+                f"{plural(len(listed), 'definition')} listed here. Give a number from 1 to "
+                f"{len(listed)}, or PATH:LINE."
+                if listed
+                else f'definition={given} picks no definition: no file here defines "{args["name"]}".'
+            )
+        found = listed[number - 1]
+        return f"{os.fsdecode(found.path)}:{found.line}"
+    if not _DEFINITION_AT.match(given):
+        raise InvalidArgumentError(
+            f"definition={given!r} is neither PATH:LINE (e.g. include/linux/slab.h:580) nor the "
+            "number of a listed definition (e.g. 2); give one of those."
+        )
+    return given
 
 
 def find_references_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:

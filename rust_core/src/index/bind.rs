@@ -5,7 +5,12 @@
 //! For a reference to the name `N` in the file `F` of language `L`, the files whose definitions
 //! of `N` it binds to:
 //! - C and C++: `F` itself and every file of its include closure (the files its `#include`s
-//!   name, theirs, and so on: `resolve`) that define `N`.
+//!   name, theirs, and so on: `resolve`) that define `N`. When none does, the reference is
+//!   found by name among the definitions of `F`'s project and the projects enclosing it (a
+//!   project: the nearest directory above a file that owns an include directory, see
+//!   `resolve::c`), never among a nested project's: a file of the Linux kernel never means a
+//!   definition of `tools/`, which is userspace built apart, while a file of `tools/perf` may
+//!   mean one of `tools/lib` or of the kernel. That can leave no definition at all.
 //! - Languages with imports (Python, JavaScript and TypeScript, Java, Go): (a) `F` itself when it
 //!   defines `N`; else (b) for an import of `F` that binds `N` as a local name (`from m import
 //!   orig as N`, `import { orig as N }`, and `*` imports), the files it names that define
@@ -22,15 +27,50 @@
 //! - Other languages: nothing binds.
 //!
 //! When nothing binds, the reference is found by name: every definition of `N` (the answers
-//! say so).
+//! say so), but for C's narrowing above.
 
 use std::collections::HashMap;
+
+mod overlay;
+pub(super) use overlay::OverlayBinder;
 
 use crate::outline::imports::{Form, Import};
 use crate::outline::lang::Language;
 
 /// How many files deep a re-export is followed.
 pub(super) const REEXPORT_DEPTH: u32 = 4;
+
+/// Where a file's references to a name lead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Bound {
+    /// Found by name: every definition of the name.
+    ByName,
+    /// Bound to the definitions of these files (sorted).
+    Resolved(Vec<u32>),
+    /// Found by name among the definitions of these files only (C: those of the file's project
+    /// and the projects enclosing it); none: no definition it can mean.
+    Within(Vec<u32>),
+}
+
+impl Bound {
+    /// The files it leads to, and its code in the symbol file (`symbols::links`).
+    pub(super) fn parts(&self) -> (&[u32], u8) {
+        match self {
+            Bound::ByName => (&[], 0),
+            Bound::Resolved(files) => (files, 1),
+            Bound::Within(files) => (files, 2),
+        }
+    }
+
+    /// The binding of `files` with code `code`.
+    pub(super) fn of(code: u8, files: Vec<u32>) -> Bound {
+        match code {
+            1 => Bound::Resolved(files),
+            2 => Bound::Within(files),
+            _ => Bound::ByName,
+        }
+    }
+}
 
 /// What the rule reads of a tree (files by id, names by id).
 pub(super) struct Graph<'a> {
@@ -47,6 +87,10 @@ pub(super) struct Graph<'a> {
     pub(super) definers: Vec<u32>,
     /// The id of a name (`None`: no file defines or references it).
     pub(super) name_id: &'a dyn Fn(&str) -> Option<u32>,
+    /// Each file's C project (an index into `enclosing`; `None`: none).
+    pub(super) projects: Vec<Option<u32>>,
+    /// For each project, the projects enclosing it, itself included (sorted).
+    pub(super) enclosing: Vec<Vec<u32>>,
 }
 
 impl Graph<'_> {
@@ -113,19 +157,45 @@ impl<'g, 'a> Binder<'g, 'a> {
 
     /// For each of `names` (name ids) that file `file` references, the files whose definitions
     /// it binds to (empty: found by name).
-    pub(super) fn bind(&mut self, file: u32, names: &[u32]) -> Vec<Vec<u32>> {
-        match self.graph.languages.get(file as usize).copied().flatten() {
+    pub(super) fn bind(&mut self, file: u32, names: &[u32]) -> Vec<Bound> {
+        let graph = self.graph;
+        match graph.languages.get(file as usize).copied().flatten() {
             Some(Language::C | Language::Cpp) => {
                 self.closure(file);
+                let project = graph.projects.get(file as usize).copied().flatten();
+                let enclosing = project.and_then(|p| graph.enclosing.get(p as usize));
                 names
                     .iter()
                     .map(|&n| {
-                        let definers = self.graph.definers_of(n);
-                        definers
+                        let definers = graph.definers_of(n);
+                        let visible: Vec<u32> = definers
                             .iter()
                             .copied()
                             .filter(|&d| self.seen.get(d as usize) == Some(&self.round))
-                            .collect()
+                            .collect();
+                        if !visible.is_empty() {
+                            return Bound::Resolved(visible);
+                        }
+                        let Some(enclosing) = enclosing else {
+                            return Bound::ByName;
+                        };
+                        let within: Vec<u32> = definers
+                            .iter()
+                            .copied()
+                            .filter(|&d| {
+                                graph
+                                    .projects
+                                    .get(d as usize)
+                                    .copied()
+                                    .flatten()
+                                    .is_some_and(|p| enclosing.binary_search(&p).is_ok())
+                            })
+                            .collect();
+                        if within.len() == definers.len() {
+                            Bound::ByName
+                        } else {
+                            Bound::Within(within)
+                        }
                     })
                     .collect()
             }
@@ -136,8 +206,14 @@ impl<'g, 'a> Binder<'g, 'a> {
                 | Language::Tsx
                 | Language::Java
                 | Language::Go,
-            ) => names.iter().map(|&n| self.bind_imported(file, n)).collect(),
-            _ => vec![Vec::new(); names.len()],
+            ) => names
+                .iter()
+                .map(|&n| match self.bind_imported(file, n) {
+                    found if found.is_empty() => Bound::ByName,
+                    found => Bound::Resolved(found),
+                })
+                .collect(),
+            _ => vec![Bound::ByName; names.len()],
         }
     }
 

@@ -12,12 +12,13 @@ use crate::budget::CancelToken;
 use crate::error::CoreError;
 use crate::outline::collect::is_code;
 use crate::outline::definitions::{Parsedness, outline_all};
-use crate::outline::graph::{GraphDefinition, GraphFile, SymbolGraph};
+use crate::outline::graph::{GraphDefinition, GraphFile, NOWHERE, SymbolGraph};
 use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::outline::source::Source;
 use crate::workspace::Workspace;
 
+use super::bind::Bound;
 use super::live::Live;
 use super::scope::{fresh, scope};
 use super::symbols::Status;
@@ -79,13 +80,13 @@ pub(super) fn graph(
                 .collect();
             // The uses that link files (a name used only otherwise counts 0), each with the
             // files it binds to (symbol file ids until the graph's files are placed).
-            let mut references: Vec<(u32, u32, Vec<u32>)> = symbols
+            let mut references: Vec<(u32, u32, Bound)> = symbols
                 .bound_names(f)
                 .into_iter()
                 .filter(|(id, count, _)| *id < symbols.names_len() && *count > 0)
                 .map(|(id, count, bound)| (intern(&mut graph.names, id), count, bound))
                 .collect();
-            references.sort_unstable();
+            references.sort_unstable_by_key(|r| r.0);
             let mut file = GraphFile {
                 path: OsString::from(path.as_str()),
                 language,
@@ -96,7 +97,14 @@ pub(super) fn graph(
             };
             for (name, count, bound) in references {
                 file.references.push((name, count));
-                file.bound.extend(bound);
+                match bound {
+                    Bound::ByName => {}
+                    Bound::Resolved(files) => file.bound.extend(files),
+                    Bound::Within(files) => {
+                        file.bound.push(NOWHERE);
+                        file.bound.extend(files);
+                    }
+                }
                 file.bound_start.push(file.bound.len() as u32);
             }
             stored.push(file);
@@ -184,12 +192,12 @@ pub(super) fn graph(
         let mut bound = Vec::with_capacity(file.bound.len());
         let mut starts = vec![0u32];
         for k in 0..file.references.len() {
-            bound.extend(
-                file.bound(k)
-                    .iter()
-                    .filter_map(|&t| to_graph.get(t as usize).copied())
-                    .filter(|&g| g != u32::MAX),
-            );
+            for &t in file.bound(k) {
+                match t {
+                    NOWHERE => bound.push(NOWHERE),
+                    t => bound.extend(to_graph.get(t as usize).filter(|&&g| g != u32::MAX)),
+                }
+            }
             starts.push(bound.len() as u32);
         }
         file.bound = bound;

@@ -36,6 +36,7 @@ use crate::outline::refs::Reference;
 use crate::outline::source::{Prepared, Source, prepare};
 use crate::workspace::Workspace;
 
+use super::bind::{Bound, OverlayBinder};
 use super::live::Live;
 use super::overlay::{Prefilter, overlay, overlay_outcomes};
 use super::scope::{entry, fresh, name_scope, scope, stored_parse};
@@ -132,7 +133,15 @@ pub(super) fn references(
         }
     }
     drop(live);
-    let keep = |source: &Source, parsed: Arc<Parsed>| of_file(source, &parsed, name);
+    // With a definition asked for, each overlay file's includes come too, to bind it.
+    let binds = options.definition.is_some();
+    let keep = |source: &Source, parsed: Arc<Parsed>| {
+        let imports = match (&parsed.references, binds) {
+            (Some(all), true) => all.imports.clone(),
+            _ => Vec::new(),
+        };
+        (of_file(source, &parsed, name), imports)
+    };
     let (paths, outcomes) = match overlay_outcomes(
         workspace,
         outliner,
@@ -163,7 +172,36 @@ pub(super) fn references(
             ))
         })
         .collect();
-    files.extend(paths.into_iter().zip(outcomes));
+    let binder = binds.then(|| OverlayBinder::new(symbols));
+    let id = symbols.name_id(name);
+    for (path, outcome) in paths.into_iter().zip(outcomes) {
+        let outcome = match outcome {
+            Parsedness::Outlined {
+                kept: (mut kept, imports),
+                language,
+                cached,
+            } => {
+                if let (Some(binder), Some(id), Some(p)) = (&binder, id, path.to_str()) {
+                    let defines = !kept.definitions.is_empty();
+                    let bound = binder.bound(p, language, &imports, id, defines);
+                    kept.binding = if bound.is_empty() {
+                        FileBinding::ByName
+                    } else {
+                        binding_of(Bound::Resolved(bound), asked.flatten())
+                    };
+                }
+                Parsedness::Outlined {
+                    kept,
+                    language,
+                    cached,
+                }
+            }
+            Parsedness::Unparsed(refused, detail) => Parsedness::Unparsed(refused, detail),
+            Parsedness::Skipped => Parsedness::Skipped,
+            Parsedness::NotReached => Parsedness::NotReached,
+        };
+        files.push((path, outcome));
+    }
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let out = ReferencesOutput {
         files_searched: scope.overlay.len() as u64,
@@ -180,13 +218,17 @@ pub(super) fn references(
 /// How the stored file `f`'s references to name `id` bind, given the file `asked` of the
 /// definition asked for (`None`: a file the symbol file does not hold).
 fn binding(symbols: &Symbols, f: u32, id: u32, asked: Option<u32>) -> FileBinding {
-    let bound = symbols.bound(f, id);
-    if bound.is_empty() {
-        FileBinding::ByName
-    } else if asked.is_some_and(|g| bound.binary_search(&g).is_ok()) {
-        FileBinding::Resolved
-    } else {
-        FileBinding::Elsewhere
+    binding_of(symbols.bound(f, id), asked)
+}
+
+/// How references leading to `bound` bind, given the file `asked` of the definition asked for.
+fn binding_of(bound: Bound, asked: Option<u32>) -> FileBinding {
+    let has = |files: &[u32]| asked.is_some_and(|g| files.binary_search(&g).is_ok());
+    match bound {
+        Bound::ByName => FileBinding::ByName,
+        Bound::Resolved(files) if has(&files) => FileBinding::Resolved,
+        Bound::Within(files) if has(&files) => FileBinding::ByName,
+        Bound::Resolved(_) | Bound::Within(_) => FileBinding::Elsewhere,
     }
 }
 

@@ -34,11 +34,16 @@ pub struct GraphFile {
     /// Where the uses of each of `references` lead when the producer bound them (through the
     /// file's includes or imports): `bound[bound_start[k]..bound_start[k + 1]]` are the files
     /// (indices into the graph's `files`) whose definitions the uses of `references[k]` bind
-    /// to, none when they are found by name. Both empty when the producer does not bind.
+    /// to, none when they are found by name. A leading [`NOWHERE`] marks uses found by name
+    /// among these files only (the definitions the file can mean): with none of them in the
+    /// graph they lead nowhere. Both empty when the producer does not bind.
     pub bound_start: Vec<u32>,
     /// See `bound_start`.
     pub bound: Vec<u32>,
 }
+
+/// See [`GraphFile::bound_start`].
+pub const NOWHERE: u32 = u32::MAX;
 
 impl GraphFile {
     /// The files the uses of `references[k]` bind to (empty: found by name).

@@ -6,6 +6,17 @@ fn id(name: &str) -> Option<u32> {
     NAMES.iter().position(|n| *n == name).map(|i| i as u32)
 }
 
+/// The files each binding leads to, `[]` for by name (and a `Within` as its files).
+fn files(bound: Vec<Bound>) -> Vec<Vec<u32>> {
+    bound
+        .into_iter()
+        .map(|b| match b {
+            Bound::ByName => Vec::new(),
+            Bound::Resolved(f) | Bound::Within(f) => f,
+        })
+        .collect()
+}
+
 fn import(form: Form, module: &str, names: &[(&str, &str)]) -> Import {
     Import {
         line: 1,
@@ -40,6 +51,8 @@ fn graph<'a>(
         definer_start: Vec::new(),
         definers: Vec::new(),
         name_id,
+        projects: vec![None; files.len()],
+        enclosing: Vec::new(),
     };
     g.index_definers(NAMES.len());
     g
@@ -65,22 +78,24 @@ fn a_c_reference_binds_to_the_definitions_its_include_closure_holds() {
     let mut binder = Binder::new(&g);
     let names = [0, 1, 2];
     assert_eq!(
-        binder.bind(2, &names),
+        files(binder.bind(2, &names)),
         [vec![0], vec![1], vec![2]],
         "through the closure, and the file itself"
     );
     assert_eq!(
-        binder.bind(4, &names),
+        files(binder.bind(4, &names)),
         [vec![3], vec![3], Vec::<u32>::new()]
     );
     // Nothing included: found by name.
     assert_eq!(
-        binder.bind(5, &names),
+        files(binder.bind(5, &names)),
         [Vec::<u32>::new(), Vec::<u32>::new(), Vec::<u32>::new()]
     );
+    assert_eq!(binder.bind(2, &[0])[0], Bound::Resolved(vec![0]));
+    assert_eq!(binder.bind(5, &[2])[0], Bound::ByName);
     // Cycles end.
     let cyclic = graph(&[(c, &[1], &["u32"]), (c, &[0], &[])], Vec::new(), &id);
-    assert_eq!(Binder::new(&cyclic).bind(1, &[0]), [vec![0]]);
+    assert_eq!(files(Binder::new(&cyclic).bind(1, &[0])), [vec![0]]);
 }
 
 #[test]
@@ -122,11 +137,11 @@ fn an_import_binds_its_local_name_through_reexports_and_stars() {
     // `loads` through the package's star re-export; `dumps` from the whole-module import;
     // `helper` nowhere: by name.
     assert_eq!(
-        binder.bind(0, &[3, 4, 2]),
+        files(binder.bind(0, &[3, 4, 2])),
         [vec![2], vec![3], Vec::<u32>::new()]
     );
     // A file's own definition wins.
-    assert_eq!(binder.bind(4, &[3]), [vec![4]]);
+    assert_eq!(files(binder.bind(4, &[3])), [vec![4]]);
 }
 
 #[test]
@@ -142,8 +157,45 @@ fn the_package_binds_and_other_languages_do_not() {
         &id,
     );
     let mut binder = Binder::new(&g);
-    assert_eq!(binder.bind(0, &[5]), [vec![1]]);
-    assert_eq!(binder.bind(2, &[5]), [Vec::<u32>::new()]);
+    assert_eq!(files(binder.bind(0, &[5])), [vec![1]]);
+    assert_eq!(files(binder.bind(2, &[5])), [Vec::<u32>::new()]);
+}
+
+#[test]
+fn a_c_reference_nothing_binds_is_found_by_name_within_its_project_and_those_enclosing_it() {
+    // Projects: 0 the root, 1 tools (inside the root). 0 kernel/a.c uses kzalloc, defined
+    // only in 1 tools/include/linux/slab.h and 2 tools/lib/alloc.c; 3 tools/perf/x.c uses
+    // helper, defined in 4 lib/helper.c (the root's) and 1; 5 kernel/b.c uses u32, defined in
+    // 2 and 6 lib/types.c.
+    let c = Language::C;
+    let mut g = graph(
+        &[
+            (c, &[], &[]),
+            (c, &[], &["kzalloc", "helper"]),
+            (c, &[], &["kzalloc", "u32"]),
+            (c, &[], &[]),
+            (c, &[], &["helper"]),
+            (c, &[], &[]),
+            (c, &[], &["u32"]),
+        ],
+        Vec::new(),
+        &id,
+    );
+    g.projects = vec![
+        Some(0),
+        Some(1),
+        Some(1),
+        Some(1),
+        Some(0),
+        Some(0),
+        Some(0),
+    ];
+    g.enclosing = vec![vec![0], vec![0, 1]];
+    let mut binder = Binder::new(&g);
+    assert_eq!(binder.bind(0, &[1]), [Bound::Within(Vec::new())]);
+    // A nested project sees its own and the enclosing one's: every definer, so by name.
+    assert_eq!(binder.bind(3, &[2]), [Bound::ByName]);
+    assert_eq!(binder.bind(5, &[0]), [Bound::Within(vec![6])]);
 }
 
 #[test]

@@ -37,6 +37,8 @@ pub(super) struct Dirs {
     owned: HashMap<String, Vec<String>>,
     /// The variant include directories (with their `uapi`) anchored at each directory.
     variants: HashMap<String, Vec<String>>,
+    /// The owner of each variant include directory, with its anchor.
+    anchors: HashMap<String, String>,
     /// The answers already given: (directory of the including file, form, module).
     memo: Mutex<HashMap<(String, bool, String), Vec<u32>>>,
 }
@@ -131,6 +133,7 @@ impl Dirs {
                     .entry(anchor.to_string())
                     .or_default()
                     .extend(with_uapi(dir));
+                dirs.anchors.insert(owner.clone(), anchor.to_string());
             }
         }
         dirs
@@ -153,6 +156,24 @@ impl Dirs {
             memo.insert(key, found.clone());
         }
         found
+    }
+
+    /// The project of the file at `path`: the nearest directory above it that owns an include
+    /// directory, a variant's owner standing for its anchor (Linux: the root for
+    /// `arch/x86/kernel/setup.c`, `tools` for `tools/virtio/ringtest/ptr_ring.c`); `None` when
+    /// no directory above it owns one.
+    pub(super) fn project<'p>(&'p self, path: &'p str) -> Option<&'p str> {
+        let mut at = parent(path);
+        while let Some(a) = at {
+            if let Some(anchor) = self.anchors.get(a) {
+                return Some(anchor);
+            }
+            if self.owned.contains_key(a) {
+                return Some(a);
+            }
+            at = parent(a);
+        }
+        None
     }
 
     fn search(&self, dir: &str, local: bool, module: &str, tree: &Tree<'_>) -> Vec<u32> {
@@ -270,6 +291,21 @@ mod tests {
             resolve("tools/perf/builtin.c", Form::System, "asm/page.h"),
             ["tools/arch/x86/include/asm/page.h"]
         );
+    }
+
+    #[test]
+    fn a_file_belongs_to_the_nearest_owner_of_an_include_directory_above_it() {
+        let tree = Tree::new(TREE.to_vec());
+        let dirs = Dirs::of(&tree);
+        assert_eq!(dirs.project("kernel/sched/core.c"), Some(""));
+        assert_eq!(dirs.project("arch/x86/kernel/setup.c"), Some(""));
+        assert_eq!(dirs.project("tools/perf/builtin.c"), Some("tools"));
+        assert_eq!(
+            dirs.project("tools/arch/x86/include/asm/page.h"),
+            Some("tools")
+        );
+        let bare = Tree::new(vec!["a/b.c"]);
+        assert_eq!(Dirs::of(&bare).project("a/b.c"), None);
     }
 
     #[test]

@@ -123,6 +123,12 @@ pub(in crate::index) fn targets(
     }
 }
 
+/// The C project of the file at `path` (see `c::Dirs::project`): the nearest directory above
+/// it owning an include directory; `None` when none does.
+pub(in crate::index) fn c_project<'t>(tree: &'t Tree<'_>, path: &'t str) -> Option<&'t str> {
+    tree.c.get_or_init(|| c::Dirs::of(tree)).project(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

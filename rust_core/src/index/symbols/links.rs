@@ -12,13 +12,15 @@
 //!   and each name's two strings (original, local), the number of files it names and each
 //!   one's delta from the previous (sorted).
 //! - `SymBindStarts`, `SymBinds`: per file (u64 offsets, one more), one entry per entry of the
-//!   file's `SymFileNames`, in its order: the number of files it binds to (0: by name), then
-//!   each one's delta from the previous (sorted).
+//!   file's `SymFileNames`, in its order: `files << 2 | how` (how: 0 by name, 1 resolved, 2
+//!   by name within those files, see `bind::Bound`), then each file's delta from the previous
+//!   (sorted).
 
 use std::collections::HashMap;
 
 use crate::outline::imports::{Form, Import};
 
+use super::super::bind::Bound;
 use super::super::format::{Invalid, le_u32, le_u64};
 use super::Symbols;
 use super::varint::{push_varint, read_varint};
@@ -95,7 +97,7 @@ pub(super) fn encode_imports(imports: &[Linked], strings: &mut Strings, out: &mu
 }
 
 /// Appends a sorted list of files: its length, then each one's delta from the previous.
-pub(super) fn push_targets(out: &mut Vec<u8>, targets: &[u32]) {
+fn push_targets(out: &mut Vec<u8>, targets: &[u32]) {
     push_varint(out, targets.len() as u64);
     let mut previous = 0;
     for &t in targets {
@@ -104,8 +106,29 @@ pub(super) fn push_targets(out: &mut Vec<u8>, targets: &[u32]) {
     }
 }
 
+/// Appends a binding: `files << 2 | how`, then the files' deltas.
+pub(super) fn push_bound(out: &mut Vec<u8>, bound: &Bound) {
+    let (files, how) = bound.parts();
+    push_varint(out, (files.len() as u64) << 2 | u64::from(how));
+    let mut previous = 0;
+    for &t in files {
+        push_varint(out, u64::from(t - previous));
+        previous = t;
+    }
+}
+
+fn read_bound(run: &[u8], at: &mut usize) -> Option<Bound> {
+    let head = read_varint(run, at)?;
+    let files = read_files(run, at, head >> 2)?;
+    Some(Bound::of((head & 3) as u8, files))
+}
+
 fn read_targets(run: &[u8], at: &mut usize) -> Option<Vec<u32>> {
     let count = read_varint(run, at)?;
+    read_files(run, at, count)
+}
+
+fn read_files(run: &[u8], at: &mut usize, count: u64) -> Option<Vec<u32>> {
     let mut out = Vec::with_capacity(count.min(64) as usize);
     let mut file = 0u64;
     for _ in 0..count {
@@ -230,35 +253,35 @@ impl Symbols {
         out
     }
 
-    /// The names file `f` references (as [`Symbols::file_names`]), each with the files whose
-    /// definitions its references bind to (empty: found by name).
-    pub(in crate::index) fn bound_names(&self, f: u32) -> Vec<(u32, u32, Vec<u32>)> {
+    /// The names file `f` references (as [`Symbols::file_names`]), each with where its
+    /// references lead.
+    pub(in crate::index) fn bound_names(&self, f: u32) -> Vec<(u32, u32, Bound)> {
         let names = self.file_names(f);
         let run = self.part(&self.bind_starts, &self.binds, f);
         let mut at = 0;
         names
             .into_iter()
             .map(|(name, count)| {
-                let targets = read_targets(run, &mut at).unwrap_or_default();
-                (name, count, targets)
+                let bound = read_bound(run, &mut at).unwrap_or(Bound::ByName);
+                (name, count, bound)
             })
             .collect()
     }
 
-    /// The files whose definitions file `f`'s references to name `name` bind to (empty: found
-    /// by name, or `f` does not reference it).
-    pub(in crate::index) fn bound(&self, f: u32, name: u32) -> Vec<u32> {
+    /// Where file `f`'s references to name `name` lead (by name when `f` does not reference
+    /// it).
+    pub(in crate::index) fn bound(&self, f: u32, name: u32) -> Bound {
         let names = self.file_names(f);
         let Ok(k) = names.binary_search_by_key(&name, |e| e.0) else {
-            return Vec::new();
+            return Bound::ByName;
         };
         let run = self.part(&self.bind_starts, &self.binds, f);
         let mut at = 0;
         for _ in 0..k {
-            if read_targets(run, &mut at).is_none() {
-                return Vec::new();
+            if read_bound(run, &mut at).is_none() {
+                return Bound::ByName;
             }
         }
-        read_targets(run, &mut at).unwrap_or_default()
+        read_bound(run, &mut at).unwrap_or(Bound::ByName)
     }
 }

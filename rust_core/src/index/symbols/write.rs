@@ -24,7 +24,7 @@ use super::super::base::{RECORD, push_record};
 use super::super::bind::Binder;
 use super::super::format::{Kind, SYMBOLS, Writer};
 use super::calls::CallLists;
-use super::links::{Linked, Strings, encode_imports, push_targets};
+use super::links::{Linked, Strings, encode_imports, push_bound};
 use super::varint::{push_varint, zigzag};
 
 mod link;
@@ -437,7 +437,7 @@ impl Builder {
             }
             let ids: Vec<u32> = ranked.iter().map(|&(r, _)| order[r as usize]).collect();
             for bound in binder.bind(f as u32, &ids) {
-                push_targets(&mut binds, &bound);
+                push_bound(&mut binds, &bound);
             }
         }
         offsets.push(encoded.len() as u64);

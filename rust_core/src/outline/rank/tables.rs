@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::outline::SymbolKind;
-use crate::outline::graph::{GraphDefinition, SymbolGraph};
+use crate::outline::graph::{GraphDefinition, NOWHERE, SymbolGraph};
 
 /// How much more a use of a focus name weighs.
 const FOCUS_NAME_WEIGHT: f64 = 10.0;
@@ -177,15 +177,19 @@ pub(super) fn tables(
                 continue;
             }
             set.clear();
+            let bound = graph_file.bound(k);
             set.extend(
-                graph_file
-                    .bound(k)
+                bound
                     .iter()
                     .filter_map(|&t| position.get(t as usize).copied())
                     .filter(|&p| all.binary_search(&(name, p)).is_ok()),
             );
             set.sort_unstable();
             set.dedup();
+            // Found by name among files none of which is ranked: the use leads nowhere.
+            if set.is_empty() && bound.first() == Some(&NOWHERE) {
+                continue;
+            }
             let slot = if set.is_empty() {
                 if by_name[name as usize] == u32::MAX {
                     by_name[name as usize] = slot_name.len() as u32;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::outline::lang::Language;
 
 use super::super::super::bind::Graph;
-use super::super::super::resolve::{Tree, targets};
+use super::super::super::resolve::{Tree, c_project, targets};
 use super::super::links::{Linked, Strings, decode_imports, encode_imports};
 use super::Builder;
 
@@ -47,8 +47,13 @@ impl Builder {
                 definer_start: Vec::new(),
                 definers: Vec::new(),
                 name_id,
+                projects: Vec::with_capacity(self.files.len()),
+                enclosing: Vec::new(),
             },
         };
+        // The C projects, each interned once.
+        let mut project_ids: HashMap<&str, u32> = HashMap::new();
+        let mut project_names: Vec<&str> = Vec::new();
         for (f, (path, .., first, len)) in self.files.iter().enumerate() {
             let language = self.language(f);
             let raw = self.imports.get(f).map_or(&[][..], Vec::as_slice);
@@ -71,6 +76,16 @@ impl Builder {
             let mut own: Vec<u32> = own.iter().map(|d| d.0).collect();
             own.sort_unstable();
             own.dedup();
+            let project = match language {
+                Some(Language::C | Language::Cpp) if same => c_project(&tree, path),
+                _ => None,
+            };
+            out.graph.projects.push(project.map(|p| {
+                *project_ids.entry(p).or_insert_with(|| {
+                    project_names.push(p);
+                    project_names.len() as u32 - 1
+                })
+            }));
             out.graph.languages.push(language);
             out.graph.edges.push(edges);
             out.graph.own.push(own);
@@ -81,6 +96,17 @@ impl Builder {
         }
         out.starts.push(out.imports.len() as u64);
         out.graph.index_definers(self.runs.len());
+        out.graph.enclosing = project_names
+            .iter()
+            .map(|p| {
+                (0..project_names.len() as u32)
+                    .filter(|&q| {
+                        let q = project_names[q as usize];
+                        q.is_empty() || q == *p || p.starts_with(&format!("{q}/"))
+                    })
+                    .collect()
+            })
+            .collect();
         out
     }
 }
