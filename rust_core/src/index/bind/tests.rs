@@ -233,10 +233,10 @@ fn a_module_bound_to_the_name_and_an_import_spelling_the_name_bind_there() {
     );
     let mut binder = Binder::new(&g);
     // `from json import loads as u32`: `loads` as the statement spells it binds to json's.
-    assert_eq!(binder.bind(1, &[3, 4]), [vec![0], Vec::<u32>::new()]);
+    assert_eq!(files(binder.bind(1, &[3, 4])), [vec![0], Vec::<u32>::new()]);
     // JavaScript: the imported constant before the file's own property of that name.
-    assert_eq!(binder.bind(3, &[2]), [vec![2]]);
+    assert_eq!(files(binder.bind(3, &[2])), [vec![2]]);
     // `const s = require("..")`, `s.helper()`: through the package's re-export of a module
     // bound to `helper`.
-    assert_eq!(binder.bind(5, &[2]), [vec![2]]);
+    assert_eq!(files(binder.bind(5, &[2])), [vec![2]]);
 }
