@@ -89,6 +89,9 @@ pub(super) fn extract(
         visit(*root, window, source, read, &mut found);
     }
     found.sort_by_key(|import| import.line);
+    if language == Language::Java {
+        found.push(java::implicit(&found));
+    }
     found
 }
 

@@ -1,5 +1,6 @@
 //! Java's imports and package: `package a.b;`, `import a.b.C;`, `import a.b.*;`,
-//! `import static a.b.C.m;` and `import static a.b.C.*;` (top-level declarations only).
+//! `import static a.b.C.m;` and `import static a.b.C.*;` (top-level declarations only), and
+//! the import every compilation unit has without writing it, `import java.lang.*;`.
 
 use tree_sitter::Node;
 
@@ -48,4 +49,16 @@ pub(super) fn statement(node: Node<'_>, source: &[u8], found: &mut Vec<Import>) 
         alias: None,
     });
     Visit::Skip
+}
+
+/// `import java.lang.*;`, which every Java file has (JLS 7.3), on the line of its package
+/// declaration (or its first import, or line 1).
+pub(super) fn implicit(found: &[Import]) -> Import {
+    Import {
+        line: found.first().map_or(1, |import| import.line),
+        form: Form::Java,
+        module: "java.lang".to_string(),
+        names: vec![("*".to_string(), "*".to_string())],
+        alias: None,
+    }
 }

@@ -153,6 +153,7 @@ fn java_statements() {
             "4 java org.junit.Assert [assertEquals>assertEquals] as -",
             "5 java java.lang.Math [*>*] as -",
             "6 java a.b.Outer.Inner [Inner>Inner] as -",
+            "1 java java.lang [*>*] as -",
         ]
     );
 }
