@@ -344,7 +344,15 @@ def test_each_navigation_argument_reaches_the_engine_method_of_its_name() -> Non
         FIND_REFERENCES_SCHEMA, {"name": "f", "role": "call", "group_by": "caller", **page}
     ) == (
         ["f"],
-        {"role": ["call"], "group_by": "caller", "kind": [], "path": None, "glob": None, **page},
+        {
+            "role": ["call"],
+            "group_by": "caller",
+            "kind": [],
+            "definition": None,
+            "path": None,
+            "glob": None,
+            **page,
+        },
     )
     assert engine_arguments(
         FIND_DEFINITIONS_SCHEMA,

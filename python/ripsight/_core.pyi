@@ -164,6 +164,9 @@ class Caller:
     @property
     def text(self) -> str:
         """That line's text, cut to 160 characters."""
+    @property
+    def resolved(self) -> int:
+        """Of count, those bound to the definition asked for (the rest found by name)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -830,7 +833,7 @@ class MapDefinition:
         """1-based last line."""
     @property
     def references(self) -> int:
-        """References to its name from other files of the map (found by name)."""
+        """References to it from other files of the map: bound to it, or found by name."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -1202,6 +1205,10 @@ class Reference:
     @property
     def language(self) -> str:
         """The language the file was parsed as."""
+    @property
+    def binding(self) -> str:
+        """Whether it was bound to the definition asked for or found by name (by_name when none was
+        asked for)."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -1270,6 +1277,18 @@ class ReferencesResult:
     @property
     def skipped(self) -> SkipCounts:
         """What the prefilter's search passed over, by reason."""
+    @property
+    def definition(self) -> Definition | None:
+        """The definition asked for (definition), when one was."""
+    @property
+    def resolved(self) -> int:
+        """References bound to it (counted as the totals are)."""
+    @property
+    def by_name(self) -> int:
+        """References found by name (all of them when no definition was asked for)."""
+    @property
+    def bound_elsewhere(self) -> int:
+        """References left out because their file binds the name to another definition."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final
@@ -1335,6 +1354,10 @@ class RepoMapResult:
     @property
     def iterations(self) -> int:
         """Iterations of the ranking."""
+    @property
+    def bound(self) -> bool:
+        """The references were bound through includes and imports where they reach a definition (the
+        symbol index's graph), else found by name; false: all by name."""
     @property
     def skipped(self) -> SkipCounts:
         """What the listing's walk passed over, by reason."""
@@ -1556,6 +1579,7 @@ class _ReferencesOptions(TypedDict, total=False):
     group_by: Literal["reference", "caller"]
     limit: int | None
     offset: int
+    definition: str | None
 
 class _RepoMapOptions(TypedDict, total=False):
     """The keyword arguments of repo_map (KEYWORDS['repo_map'])."""

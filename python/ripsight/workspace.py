@@ -416,8 +416,9 @@ class Workspace:
         cancel: CancelToken | None = None,
     ) -> RepoMapResult:
         """A map of the tree under `path` (default: the root): its files ranked by how much
-        the other files use what they define (a PageRank over the files, references found by
-        name), each with up to `definitions_per_file` of its most-used definitions and their
+        the other files use what they define (a PageRank over the files; references bound
+        through includes and imports with a ready symbol index, `bound`, else found by name),
+        each with up to `definitions_per_file` of its most-used definitions and their
         lines, cut to `max_chars` characters of listing. `paths` (files or directories) and
         `names` (identifiers) personalise the ranking toward what the conversation is about.
         With a warm index whose symbol index is ready, the files come from it (the files

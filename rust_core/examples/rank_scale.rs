@@ -64,10 +64,16 @@ fn graph(files: usize) -> SymbolGraph {
             language: Language::C,
             definitions,
             references,
+            bound_start: Vec::new(),
+            bound: Vec::new(),
         });
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
-    SymbolGraph { names, files: out }
+    SymbolGraph {
+        names,
+        files: out,
+        bound: false,
+    }
 }
 
 fn median(mut times: Vec<f64>) -> f64 {

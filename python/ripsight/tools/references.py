@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 from .._core import ReferencesResult
-from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..errors import InvalidArgumentError
+from ..limits import DEFAULT_LIMITS, ToolLimits
 from ..names import quote_path
 from ..roots import Roots
 from ..types import ToolContext, ToolOutput, ToolSpec

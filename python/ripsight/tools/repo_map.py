@@ -58,7 +58,8 @@ src/server.py
   L18 function handle_request
 
 `paths` (files or directories) and `names` (identifiers) move the ranking toward what you are \
-working on. References are found by name, without type resolution. The map fits \
+working on. References are bound through includes and imports where those reach a \
+definition (with the symbol index), else found by name, without type resolution. The map fits \
 `max_chars` characters (default {_default_chars(limits)}); it says how many files and \
 definitions were left out. Languages: {languages_text()}."""
 
@@ -190,7 +191,12 @@ def _text(result: Any, path: str | None, budget: int, files: list[tuple[Any, lis
     else:
         head = (
             f"Map{where}: {plural(ranked, 'file')} ranked by how much the other files use "
-            "their definitions (references found by name)"
+            "their definitions ("
+            + (
+                "references bound through includes and imports, else found by name)"
+                if result.bound
+                else "references found by name)"
+            )
         )
         if files_left and files:
             head += (
@@ -266,7 +272,8 @@ def repo_map_tool(limits: ToolLimits = DEFAULT_LIMITS) -> ToolSpec:
             name="map",
             help="map the repository: files ranked by use, with their most-used definitions",
             description="Rank the source files under a directory by how much the other files "
-            "use what they define (a PageRank over the references, found by name), list each "
+            "use what they define (a PageRank over the references, bound through includes and "
+            "imports with the symbol index, else found by name), list each "
             "with its most-used definitions within a character budget, and print what a model "
             "would see (the repo_map tool).",
             epilog="exit status: 0 files mapped, 1 none, 2 usage or input error (one line on "

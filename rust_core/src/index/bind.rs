@@ -10,7 +10,9 @@
 //!   project: the nearest directory above a file that owns an include directory, see
 //!   `resolve::c`), never among a nested project's: a file of the Linux kernel never means a
 //!   definition of `tools/`, which is userspace built apart, while a file of `tools/perf` may
-//!   mean one of `tools/lib` or of the kernel. That can leave no definition at all.
+//!   mean one of `tools/lib` or of the kernel. And of a source file no file includes (a
+//!   *private* file: a `.c`), only its functions, which the linker joins: its structures,
+//!   types and macros are its own. That can leave no definition at all.
 //! - Languages with imports (Python, JavaScript and TypeScript, Java, Go): (a) `F` itself when it
 //!   defines `N`; else (b) for an import of `F` that binds `N` as a local name (`from m import
 //!   orig as N`, `import { orig as N }`, and `*` imports), the files it names that define
@@ -91,6 +93,9 @@ pub(super) struct Graph<'a> {
     pub(super) projects: Vec<Option<u32>>,
     /// For each project, the projects enclosing it, itself included (sorted).
     pub(super) enclosing: Vec<Vec<u32>>,
+    /// Each private file's names defined as functions (sorted), `None` for a file another
+    /// includes or a header (see the module doc).
+    pub(super) private: Vec<Option<Vec<u32>>>,
 }
 
 impl Graph<'_> {
@@ -189,6 +194,11 @@ impl<'g, 'a> Binder<'g, 'a> {
                                     .copied()
                                     .flatten()
                                     .is_some_and(|p| enclosing.binary_search(&p).is_ok())
+                                    && graph.private.get(d as usize).is_none_or(|functions| {
+                                        functions
+                                            .as_ref()
+                                            .is_none_or(|f| f.binary_search(&n).is_ok())
+                                    })
                             })
                             .collect();
                         if within.len() == definers.len() {

@@ -13,12 +13,13 @@ use crate::error::CoreError;
 use crate::outline::collect::is_code;
 use crate::outline::definitions::{Parsedness, outline_all};
 use crate::outline::graph::{GraphDefinition, GraphFile, NOWHERE, SymbolGraph};
+use crate::outline::lang::Language;
 use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::outline::source::Source;
 use crate::workspace::Workspace;
 
-use super::bind::Bound;
+use super::bind::{Bound, OverlayBinder};
 use super::live::Live;
 use super::scope::{fresh, scope};
 use super::symbols::Status;
@@ -121,6 +122,9 @@ pub(super) fn graph(
     let deadline = workspace.deadline_with(&CancelToken::default());
     let keep = |_: &Source, parsed: Arc<Parsed>| parsed;
     let outcomes = outline_all(workspace, outliner, &refs, &deadline, true, &keep);
+    // Made when a file of the overlay is first bound (it reads the whole file table).
+    let binder = std::cell::OnceCell::new();
+    let binder = || binder.get_or_init(|| OverlayBinder::new(symbols));
     let mut intern_name = |graph: &mut SymbolGraph, name: &str| -> u32 {
         if let Some(id) = symbols.name_id(name)
             && (id as usize) < ids.len()
@@ -153,6 +157,15 @@ pub(super) fn graph(
             })
             .collect();
         let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
+        // The symbol file's ids of the names it references, to bind them against the stored
+        // include graph (`bind::overlay`).
+        let mut symbol_ids: HashMap<u32, u32> = HashMap::new();
+        let closure = kept.references.as_ref().and_then(|all| {
+            let path = path.to_str()?;
+            matches!(language, Language::C | Language::Cpp)
+                .then(|| binder().closure(path, language, &all.imports))
+                .flatten()
+        });
         if let Some(all) = &kept.references {
             let local: Vec<u32> = all
                 .names
@@ -164,7 +177,29 @@ pub(super) fn graph(
             for r in all.list.iter().filter(|r| r.role.links_files()) {
                 if let Some(&id) = local.get(r.name as usize) {
                     *counts.entry(id).or_default() += 1;
+                    if closure.is_some()
+                        && let Some(stored) = all
+                            .names
+                            .get(r.name as usize)
+                            .and_then(|n| symbols.name_id(n))
+                    {
+                        symbol_ids.insert(id, stored);
+                    }
                 }
+            }
+        }
+        let (mut bound_start, mut bound) = (Vec::new(), Vec::new());
+        if let (Some(closure), Some(p)) = (&closure, path.to_str()) {
+            bound_start.push(0);
+            for &id in counts.keys() {
+                if let Some(&stored) = symbol_ids.get(&id) {
+                    let defines = kept
+                        .entries
+                        .iter()
+                        .any(|e| graph.names[id as usize] == e.name);
+                    bound.extend(binder().bound(p, closure, stored, defines));
+                }
+                bound_start.push(bound.len() as u32);
             }
         }
         stored.push(GraphFile {
@@ -172,8 +207,8 @@ pub(super) fn graph(
             language,
             definitions,
             references: counts.into_iter().collect(),
-            bound_start: Vec::new(),
-            bound: Vec::new(),
+            bound_start,
+            bound,
         });
     }
     stored.sort_by(|a, b| a.path.cmp(&b.path));
@@ -204,5 +239,6 @@ pub(super) fn graph(
         file.bound_start = starts;
     }
     graph.files = stored;
+    graph.bound = true;
     Some(Ok(graph))
 }

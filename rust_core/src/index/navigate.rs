@@ -181,9 +181,11 @@ pub(super) fn references(
                 language,
                 cached,
             } => {
-                if let (Some(binder), Some(id), Some(p)) = (&binder, id, path.to_str()) {
+                if let (Some(binder), Some(id), Some(p)) = (&binder, id, path.to_str())
+                    && let Some(closure) = binder.closure(p, language, &imports)
+                {
                     let defines = !kept.definitions.is_empty();
-                    let bound = binder.bound(p, language, &imports, id, defines);
+                    let bound = binder.bound(p, &closure, id, defines);
                     kept.binding = if bound.is_empty() {
                         FileBinding::ByName
                     } else {

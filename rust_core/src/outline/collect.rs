@@ -153,6 +153,7 @@ pub fn collect(
     out.graph = SymbolGraph {
         names,
         files: graph_files,
+        bound: false,
     };
     out
 }

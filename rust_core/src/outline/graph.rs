@@ -18,6 +18,8 @@ pub struct SymbolGraph {
     pub names: Vec<String>,
     /// The files, in path order (byte order), each once.
     pub files: Vec<GraphFile>,
+    /// Whether the producer bound the references (`GraphFile::bound_start`).
+    pub bound: bool,
 }
 
 /// One file's part of the graph.

@@ -55,7 +55,7 @@ crate::record! {
         pub line: u64,
         /// 1-based last line.
         pub end_line: u64,
-        /// References to its name from other files of the map (found by name).
+        /// References to it from other files of the map: bound to it, or found by name.
         pub references: u64,
     }
 }
@@ -122,6 +122,9 @@ crate::record! {
         pub names_undefined: Vec<String>,
         /// Iterations of the ranking.
         pub iterations: u64,
+        /// The references were bound through includes and imports where they reach a
+        /// definition (the symbol index's graph), else found by name; false: all by name.
+        pub bound: bool,
         /// What the listing's walk passed over, by reason.
         pub skipped: SkipCounts,
         /// Engine time in milliseconds.
@@ -308,6 +311,7 @@ fn map_ranked(graph: &SymbolGraph, ranking: &Ranking, options: &RepoMapOptions) 
         focus_unmatched: ranking.focus_unmatched.clone(),
         names_undefined: ranking.names_undefined.clone(),
         iterations: u64::from(ranking.iterations),
+        bound: graph.bound,
         ..RepoMapOutput::default()
     };
     fit(graph, ranking, options, &mut out);

@@ -27,7 +27,7 @@ pub mod definitions;
 mod file;
 pub mod graph;
 pub mod imports;
-mod includes;
+pub(crate) mod includes;
 pub mod lang;
 mod macro_body;
 pub mod map;

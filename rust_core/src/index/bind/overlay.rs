@@ -34,22 +34,18 @@ impl<'s> OverlayBinder<'s> {
         }
     }
 
-    /// The files of the symbol file whose definitions of name `name` (its id) the references
-    /// of the file at `path` (of `language`, with `imports`; `defines`: whether it defines the
-    /// name itself) bind to; empty: found by name.
-    pub(in crate::index) fn bound(
+    /// The files of the symbol file the file at `path` (of `language`, with `imports`)
+    /// includes, at any depth (without itself); `None` for a language bound by name here.
+    pub(in crate::index) fn closure(
         &self,
         path: &str,
         language: Language,
         imports: &[Import],
-        name: u32,
-        defines: bool,
-    ) -> Vec<u32> {
+    ) -> Option<HashSet<u32>> {
         if !matches!(language, Language::C | Language::Cpp) {
-            return Vec::new();
+            return None;
         }
-        let symbols = self.symbols;
-        let own = symbols.file_index(path);
+        let own = self.symbols.file_index(path);
         let mut seen: HashSet<u32> = HashSet::new();
         let mut stack: Vec<u32> = imports
             .iter()
@@ -59,14 +55,28 @@ impl<'s> OverlayBinder<'s> {
             if Some(f) == own || !seen.insert(f) {
                 continue;
             }
-            stack.extend(symbols.edges(f));
+            stack.extend(self.symbols.edges(f));
         }
+        Some(seen)
+    }
+
+    /// The files of the symbol file whose definitions of name `name` (its id) the references
+    /// of the file at `path` bind to, given its `closure`; `defines`: whether it defines the
+    /// name itself. Empty: found by name.
+    pub(in crate::index) fn bound(
+        &self,
+        path: &str,
+        closure: &HashSet<u32>,
+        name: u32,
+        defines: bool,
+    ) -> Vec<u32> {
+        let symbols = self.symbols;
         let mut out: Vec<u32> = symbols
             .definitions_of(name)
             .filter_map(|d| symbols.file_of_definition(d))
-            .filter(|f| seen.contains(f))
+            .filter(|f| closure.contains(f))
             .collect();
-        if defines && let Some(own) = own {
+        if defines && let Some(own) = symbols.file_index(path) {
             out.push(own);
         }
         out.sort_unstable();

@@ -30,10 +30,13 @@ fn import(form: Form, module: &str, names: &[(&str, &str)]) -> Import {
     }
 }
 
+/// Each file's imports, with the files each names.
+type FileImports = Vec<(u32, Vec<(Import, Vec<u32>)>)>;
+
 /// A graph of files given as (language, edges, defined names), plus imports.
 fn graph<'a>(
     files: &[(Language, &[u32], &[&str])],
-    imports: Vec<(u32, Vec<(Import, Vec<u32>)>)>,
+    imports: FileImports,
     name_id: &'a dyn Fn(&str) -> Option<u32>,
 ) -> Graph<'a> {
     let mut g = Graph {
@@ -53,6 +56,7 @@ fn graph<'a>(
         name_id,
         projects: vec![None; files.len()],
         enclosing: Vec::new(),
+        private: Vec::new(),
     };
     g.index_definers(NAMES.len());
     g
@@ -196,6 +200,15 @@ fn a_c_reference_nothing_binds_is_found_by_name_within_its_project_and_those_enc
     // A nested project sees its own and the enclosing one's: every definer, so by name.
     assert_eq!(binder.bind(3, &[2]), [Bound::ByName]);
     assert_eq!(binder.bind(5, &[0]), [Bound::Within(vec![6])]);
+    // lib/types.c is private (no file includes it) and u32 is no function of it: no
+    // definition a file of the root's project can mean; its helper is one.
+    let mut g = g;
+    g.private = vec![None; 7];
+    g.private[6] = Some(Vec::new());
+    g.private[4] = Some(vec![2]);
+    let mut binder = Binder::new(&g);
+    assert_eq!(binder.bind(5, &[0]), [Bound::Within(Vec::new())]);
+    assert_eq!(binder.bind(0, &[2]), [Bound::Within(vec![4])]);
 }
 
 #[test]

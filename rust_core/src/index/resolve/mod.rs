@@ -130,6 +130,9 @@ pub(in crate::index) fn c_project<'t>(tree: &'t Tree<'_>, path: &'t str) -> Opti
 }
 
 #[cfg(test)]
+mod oracle_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -123,6 +123,15 @@ fn read_bound(run: &[u8], at: &mut usize) -> Option<Bound> {
     Some(Bound::of((head & 3) as u8, files))
 }
 
+/// Steps over a binding.
+fn skip_bound(run: &[u8], at: &mut usize) -> Option<()> {
+    let head = read_varint(run, at)?;
+    for _ in 0..head >> 2 {
+        read_varint(run, at)?;
+    }
+    Some(())
+}
+
 fn read_targets(run: &[u8], at: &mut usize) -> Option<Vec<u32>> {
     let count = read_varint(run, at)?;
     read_files(run, at, count)
@@ -271,14 +280,22 @@ impl Symbols {
     /// Where file `f`'s references to name `name` lead (by name when `f` does not reference
     /// it).
     pub(in crate::index) fn bound(&self, f: u32, name: u32) -> Bound {
-        let names = self.file_names(f);
-        let Ok(k) = names.binary_search_by_key(&name, |e| e.0) else {
+        // The name's place among the file's (in name order), read up to it.
+        let (mut k, mut found) = (0usize, false);
+        self.each_file_name(f, &mut |n, _| {
+            found = n == name;
+            if n < name {
+                k += 1;
+            }
+            n < name
+        });
+        if !found {
             return Bound::ByName;
-        };
+        }
         let run = self.part(&self.bind_starts, &self.binds, f);
         let mut at = 0;
         for _ in 0..k {
-            if read_bound(run, &mut at).is_none() {
+            if skip_bound(run, &mut at).is_none() {
                 return Bound::ByName;
             }
         }

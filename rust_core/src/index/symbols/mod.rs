@@ -476,8 +476,18 @@ impl Symbols {
     /// The names file `i` references, with how often (sorted by name id).
     pub(super) fn file_names(&self, i: u32) -> Vec<(u32, u32)> {
         let mut out = Vec::new();
+        self.each_file_name(i, &mut |name, count| {
+            out.push((name, count));
+            true
+        });
+        out
+    }
+
+    /// Hands the names file `i` references, with how often, to `each` in name order, while it
+    /// returns true.
+    pub(super) fn each_file_name(&self, i: u32, each: &mut dyn FnMut(u32, u32) -> bool) {
         if i >= self.files_len() {
-            return out;
+            return;
         }
         let starts = self.file_name_starts.start + i as usize * 8;
         let start = le_u64(&self.bytes, starts) as usize;
@@ -486,7 +496,7 @@ impl Symbols {
             .bytes
             .get(self.file_names.start + start..self.file_names.start + end)
         else {
-            return out;
+            return;
         };
         let (mut at, mut name) = (0, 0u64);
         while at < run.len() {
@@ -495,9 +505,10 @@ impl Symbols {
                 break;
             };
             name += delta;
-            out.push((name as u32, count as u32));
+            if !each(name as u32, count as u32) {
+                break;
+            }
         }
-        out
     }
 }
 

@@ -347,7 +347,11 @@ pub(crate) mod tests {
             });
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
-        SymbolGraph { names, files: out }
+        SymbolGraph {
+            names,
+            files: out,
+            bound: false,
+        }
     }
 
     /// A hub header used by three files, one of which is used by another.

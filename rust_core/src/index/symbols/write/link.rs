@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
 
 use super::super::super::bind::Graph;
@@ -18,6 +19,15 @@ pub(super) struct Links<'a> {
     pub(super) starts: Vec<u64>,
     pub(super) imports: Vec<u8>,
     pub(super) graph: Graph<'a>,
+}
+
+/// Whether `path` is named as a C or C++ header.
+fn is_header(path: &str) -> bool {
+    let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        extension,
+        "h" | "hh" | "hpp" | "hxx" | "h++" | "inl" | "ipp" | "tcc" | "inc"
+    )
 }
 
 impl Builder {
@@ -49,8 +59,12 @@ impl Builder {
                 name_id,
                 projects: Vec::with_capacity(self.files.len()),
                 enclosing: Vec::new(),
+                private: Vec::new(),
             },
         };
+        // The names each file defines as functions (for the private files, below).
+        let function = super::code_of(SymbolKind::Function.name(), SymbolKind::NAMES);
+        let mut functions: Vec<Vec<u32>> = Vec::with_capacity(self.files.len());
         // The C projects, each interned once.
         let mut project_ids: HashMap<&str, u32> = HashMap::new();
         let mut project_names: Vec<&str> = Vec::new();
@@ -73,6 +87,14 @@ impl Builder {
             out.starts.push(out.imports.len() as u64);
             encode_imports(&linked, &mut out.strings, &mut out.imports);
             let own = &self.definitions[*first as usize..(*first + *len) as usize];
+            let mut defined: Vec<u32> = own
+                .iter()
+                .filter(|d| d.4 == function)
+                .map(|d| d.0)
+                .collect();
+            defined.sort_unstable();
+            defined.dedup();
+            functions.push(defined);
             let mut own: Vec<u32> = own.iter().map(|d| d.0).collect();
             own.sort_unstable();
             own.dedup();
@@ -96,6 +118,22 @@ impl Builder {
         }
         out.starts.push(out.imports.len() as u64);
         out.graph.index_definers(self.runs.len());
+        // Private: a C or C++ source file no file includes.
+        let mut included = vec![false; self.files.len()];
+        for &t in out.graph.edges.iter().flatten() {
+            if let Some(slot) = included.get_mut(t as usize) {
+                *slot = true;
+            }
+        }
+        out.graph.private = functions
+            .into_iter()
+            .enumerate()
+            .map(|(f, defined)| {
+                let source = matches!(self.language(f), Some(Language::C | Language::Cpp))
+                    && !is_header(&self.files[f].0);
+                (source && !included[f]).then_some(defined)
+            })
+            .collect();
         out.graph.enclosing = project_names
             .iter()
             .map(|p| {
