@@ -269,6 +269,7 @@ impl<'g, 'a> Binder<'g, 'a> {
         }
         let imports = graph.imports.get(&file).map_or(&[][..], Vec::as_slice);
         let mut out = Vec::new();
+        let mut seen = HashMap::new();
         for (import, targets) in imports {
             // The module itself bound to the name (`const send = require("send")`, `import
             // copy`): the module's own definition of the name.
@@ -278,7 +279,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                 .is_some_and(|a| (graph.name_id)(a) == Some(name))
             {
                 for &t in targets {
-                    self.exported(t, name, REEXPORT_DEPTH, &mut out);
+                    self.exported(t, name, REEXPORT_DEPTH, &mut seen, &mut out);
                 }
             }
             for (orig, local) in &import.names {
@@ -293,7 +294,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                 };
                 if let Some(orig) = orig {
                     for &t in targets {
-                        self.exported(t, orig, REEXPORT_DEPTH, &mut out);
+                        self.exported(t, orig, REEXPORT_DEPTH, &mut seen, &mut out);
                     }
                 }
             }
@@ -309,7 +310,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                     .any(|(orig, local)| orig != local && (graph.name_id)(orig) == Some(name))
                 {
                     for &t in targets {
-                        self.exported(t, name, REEXPORT_DEPTH, &mut out);
+                        self.exported(t, name, REEXPORT_DEPTH, &mut seen, &mut out);
                     }
                 }
             }
@@ -321,7 +322,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             for (import, targets) in imports {
                 if import.names.is_empty() || import.form == Form::Package {
                     for &t in targets {
-                        self.exported(t, name, REEXPORT_DEPTH, &mut out);
+                        self.exported(t, name, REEXPORT_DEPTH, &mut seen, &mut out);
                     }
                 }
             }
@@ -331,14 +332,35 @@ impl<'g, 'a> Binder<'g, 'a> {
         out
     }
 
-    /// The files defining `name` as file `file` exports it: itself, or through its own imports.
-    fn exported(&self, file: u32, name: u32, depth: u32, out: &mut Vec<u32>) {
+    /// The files defining `name` as file `file` exports it: itself, or through its own imports
+    /// (Java's and Go's never re-export). `seen`: the files and names already followed, with
+    /// the depth left then, so that each is followed once (every Java file imports all of
+    /// `java.lang`).
+    fn exported(
+        &self,
+        file: u32,
+        name: u32,
+        depth: u32,
+        seen: &mut HashMap<(u32, u32), u32>,
+        out: &mut Vec<u32>,
+    ) {
         let graph = self.graph;
+        if seen
+            .get(&(file, name))
+            .is_some_and(|&before| before >= depth)
+        {
+            return;
+        }
+        seen.insert((file, name), depth);
         if graph.defines(file, name) {
             out.push(file);
             return;
         }
-        if depth == 0 {
+        let reexports = !matches!(
+            graph.languages.get(file as usize),
+            Some(Some(Language::Java | Language::Go))
+        );
+        if depth == 0 || !reexports {
             return;
         }
         for (import, targets) in graph.imports.get(&file).into_iter().flatten() {
@@ -349,7 +371,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             {
                 for &t in targets {
                     if t != file {
-                        self.exported(t, name, depth - 1, out);
+                        self.exported(t, name, depth - 1, seen, out);
                     }
                 }
             }
@@ -364,7 +386,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                 if let Some(next) = next {
                     for &t in targets {
                         if t != file {
-                            self.exported(t, next, depth - 1, out);
+                            self.exported(t, next, depth - 1, seen, out);
                         }
                     }
                 }

@@ -253,3 +253,37 @@ fn a_module_bound_to_the_name_and_an_import_spelling_the_name_bind_there() {
     // bound to `helper`.
     assert_eq!(files(binder.bind(5, &[2])), [vec![2]]);
 }
+
+#[test]
+fn java_and_go_imports_do_not_reexport_and_each_file_is_followed_once() {
+    // 0 a/A.java imports b.* (1), 1 b/B.java imports c.* (2), 2 c/C.java defines helper;
+    // 3..6 four Python modules each `from x import *` of all four, 6 defines helper.
+    let (java, py) = (Language::Java, Language::Python);
+    let star = |form: Form| import(form, "m", &[("*", "*")]);
+    let all: Vec<u32> = (3..7).collect();
+    let g = graph(
+        &[
+            (java, &[1], &[]),
+            (java, &[2], &[]),
+            (java, &[], &["helper"]),
+            (py, &[], &[]),
+            (py, &[], &[]),
+            (py, &[], &[]),
+            (py, &[], &["helper"]),
+        ],
+        vec![
+            (0, vec![(star(Form::Java), vec![1])]),
+            (1, vec![(star(Form::Java), vec![2])]),
+            (3, vec![(star(Form::Python { level: 0 }), all.clone())]),
+            (4, vec![(star(Form::Python { level: 0 }), all.clone())]),
+            (5, vec![(star(Form::Python { level: 0 }), all.clone())]),
+        ],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    // `helper` in A.java: B.java does not define it, and B's own imports are not A's.
+    assert_eq!(files(binder.bind(0, &[2])), [Vec::<u32>::new()]);
+    assert_eq!(files(binder.bind(1, &[2])), [vec![2]]);
+    // Star imports re-export in Python, through a cycle of them, each module followed once.
+    assert_eq!(files(binder.bind(3, &[2])), [vec![6]]);
+}
