@@ -270,6 +270,10 @@ impl<'g, 'a> Binder<'g, 'a> {
         let imports = graph.imports.get(&file).map_or(&[][..], Vec::as_slice);
         let mut out = Vec::new();
         let mut seen = HashMap::new();
+        let reexporting = !matches!(
+            graph.languages.get(file as usize),
+            Some(Some(Language::Java | Language::Go))
+        );
         for (import, targets) in imports {
             // The module itself bound to the name (`const send = require("send")`, `import
             // copy`): the module's own definition of the name.
@@ -278,9 +282,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                 .as_deref()
                 .is_some_and(|a| (graph.name_id)(a) == Some(name))
             {
-                for &t in targets {
-                    self.exported(t, name, REEXPORT_DEPTH, &mut seen, &mut out);
-                }
+                self.follow(reexporting, targets, name, &mut seen, &mut out);
             }
             for (orig, local) in &import.names {
                 let star = orig == "*";
@@ -293,9 +295,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                     (graph.name_id)(orig)
                 };
                 if let Some(orig) = orig {
-                    for &t in targets {
-                        self.exported(t, orig, REEXPORT_DEPTH, &mut seen, &mut out);
-                    }
+                    self.follow(reexporting, targets, orig, &mut seen, &mut out);
                 }
             }
         }
@@ -309,9 +309,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                     .iter()
                     .any(|(orig, local)| orig != local && (graph.name_id)(orig) == Some(name))
                 {
-                    for &t in targets {
-                        self.exported(t, name, REEXPORT_DEPTH, &mut seen, &mut out);
-                    }
+                    self.follow(reexporting, targets, name, &mut seen, &mut out);
                 }
             }
         }
@@ -321,15 +319,35 @@ impl<'g, 'a> Binder<'g, 'a> {
         if out.is_empty() {
             for (import, targets) in imports {
                 if import.names.is_empty() || import.form == Form::Package {
-                    for &t in targets {
-                        self.exported(t, name, REEXPORT_DEPTH, &mut seen, &mut out);
-                    }
+                    self.follow(reexporting, targets, name, &mut seen, &mut out);
                 }
             }
         }
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The files of `targets` (sorted) giving `name`: with `reexporting`, as each exports it
+    /// (`exported`); else (Java, Go: a file gives only what it defines) those of the name's
+    /// definers that are targets, found from the definers (an import of a package names all
+    /// its files, and Java's `java.lang.*` is every file's).
+    fn follow(
+        &self,
+        reexporting: bool,
+        targets: &[u32],
+        name: u32,
+        seen: &mut HashMap<(u32, u32), u32>,
+        out: &mut Vec<u32>,
+    ) {
+        if reexporting {
+            for &t in targets {
+                self.exported(t, name, REEXPORT_DEPTH, seen, out);
+            }
+        } else {
+            let definers = self.graph.definers_of(name);
+            out.extend(definers.iter().filter(|d| targets.binary_search(d).is_ok()));
+        }
     }
 
     /// The files defining `name` as file `file` exports it: itself, or through its own imports
