@@ -17,7 +17,7 @@
 use crate::outline::imports::{Form, Import};
 
 use super::Tree;
-use super::lookup::{Lookup, ancestors, child, dir_of, nearest, root_of};
+use super::lookup::{Lookup, ancestors, child, dir_of, name_of, nearest, root_of};
 
 /// The files `import`, written in `from`, names (see the module's doc).
 pub(super) fn targets(from: &str, import: &Import, tree: &Tree<'_>) -> Vec<u32> {
@@ -96,11 +96,11 @@ fn directories(tree: &Tree<'_>, from: &str, module: &str) -> Vec<String> {
 /// directories first (a nested module owns its paths).
 fn modules<'a, 'b>(lookup: &'b Lookup<'a>, tree: &Tree<'a>) -> &'b [(&'a str, String)] {
     lookup.go_modules.get_or_init(|| {
-        let mut found: Vec<(&'a str, String)> = lookup
-            .named("go.mod")
+        let mut found: Vec<(&'a str, String)> = tree
+            .manifests
             .iter()
-            .filter_map(|id| {
-                let path = tree.path(*id);
+            .filter(|path| name_of(path) == "go.mod")
+            .filter_map(|&path| {
                 let text = lookup.text(tree, path)?;
                 let module = text.lines().find_map(|line| {
                     let rest = line.trim().strip_prefix("module")?;

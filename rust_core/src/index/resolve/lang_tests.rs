@@ -176,7 +176,10 @@ fn script_relative_extensions_indexes_and_packages() {
         "typed/index.js",
         "typed/types/index.d.ts",
     ];
-    let tree = Tree::new(paths).reading(move |path| files.get(path).map(|t| t.to_string()));
+    let manifests: Vec<&str> = files.keys().copied().collect();
+    let tree = Tree::new(paths).reading(manifests, move |path| {
+        files.get(path).map(|t| t.to_string())
+    });
     let js = Form::Script { reexport: false };
     let go = |from: &str, module: &str| {
         named(
@@ -299,13 +302,13 @@ fn go_modules_vendor_and_path_suffixes() {
         ("go.mod", "module example.com/shop\n\ngo 1.21\n"),
         ("tools/go.mod", "module \"example.com/shop/tools\"\n"),
     ]);
+    // The manifests are no source files: the tree's paths do not list them.
+    let manifests: Vec<&str> = files.keys().copied().collect();
     let tree = Tree::new(vec![
-        "go.mod",
         "main.go",
         "cart/cart.go",
         "cart/cart_test.go",
         "cart/item.go",
-        "tools/go.mod",
         "tools/gen.go",
         "tools/cart/x.go",
         "vendor/github.com/pkg/errors/errors.go",
@@ -314,7 +317,9 @@ fn go_modules_vendor_and_path_suffixes() {
         "src/internal/fmtsort/sort.go",
         "src/cmd/testdata/fmt/bad.go",
     ])
-    .reading(move |path| files.get(path).map(|t| t.to_string()));
+    .reading(manifests, move |path| {
+        files.get(path).map(|t| t.to_string())
+    });
     let go = |from: &str, module: &str| {
         named(
             Language::Go,

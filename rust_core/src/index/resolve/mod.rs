@@ -29,6 +29,8 @@ pub(in crate::index) struct Tree<'a> {
     /// Reads a small file of the tree (`package.json`, `go.mod`) by its path, when the tree's
     /// owner gives a way to.
     reader: Option<Reader<'a>>,
+    /// The paths of the manifests the reader reads (the tree's paths are its source files).
+    manifests: Vec<&'a str>,
 }
 
 /// How a [`Tree`] reads one of its small files (see [`Tree::reading`]).
@@ -44,16 +46,20 @@ impl<'a> Tree<'a> {
             c: OnceLock::new(),
             lookup: OnceLock::new(),
             reader: None,
+            manifests: Vec::new(),
         }
     }
 
-    /// This tree, reading its manifests (`package.json`, `go.mod`: how a JavaScript package or
-    /// a Go module names its files) with `read` (a path of the tree -> its text, `None` when it
-    /// cannot be read). Without one, the resolvers go by the file names alone.
+    /// This tree, with its manifests (`package.json`, `go.mod`: how a JavaScript package or a
+    /// Go module names its files) at `manifests`, read with `read` (a path -> its text, `None`
+    /// when it cannot be read). Without them, the resolvers go by the file names alone.
     pub(in crate::index) fn reading(
         mut self,
+        mut manifests: Vec<&'a str>,
         read: impl Fn(&str) -> Option<String> + Send + Sync + 'a,
     ) -> Tree<'a> {
+        manifests.sort_unstable();
+        self.manifests = manifests;
         self.reader = Some(Box::new(read));
         self
     }

@@ -42,8 +42,10 @@ impl Builder {
 
     /// Resolves the imports of every file and sets up the binding graph.
     pub(super) fn link<'a>(&'a self, name_id: &'a dyn Fn(&str) -> Option<u32>) -> Links<'a> {
-        let tree = Tree::new(self.files.iter().map(|f| f.0.as_str()).collect())
-            .reading(|path| self.manifests.get(path).cloned());
+        let tree = Tree::new(self.files.iter().map(|f| f.0.as_str()).collect()).reading(
+            self.manifests.keys().map(String::as_str).collect(),
+            |path| self.manifests.get(path).cloned(),
+        );
         let same = tree.len() == self.files.len();
         let mut out = Links {
             strings: Strings::default(),
