@@ -25,7 +25,8 @@
 //!   whole-module imports and its package (Java: same package, Go: same directory) that define
 //!   `N` or re-export it. In JavaScript and TypeScript (a) comes after (b): a name a module
 //!   imports is a constant there, so a definition of it in the file is another thing (a
-//!   property, a method).
+//!   property, a method). In Java the `*` imports (and the implicit `java.lang.*`) come after
+//!   the package, which hides what they bring.
 //! - Other languages: nothing binds.
 //!
 //! When nothing binds, the reference is found by name: every definition of `N` (the answers
@@ -274,6 +275,12 @@ impl<'g, 'a> Binder<'g, 'a> {
             graph.languages.get(file as usize),
             Some(Some(Language::Java | Language::Go))
         );
+        // Java: a class of the file's own package hides one an `a.b.*` import (or
+        // `java.lang`) brings (JLS 6.4.1): those come after the package.
+        let java = matches!(
+            graph.languages.get(file as usize),
+            Some(Some(Language::Java))
+        );
         for (import, targets) in imports {
             // The module itself bound to the name (`const send = require("send")`, `import
             // copy`): the module's own definition of the name.
@@ -286,7 +293,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             }
             for (orig, local) in &import.names {
                 let star = orig == "*";
-                if !star && (graph.name_id)(local) != Some(name) {
+                if (!star && (graph.name_id)(local) != Some(name)) || (star && java) {
                     continue;
                 }
                 let orig = if star {
@@ -319,6 +326,13 @@ impl<'g, 'a> Binder<'g, 'a> {
         if out.is_empty() {
             for (import, targets) in imports {
                 if import.names.is_empty() || import.form == Form::Package {
+                    self.follow(reexporting, targets, name, &mut seen, &mut out);
+                }
+            }
+        }
+        if out.is_empty() && java {
+            for (import, targets) in imports {
+                if import.names.iter().any(|(orig, _)| orig == "*") {
                     self.follow(reexporting, targets, name, &mut seen, &mut out);
                 }
             }

@@ -287,3 +287,33 @@ fn java_and_go_imports_do_not_reexport_and_each_file_is_followed_once() {
     // Star imports re-export in Python, through a cycle of them, each module followed once.
     assert_eq!(files(binder.bind(3, &[2])), [vec![6]]);
 }
+
+#[test]
+fn a_java_class_of_the_own_package_hides_one_a_star_import_brings() {
+    // 0 org/web/App.java (package org.web: 0, 1; import org.acme.*: 2), 1 org/web/Strings.java,
+    // 2 org/acme/Strings.java; 3 org/acme/Use.java (package: 2, 3; import java.lang.*: 4),
+    // 4 java/lang/Strings.java.
+    let java = Language::Java;
+    let star = import(Form::Java, "m", &[("*", "*")]);
+    let package = import(Form::Package, "p", &[]);
+    let g = graph(
+        &[
+            (java, &[], &[]),
+            (java, &[], &["List"]),
+            (java, &[], &["List"]),
+            (java, &[], &[]),
+            (java, &[], &["List"]),
+        ],
+        vec![
+            (
+                0,
+                vec![(package.clone(), vec![0, 1]), (star.clone(), vec![2])],
+            ),
+            (3, vec![(package, vec![2, 3]), (star, vec![4])]),
+        ],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    assert_eq!(files(binder.bind(0, &[5])), [vec![1]]);
+    assert_eq!(files(binder.bind(3, &[5])), [vec![2]]);
+}
