@@ -1288,7 +1288,8 @@ class ReferencesResult:
         """References found by name (all of them when no definition was asked for)."""
     @property
     def bound_elsewhere(self) -> int:
-        """References left out because their file binds the name to another definition."""
+        """References left out because they cannot mean it: their file binds the name to another
+        definition, or (C) the definition is in a project their file does not see."""
     def to_dict(self) -> dict[str, Any]: ...
 
 @final

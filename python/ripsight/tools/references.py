@@ -178,8 +178,9 @@ def _binding_text(result: Any) -> str:
     )
     if result.bound_elsewhere:
         text += (
-            f"; {plural(result.bound_elsewhere, 'reference')} left out, bound through "
-            "includes or imports to another definition"
+            f"; {plural(result.bound_elsewhere, 'reference')} left out, which cannot mean "
+            "it (their files' includes or imports reach another definition, or it belongs to "
+            "a part of the tree their files do not see)"
         )
     return text + (
         ". Resolved: the file's includes or imports reach this definition; by name: they "

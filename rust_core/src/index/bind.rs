@@ -33,6 +33,7 @@
 //! say so), but for C's narrowing above.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 mod overlay;
 pub(super) use overlay::OverlayBinder;
@@ -149,6 +150,8 @@ pub(super) struct Binder<'g, 'a> {
     seen: Vec<u32>,
     round: u32,
     stack: Vec<u32>,
+    /// What each file's imports bring, once read.
+    taken: HashMap<u32, Rc<Taken>>,
 }
 
 impl<'g, 'a> Binder<'g, 'a> {
@@ -158,6 +161,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             seen: vec![0; graph.languages.len()],
             round: 0,
             stack: Vec::new(),
+            taken: HashMap::new(),
         }
     }
 
@@ -253,88 +257,143 @@ impl<'g, 'a> Binder<'g, 'a> {
         }
     }
 
-    /// Rules (a) to (c) of the module doc for a file with imports.
-    fn bind_imported(&self, file: u32, name: u32) -> Vec<u32> {
+    /// What file `file`'s imports bring, names as ids (read once per file).
+    fn taken(&mut self, file: u32) -> Rc<Taken> {
+        if let Some(taken) = self.taken.get(&file) {
+            return Rc::clone(taken);
+        }
         let graph = self.graph;
+        let mut taken = Taken::default();
+        for (k, (import, _)) in graph.imports.get(&file).into_iter().flatten().enumerate() {
+            let k = k as u32;
+            if import.names.is_empty() || import.form == Form::Package {
+                taken.modules.push(k);
+            }
+            if let Some(alias) = import.alias.as_deref().and_then(|a| (graph.name_id)(a)) {
+                taken.aliases.push((alias, k));
+            }
+            for (orig, local) in &import.names {
+                if orig == "*" {
+                    taken.stars.push(k);
+                } else if let (Some(local_id), Some(orig_id)) =
+                    ((graph.name_id)(local), (graph.name_id)(orig))
+                {
+                    taken.named.push((local_id, orig_id, k));
+                    if orig != local {
+                        taken.spelled.push((orig_id, k));
+                    }
+                }
+            }
+        }
+        taken.named.sort_unstable();
+        taken.aliases.sort_unstable();
+        taken.spelled.sort_unstable();
+        let taken = Rc::new(taken);
+        self.taken.insert(file, Rc::clone(&taken));
+        taken
+    }
+
+    /// The files import `k` of file `file` names.
+    fn targets_of(&self, file: u32, k: u32) -> &'g [u32] {
+        let graph: &'g Graph<'a> = self.graph;
+        graph
+            .imports
+            .get(&file)
+            .and_then(|imports| imports.get(k as usize))
+            .map_or(&[][..], |(_, targets)| targets.as_slice())
+    }
+
+    /// Rules (a) to (c) of the module doc for a file with imports.
+    fn bind_imported(&mut self, file: u32, name: u32) -> Vec<u32> {
+        let graph = self.graph;
+        let language = graph.languages.get(file as usize).copied().flatten();
         // JavaScript's imported names are constants of the module (`import`, `const x =
         // require()`): a definition of the same name in the file is another thing (a property,
         // a method), so the imports come first there.
         let script = matches!(
-            graph.languages.get(file as usize),
-            Some(Some(
-                Language::JavaScript | Language::TypeScript | Language::Tsx
-            ))
+            language,
+            Some(Language::JavaScript | Language::TypeScript | Language::Tsx)
         );
         if !script && graph.defines(file, name) {
             return vec![file];
         }
-        let imports = graph.imports.get(&file).map_or(&[][..], Vec::as_slice);
-        let mut out = Vec::new();
-        let mut seen = HashMap::new();
-        let reexporting = !matches!(
-            graph.languages.get(file as usize),
-            Some(Some(Language::Java | Language::Go))
-        );
+        // Java's and Go's imports re-export nothing.
+        let reexporting = !matches!(language, Some(Language::Java | Language::Go));
         // Java: a class of the file's own package hides one an `a.b.*` import (or
         // `java.lang`) brings (JLS 6.4.1): those come after the package.
-        let java = matches!(
-            graph.languages.get(file as usize),
-            Some(Some(Language::Java))
-        );
-        for (import, targets) in imports {
-            // The module itself bound to the name (`const send = require("send")`, `import
-            // copy`): the module's own definition of the name.
-            if import
-                .alias
-                .as_deref()
-                .is_some_and(|a| (graph.name_id)(a) == Some(name))
-            {
-                self.follow(reexporting, targets, name, &mut seen, &mut out);
-            }
-            for (orig, local) in &import.names {
-                let star = orig == "*";
-                if (!star && (graph.name_id)(local) != Some(name)) || (star && java) {
-                    continue;
-                }
-                let orig = if star {
-                    Some(name)
-                } else {
-                    (graph.name_id)(orig)
-                };
-                if let Some(orig) = orig {
-                    self.follow(reexporting, targets, orig, &mut seen, &mut out);
-                }
+        let java = language == Some(Language::Java);
+        let taken = self.taken(file);
+        let mut out = Vec::new();
+        let mut seen = HashMap::new();
+        // The module itself bound to the name (`const send = require("send")`, `import copy`):
+        // the module's own definition of the name.
+        for &(_, k) in with_key(&taken.aliases, name) {
+            self.follow(
+                reexporting,
+                self.targets_of(file, k),
+                name,
+                &mut seen,
+                &mut out,
+            );
+        }
+        let from = taken.named.partition_point(|e| e.0 < name);
+        for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
+            self.follow(
+                reexporting,
+                self.targets_of(file, k),
+                orig,
+                &mut seen,
+                &mut out,
+            );
+        }
+        if !java {
+            for &k in &taken.stars {
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
+                );
             }
         }
         if out.is_empty() {
             // The name as the import statement spells what it takes (`itemgetter` in `from
             // operator import itemgetter as _getter`, `a` in `import { a as b }`): the
             // definition it takes.
-            for (import, targets) in imports {
-                if import
-                    .names
-                    .iter()
-                    .any(|(orig, local)| orig != local && (graph.name_id)(orig) == Some(name))
-                {
-                    self.follow(reexporting, targets, name, &mut seen, &mut out);
-                }
+            for &(_, k) in with_key(&taken.spelled, name) {
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
+                );
             }
         }
         if script && out.is_empty() && graph.defines(file, name) {
             return vec![file];
         }
         if out.is_empty() {
-            for (import, targets) in imports {
-                if import.names.is_empty() || import.form == Form::Package {
-                    self.follow(reexporting, targets, name, &mut seen, &mut out);
-                }
+            for &k in &taken.modules {
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
+                );
             }
         }
         if out.is_empty() && java {
-            for (import, targets) in imports {
-                if import.names.iter().any(|(orig, _)| orig == "*") {
-                    self.follow(reexporting, targets, name, &mut seen, &mut out);
-                }
+            for &k in &taken.stars {
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
+                );
             }
         }
         out.sort_unstable();
@@ -347,7 +406,7 @@ impl<'g, 'a> Binder<'g, 'a> {
     /// definers that are targets, found from the definers (an import of a package names all
     /// its files, and Java's `java.lang.*` is every file's).
     fn follow(
-        &self,
+        &mut self,
         reexporting: bool,
         targets: &[u32],
         name: u32,
@@ -366,17 +425,15 @@ impl<'g, 'a> Binder<'g, 'a> {
 
     /// The files defining `name` as file `file` exports it: itself, or through its own imports
     /// (Java's and Go's never re-export). `seen`: the files and names already followed, with
-    /// the depth left then, so that each is followed once (every Java file imports all of
-    /// `java.lang`).
+    /// the depth left then, so that each is followed once.
     fn exported(
-        &self,
+        &mut self,
         file: u32,
         name: u32,
         depth: u32,
         seen: &mut HashMap<(u32, u32), u32>,
         out: &mut Vec<u32>,
     ) {
-        let graph = self.graph;
         if seen
             .get(&(file, name))
             .is_some_and(|&before| before >= depth)
@@ -384,6 +441,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             return;
         }
         seen.insert((file, name), depth);
+        let graph = self.graph;
         if graph.defines(file, name) {
             out.push(file);
             return;
@@ -395,36 +453,48 @@ impl<'g, 'a> Binder<'g, 'a> {
         if depth == 0 || !reexports {
             return;
         }
-        for (import, targets) in graph.imports.get(&file).into_iter().flatten() {
-            if import
-                .alias
-                .as_deref()
-                .is_some_and(|a| (graph.name_id)(a) == Some(name))
-            {
-                for &t in targets {
-                    if t != file {
-                        self.exported(t, name, depth - 1, seen, out);
-                    }
-                }
-            }
-            for (orig, local) in &import.names {
-                let next = if orig == "*" {
-                    Some(name)
-                } else if (graph.name_id)(local) == Some(name) {
-                    (graph.name_id)(orig)
-                } else {
-                    None
-                };
-                if let Some(next) = next {
-                    for &t in targets {
-                        if t != file {
-                            self.exported(t, next, depth - 1, seen, out);
-                        }
-                    }
+        let taken = self.taken(file);
+        let mut next: Vec<(u32, u32)> = Vec::new();
+        for &(_, k) in with_key(&taken.aliases, name) {
+            next.push((name, k));
+        }
+        let from = taken.named.partition_point(|e| e.0 < name);
+        for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
+            next.push((orig, k));
+        }
+        for &k in &taken.stars {
+            next.push((name, k));
+        }
+        for (wanted, k) in next {
+            for &t in self.targets_of(file, k) {
+                if t != file {
+                    self.exported(t, wanted, depth - 1, seen, out);
                 }
             }
         }
     }
+}
+
+/// The entries of `sorted` (by their first field) whose first field is `key`.
+fn with_key(sorted: &[(u32, u32)], key: u32) -> &[(u32, u32)] {
+    let from = sorted.partition_point(|e| e.0 < key);
+    let to = from + sorted[from..].partition_point(|e| e.0 == key);
+    &sorted[from..to]
+}
+
+/// What a file's imports bring, names as ids.
+#[derive(Default)]
+struct Taken {
+    /// (local name, original name, import index), sorted.
+    named: Vec<(u32, u32, u32)>,
+    /// (original name, import index) of the names taken under another local name, sorted.
+    spelled: Vec<(u32, u32)>,
+    /// (the name a module is bound to, import index), sorted.
+    aliases: Vec<(u32, u32)>,
+    /// The imports of `*`.
+    stars: Vec<u32>,
+    /// The whole-module imports and the package.
+    modules: Vec<u32>,
 }
 
 #[cfg(test)]

@@ -202,7 +202,8 @@ crate::record! {
         pub resolved: u64,
         /// References found by name (all of them when no definition was asked for).
         pub by_name: u64,
-        /// References left out because their file binds the name to another definition.
+        /// References left out because they cannot mean it: their file binds the name to
+        /// another definition, or (C) the definition is in a project their file does not see.
         pub bound_elsewhere: u64,
     }
 }

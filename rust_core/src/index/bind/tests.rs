@@ -202,7 +202,6 @@ fn a_c_reference_nothing_binds_is_found_by_name_within_its_project_and_those_enc
     assert_eq!(binder.bind(5, &[0]), [Bound::Within(vec![6])]);
     // lib/types.c is private (no file includes it) and u32 is no function of it: no
     // definition a file of the root's project can mean; its helper is one.
-    let mut g = g;
     g.private = vec![None; 7];
     g.private[6] = Some(Vec::new());
     g.private[4] = Some(vec![2]);

@@ -107,24 +107,36 @@ impl Ranking {
         let position = position as u32;
         let start = self.by_definer.partition_point(|e| e.0 < position);
         let end = self.by_definer.partition_point(|e| e.0 <= position);
-        let slots = &self.by_definer[start..end];
-        // The rank that reaches a definition: through each slot of its name that leads here.
+        // The rank and references reaching each name here, over the slots leading here.
+        let mut reaching: Vec<(u32, f64, u64)> = self.by_definer[start..end]
+            .iter()
+            .filter_map(|&(_, slot)| {
+                let slot = slot as usize;
+                Some((
+                    *self.slot_name.get(slot)?,
+                    *self.slot_flow.get(slot)?,
+                    *self.slot_references.get(slot)?,
+                ))
+            })
+            .collect();
+        reaching.sort_by_key(|r| r.0);
+        reaching.dedup_by(|later, first| {
+            let same = later.0 == first.0;
+            if same {
+                first.1 += later.1;
+                first.2 += later.2;
+            }
+            same
+        });
         let mut used: Vec<(usize, f64, u64)> = graph_file
             .definitions
             .iter()
             .enumerate()
             .filter_map(|(d, definition)| {
-                let mut reached = None;
-                for &(_, slot) in slots {
-                    if self.slot_name.get(slot as usize) == Some(&definition.name) {
-                        let (flow, refs) = reached.unwrap_or((0.0, 0));
-                        reached = Some((
-                            flow + *self.slot_flow.get(slot as usize)?,
-                            refs + *self.slot_references.get(slot as usize)?,
-                        ));
-                    }
-                }
-                reached.map(|(flow, refs)| (d, flow, refs))
+                let at = reaching
+                    .binary_search_by_key(&definition.name, |r| r.0)
+                    .ok()?;
+                Some((d, reaching[at].1, reaching[at].2))
             })
             .collect();
         used.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
