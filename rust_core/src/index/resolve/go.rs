@@ -12,9 +12,14 @@
 //!    ending first, at least two components (a module whose `go.mod` the tree lacks, or that is
 //!    unread).
 //!
-//! The file's own `package` clause names the other files of its directory.
+//! The file's own `package` clause names the other files of its directory; once every file's
+//! clause is known, those of the same package only ([`same_package`]: a directory's
+//! `package x_test` files are another package).
+
+use std::collections::HashMap;
 
 use crate::outline::imports::{Form, Import};
+use crate::outline::lang::Language;
 
 use super::Tree;
 use super::lookup::{Lookup, ancestors, child, dir_of, name_of, nearest, root_of};
@@ -115,4 +120,33 @@ fn modules<'a, 'b>(lookup: &'b Lookup<'a>, tree: &Tree<'a>) -> &'b [(&'a str, St
         });
         found
     })
+}
+
+/// Keeps, of each Go file's `package` import's files (its directory's), those whose own
+/// `package` clause names the same package (`imports`: each file's imports with their files,
+/// by file id; `languages`: each file's language).
+pub(in crate::index) fn same_package(
+    imports: &mut HashMap<u32, Vec<(Import, Vec<u32>)>>,
+    languages: &[Option<Language>],
+) {
+    let package_of: HashMap<u32, String> = imports
+        .iter()
+        .filter(|(f, _)| languages.get(**f as usize) == Some(&Some(Language::Go)))
+        .filter_map(|(f, list)| {
+            let clause = list
+                .iter()
+                .find(|(import, _)| import.form == Form::Package)?;
+            Some((*f, clause.0.module.clone()))
+        })
+        .collect();
+    for (f, list) in imports.iter_mut() {
+        let Some(own) = package_of.get(f) else {
+            continue;
+        };
+        for (import, files) in list.iter_mut() {
+            if import.form == Form::Package {
+                files.retain(|t| package_of.get(t) == Some(own));
+            }
+        }
+    }
 }

@@ -364,3 +364,19 @@ fn go_modules_vendor_and_path_suffixes() {
         ["cart/cart.go", "cart/item.go"]
     );
 }
+
+#[test]
+fn a_go_package_is_the_files_of_its_directory_with_its_package_clause() {
+    use std::collections::HashMap;
+    let package = |name: &str| import(Form::Package, name, &[], None);
+    let go = Some(Language::Go);
+    // 0 cart/cart.go and 1 cart/item.go (package cart), 2 cart/cart_x_test.go (cart_test).
+    let mut imports: HashMap<u32, Vec<(Import, Vec<u32>)>> = HashMap::from([
+        (0, vec![(package("cart"), vec![0, 1, 2])]),
+        (1, vec![(package("cart"), vec![0, 1, 2])]),
+        (2, vec![(package("cart_test"), vec![0, 1, 2])]),
+    ]);
+    super::same_package(&mut imports, &[go, go, go]);
+    assert_eq!(imports[&0][0].1, [0, 1]);
+    assert_eq!(imports[&2][0].1, [2]);
+}

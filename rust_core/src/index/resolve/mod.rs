@@ -11,6 +11,7 @@ use crate::outline::lang::Language;
 
 mod c;
 mod go;
+pub(in crate::index) use go::same_package;
 mod java;
 #[cfg(test)]
 mod lang_tests;

@@ -9,7 +9,7 @@ use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
 
 use super::super::super::bind::Graph;
-use super::super::super::resolve::{Tree, c_project, targets};
+use super::super::super::resolve::{Tree, c_project, same_package, targets};
 use super::super::links::{Linked, Strings, decode_imports, encode_imports};
 use super::Builder;
 
@@ -118,6 +118,7 @@ impl Builder {
                 out.graph.imports.insert(f as u32, linked);
             }
         }
+        same_package(&mut out.graph.imports, &out.graph.languages);
         out.starts.push(out.imports.len() as u64);
         out.graph.index_definers(self.runs.len());
         // Private: a C or C++ source file no file includes.
