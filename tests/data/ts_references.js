@@ -10,54 +10,11 @@
 
 const fs = require("fs");
 const path = require("path");
-const ts = require("typescript");
+const { service: languageService } = require("./ts_service.js");
 
 const root = path.resolve(process.argv[2]);
 const queries = JSON.parse(fs.readFileSync(0, "utf8"));
-
-const files = [];
-(function walk(dir) {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) {
-            walk(full);
-        } else if (/\.(c|m)?js$/.test(entry.name)) {
-            files.push(full);
-        }
-    }
-})(root);
-
-const options = {
-    allowJs: true,
-    checkJs: false,
-    noEmit: true,
-    target: ts.ScriptTarget.ES2020,
-    module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.NodeJs,
-    maxNodeModuleJsDepth: 0,
-};
-const host = {
-    getCompilationSettings: () => options,
-    getScriptFileNames: () => files,
-    getScriptVersion: () => "1",
-    getScriptSnapshot: (name) =>
-        fs.existsSync(name) ? ts.ScriptSnapshot.fromString(fs.readFileSync(name, "utf8")) : undefined,
-    getCurrentDirectory: () => root,
-    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-    fileExists: ts.sys.fileExists,
-    readFile: ts.sys.readFile,
-    readDirectory: ts.sys.readDirectory,
-    directoryExists: ts.sys.directoryExists,
-    getDirectories: ts.sys.getDirectories,
-};
-const service = ts.createLanguageService(host, ts.createDocumentRegistry());
-const program = service.getProgram();
-
-function where(fileName, start) {
-    const source = program.getSourceFile(fileName);
-    const at = source.getLineAndCharacterOfPosition(start);
-    return [path.relative(root, fileName), at.line + 1, at.character + 1];
-}
+const { service, program, where } = languageService(root, {});
 
 const answers = queries.map(([file, line, column]) => {
     const full = path.join(root, file);

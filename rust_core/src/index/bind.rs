@@ -16,9 +16,17 @@
 //! - Languages with imports (Python, JavaScript and TypeScript, Java, Go): (a) `F` itself when it
 //!   defines `N`; else (b) for an import of `F` that binds `N` as a local name (`from m import
 //!   orig as N`, `import { orig as N }`, and `*` imports), the files it names that define
-//!   `orig`, following their own imports of `orig` (re-exports: `__init__.py`, `export … from`,
-//!   `*`) up to [`REEXPORT_DEPTH`] files deep; else (c) the files named by `F`'s whole-module
-//!   imports and its package (Java: same package, Go: same directory) that define `N`.
+//!   `orig`, and for an import binding the module itself to `N` (`import copy`, `const send =
+//!   require("send")`), those that define `N`, following their own imports of it (re-exports:
+//!   `__init__.py`, `export … from`, `*`, a module bound to the name) up to
+//!   [`REEXPORT_DEPTH`] files deep; else, for an import that takes `N` under another local name
+//!   (`from m import N as other`: the `N` the statement spells), the files it names that
+//!   define `N`, re-exports followed the same way; else (c) the files named by `F`'s
+//!   whole-module imports and its package (Java: same package, Go: same directory) that define
+//!   `N` or re-export it. In JavaScript and TypeScript (a) comes after (b): a name a module
+//!   imports is a constant there, so a definition of it in the file is another thing (a
+//!   property, a method). In Java the `*` imports (and the implicit `java.lang.*`) come after
+//!   the package, which hides what they bring.
 //! - Other languages: nothing binds.
 //!
 //! When nothing binds, the reference is found by name: every definition of `N` (the answers
@@ -261,17 +269,25 @@ impl<'g, 'a> Binder<'g, 'a> {
             if import.names.is_empty() || import.form == Form::Package {
                 taken.modules.push(k);
             }
+            if let Some(alias) = import.alias.as_deref().and_then(|a| (graph.name_id)(a)) {
+                taken.aliases.push((alias, k));
+            }
             for (orig, local) in &import.names {
                 if orig == "*" {
                     taken.stars.push(k);
-                } else if let (Some(local), Some(orig)) =
+                } else if let (Some(local_id), Some(orig_id)) =
                     ((graph.name_id)(local), (graph.name_id)(orig))
                 {
-                    taken.named.push((local, orig, k));
+                    taken.named.push((local_id, orig_id, k));
+                    if orig != local {
+                        taken.spelled.push((orig_id, k));
+                    }
                 }
             }
         }
         taken.named.sort_unstable();
+        taken.aliases.sort_unstable();
+        taken.spelled.sort_unstable();
         let taken = Rc::new(taken);
         self.taken.insert(file, Rc::clone(&taken));
         taken
@@ -290,28 +306,93 @@ impl<'g, 'a> Binder<'g, 'a> {
     /// Rules (a) to (c) of the module doc for a file with imports.
     fn bind_imported(&mut self, file: u32, name: u32) -> Vec<u32> {
         let graph = self.graph;
-        if graph.defines(file, name) {
+        let language = graph.languages.get(file as usize).copied().flatten();
+        // JavaScript's imported names are constants of the module (`import`, `const x =
+        // require()`): a definition of the same name in the file is another thing (a property,
+        // a method), so the imports come first there.
+        let script = matches!(
+            language,
+            Some(Language::JavaScript | Language::TypeScript | Language::Tsx)
+        );
+        if !script && graph.defines(file, name) {
             return vec![file];
         }
+        // Java's and Go's imports re-export nothing.
+        let reexporting = !matches!(language, Some(Language::Java | Language::Go));
+        // Java: a class of the file's own package hides one an `a.b.*` import (or
+        // `java.lang`) brings (JLS 6.4.1): those come after the package.
+        let java = language == Some(Language::Java);
         let taken = self.taken(file);
         let mut out = Vec::new();
+        let mut seen = HashMap::new();
+        // The module itself bound to the name (`const send = require("send")`, `import copy`):
+        // the module's own definition of the name.
+        for &(_, k) in with_key(&taken.aliases, name) {
+            self.follow(
+                reexporting,
+                self.targets_of(file, k),
+                name,
+                &mut seen,
+                &mut out,
+            );
+        }
         let from = taken.named.partition_point(|e| e.0 < name);
         for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
-            for &t in self.targets_of(file, k) {
-                self.exported(t, orig, REEXPORT_DEPTH, &mut out);
-            }
+            self.follow(
+                reexporting,
+                self.targets_of(file, k),
+                orig,
+                &mut seen,
+                &mut out,
+            );
         }
-        for &k in &taken.stars {
-            for &t in self.targets_of(file, k) {
-                self.exported(t, name, REEXPORT_DEPTH, &mut out);
+        if !java {
+            for &k in &taken.stars {
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
+                );
             }
         }
         if out.is_empty() {
+            // The name as the import statement spells what it takes (`itemgetter` in `from
+            // operator import itemgetter as _getter`, `a` in `import { a as b }`): the
+            // definition it takes.
+            for &(_, k) in with_key(&taken.spelled, name) {
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
+                );
+            }
+        }
+        if script && out.is_empty() && graph.defines(file, name) {
+            return vec![file];
+        }
+        if out.is_empty() {
             for &k in &taken.modules {
-                out.extend(
-                    self.targets_of(file, k)
-                        .iter()
-                        .filter(|&&t| graph.defines(t, name)),
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
+                );
+            }
+        }
+        if out.is_empty() && java {
+            for &k in &taken.stars {
+                self.follow(
+                    reexporting,
+                    self.targets_of(file, k),
+                    name,
+                    &mut seen,
+                    &mut out,
                 );
             }
         }
@@ -320,32 +401,85 @@ impl<'g, 'a> Binder<'g, 'a> {
         out
     }
 
-    /// The files defining `name` as file `file` exports it: itself, or through its own imports.
-    fn exported(&mut self, file: u32, name: u32, depth: u32, out: &mut Vec<u32>) {
-        if self.graph.defines(file, name) {
+    /// The files of `targets` (sorted) giving `name`: with `reexporting`, as each exports it
+    /// (`exported`); else (Java, Go: a file gives only what it defines) those of the name's
+    /// definers that are targets, found from the definers (an import of a package names all
+    /// its files, and Java's `java.lang.*` is every file's).
+    fn follow(
+        &mut self,
+        reexporting: bool,
+        targets: &[u32],
+        name: u32,
+        seen: &mut HashMap<(u32, u32), u32>,
+        out: &mut Vec<u32>,
+    ) {
+        if reexporting {
+            for &t in targets {
+                self.exported(t, name, REEXPORT_DEPTH, seen, out);
+            }
+        } else {
+            let definers = self.graph.definers_of(name);
+            out.extend(definers.iter().filter(|d| targets.binary_search(d).is_ok()));
+        }
+    }
+
+    /// The files defining `name` as file `file` exports it: itself, or through its own imports
+    /// (Java's and Go's never re-export). `seen`: the files and names already followed, with
+    /// the depth left then, so that each is followed once.
+    fn exported(
+        &mut self,
+        file: u32,
+        name: u32,
+        depth: u32,
+        seen: &mut HashMap<(u32, u32), u32>,
+        out: &mut Vec<u32>,
+    ) {
+        if seen
+            .get(&(file, name))
+            .is_some_and(|&before| before >= depth)
+        {
+            return;
+        }
+        seen.insert((file, name), depth);
+        let graph = self.graph;
+        if graph.defines(file, name) {
             out.push(file);
             return;
         }
-        if depth == 0 {
+        let reexports = !matches!(
+            graph.languages.get(file as usize),
+            Some(Some(Language::Java | Language::Go))
+        );
+        if depth == 0 || !reexports {
             return;
         }
         let taken = self.taken(file);
+        let mut next: Vec<(u32, u32)> = Vec::new();
+        for &(_, k) in with_key(&taken.aliases, name) {
+            next.push((name, k));
+        }
         let from = taken.named.partition_point(|e| e.0 < name);
         for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
-            for &t in self.targets_of(file, k) {
-                if t != file {
-                    self.exported(t, orig, depth - 1, out);
-                }
-            }
+            next.push((orig, k));
         }
         for &k in &taken.stars {
+            next.push((name, k));
+        }
+        for (wanted, k) in next {
             for &t in self.targets_of(file, k) {
                 if t != file {
-                    self.exported(t, name, depth - 1, out);
+                    self.exported(t, wanted, depth - 1, seen, out);
                 }
             }
         }
     }
+}
+
+/// The entries of `sorted` (by their first field) whose first field is `key`.
+fn with_key(sorted: &[(u32, u32)], key: u32) -> &[(u32, u32)] {
+    let from = sorted.partition_point(|e| e.0 < key);
+    let to = from + sorted[from..].partition_point(|e| e.0 == key);
+    &sorted[from..to]
 }
 
 /// What a file's imports bring, names as ids.
@@ -353,6 +487,10 @@ impl<'g, 'a> Binder<'g, 'a> {
 struct Taken {
     /// (local name, original name, import index), sorted.
     named: Vec<(u32, u32, u32)>,
+    /// (original name, import index) of the names taken under another local name, sorted.
+    spelled: Vec<(u32, u32)>,
+    /// (the name a module is bound to, import index), sorted.
+    aliases: Vec<(u32, u32)>,
     /// The imports of `*`.
     stars: Vec<u32>,
     /// The whole-module imports and the package.

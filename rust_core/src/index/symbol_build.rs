@@ -173,7 +173,46 @@ fn parse_all(shared: &Shared, outliner: &Outliner) -> Option<Builder> {
     shared.symbol_parsed.store(0, Ordering::Relaxed);
     let mut builder = Builder::default();
     parse(shared, outliner, &files, &mut |input| builder.add(input))?;
+    builder.set_manifests(manifests(shared));
     Some(builder)
+}
+
+/// A manifest's bytes read at most (a `package.json` or `go.mod` past it is left unread).
+const MAX_MANIFEST_BYTES: u64 = 256 * 1024;
+
+/// The tree's manifests, by path: the `package.json` and `go.mod` files that say which file a
+/// JavaScript package or a Go module's import names (`resolve`), each read whole when it holds
+/// at most [`MAX_MANIFEST_BYTES`] of UTF-8.
+fn manifests(shared: &Shared) -> std::collections::HashMap<String, String> {
+    let paths: Vec<String> = {
+        let live = lock(&shared.live);
+        live.table
+            .files
+            .keys()
+            .filter(|path| {
+                let name = path.rsplit('/').next().unwrap_or_default();
+                name == "package.json" || name == "go.mod"
+            })
+            .cloned()
+            .collect()
+    };
+    let cancel = crate::budget::CancelToken::new();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let read = crate::raw::read_bytes(
+                &shared.workspace,
+                std::ffi::OsStr::new(&path),
+                MAX_MANIFEST_BYTES,
+                &cancel,
+            )
+            .ok()?;
+            if read.too_large {
+                return None;
+            }
+            String::from_utf8(read.data.0).ok().map(|text| (path, text))
+        })
+        .collect()
 }
 
 /// Parses `files` on the workspace's threads, handing each one's outcome to `each` in their
@@ -336,6 +375,7 @@ fn merge(shared: &Shared, outliner: &Outliner, writer: &Lock) -> bool {
                     }
                 }
             }
+            builder.set_manifests(manifests(shared));
             builder
         })
     };

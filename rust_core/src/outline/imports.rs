@@ -55,3 +55,115 @@ pub enum Form {
     /// package see each other's top-level definitions.
     Package,
 }
+
+mod go;
+mod java;
+#[cfg(test)]
+mod lang_tests;
+mod python;
+mod script;
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use super::lang::Language;
+
+/// The imports of a file of `language` in its parse `trees` (each with the bytes it gives the
+/// references of, as [`super::refs`] walks them), in source order; empty for a language whose
+/// imports nothing resolves yet.
+pub(super) fn extract(
+    language: Language,
+    trees: &[(Node<'_>, Range<usize>)],
+    source: &[u8],
+) -> Vec<Import> {
+    let read: fn(Node<'_>, &[u8], &mut Vec<Import>) -> Visit = match language {
+        Language::Python => python::statement,
+        Language::JavaScript | Language::TypeScript | Language::Tsx => script::statement,
+        Language::Java => java::statement,
+        Language::Go => go::statement,
+        _ => return Vec::new(),
+    };
+    let mut found = Vec::new();
+    for (root, window) in trees {
+        visit(*root, window, source, read, &mut found);
+    }
+    found.sort_by_key(|import| import.line);
+    if language == Language::Java {
+        found.push(java::implicit(&found));
+    }
+    found
+}
+
+/// What a language's reader says of a node: go below it or not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    /// An import read, or a node no import can be under.
+    Skip,
+    /// A node that may hold imports (a block, a declaration, an expression).
+    Below,
+}
+
+/// Walks `root`'s nodes that start in `window`, giving each to `read` (which pushes the
+/// imports it finds) and going below those it says may hold more.
+fn visit(
+    root: Node<'_>,
+    window: &Range<usize>,
+    source: &[u8],
+    read: fn(Node<'_>, &[u8], &mut Vec<Import>) -> Visit,
+    found: &mut Vec<Import>,
+) {
+    let mut cursor = root.walk();
+    let mut down = true;
+    loop {
+        let node = cursor.node();
+        if down {
+            let inside = node.end_byte() > window.start && node.start_byte() < window.end;
+            let mut below = inside;
+            if inside && node.start_byte() >= window.start && node.id() != root.id() {
+                below = read(node, source, found) == Visit::Below;
+            }
+            if below && cursor.goto_first_child() {
+                continue;
+            }
+        }
+        if cursor.goto_next_sibling() {
+            down = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            return;
+        }
+        down = false;
+    }
+}
+
+/// The text of `node` (lossy UTF-8).
+fn text(node: Node<'_>, source: &[u8]) -> String {
+    String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
+}
+
+/// The 1-based line `node` starts on.
+fn line(node: Node<'_>) -> u32 {
+    u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX)
+}
+
+/// A name with whitespace and comments between its parts left out (`a . b` is `a.b`).
+fn dotted(node: Node<'_>, source: &[u8]) -> String {
+    text(node, source)
+        .split('.')
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// The import of the statement `node` naming `module` in `form`, binding nothing yet.
+fn statement_import(node: Node<'_>, form: Form, module: String) -> Import {
+    Import {
+        line: line(node),
+        form,
+        module,
+        names: Vec::new(),
+        alias: None,
+    }
+}

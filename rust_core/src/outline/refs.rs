@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::cap::{Budget, MAX_NAME_CHARS, ParseFailure};
-use super::imports::Import;
+use super::imports::{self, Import};
 use super::lang::Language;
 use super::macro_body;
 use super::role::Role;
@@ -135,7 +135,10 @@ pub(super) fn extract<'tree>(
     budget: &Budget,
 ) -> Result<Option<References>, ParseFailure> {
     let walked = walk(language, trees, source, budget)?;
-    Ok(walked.map(|walked| finish(language, walked, source, spans)))
+    Ok(walked.map(|walked| References {
+        imports: imports::extract(language, trees, source),
+        ..finish(language, walked, source, spans)
+    }))
 }
 
 /// What the walk of a file's trees found: its references, not yet placed, and (C) the nodes

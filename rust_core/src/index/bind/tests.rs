@@ -209,3 +209,110 @@ fn a_c_reference_nothing_binds_is_found_by_name_within_its_project_and_those_enc
     assert_eq!(binder.bind(5, &[0]), [Bound::Within(Vec::new())]);
     assert_eq!(binder.bind(0, &[2]), [Bound::Within(vec![4])]);
 }
+
+#[test]
+fn a_module_bound_to_the_name_and_an_import_spelling_the_name_bind_there() {
+    // 0 json/__init__.py (defines loads, dumps), 1 app.py, 2 send/index.js (defines helper),
+    // 3 lib/response.js (defines helper too: `res.helper = function helper() {}`),
+    // 4 index.js, re-exporting 2 as `helper` (`{ helper: require("./send") }`), 5 bin.js.
+    let (py, js) = (Language::Python, Language::JavaScript);
+    let aliased = |module: &str, alias: &str| Import {
+        alias: Some(alias.to_string()),
+        ..import(Form::Script { reexport: false }, module, &[])
+    };
+    let g = graph(
+        &[
+            (py, &[], &["loads", "dumps"]),
+            (py, &[0], &[]),
+            (js, &[], &["helper"]),
+            (js, &[2], &["helper"]),
+            (js, &[2], &[]),
+            (js, &[4], &[]),
+        ],
+        vec![
+            (
+                1,
+                vec![(
+                    import(Form::Python { level: 0 }, "json", &[("loads", "u32")]),
+                    vec![0],
+                )],
+            ),
+            (3, vec![(aliased("send", "helper"), vec![2])]),
+            (4, vec![(aliased("./send", "helper"), vec![2])]),
+            (5, vec![(aliased("..", "kzalloc"), vec![4])]),
+        ],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    // `from json import loads as u32`: `loads` as the statement spells it binds to json's.
+    assert_eq!(files(binder.bind(1, &[3, 4])), [vec![0], Vec::<u32>::new()]);
+    // JavaScript: the imported constant before the file's own property of that name.
+    assert_eq!(files(binder.bind(3, &[2])), [vec![2]]);
+    // `const s = require("..")`, `s.helper()`: through the package's re-export of a module
+    // bound to `helper`.
+    assert_eq!(files(binder.bind(5, &[2])), [vec![2]]);
+}
+
+#[test]
+fn java_and_go_imports_do_not_reexport_and_each_file_is_followed_once() {
+    // 0 a/A.java imports b.* (1), 1 b/B.java imports c.* (2), 2 c/C.java defines helper;
+    // 3..6 four Python modules each `from x import *` of all four, 6 defines helper.
+    let (java, py) = (Language::Java, Language::Python);
+    let star = |form: Form| import(form, "m", &[("*", "*")]);
+    let all: Vec<u32> = (3..7).collect();
+    let g = graph(
+        &[
+            (java, &[1], &[]),
+            (java, &[2], &[]),
+            (java, &[], &["helper"]),
+            (py, &[], &[]),
+            (py, &[], &[]),
+            (py, &[], &[]),
+            (py, &[], &["helper"]),
+        ],
+        vec![
+            (0, vec![(star(Form::Java), vec![1])]),
+            (1, vec![(star(Form::Java), vec![2])]),
+            (3, vec![(star(Form::Python { level: 0 }), all.clone())]),
+            (4, vec![(star(Form::Python { level: 0 }), all.clone())]),
+            (5, vec![(star(Form::Python { level: 0 }), all.clone())]),
+        ],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    // `helper` in A.java: B.java does not define it, and B's own imports are not A's.
+    assert_eq!(files(binder.bind(0, &[2])), [Vec::<u32>::new()]);
+    assert_eq!(files(binder.bind(1, &[2])), [vec![2]]);
+    // Star imports re-export in Python, through a cycle of them, each module followed once.
+    assert_eq!(files(binder.bind(3, &[2])), [vec![6]]);
+}
+
+#[test]
+fn a_java_class_of_the_own_package_hides_one_a_star_import_brings() {
+    // 0 org/web/App.java (package org.web: 0, 1; import org.acme.*: 2), 1 org/web/Strings.java,
+    // 2 org/acme/Strings.java; 3 org/acme/Use.java (package: 2, 3; import java.lang.*: 4),
+    // 4 java/lang/Strings.java.
+    let java = Language::Java;
+    let star = import(Form::Java, "m", &[("*", "*")]);
+    let package = import(Form::Package, "p", &[]);
+    let g = graph(
+        &[
+            (java, &[], &[]),
+            (java, &[], &["List"]),
+            (java, &[], &["List"]),
+            (java, &[], &[]),
+            (java, &[], &["List"]),
+        ],
+        vec![
+            (
+                0,
+                vec![(package.clone(), vec![0, 1]), (star.clone(), vec![2])],
+            ),
+            (3, vec![(package, vec![2, 3]), (star, vec![4])]),
+        ],
+        &id,
+    );
+    let mut binder = Binder::new(&g);
+    assert_eq!(files(binder.bind(0, &[5])), [vec![1]]);
+    assert_eq!(files(binder.bind(3, &[5])), [vec![2]]);
+}

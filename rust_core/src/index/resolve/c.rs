@@ -52,7 +52,7 @@ fn parent(dir: &str) -> Option<&str> {
 }
 
 /// `dir` joined with `rest`, `.` and `..` resolved; `None` above the root.
-fn join(dir: &str, rest: &str) -> Option<String> {
+pub(super) fn join(dir: &str, rest: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
     for part in rest.split('/') {
         match part {

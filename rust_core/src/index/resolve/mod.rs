@@ -10,6 +10,14 @@ use crate::outline::imports::Import;
 use crate::outline::lang::Language;
 
 mod c;
+mod go;
+pub(in crate::index) use go::same_package;
+mod java;
+#[cfg(test)]
+mod lang_tests;
+mod lookup;
+mod python;
+mod script;
 
 /// The tree's files as the resolvers look them up: relative paths with `/` separators, sorted
 /// by bytes; a file's id is its position.
@@ -17,7 +25,17 @@ pub(in crate::index) struct Tree<'a> {
     paths: Vec<&'a str>,
     /// C's include directories, found when first asked for.
     c: OnceLock<c::Dirs>,
+    /// The files by name and directory (Python, JavaScript, Java, Go), built when first asked for.
+    lookup: OnceLock<lookup::Lookup<'a>>,
+    /// Reads a small file of the tree (`package.json`, `go.mod`) by its path, when the tree's
+    /// owner gives a way to.
+    reader: Option<Reader<'a>>,
+    /// The paths of the manifests the reader reads (the tree's paths are its source files).
+    manifests: Vec<&'a str>,
 }
+
+/// How a [`Tree`] reads one of its small files (see [`Tree::reading`]).
+type Reader<'a> = Box<dyn Fn(&str) -> Option<String> + Send + Sync + 'a>;
 
 impl<'a> Tree<'a> {
     /// The tree of these paths (sorted here).
@@ -27,7 +45,34 @@ impl<'a> Tree<'a> {
         Tree {
             paths,
             c: OnceLock::new(),
+            lookup: OnceLock::new(),
+            reader: None,
+            manifests: Vec::new(),
         }
+    }
+
+    /// This tree, with its manifests (`package.json`, `go.mod`: how a JavaScript package or a
+    /// Go module names its files) at `manifests`, read with `read` (a path -> its text, `None`
+    /// when it cannot be read). Without them, the resolvers go by the file names alone.
+    pub(in crate::index) fn reading(
+        mut self,
+        mut manifests: Vec<&'a str>,
+        read: impl Fn(&str) -> Option<String> + Send + Sync + 'a,
+    ) -> Tree<'a> {
+        manifests.sort_unstable();
+        self.manifests = manifests;
+        self.reader = Some(Box::new(read));
+        self
+    }
+
+    /// The text of the small file `path`, through the reader (see [`Tree::reading`]).
+    fn read_small(&self, path: &str) -> Option<String> {
+        self.reader.as_ref().and_then(|read| read(path))
+    }
+
+    /// The lookup tables of the resolvers of Python, JavaScript, Java and Go.
+    fn lookup(&self) -> &lookup::Lookup<'a> {
+        self.lookup.get_or_init(|| lookup::Lookup::of(self))
     }
 
     /// The id of the file at `path`, if the tree has it.
@@ -75,6 +120,12 @@ pub(in crate::index) fn targets(
             .c
             .get_or_init(|| c::Dirs::of(tree))
             .targets(from, import, tree),
+        Language::Python => python::targets(from, import, tree),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            script::targets(from, import, tree)
+        }
+        Language::Java => java::targets(from, import, tree),
+        Language::Go => go::targets(from, import, tree),
         _ => Vec::new(),
     }
 }

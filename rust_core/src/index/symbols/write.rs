@@ -106,9 +106,16 @@ pub(in crate::index) struct Builder {
     /// they spell.
     imports: Vec<Vec<u8>>,
     strings: Strings,
+    /// The tree's `package.json` and `go.mod` files by path, for the import resolvers.
+    manifests: HashMap<String, String>,
 }
 
 impl Builder {
+    /// The tree's manifests (`package.json`, `go.mod`) the import resolvers read.
+    pub(in crate::index) fn set_manifests(&mut self, manifests: HashMap<String, String>) {
+        self.manifests = manifests;
+    }
+
     /// A builder whose files are added in path order, each either from `base` (its record as it
     /// is, [`Builder::add_stored`]) or parsed ([`Builder::add`]).
     pub(in crate::index) fn merging(base: Arc<Symbols>) -> Builder {

@@ -9,7 +9,7 @@ use crate::outline::SymbolKind;
 use crate::outline::lang::Language;
 
 use super::super::super::bind::Graph;
-use super::super::super::resolve::{Tree, c_project, targets};
+use super::super::super::resolve::{Tree, c_project, same_package, targets};
 use super::super::links::{Linked, Strings, decode_imports, encode_imports};
 use super::Builder;
 
@@ -42,7 +42,10 @@ impl Builder {
 
     /// Resolves the imports of every file and sets up the binding graph.
     pub(super) fn link<'a>(&'a self, name_id: &'a dyn Fn(&str) -> Option<u32>) -> Links<'a> {
-        let tree = Tree::new(self.files.iter().map(|f| f.0.as_str()).collect());
+        let tree = Tree::new(self.files.iter().map(|f| f.0.as_str()).collect()).reading(
+            self.manifests.keys().map(String::as_str).collect(),
+            |path| self.manifests.get(path).cloned(),
+        );
         let same = tree.len() == self.files.len();
         let mut out = Links {
             strings: Strings::default(),
@@ -115,6 +118,7 @@ impl Builder {
                 out.graph.imports.insert(f as u32, linked);
             }
         }
+        same_package(&mut out.graph.imports, &out.graph.languages);
         out.starts.push(out.imports.len() as u64);
         out.graph.index_definers(self.runs.len());
         // Private: a C or C++ source file no file includes.

@@ -1,0 +1,133 @@
+"""References bound through imports, end to end (the worker's import extraction, the symbol
+file, the resolvers, the binding rule, `find_references(definition=...)`), on small trees in
+Python, JavaScript, TypeScript, Java and Go: each defines one name twice, in two files, and
+each use must be listed under the definition its file's imports reach, and left out (bound
+elsewhere) under the other."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from ripsight import Workspace
+
+#: Per language: the files, and for each use (path, line) the definition (path, line) it means.
+TREES: dict[str, tuple[dict[str, str], dict[tuple[str, int], tuple[str, int]]]] = {
+    "python": (
+        {
+            "codec/__init__.py": "from .text import loads\n",
+            "codec/text.py": "def loads(s):\n    return s\n",
+            "codec/binary.py": "def loads(b):\n    return b\n",
+            "app/__init__.py": "",
+            "app/a.py": "from codec import loads\n\nx = loads('1')\n",
+            "app/b.py": "from codec import binary\n\ny = binary.loads(b'1')\n",
+            "app/c.py": "import codec.binary as raw\n\nz = raw.loads(b'1')\n",
+        },
+        {
+            ("app/a.py", 3): ("codec/text.py", 1),
+            ("app/b.py", 3): ("codec/binary.py", 1),
+            ("app/c.py", 3): ("codec/binary.py", 1),
+        },
+    ),
+    "javascript": (
+        {
+            "parse/package.json": '{"main": "lib/index.js"}\n',
+            "parse/lib/index.js": "exports.read = require('./read');\n",
+            "parse/lib/read.js": "module.exports = function read(s) { return s; };\n"
+            "function read(s) { return s; }\n",
+            "other/read.js": "function read(b) { return b; }\nmodule.exports = read;\n",
+            "app/main.js": "const parse = require('parse');\nparse.read('x');\n",
+            "app/side.js": "const read = require('../other/read');\nread('y');\n",
+        },
+        {
+            ("app/main.js", 2): ("parse/lib/read.js", 2),
+            ("app/side.js", 2): ("other/read.js", 1),
+        },
+    ),
+    "typescript": (
+        {
+            "src/util/index.ts": "export { format } from './format';\n",
+            "src/util/format.ts": "export function format(s: string) { return s; }\n",
+            "src/log/format.ts": "export function format(s: string) { return s; }\n",
+            "src/main.ts": "import { format } from './util';\nformat('x');\n",
+            "src/log/main.ts": "import * as f from './format.js';\nf.format('y');\n",
+        },
+        {
+            ("src/main.ts", 2): ("src/util/format.ts", 1),
+            ("src/log/main.ts", 2): ("src/log/format.ts", 1),
+        },
+    ),
+    "java": (
+        {
+            "core/src/main/java/org/acme/Strings.java": "package org.acme;\n"
+            "public class Strings {}\n",
+            "web/src/main/java/org/web/Strings.java": "package org.web;\npublic class Strings {}\n",
+            "web/src/main/java/org/web/App.java": "package org.web;\nimport org.acme.*;\n"
+            "class App { Strings s; }\n",
+            "core/src/main/java/org/acme/Use.java": "package org.acme;\nclass Use { Strings s; }\n",
+        },
+        {
+            ("web/src/main/java/org/web/App.java", 3): (
+                "web/src/main/java/org/web/Strings.java",
+                2,
+            ),
+            ("core/src/main/java/org/acme/Use.java", 2): (
+                "core/src/main/java/org/acme/Strings.java",
+                2,
+            ),
+        },
+    ),
+    "go": (
+        {
+            "go.mod": "module example.com/shop\n",
+            "cart/cart.go": "package cart\n\nfunc Total() int { return 1 }\n",
+            "bill/bill.go": "package bill\n\nfunc Total() int { return 2 }\n",
+            "bill/use.go": "package bill\n\nfunc Sum() int { return Total() }\n",
+            "main.go": 'package main\n\nimport "example.com/shop/cart"\n\n'
+            "func main() { cart.Total() }\n",
+        },
+        {
+            ("bill/use.go", 3): ("bill/bill.go", 3),
+            ("main.go", 5): ("cart/cart.go", 3),
+        },
+    ),
+}
+
+
+#: The name each tree defines twice.
+NAMES = {
+    "python": "loads",
+    "javascript": "read",
+    "typescript": "format",
+    "java": "Strings",
+    "go": "Total",
+}
+
+
+@pytest.mark.parametrize("language", sorted(TREES))
+def test_uses_bind_to_the_definition_their_imports_reach(tmp_path: Path, language: str) -> None:
+    files, meant = TREES[language]
+    root = tmp_path / "tree"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    # Files older than the index's trust margin are held by the symbol file (not the overlay).
+    time.sleep(1.5)
+    with Workspace(root, index=True, index_dir=tmp_path / "store") as ws:
+        deadline = time.monotonic() + 120
+        while ws.index_status().get("symbols") not in ("ready", "failed"):
+            assert time.monotonic() < deadline, "no symbol index in 120 s"
+            time.sleep(0.05)
+        definitions = {target for target in meant.values()}
+        for (use_path, use_line), (path, line) in meant.items():
+            name = NAMES[language]
+            for other in definitions:
+                if other[0] == path or name not in files[other[0]]:
+                    continue
+                result = ws.references(name, definition=f"{other[0]}:{other[1]}", limit=None)
+                rows = {(r.path, r.line) for r in result.references}
+                assert (use_path, use_line) not in rows, (language, use_path, other)
+            result = ws.references(name, definition=f"{path}:{line}", limit=None)
+            rows = {(r.path, r.line): r.binding for r in result.references}
+            assert rows.get((use_path, use_line)) == "resolved", (language, use_path, rows)
