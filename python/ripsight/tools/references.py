@@ -56,10 +56,11 @@ def find_references_description(limits: ToolLimits = DEFAULT_LIMITS) -> str:
 Find where a name is used: every reference to an identifier as code (never in a comment or a \
 string), each as `path:line:col role — in <enclosing definition>: <line>`, with the name's \
 definitions listed apart and exact totals by role. Roles: call, import, type, write, read, \
-other (declared without a value: a parameter, a field, a prototype). References are found \
-BY NAME, as tags-based tools find them, with no type resolution: everything spelled the same \
-is listed (two methods `close` of two classes share their references); the result says how \
-many places define the name.
+other (declared without a value: a parameter, a field, a prototype). Everything spelled the \
+same is listed, with no type resolution (two methods `close` of two classes share their \
+references); from the symbol index each reference says whether its file's includes or imports \
+bind it to a definition (resolved) or it was found by name; the result says how many places \
+define the name.
 
 Who calls X: role="call", group_by="caller" lists each calling definition once with its \
 number of calls and the first call's line (what a definition calls: find_calls). When the name \
