@@ -105,6 +105,15 @@ NAMES = {
 }
 
 
+def wait_symbols(ws: Workspace) -> None:
+    """Waits (120 s at most) for the symbol index to be written."""
+    deadline = time.monotonic() + 120
+    while ws.index_status().get("symbols") not in ("ready", "failed"):
+        assert time.monotonic() < deadline, "no symbol index in 120 s"
+        time.sleep(0.05)
+    assert ws.index_status().get("symbols") == "ready"
+
+
 @pytest.mark.parametrize("language", sorted(TREES))
 def test_uses_bind_to_the_definition_their_imports_reach(tmp_path: Path, language: str) -> None:
     files, meant = TREES[language]
@@ -115,10 +124,7 @@ def test_uses_bind_to_the_definition_their_imports_reach(tmp_path: Path, languag
     # Files older than the index's trust margin are held by the symbol file (not the overlay).
     time.sleep(1.5)
     with Workspace(root, index=True, index_dir=tmp_path / "store") as ws:
-        deadline = time.monotonic() + 120
-        while ws.index_status().get("symbols") not in ("ready", "failed"):
-            assert time.monotonic() < deadline, "no symbol index in 120 s"
-            time.sleep(0.05)
+        wait_symbols(ws)
         definitions = {target for target in meant.values()}
         for (use_path, use_line), (path, line) in meant.items():
             name = NAMES[language]
@@ -131,3 +137,77 @@ def test_uses_bind_to_the_definition_their_imports_reach(tmp_path: Path, languag
             result = ws.references(name, definition=f"{path}:{line}", limit=None)
             rows = {(r.path, r.line): r.binding for r in result.references}
             assert rows.get((use_path, use_line)) == "resolved", (language, use_path, rows)
+
+
+#: Per language: the name, the files, the file using it and the line of the use, the definition
+#: its import reaches first (path, line 1) and the one its changed text (last) imports.
+CHANGED: dict[str, tuple[str, dict[str, str], str, int, str, str, str]] = {
+    "python": (
+        "loads",
+        {
+            "codec/__init__.py": "",
+            "codec/text.py": "def loads(s):\n    return s\n",
+            "codec/binary.py": "def loads(b):\n    return b\n",
+            "app/__init__.py": "",
+            "app/a.py": "from codec.text import loads\n\nx = loads('1')\n",
+        },
+        "app/a.py",
+        3,
+        "codec/text.py",
+        "codec/binary.py",
+        "from codec.binary import loads\n\nx = loads('1')\n",
+    ),
+    "javascript": (
+        "read",
+        {
+            "lib/text.js": "export function read(s) { return s; }\n",
+            "lib/binary.js": "export function read(b) { return b; }\n",
+            "app/main.js": "import { read } from '../lib/text.js';\nread('x');\n",
+        },
+        "app/main.js",
+        2,
+        "lib/text.js",
+        "lib/binary.js",
+        "import { read } from '../lib/binary.js';\nread('x');\n",
+    ),
+}
+
+
+def test_a_file_changed_since_the_symbol_file_binds_by_its_imports_now(tmp_path: Path) -> None:
+    # A Python and a JavaScript file, changed after the symbol file is written (so they are
+    # the overlay, parsed at query time), import the other of two same-named definitions: the
+    # answer follows the change before any merge.
+    root = tmp_path / "tree"
+    for _, files, *_ in CHANGED.values():
+        for path, text in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text)
+    # Padding, so that the cold engine (which searches every file) is told from the overlay.
+    for i in range(6):
+        (root / "pad" / f"p{i}.py").parent.mkdir(parents=True, exist_ok=True)
+        (root / "pad" / f"p{i}.py").write_text(f"def pad_{i}():\n    return {i}\n")
+    time.sleep(1.5)
+    with Workspace(root, index=True, index_dir=tmp_path / "store") as ws:
+        wait_symbols(ws)
+
+        def bindings(name: str, definition: str) -> tuple[dict[tuple[str, int], str], int]:
+            result = ws.references(name, definition=definition, limit=None)
+            rows = {(r.path, r.line): r.binding for r in result.references}
+            return rows, result.files_searched
+
+        for language, (name, _, user, line, old, new, _) in CHANGED.items():
+            rows, searched = bindings(name, f"{old}:1")
+            assert rows.get((user, line)) == "resolved", (language, rows)
+            assert searched == 0, (language, "not answered by the symbol file alone")
+            rows, _ = bindings(name, f"{new}:1")
+            assert (user, line) not in rows, (language, rows)
+        for _, _, user, *_, changed in CHANGED.values():
+            (root / user).write_text(changed)
+        for language, (name, _, user, line, old, new, _) in CHANGED.items():
+            rows, searched = bindings(name, f"{new}:1")
+            assert rows.get((user, line)) == "resolved", (language, rows)
+            # Answered by the symbol file and the changed files (the overlay), not a merge (0)
+            # nor the cold engine (every file).
+            assert searched in (1, 2), (language, searched)
+            rows, _ = bindings(name, f"{old}:1")
+            assert (user, line) not in rows, (language, rows)

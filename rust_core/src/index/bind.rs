@@ -32,6 +32,7 @@
 //! When nothing binds, the reference is found by name: every definition of `N` (the answers
 //! say so), but for C's narrowing above.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -143,6 +144,65 @@ impl Graph<'_> {
     }
 }
 
+/// What the rule for languages with imports reads of a tree: the build's [`Graph`], or the
+/// symbol file with a file of the overlay as it is now (`overlay`): one rule for both.
+pub(super) trait Tables {
+    /// File `file`'s language.
+    fn language(&self, file: u32) -> Option<Language>;
+    /// File `file`'s imports (of a language with imports), each with the files it names.
+    fn imports(&self, file: u32) -> Cow<'_, [(Import, Vec<u32>)]>;
+    /// Whether file `file` defines name `name`.
+    fn defines(&self, file: u32, name: u32) -> bool;
+    /// The files defining name `name`.
+    fn definers(&self, name: u32) -> Cow<'_, [u32]>;
+    /// The id of a name.
+    fn name_id(&self, name: &str) -> Option<u32>;
+}
+
+impl Tables for Graph<'_> {
+    fn language(&self, file: u32) -> Option<Language> {
+        self.languages.get(file as usize).copied().flatten()
+    }
+
+    fn imports(&self, file: u32) -> Cow<'_, [(Import, Vec<u32>)]> {
+        Cow::Borrowed(self.imports.get(&file).map_or(&[][..], Vec::as_slice))
+    }
+
+    fn defines(&self, file: u32, name: u32) -> bool {
+        Graph::defines(self, file, name)
+    }
+
+    fn definers(&self, name: u32) -> Cow<'_, [u32]> {
+        Cow::Borrowed(self.definers_of(name))
+    }
+
+    fn name_id(&self, name: &str) -> Option<u32> {
+        (self.name_id)(name)
+    }
+}
+
+impl<T: Tables + ?Sized> Tables for &T {
+    fn language(&self, file: u32) -> Option<Language> {
+        (**self).language(file)
+    }
+
+    fn imports(&self, file: u32) -> Cow<'_, [(Import, Vec<u32>)]> {
+        (**self).imports(file)
+    }
+
+    fn defines(&self, file: u32, name: u32) -> bool {
+        (**self).defines(file, name)
+    }
+
+    fn definers(&self, name: u32) -> Cow<'_, [u32]> {
+        (**self).definers(name)
+    }
+
+    fn name_id(&self, name: &str) -> Option<u32> {
+        (**self).name_id(name)
+    }
+}
+
 /// Binds the references of files, reusing its buffers from file to file.
 pub(super) struct Binder<'g, 'a> {
     graph: &'g Graph<'a>,
@@ -150,7 +210,14 @@ pub(super) struct Binder<'g, 'a> {
     seen: Vec<u32>,
     round: u32,
     stack: Vec<u32>,
-    /// What each file's imports bring, once read.
+    /// The rule for languages with imports.
+    imported: Imported<&'g Graph<'a>>,
+}
+
+/// Binds references by the rule for languages with imports, over `tables`, keeping what each
+/// file's imports bring once read.
+pub(super) struct Imported<T> {
+    pub(super) tables: T,
     taken: HashMap<u32, Rc<Taken>>,
 }
 
@@ -161,7 +228,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             seen: vec![0; graph.languages.len()],
             round: 0,
             stack: Vec::new(),
-            taken: HashMap::new(),
+            imported: Imported::new(graph),
         }
     }
 
@@ -223,7 +290,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                 | Language::Go,
             ) => names
                 .iter()
-                .map(|&n| match self.bind_imported(file, n) {
+                .map(|&n| match self.imported.bind(file, n) {
                     found if found.is_empty() => Bound::ByName,
                     found => Bound::Resolved(found),
                 })
@@ -256,27 +323,37 @@ impl<'g, 'a> Binder<'g, 'a> {
             }
         }
     }
+}
+
+impl<T: Tables> Imported<T> {
+    pub(super) fn new(tables: T) -> Imported<T> {
+        Imported {
+            tables,
+            taken: HashMap::new(),
+        }
+    }
 
     /// What file `file`'s imports bring, names as ids (read once per file).
     fn taken(&mut self, file: u32) -> Rc<Taken> {
         if let Some(taken) = self.taken.get(&file) {
             return Rc::clone(taken);
         }
-        let graph = self.graph;
+        let graph = &self.tables;
         let mut taken = Taken::default();
-        for (k, (import, _)) in graph.imports.get(&file).into_iter().flatten().enumerate() {
+        for (k, (import, targets)) in graph.imports(file).iter().enumerate() {
+            taken.targets.push(targets.clone());
             let k = k as u32;
             if import.names.is_empty() || import.form == Form::Package {
                 taken.modules.push(k);
             }
-            if let Some(alias) = import.alias.as_deref().and_then(|a| (graph.name_id)(a)) {
+            if let Some(alias) = import.alias.as_deref().and_then(|a| graph.name_id(a)) {
                 taken.aliases.push((alias, k));
             }
             for (orig, local) in &import.names {
                 if orig == "*" {
                     taken.stars.push(k);
                 } else if let (Some(local_id), Some(orig_id)) =
-                    ((graph.name_id)(local), (graph.name_id)(orig))
+                    (graph.name_id(local), graph.name_id(orig))
                 {
                     taken.named.push((local_id, orig_id, k));
                     if orig != local {
@@ -293,20 +370,9 @@ impl<'g, 'a> Binder<'g, 'a> {
         taken
     }
 
-    /// The files import `k` of file `file` names.
-    fn targets_of(&self, file: u32, k: u32) -> &'g [u32] {
-        let graph: &'g Graph<'a> = self.graph;
-        graph
-            .imports
-            .get(&file)
-            .and_then(|imports| imports.get(k as usize))
-            .map_or(&[][..], |(_, targets)| targets.as_slice())
-    }
-
     /// Rules (a) to (c) of the module doc for a file with imports.
-    fn bind_imported(&mut self, file: u32, name: u32) -> Vec<u32> {
-        let graph = self.graph;
-        let language = graph.languages.get(file as usize).copied().flatten();
+    pub(super) fn bind(&mut self, file: u32, name: u32) -> Vec<u32> {
+        let language = self.tables.language(file);
         // JavaScript's imported names are constants of the module (`import`, `const x =
         // require()`): a definition of the same name in the file is another thing (a property,
         // a method), so the imports come first there.
@@ -314,7 +380,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             language,
             Some(Language::JavaScript | Language::TypeScript | Language::Tsx)
         );
-        if !script && graph.defines(file, name) {
+        if !script && self.tables.defines(file, name) {
             return vec![file];
         }
         // Java's and Go's imports re-export nothing.
@@ -330,7 +396,7 @@ impl<'g, 'a> Binder<'g, 'a> {
         for &(_, k) in with_key(&taken.aliases, name) {
             self.follow(
                 reexporting,
-                self.targets_of(file, k),
+                &taken.targets[k as usize],
                 name,
                 &mut seen,
                 &mut out,
@@ -340,7 +406,7 @@ impl<'g, 'a> Binder<'g, 'a> {
         for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
             self.follow(
                 reexporting,
-                self.targets_of(file, k),
+                &taken.targets[k as usize],
                 orig,
                 &mut seen,
                 &mut out,
@@ -350,7 +416,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             for &k in &taken.stars {
                 self.follow(
                     reexporting,
-                    self.targets_of(file, k),
+                    &taken.targets[k as usize],
                     name,
                     &mut seen,
                     &mut out,
@@ -364,21 +430,21 @@ impl<'g, 'a> Binder<'g, 'a> {
             for &(_, k) in with_key(&taken.spelled, name) {
                 self.follow(
                     reexporting,
-                    self.targets_of(file, k),
+                    &taken.targets[k as usize],
                     name,
                     &mut seen,
                     &mut out,
                 );
             }
         }
-        if script && out.is_empty() && graph.defines(file, name) {
+        if script && out.is_empty() && self.tables.defines(file, name) {
             return vec![file];
         }
         if out.is_empty() {
             for &k in &taken.modules {
                 self.follow(
                     reexporting,
-                    self.targets_of(file, k),
+                    &taken.targets[k as usize],
                     name,
                     &mut seen,
                     &mut out,
@@ -389,7 +455,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             for &k in &taken.stars {
                 self.follow(
                     reexporting,
-                    self.targets_of(file, k),
+                    &taken.targets[k as usize],
                     name,
                     &mut seen,
                     &mut out,
@@ -418,7 +484,7 @@ impl<'g, 'a> Binder<'g, 'a> {
                 self.exported(t, name, REEXPORT_DEPTH, seen, out);
             }
         } else {
-            let definers = self.graph.definers_of(name);
+            let definers = self.tables.definers(name);
             out.extend(definers.iter().filter(|d| targets.binary_search(d).is_ok()));
         }
     }
@@ -441,14 +507,13 @@ impl<'g, 'a> Binder<'g, 'a> {
             return;
         }
         seen.insert((file, name), depth);
-        let graph = self.graph;
-        if graph.defines(file, name) {
+        if self.tables.defines(file, name) {
             out.push(file);
             return;
         }
         let reexports = !matches!(
-            graph.languages.get(file as usize),
-            Some(Some(Language::Java | Language::Go))
+            self.tables.language(file),
+            Some(Language::Java | Language::Go)
         );
         if depth == 0 || !reexports {
             return;
@@ -466,7 +531,7 @@ impl<'g, 'a> Binder<'g, 'a> {
             next.push((name, k));
         }
         for (wanted, k) in next {
-            for &t in self.targets_of(file, k) {
+            for &t in &taken.targets[k as usize] {
                 if t != file {
                     self.exported(t, wanted, depth - 1, seen, out);
                 }
@@ -495,6 +560,8 @@ struct Taken {
     stars: Vec<u32>,
     /// The whole-module imports and the package.
     modules: Vec<u32>,
+    /// The files each import names.
+    targets: Vec<Vec<u32>>,
 }
 
 #[cfg(test)]

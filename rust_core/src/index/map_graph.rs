@@ -13,7 +13,6 @@ use crate::error::CoreError;
 use crate::outline::collect::is_code;
 use crate::outline::definitions::{Parsedness, outline_all};
 use crate::outline::graph::{GraphDefinition, GraphFile, NOWHERE, SymbolGraph};
-use crate::outline::lang::Language;
 use crate::outline::outliner::Outliner;
 use crate::outline::parse::Parsed;
 use crate::outline::source::Source;
@@ -160,11 +159,13 @@ pub(super) fn graph(
         // The symbol file's ids of the names it references, to bind them against the stored
         // include graph (`bind::overlay`).
         let mut symbol_ids: HashMap<u32, u32> = HashMap::new();
-        let closure = kept.references.as_ref().and_then(|all| {
-            let path = path.to_str()?;
-            matches!(language, Language::C | Language::Cpp)
-                .then(|| binder().closure(path, language, &all.imports))
-                .flatten()
+        let mut file_binder = kept.references.as_ref().and_then(|all| {
+            binder().file(
+                path.to_str()?,
+                language,
+                &all.imports,
+                kept.entries.iter().map(|e| e.name.as_str()),
+            )
         });
         if let Some(all) = &kept.references {
             let local: Vec<u32> = all
@@ -177,7 +178,7 @@ pub(super) fn graph(
             for r in all.list.iter().filter(|r| r.role.links_files()) {
                 if let Some(&id) = local.get(r.name as usize) {
                     *counts.entry(id).or_default() += 1;
-                    if closure.is_some()
+                    if file_binder.is_some()
                         && let Some(stored) = all
                             .names
                             .get(r.name as usize)
@@ -189,15 +190,11 @@ pub(super) fn graph(
             }
         }
         let (mut bound_start, mut bound) = (Vec::new(), Vec::new());
-        if let (Some(closure), Some(p)) = (&closure, path.to_str()) {
+        if let Some(file_binder) = &mut file_binder {
             bound_start.push(0);
             for &id in counts.keys() {
                 if let Some(&stored) = symbol_ids.get(&id) {
-                    let defines = kept
-                        .entries
-                        .iter()
-                        .any(|e| graph.names[id as usize] == e.name);
-                    bound.extend(binder().bound(p, closure, stored, defines));
+                    bound.extend(file_binder.bound(stored));
                 }
                 bound_start.push(bound.len() as u32);
             }

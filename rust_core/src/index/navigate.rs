@@ -136,11 +136,14 @@ pub(super) fn references(
     // With a definition asked for, each overlay file's includes come too, to bind it.
     let binds = options.definition.is_some();
     let keep = |source: &Source, parsed: Arc<Parsed>| {
-        let imports = match (&parsed.references, binds) {
-            (Some(all), true) => all.imports.clone(),
-            _ => Vec::new(),
+        let (imports, defined) = match (&parsed.references, binds) {
+            (Some(all), true) => (
+                all.imports.clone(),
+                parsed.entries.iter().map(|e| e.name.clone()).collect(),
+            ),
+            _ => (Vec::new(), Vec::new()),
         };
-        (of_file(source, &parsed, name), imports)
+        (of_file(source, &parsed, name), (imports, defined))
     };
     let (paths, outcomes) = match overlay_outcomes(
         workspace,
@@ -177,15 +180,15 @@ pub(super) fn references(
     for (path, outcome) in paths.into_iter().zip(outcomes) {
         let outcome = match outcome {
             Parsedness::Outlined {
-                kept: (mut kept, imports),
+                kept: (mut kept, (imports, defined)),
                 language,
                 cached,
             } => {
                 if let (Some(binder), Some(id), Some(p)) = (&binder, id, path.to_str())
-                    && let Some(closure) = binder.closure(p, language, &imports)
+                    && let Some(mut file) =
+                        binder.file(p, language, &imports, defined.iter().map(String::as_str))
                 {
-                    let defines = !kept.definitions.is_empty();
-                    let bound = binder.bound(p, &closure, id, defines);
+                    let bound = file.bound(id);
                     kept.binding = if bound.is_empty() {
                         FileBinding::ByName
                     } else {

@@ -61,6 +61,7 @@ mod varint;
 mod write;
 
 pub(super) use calls::body_calls;
+pub(super) use links::Linked;
 #[cfg(test)]
 use varint::zigzag;
 use varint::{read_varint, unzigzag};
