@@ -190,17 +190,29 @@ def test_a_file_changed_since_the_symbol_file_binds_by_its_imports_now(tmp_path:
     with Workspace(root, index=True, index_dir=tmp_path / "store") as ws:
         wait_symbols(ws)
 
+        def uses_in_map(name: str, path: str) -> int:
+            # The uses the map counts for the definition of `name` in `path` (by name, each
+            # definition would count every use).
+            found = ws.repo_map(max_chars=100_000)
+            assert found.bound
+            (file,) = [f for f in found.files if f.path == path]
+            return sum(d.references for d in file.definitions if d.name == name)
+
         def bindings(name: str, definition: str) -> tuple[dict[tuple[str, int], str], int]:
             result = ws.references(name, definition=definition, limit=None)
             rows = {(r.path, r.line): r.binding for r in result.references}
             return rows, result.files_searched
 
+        counted: dict[str, int] = {}
         for language, (name, _, user, line, old, new, _) in CHANGED.items():
             rows, searched = bindings(name, f"{old}:1")
             assert rows.get((user, line)) == "resolved", (language, rows)
             assert searched == 0, (language, "not answered by the symbol file alone")
             rows, _ = bindings(name, f"{new}:1")
             assert (user, line) not in rows, (language, rows)
+            counted[language] = uses_in_map(name, old)
+            assert counted[language] >= 1, language
+            assert uses_in_map(name, new) == 0, language
         for _, _, user, *_, changed in CHANGED.values():
             (root / user).write_text(changed)
         for language, (name, _, user, line, old, new, _) in CHANGED.items():
@@ -211,3 +223,5 @@ def test_a_file_changed_since_the_symbol_file_binds_by_its_imports_now(tmp_path:
             assert searched in (1, 2), (language, searched)
             rows, _ = bindings(name, f"{old}:1")
             assert (user, line) not in rows, (language, rows)
+            # The same uses (the import and the call), counted for the other definition now.
+            assert (uses_in_map(name, old), uses_in_map(name, new)) == (0, counted[language])
