@@ -21,6 +21,7 @@ use crate::workspace::Workspace;
 use super::bind::{Bound, OverlayBinder};
 use super::live::Live;
 use super::scope::{fresh, scope};
+use super::symbol_build::{manifest_paths, read_manifest};
 use super::symbols::Status;
 use super::table::below;
 
@@ -110,6 +111,12 @@ pub(super) fn graph(
             stored.push(file);
         }
     }
+    // The tree's manifests, for the overlay's imports (as the build resolves them).
+    let manifests = if scope.overlay.is_empty() {
+        Vec::new()
+    } else {
+        manifest_paths(&live)
+    };
     drop(live);
     let paths: Vec<OsString> = scope
         .overlay
@@ -123,7 +130,11 @@ pub(super) fn graph(
     let outcomes = outline_all(workspace, outliner, &refs, &deadline, true, &keep);
     // Made when a file of the overlay is first bound (it reads the whole file table).
     let binder = std::cell::OnceCell::new();
-    let binder = || binder.get_or_init(|| OverlayBinder::new(symbols));
+    let binder = || {
+        binder.get_or_init(|| {
+            OverlayBinder::new(symbols, &manifests, |p| read_manifest(workspace, p))
+        })
+    };
     let mut intern_name = |graph: &mut SymbolGraph, name: &str| -> u32 {
         if let Some(id) = symbols.name_id(name)
             && (id as usize) < ids.len()

@@ -40,6 +40,7 @@ use super::bind::{Bound, OverlayBinder};
 use super::live::Live;
 use super::overlay::{Prefilter, overlay, overlay_outcomes};
 use super::scope::{entry, fresh, name_scope, scope, stored_parse};
+use super::symbol_build::{manifest_paths, read_manifest};
 use super::symbols::{NONE, Symbols, body_calls};
 
 /// `find_references` from the symbol index, or `None` for the cold engine.
@@ -132,9 +133,15 @@ pub(super) fn references(
             }
         }
     }
-    drop(live);
-    // With a definition asked for, each overlay file's includes come too, to bind it.
+    // With a definition asked for, each overlay file's includes come too, to bind it (with
+    // the tree's manifests, as the build resolves imports).
     let binds = options.definition.is_some();
+    let manifests = if binds && !scope.overlay.is_empty() {
+        manifest_paths(&live)
+    } else {
+        Vec::new()
+    };
+    drop(live);
     let keep = |source: &Source, parsed: Arc<Parsed>| {
         let (imports, defined) = match (&parsed.references, binds) {
             (Some(all), true) => (
@@ -175,7 +182,8 @@ pub(super) fn references(
             ))
         })
         .collect();
-    let binder = binds.then(|| OverlayBinder::new(symbols));
+    let binder =
+        binds.then(|| OverlayBinder::new(symbols, &manifests, |p| read_manifest(workspace, p)));
     let id = symbols.name_id(name);
     for (path, outcome) in paths.into_iter().zip(outcomes) {
         let outcome = match outcome {

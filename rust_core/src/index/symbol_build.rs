@@ -184,35 +184,40 @@ const MAX_MANIFEST_BYTES: u64 = 256 * 1024;
 /// JavaScript package or a Go module's import names (`resolve`), each read whole when it holds
 /// at most [`MAX_MANIFEST_BYTES`] of UTF-8.
 fn manifests(shared: &Shared) -> std::collections::HashMap<String, String> {
-    let paths: Vec<String> = {
-        let live = lock(&shared.live);
-        live.table
-            .files
-            .keys()
-            .filter(|path| {
-                let name = path.rsplit('/').next().unwrap_or_default();
-                name == "package.json" || name == "go.mod"
-            })
-            .cloned()
-            .collect()
-    };
-    let cancel = crate::budget::CancelToken::new();
+    let paths = manifest_paths(&lock(&shared.live));
     paths
         .into_iter()
-        .filter_map(|path| {
-            let read = crate::raw::read_bytes(
-                &shared.workspace,
-                std::ffi::OsStr::new(&path),
-                MAX_MANIFEST_BYTES,
-                &cancel,
-            )
-            .ok()?;
-            if read.too_large {
-                return None;
-            }
-            String::from_utf8(read.data.0).ok().map(|text| (path, text))
-        })
+        .filter_map(|path| read_manifest(&shared.workspace, &path).map(|text| (path, text)))
         .collect()
+}
+
+/// The paths of the tree's manifests (`package.json`, `go.mod`) in the table.
+pub(super) fn manifest_paths(live: &Live) -> Vec<String> {
+    live.table
+        .files
+        .keys()
+        .filter(|path| {
+            let name = path.rsplit('/').next().unwrap_or_default();
+            name == "package.json" || name == "go.mod"
+        })
+        .cloned()
+        .collect()
+}
+
+/// The text of the manifest at `path`, when it holds at most [`MAX_MANIFEST_BYTES`] of UTF-8.
+pub(super) fn read_manifest(workspace: &crate::workspace::Workspace, path: &str) -> Option<String> {
+    let cancel = crate::budget::CancelToken::new();
+    let read = crate::raw::read_bytes(
+        workspace,
+        std::ffi::OsStr::new(path),
+        MAX_MANIFEST_BYTES,
+        &cancel,
+    )
+    .ok()?;
+    if read.too_large {
+        return None;
+    }
+    String::from_utf8(read.data.0).ok()
 }
 
 /// Parses `files` on the workspace's threads, handing each one's outcome to `each` in their

@@ -5,10 +5,9 @@
 //!
 //! - C and C++: the file itself and the files of its include closure that define the name.
 //! - Languages with imports: the same rule as the symbol build ([`Imported`], over [`Now`]:
-//!   the symbol file with this one file as it is now), so a changed file binds as it would
-//!   once the symbol file is written again, but for what resolving reads of manifests
-//!   (`package.json`, `go.mod`), which only the build reads: an overlay file's imports of a
-//!   JavaScript package or a Go module by its name find no file, and those names go by name.
+//!   the symbol file with this one file as it is now, its imports resolved with the tree's
+//!   manifests, `package.json` and `go.mod`, read now), so a changed file binds as it will
+//!   once the symbol file is written again.
 //!
 //! What a changed file does to the files that import or include it: their stored bindings
 //! stay as written (they were computed with its imports and definitions as they were) until
@@ -47,13 +46,19 @@ pub(in crate::index) enum FileBinder<'s> {
 }
 
 impl<'s> OverlayBinder<'s> {
-    pub(in crate::index) fn new(symbols: &'s Symbols) -> OverlayBinder<'s> {
+    /// `manifests`: the tree's `package.json` and `go.mod` files, read with `read` when a
+    /// resolver asks (as the build reads them).
+    pub(in crate::index) fn new(
+        symbols: &'s Symbols,
+        manifests: &'s [String],
+        read: impl Fn(&str) -> Option<String> + Send + Sync + 's,
+    ) -> OverlayBinder<'s> {
         let paths = (0..symbols.files_len())
             .filter_map(|f| symbols.path(f))
             .collect();
         OverlayBinder {
             symbols,
-            tree: Tree::new(paths),
+            tree: Tree::new(paths).reading(manifests.iter().map(String::as_str).collect(), read),
         }
     }
 

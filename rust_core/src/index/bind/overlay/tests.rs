@@ -105,7 +105,7 @@ fn a_changed_file_binds_by_the_rule_of_the_build_with_its_imports_now() {
         file("codec/text.py"),
         file("app/own.py"),
     );
-    let overlay = OverlayBinder::new(&symbols);
+    let overlay = OverlayBinder::new(&symbols, &[], |_| None);
     let now = |path: &str, imports: &[Import], defined: &[&str]| {
         let mut binder = overlay
             .file(path, Language::Python, imports, defined.iter().copied())
