@@ -36,9 +36,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-mod overlay;
-pub(super) use overlay::OverlayBinder;
-
 use crate::outline::imports::{Form, Import};
 use crate::outline::lang::Language;
 

@@ -18,7 +18,8 @@ use crate::outline::parse::Parsed;
 use crate::outline::source::Source;
 use crate::workspace::Workspace;
 
-use super::bind::{Bound, OverlayBinder};
+use super::bind::Bound;
+use super::bind_overlay::OverlayBinder;
 use super::live::Live;
 use super::scope::{fresh, scope};
 use super::symbol_build::{manifest_paths, read_manifest};
@@ -168,7 +169,7 @@ pub(super) fn graph(
             .collect();
         let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
         // The symbol file's ids of the names it references, to bind them against the stored
-        // include graph (`bind::overlay`).
+        // include graph (`bind_overlay`).
         let mut symbol_ids: HashMap<u32, u32> = HashMap::new();
         let mut file_binder = kept.references.as_ref().and_then(|all| {
             binder().file(

@@ -52,6 +52,7 @@
 mod accounting;
 mod base;
 mod bind;
+mod bind_overlay;
 mod build;
 mod excludes;
 pub mod files;

@@ -36,7 +36,8 @@ use crate::outline::refs::Reference;
 use crate::outline::source::{Prepared, Source, prepare};
 use crate::workspace::Workspace;
 
-use super::bind::{Bound, OverlayBinder};
+use super::bind::Bound;
+use super::bind_overlay::OverlayBinder;
 use super::live::Live;
 use super::overlay::{Prefilter, overlay, overlay_outcomes};
 use super::scope::{entry, fresh, name_scope, scope, stored_parse};

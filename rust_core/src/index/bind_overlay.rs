@@ -21,9 +21,9 @@ use std::collections::HashSet;
 use crate::outline::imports::{Form, Import};
 use crate::outline::lang::Language;
 
-use super::super::resolve::{Tree, targets};
-use super::super::symbols::{Linked, Status, Symbols};
-use super::{Imported, Tables};
+use super::bind::{Imported, Tables};
+use super::resolve::{Tree, targets};
+use super::symbols::{Linked, Status, Symbols};
 
 /// Binds overlay files' references against one symbol file (the file table resolved once).
 pub(in crate::index) struct OverlayBinder<'s> {
