@@ -52,14 +52,14 @@ impl<'s> OverlayBinder<'s> {
         symbols: &'s Symbols,
         manifests: &'s [String],
         read: impl Fn(&str) -> Option<String> + Send + Sync + 's,
-    ) -> OverlayBinder<'s> {
-        let paths = (0..symbols.files_len())
-            .filter_map(|f| symbols.path(f))
-            .collect();
-        OverlayBinder {
-            symbols,
-            tree: Tree::new(paths).reading(manifests.iter().map(String::as_str).collect(), read),
-        }
+    ) -> Option<OverlayBinder<'s>> {
+        // The tree's ids must be the symbol file's (the stored edges name files by them), as
+        // the build's are (`symbols::write::link`): every path read, none merged away.
+        let paths: Vec<&str> = (0..symbols.files_len())
+            .map(|f| symbols.path(f))
+            .collect::<Option<_>>()?;
+        let tree = Tree::new(paths).reading(manifests.iter().map(String::as_str).collect(), read);
+        (tree.len() == symbols.files_len() as usize).then_some(OverlayBinder { symbols, tree })
     }
 
     /// The binder of the file at `path` (of `language`, with `imports`, defining the names

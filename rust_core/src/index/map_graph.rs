@@ -172,7 +172,7 @@ pub(super) fn graph(
         // include graph (`bind_overlay`).
         let mut symbol_ids: HashMap<u32, u32> = HashMap::new();
         let mut file_binder = kept.references.as_ref().and_then(|all| {
-            binder().file(
+            binder().as_ref()?.file(
                 path.to_str()?,
                 language,
                 &all.imports,

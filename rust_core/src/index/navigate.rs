@@ -183,8 +183,9 @@ pub(super) fn references(
             ))
         })
         .collect();
-    let binder =
-        binds.then(|| OverlayBinder::new(symbols, &manifests, |p| read_manifest(workspace, p)));
+    let binder = binds
+        .then(|| OverlayBinder::new(symbols, &manifests, |p| read_manifest(workspace, p)))
+        .flatten();
     let id = symbols.name_id(name);
     for (path, outcome) in paths.into_iter().zip(outcomes) {
         let outcome = match outcome {

@@ -105,7 +105,8 @@ fn a_changed_file_binds_by_the_rule_of_the_build_with_its_imports_now() {
         file("codec/text.py"),
         file("app/own.py"),
     );
-    let overlay = OverlayBinder::new(&symbols, &[], |_| None);
+    let overlay = OverlayBinder::new(&symbols, &[], |_| None)
+        .expect("a checked symbol file reads every path");
     let now = |path: &str, imports: &[Import], defined: &[&str]| {
         let mut binder = overlay
             .file(path, Language::Python, imports, defined.iter().copied())
