@@ -386,38 +386,21 @@ impl<T: Tables> Imported<T> {
         // `java.lang`) brings (JLS 6.4.1): those come after the package.
         let java = language == Some(Language::Java);
         let taken = self.taken(file);
+        let targets = &taken.targets;
         let mut out = Vec::new();
         let mut seen = HashMap::new();
         // The module itself bound to the name (`const send = require("send")`, `import copy`):
         // the module's own definition of the name.
         for &(_, k) in with_key(&taken.aliases, name) {
-            self.follow(
-                reexporting,
-                &taken.targets[k as usize],
-                name,
-                &mut seen,
-                &mut out,
-            );
+            self.follow(reexporting, &targets[k as usize], name, &mut seen, &mut out);
         }
         let from = taken.named.partition_point(|e| e.0 < name);
         for &(_, orig, k) in taken.named[from..].iter().take_while(|e| e.0 == name) {
-            self.follow(
-                reexporting,
-                &taken.targets[k as usize],
-                orig,
-                &mut seen,
-                &mut out,
-            );
+            self.follow(reexporting, &targets[k as usize], orig, &mut seen, &mut out);
         }
         if !java {
             for &k in &taken.stars {
-                self.follow(
-                    reexporting,
-                    &taken.targets[k as usize],
-                    name,
-                    &mut seen,
-                    &mut out,
-                );
+                self.follow(reexporting, &targets[k as usize], name, &mut seen, &mut out);
             }
         }
         if out.is_empty() {
@@ -425,13 +408,7 @@ impl<T: Tables> Imported<T> {
             // operator import itemgetter as _getter`, `a` in `import { a as b }`): the
             // definition it takes.
             for &(_, k) in with_key(&taken.spelled, name) {
-                self.follow(
-                    reexporting,
-                    &taken.targets[k as usize],
-                    name,
-                    &mut seen,
-                    &mut out,
-                );
+                self.follow(reexporting, &targets[k as usize], name, &mut seen, &mut out);
             }
         }
         if script && out.is_empty() && self.tables.defines(file, name) {
@@ -439,24 +416,12 @@ impl<T: Tables> Imported<T> {
         }
         if out.is_empty() {
             for &k in &taken.modules {
-                self.follow(
-                    reexporting,
-                    &taken.targets[k as usize],
-                    name,
-                    &mut seen,
-                    &mut out,
-                );
+                self.follow(reexporting, &targets[k as usize], name, &mut seen, &mut out);
             }
         }
         if out.is_empty() && java {
             for &k in &taken.stars {
-                self.follow(
-                    reexporting,
-                    &taken.targets[k as usize],
-                    name,
-                    &mut seen,
-                    &mut out,
-                );
+                self.follow(reexporting, &targets[k as usize], name, &mut seen, &mut out);
             }
         }
         out.sort_unstable();
