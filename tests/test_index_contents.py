@@ -161,3 +161,33 @@ def test_only_the_candidate_sections_of_a_large_file_are_read(tmp_path: Path) ->
             same(ws, root, "grep", kwargs)
     finally:
         ws.close()
+
+
+def test_a_file_that_may_hold_a_private_key_is_not_held(tmp_path: Path) -> None:
+    """The index file keeps no copy of a key, and the search of such a file reads it from
+    disk in key mode: its key lines withheld and counted as the cold engine does."""
+    root = small_tree(tmp_path / "tree")
+    body = "c2VjcmV0IGtleSBtYXRlcmlhbCBuZWVkbGUgaW5zaWRlIHRoZSBrZXk"
+    (root / "d1" / "deploy.txt").write_text(
+        "the needle is here\n"
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        f"{body}\n"
+        "the needle inside the key\n"
+        "-----END OPENSSH PRIVATE KEY-----\n"
+    )
+    ws = Workspace(root, index=True)
+    try:
+        assert ws.wait_index(30)
+        settle()
+        status = ws.index_status()
+        assert status["content_files"] == FILES
+        assert body.encode() not in Path(status["index_path"]).read_bytes()
+        for mode in ("files_with_matches", "count", "content"):
+            kwargs = {"pattern": "needle", "output_mode": mode, "limit": None}
+            result = ws.grep(**kwargs)
+            assert result.withheld_key_files == 1
+            assert result.withheld_key_lines == 4
+            assert "inside the key" not in str(result)
+            same(ws, root, "grep", kwargs)
+    finally:
+        ws.close()

@@ -61,7 +61,9 @@ pub struct GrepAsk<'a> {
 
 /// Contents a candidate source holds for files it lists: the bytes of a file as the source read
 /// them, for a file whose identity is unchanged since, which the searcher takes instead of
-/// opening and reading the file (the warm index's held contents).
+/// opening and reading the file (the warm index's held contents). Held bytes are text the
+/// searcher takes as it is: no NUL byte, no byte-order mark, no private-key marker (a file
+/// that may hold one is opened and searched in key mode).
 pub trait HeldContents: Send + Sync {
     /// The bytes of the file listed with `id` (see [`Listed::held`]), or `None`: the file is
     /// opened and read.

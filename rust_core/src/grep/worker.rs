@@ -421,10 +421,10 @@ impl<'a> GrepWorker<'a> {
         }
     }
 
-    /// [`GrepWorker::search_file`] of a file's whole bytes held in memory, with the same checks
-    /// and the same searcher as a file read whole: a multiline search checks all of it for NUL
-    /// bytes, a line search lets the slice searcher check it (all of it: held files are far
-    /// under its 64 KiB window).
+    /// [`GrepWorker::search_file`] of a file's whole bytes held by the candidate source. They
+    /// hold no key marker, byte-order mark or NUL byte ([`crate::candidates::HeldContents`]),
+    /// and are far under any line or file limit: no scan for any of them, the searcher's
+    /// binary detection off.
     fn search_bytes(
         &mut self,
         bytes: &[u8],
@@ -432,21 +432,14 @@ impl<'a> GrepWorker<'a> {
         deadline: &Deadline,
         skipped: &mut SkipCounts,
     ) -> Searched {
-        let multiline = self.plan.options.multiline;
-        if multiline && bytes.len() > MAX_LINE_BYTES {
-            skipped.too_large += 1;
-            return Searched::Skipped;
-        }
-        let has_bom = BOMS.iter().any(|b| bytes.starts_with(b));
-        if multiline && !has_bom && memchr::memchr(0, bytes).is_some() {
-            skipped.binary += 1;
-            return Searched::Skipped;
-        }
-        let keyed = may_hold_keys(bytes);
-        let mut sink = new_sink(self.plan, self.matcher, keyed, window, deadline);
-        let searcher = self.searchers.pick(keyed, window);
+        debug_assert!(!may_hold_keys(bytes) && memchr::memchr(0, bytes).is_none());
+        debug_assert!(bytes.len() <= MAX_LINE_BYTES);
+        let mut sink = new_sink(self.plan, self.matcher, false, window, deadline);
+        let searcher = self.searchers.pick(false, window);
+        searcher.set_binary_detection(BinaryDetection::none());
         let result = searcher.search_slice(self.matcher, bytes, &mut sink);
-        if result.is_err() && !multiline {
+        searcher.set_binary_detection(BinaryDetection::quit(0));
+        if result.is_err() && !self.plan.options.multiline {
             // As for a file read whole: the searcher's heap limit, a line too long.
             skipped.line_too_long += 1;
             return Searched::Skipped;

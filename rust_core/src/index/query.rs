@@ -82,10 +82,13 @@ pub(super) fn candidates(
     // The files to read, each with the document whose held contents stand for it, or the
     // parts of it to read.
     let mut paths: Vec<(String, u32, Option<ReadParts>)> = Vec::new();
+    // Held bytes are handed out only for documents without the key marker's trigrams, so the
+    // searcher takes them as key-free without scanning them for it (see `HeldContents`).
     let held = |entry: &FileEntry| match entry.doc {
         Some(doc)
             if (1..=MAX_HELD_BYTES as u64).contains(&entry.meta.size)
-                && data.contents.len(doc) == entry.meta.size =>
+                && data.contents.len(doc) == entry.meta.size
+                && keyed.is_some_and(|keyed| keyed.binary_search(&doc).is_err()) =>
         {
             doc
         }

@@ -6,6 +6,7 @@
 use std::io::Read;
 
 use crate::candidates::{BOMS, MAX_CONTEXT, MAX_FILE_BYTES, MAX_LINE_BYTES};
+use crate::keyblock;
 
 use super::contents::{Held, HeldPart};
 use super::encoding::Tag;
@@ -253,7 +254,9 @@ fn build_part<F: AsRef<str> + Sync>(
             held.push(None);
             continue;
         }
-        held.push(Some(&scratch.buffer));
+        // A file that may hold a private key is not copied into the index file; it is read
+        // from disk and searched in key mode whatever the index holds.
+        held.push(Some(&scratch.buffer[..]).filter(|b| !keyblock::may_hold_key(b)));
         for section in sections(&scratch.buffer) {
             let start = section.start;
             scratch.collect(section);

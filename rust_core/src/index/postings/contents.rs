@@ -1,4 +1,5 @@
-//! The contents the index file holds: the bytes of every indexed file up to [`MAX_HELD_BYTES`],
+//! The contents the index file holds: the bytes of every indexed file up to [`MAX_HELD_BYTES`]
+//! but those that may hold a private key (never copied; read from disk in key mode),
 //! as the build read them, so that a search of a file the index vouches for (its identity
 //! unchanged since) reads them from the mapped index file instead of opening the file: no
 //! `open`, `fstat`, `read`, `close` and no copy out of the page cache, for the nine files in
