@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use crate::walker::thread_count;
 
 use super::files;
-use super::live::{Data, IndexState, Live, Shared, lock, scan_subtree};
+use super::live::{Data, IndexState, Live, ScanRules, Shared, lock, scan_subtree};
 use super::memory;
 use super::postings::{Built, Indexed, Postings};
 use super::source;
@@ -55,7 +55,10 @@ pub(super) fn build(shared: &Shared) {
         "",
         &BTreeMap::new(),
         &BTreeSet::new(),
-        false,
+        ScanRules {
+            give_way: true,
+            ..ScanRules::default()
+        },
     ) {
         return fail(reason);
     }

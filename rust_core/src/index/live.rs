@@ -298,7 +298,10 @@ impl Live {
                 "",
                 &previous,
                 stale,
-                require_trusted,
+                ScanRules {
+                    require_trusted,
+                    give_way: false,
+                },
             );
         }
         // The parent may itself be gone or outside the table: then its own change covers it.
@@ -321,7 +324,7 @@ impl Live {
         let Some(watcher) = self.watcher.as_mut() else {
             return Ok(());
         };
-        let mut scan = source::scan(workspace, dir, true, None);
+        let mut scan = source::scan(workspace, dir, true, None, false);
         if scan.missing {
             // Gone: forget it (its parent's change re-lists the parent).
             self.table.remove_below(dir);
@@ -362,7 +365,7 @@ impl Live {
                     &child,
                     &before,
                     stale,
-                    false,
+                    ScanRules::default(),
                 )?;
             }
         }
@@ -394,6 +397,19 @@ fn guard_links(
     }
 }
 
+/// How [`scan_subtree`] walks.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ScanRules {
+    /// A file keeps its document only when its old metadata was trusted (see
+    /// `Table::add_scan`).
+    pub(super) require_trusted: bool,
+    /// The first build's walk, on its background thread, with no lock held: it gives way to
+    /// calls between two directories ([`crate::background::give_way`]), so a call made while
+    /// the index starts has the machine a cold call would have had. Never a rescan: those run
+    /// under the live table's lock, which a call may be waiting for.
+    pub(super) give_way: bool,
+}
+
 /// Walks `dir` into `table` and watches every directory it enters, before listing it (so
 /// nothing created in it after its listing is missed). The walk is repeated while it finds a
 /// directory that is not watched (none, unless one vanished meanwhile). A watch that cannot be
@@ -405,7 +421,7 @@ pub(super) fn scan_subtree(
     dir: &str,
     previous: &BTreeMap<String, FileEntry>,
     stale: &BTreeSet<String>,
-    require_trusted: bool,
+    rules: ScanRules,
 ) -> Result<(), String> {
     // A directory that vanished before its watch was added is left out: the change that
     // removed it is queued for its parent.
@@ -425,7 +441,7 @@ pub(super) fn scan_subtree(
     let mut gone: BTreeSet<String> = BTreeSet::new();
     for _ in 0..MAX_SCAN_ROUNDS {
         let adder = watcher.adder();
-        let scan = source::scan(workspace, dir, false, adder.as_ref());
+        let scan = source::scan(workspace, dir, false, adder.as_ref(), rules.give_way);
         if let Some(adder) = adder {
             watcher.register(adder);
         }
@@ -457,7 +473,7 @@ pub(super) fn scan_subtree(
             if watcher.recheck_reason().is_some() {
                 table.require_vouched();
             }
-            let linked = table.add_scan(scan, previous, stale, require_trusted);
+            let linked = table.add_scan(scan, previous, stale, rules.require_trusted);
             guard_links(workspace, table, watcher, linked);
             return Ok(());
         }

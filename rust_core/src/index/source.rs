@@ -29,6 +29,8 @@ struct Collector<'a> {
     /// Watches each directory before it is listed.
     adder: Option<&'a Adder>,
     workspace: &'a Workspace,
+    /// Gives way to calls between two directories (see `ScanRules::give_way`).
+    give_way: bool,
 }
 
 impl Collector<'_> {
@@ -55,6 +57,9 @@ impl FileVisitor for Collector<'_> {
     }
 
     fn visit_dir(&mut self, relative: &[u8], dir: BorrowedFd<'_>) -> bool {
+        if self.give_way {
+            crate::background::give_way(&|| false);
+        }
         if let Some(path) = self.name(relative) {
             self.scan.dirs.push((path, dir_meta(dir)));
         }
@@ -85,8 +90,15 @@ impl FileVisitor for Collector<'_> {
 
 /// Walks `dir` (relative to the root, "" for the root) with the cold engine's rules: the whole
 /// subtree, or only its direct entries when `shallow`. `adder` watches every directory below
-/// `dir` the walk enters, before listing it.
-pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool, adder: Option<&Adder>) -> Scan {
+/// `dir` the walk enters, before listing it. `give_way`: between two directories, wait while a
+/// call runs (the first build's walk only).
+pub(crate) fn scan(
+    workspace: &Workspace,
+    dir: &str,
+    shallow: bool,
+    adder: Option<&Adder>,
+    give_way: bool,
+) -> Scan {
     let fd = match boundary::open_beneath(
         workspace.root_dir().fd(),
         dir.as_bytes(),
@@ -117,6 +129,7 @@ pub(crate) fn scan(workspace: &Workspace, dir: &str, shallow: bool, adder: Optio
         scan: Scan::default(),
         adder,
         workspace,
+        give_way,
     });
     let mut scan = Scan::default();
     let mut reported = SkipCounts::default();
