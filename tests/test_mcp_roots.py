@@ -8,6 +8,7 @@ file again under SDK 1.x).
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 from collections.abc import Awaitable, Callable
@@ -326,3 +327,42 @@ def test_roots_and_logging_only_on_the_versions_that_have_them(roots, tmp_path):
     anyio.run(served.refresh, older)
     assert registry.workspace is first
     served.close()
+
+
+def test_root_dot_confines_read_file_as_any_root(tmp_path):
+    """`ripsight mcp --root .` started inside the tree (the spelling issue 37 found not
+    confining on the command line): an absolute path, a ../ path and a link leading out are
+    refused; a file inside is read."""
+    tree, out = tmp_path / "tree", tmp_path / "out"
+    (tree / "src").mkdir(parents=True)
+    out.mkdir()
+    marker = "OUTSIDE_MARKER_5c1e"
+    (tree / "src" / "inside.txt").write_text("inside the root\n")
+    (tmp_path / "outside.txt").write_text(f"{marker}\n")
+    (out / "secret.txt").write_text(f"{marker}\n")
+    (tree / "link.txt").symlink_to(out / "secret.txt")
+    (tree / "dirlink").symlink_to(out, target_is_directory=True)
+    outside = ["/etc/hostname", str(tmp_path / "outside.txt"), "../outside.txt", "link.txt"]
+    outside += ["dirlink/secret.txt"]
+    # The server runs this checkout's package, its index in the session's cache directory.
+    env = {k: os.environ[k] for k in ("PYTHONPATH", "XDG_CACHE_HOME") if k in os.environ}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "ripsight", "mcp", "--root", "."],
+        cwd=str(tree),
+        env=env,
+    )
+
+    async def body(session: ClientSession) -> list[tuple[str, bool, str]]:
+        results = []
+        for path in [*outside, "src/inside.txt"]:
+            result = await session.call_tool("read_file", {"path": path})
+            results.append((path, bool(wire(result).get("isError")), _text(result)))
+        return results
+
+    *refused, inside = _session(params, body, tmp_path / "err.log")
+    for path, is_error, text in refused:
+        assert is_error, (path, text)
+        assert marker not in text and "inside the root" not in text, (path, text)
+        assert "outside" in text, (path, text)
+    assert inside[1] is False and "inside the root" in inside[2], inside

@@ -209,6 +209,40 @@ def test_page_header_counts_the_original_results_lines_and_says_so() -> None:
     assert first == "   167\tvalue_167"
 
 
+def test_a_page_of_a_cut_read_names_the_file_lines_it_shows(tmp_path: Path) -> None:
+    """Issue 37: a page headed `lines 168-170` showed the file's lines 167-169. A real
+    read_file with an offset and a limit, cut and stored, paged with an offset and a limit: the
+    header's count of the result's lines matches the lines shown, and the file's line numbers
+    it names are those the lines carry, each line the file's line of that number."""
+    (tmp_path / "big.py").write_text("".join(f"value_{n} = {n}\n" for n in range(1, 3001)))
+    reg = default_registry(tmp_path)
+    read = reg.execute(
+        ToolCall(
+            "c1",
+            "read_file",
+            orjson.dumps({"path": "big.py", "offset": 100, "limit": 2000}).decode(),
+        )
+    )
+    assert not read.is_error, read.content
+    ref = read.meta["ref"]
+    for offset, limit in ((168, 3), (2, 1), (1500, 40)):
+        args = orjson.dumps({"ref": ref, "offset": offset, "limit": limit}).decode()
+        result = reg.execute(ToolCall(f"p{offset}", "read_result", args))
+        header, *shown = result.content.split("\n")
+        shown = [line for line in shown if line and not line.startswith("More lines follow")]
+        counted = f"{ref}: lines {offset:,}-{offset + limit - 1:,} of the original result's "
+        assert header.startswith(counted), header
+        assert len(shown) == limit, result.content
+        numbers = [int(line.split("\t", 1)[0]) for line in shown]
+        assert numbers == list(range(numbers[0], numbers[0] + limit)), shown
+        own = f"the numbers in them are the file's own, lines {numbers[0]:,}-{numbers[-1]:,}."
+        assert header.endswith(own), header
+        assert [line.split("\t", 1)[1] for line in shown] == [f"value_{n} = {n}" for n in numbers]
+        # The result's first line is the tool's header: its line k holds the file's line
+        # 100 + k - 2 (the read started at line 100).
+        assert numbers[0] == 100 + offset - 2, (offset, numbers)
+
+
 # -- repeated calls on an unchanged revision ------------------------------------------------
 
 

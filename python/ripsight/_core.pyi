@@ -800,6 +800,11 @@ class IndexStatus:
     def symbol_bytes(self) -> int:
         """Size of the symbol file (mapped read-only, shared like the index file)."""
     @property
+    def symbol_overlay_files(self) -> int:
+        """Files with a parser that the symbol file does not describe as they are now (changed or
+        new since it was written, unparsable, or changed just before it was written): the
+        navigation calls search them and parse the ones that hold the name directly."""
+    @property
     def symbols_loaded(self) -> bool:
         """The symbol file was loaded (written by an earlier or another process), not built."""
     @property

@@ -98,7 +98,7 @@ def add_index_parser(
         "user's cache directory (see ripsight cache), shared with every process on the tree: "
         "the other commands load them when they are there, and answer whole and fast. "
         "Progress goes to stderr.",
-        epilog="exit status: 0 built or up to date, 2 error (one line on stderr)",
+        epilog="exit status: 0 built, up to date or refreshed, 2 error (one line on stderr)",
     )
     parser.add_argument(
         "dir",
@@ -133,6 +133,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             reason = status.get("fallback") or status.get("state")
             show.done()
             return fail("index", f"the index of {workspace.root} could not be kept: {reason}")
+        loaded = status
         status = _refresh(workspace, status, show)
         show.done()
     if status.get("symbols") == "failed":
@@ -141,7 +142,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             f"the symbol index of {workspace.root} could not be built: "
             f"{status.get('symbols_failure')}",
         )
-    write_text(sys.stdout, summary(workspace.root, status, time.monotonic() - started) + "\n")
+    text = summary(workspace.root, status, time.monotonic() - started, loaded)
+    write_text(sys.stdout, text + "\n")
     return EXIT_OK if status.get("symbols") in ("ready", "off") else EXIT_ERROR
 
 
@@ -165,10 +167,11 @@ def _wait(workspace: Any, show: _Progress) -> dict[str, Any]:
 
 
 def _refresh(workspace: Any, status: dict[str, Any], show: _Progress) -> dict[str, Any]:
-    """When the files loaded lag the tree: a call on each index starts the engine's merge of
-    the files changed since into new files, when enough changed for one (below that they are
-    searched directly, which the summary says); waits for what it started."""
-    if not status.get("loaded") or not int(status.get("unindexed_files", 0)):
+    """When files were loaded: a call on each index lets the engine start what its upkeep
+    decides is due (a merge into new files of the files changed since, when enough changed for
+    one, and of the files the loaded ones record without vouching for them, written just before
+    them); waits for what it started. What is left is searched directly (the summary says)."""
+    if not status.get("loaded") and not status.get("symbols_loaded"):
         return status
     # Calls on names no file holds: each index's upkeep runs at a call.
     workspace.grep(_PROBE, literal=True, limit=1)
@@ -183,10 +186,14 @@ def _refresh(workspace: Any, status: dict[str, Any], show: _Progress) -> dict[st
         time.sleep(0.1)
 
 
-def summary(root: str, status: dict[str, Any], seconds: float) -> str:
+def summary(
+    root: str, status: dict[str, Any], seconds: float, loaded: dict[str, Any] | None = None
+) -> str:
     """What `ripsight index` prints when done: the tree, what each index holds, whether it was
-    built or loaded, and the files the next commands search directly."""
-    how = "loaded (up to date)" if status.get("loaded") else "built"
+    built, loaded, or loaded and refreshed (`loaded` is the status before the refresh), and the
+    files the next commands search or parse directly."""
+    before = loaded or status
+    how = _how(before, status, "loaded", "merges", "unindexed_files")
     files = f"{status.get('files', 0):,} files, {_mib(status.get('bytes', 0))}"
     where = status.get("index_path") or "memory only"
     lines = [
@@ -194,7 +201,7 @@ def summary(root: str, status: dict[str, Any], seconds: float) -> str:
         f"  n-gram index: {how}, {_mib(status.get('index_bytes', 0))} ({where})",
     ]
     if status.get("symbols") == "ready":
-        how = "loaded (up to date)" if status.get("symbols_loaded") else "built"
+        how = _how(before, status, "symbols_loaded", "symbol_merges", "symbol_overlay_files")
         lines.append(f"  symbol index: {how}, {_mib(status.get('symbol_bytes', 0))}")
     elif status.get("symbols") == "off":
         lines.append("  symbol index: off (RIPSIGHT_SYMBOLS=0)")
@@ -202,10 +209,35 @@ def summary(root: str, status: dict[str, Any], seconds: float) -> str:
     if unindexed:
         lines.append(
             f"  {unindexed:,} files are searched directly (binary, too large, or changed since "
-            "the index was written, or just before: a file changed in the last second is "
-            "read again)"
+            f"the index was written or in the second before it{_AGAIN})"
+        )
+    parsed = int(status.get("symbol_overlay_files", 0)) if status.get("symbols") == "ready" else 0
+    if parsed:
+        lines.append(
+            f"  {parsed:,} files are parsed directly by defs, refs, calls and map (not "
+            f"parsable, or changed since the symbol index was written or in the second before "
+            f"it{_AGAIN})"
         )
     return "\n".join(lines)
+
+
+#: What the summary says of files changed in the second before an index file was written.
+_AGAIN = ": `ripsight index` run again merges those once they are a second old"
+
+
+def _how(before: dict[str, Any], after: dict[str, Any], loaded: str, merges: str, left: str) -> str:
+    """How an index came to be: built; loaded as it was; or loaded, then refreshed (this
+    process wrote a new file: the files it brought in are those no longer searched directly)."""
+    if not after.get(loaded):
+        return "built"
+    if not int(after.get(merges, 0)):
+        return "loaded (up to date)"
+    brought = int(before.get(left, 0)) - int(after.get(left, 0))
+    if brought > 0:
+        return (
+            f"loaded, then refreshed ({brought:,} {'file' if brought == 1 else 'files'} merged in)"
+        )
+    return "loaded, then refreshed (a new file written)"
 
 
 def _mib(size: Any) -> str:

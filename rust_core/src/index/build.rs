@@ -25,7 +25,8 @@ use super::postings::{Built, Indexed, Postings};
 use super::source;
 use super::store::{FileId, Lock};
 use super::table::{FileEntry, Table, now_ns, vouches};
-use super::upkeep::{REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
+use super::unvouched::Unvouched;
+use super::upkeep::{self, REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
 use super::watch::Watcher;
 
 /// How often a process waiting for another's build looks for the file.
@@ -114,12 +115,25 @@ pub(super) fn build(shared: &Shared) {
     if live.state != IndexState::Building {
         return;
     }
-    live.unindexed_after_build = unindexable(&live);
+    took_base(&mut live);
     live.state = IndexState::Ready;
     live.loaded = loaded;
     live.build_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     shared.ready.notify_all();
+}
+
+/// What the index keeps of the base it now answers from (built, loaded, merged or adopted):
+/// the files it could not index, and those it records without vouching for them that this
+/// process searches directly (a merge reads them again, see `upkeep`).
+fn took_base(live: &mut Live) {
+    live.unindexed_after_build = unindexable(live);
+    let data = Arc::clone(&live.data);
+    let records = (0..data.files_len())
+        .filter_map(|i| data.file(i))
+        .map(|f| (f.path, f.meta, f.trusted));
+    let table = &live.table;
+    live.unvouched = Unvouched::of(records, table, |path| table.unindexed.contains(path));
 }
 
 /// Files searched directly that are not changes (see `REINDEX_AFTER_CHANGED_FILES`): those
@@ -319,7 +333,7 @@ fn adopt(shared: &Shared) -> bool {
     live.data = Arc::new(data);
     live.data_id = Some(id);
     live.adoptions += 1;
-    live.unindexed_after_build = unindexable(&live);
+    took_base(&mut live);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
 }
@@ -357,6 +371,10 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
             return true;
         }
         let base = Arc::clone(&live.data);
+        // Started for files that were not old enough: none left to read as vouched for.
+        if !rebuild && !base.damaged() && !upkeep::merge_still_due(&mut live) {
+            return true;
+        }
         let changed = live.table.unindexed.len();
         let total = base.postings.sections_len().max(1);
         let rebuild = rebuild
@@ -414,7 +432,7 @@ fn merge(shared: &Shared, writer: &Lock, rebuild: bool) -> bool {
     live.data = Arc::new(data);
     live.data_id = id;
     live.merges += 1;
-    live.unindexed_after_build = unindexable(&live);
+    took_base(&mut live);
     shared.revision.fetch_add(1, Ordering::SeqCst);
     true
 }

@@ -22,6 +22,7 @@ use super::source;
 use super::store::{FileId, Store};
 use super::symbol_state::SymbolState;
 use super::table::{FileEntry, Table, is_within, parent_of};
+use super::unvouched::Unvouched;
 use super::watch::{Change, Drained, Limits, Watcher};
 
 crate::choice! {
@@ -99,6 +100,9 @@ pub(super) struct Live {
     pub(super) retry_after: Option<std::time::Instant>,
     /// Files the last build could not index (binary, too large): not changes.
     pub(super) unindexed_after_build: usize,
+    /// Files the base records without vouching for them, searched directly: a merge is due
+    /// for them (see `upkeep`).
+    pub(super) unvouched: Unvouched,
     pub(super) loaded: bool,
     /// The symbol index (see `symbol_build`).
     pub(super) symbols: SymbolState,
@@ -121,6 +125,7 @@ impl Live {
             adoptions: 0,
             retry_after: None,
             unindexed_after_build: 0,
+            unvouched: Unvouched::default(),
             loaded: false,
             symbols: SymbolState::default(),
         }

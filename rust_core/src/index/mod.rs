@@ -32,7 +32,8 @@
 //! The parts, bottom up: `postings` (the n-gram index: built in memory, written, read in place)
 //! and `plan` (regex to trigram query); `format` (the file's checksummed container), `memory`
 //! (the map: the one `unsafe` call); `watch` (inotify), `source` (the walker and the opens),
-//! `table` (the live table), `recheck` (the table against the tree, without a watcher); `base`
+//! `table` (the live table), `recheck` (the table against the tree, without a watcher),
+//! `unvouched` (the files an index file records without vouching for them); `base`
 //! (an index file read in place), `store` (where it lives, the lock, atomic replacement);
 //! `symbol_state` (the symbol index's part of it), `live` (the state calls share, and the
 //! changes applied to it); `upkeep` (what the background jobs share), `overlay` (the files the
@@ -76,6 +77,7 @@ mod symbol_build;
 mod symbol_state;
 mod symbols;
 mod table;
+mod unvouched;
 mod upkeep;
 mod warm;
 mod watch;
@@ -84,7 +86,5 @@ pub use live::{IndexMode, IndexState};
 pub use route::{calls, candidates, definitions, glob, grep, references, repo_map};
 pub use symbol_build::{SYMBOLS_ENV, symbols_enabled};
 pub use symbol_state::SymbolPhase;
-pub use warm::{
-    IndexOptions, IndexStatus, REFRESH_SYMBOLS_AFTER_CHANGED_FILES, REINDEX_AFTER_CHANGED_FILES,
-    WarmIndex,
-};
+pub use upkeep::{REFRESH_SYMBOLS_AFTER_CHANGED_FILES, REINDEX_AFTER_CHANGED_FILES};
+pub use warm::{IndexOptions, IndexStatus, WarmIndex};

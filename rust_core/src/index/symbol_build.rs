@@ -36,7 +36,8 @@ use super::store::{FileId, Lock};
 use super::symbol_state::SymbolPhase;
 use super::symbols::{self, Builder, Input, Outcome, Status, Symbols};
 use super::table::{now_ns, vouches};
-use super::upkeep::{REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
+use super::unvouched::Unvouched;
+use super::upkeep::{self, REBUILD_FROM_PERCENT, RETRY_AFTER, wait_until_vouched};
 
 /// Set to `0` in the environment, no symbol index is kept (references and definitions parse
 /// their candidates cold): for a host that wants the n-gram index's memory alone.
@@ -64,7 +65,8 @@ pub(super) enum SymbolJob {
 }
 
 /// Puts `data` (with the identity of its file) in place of the symbol file `live` answers from,
-/// and counts the files of the overlay it could not parse.
+/// counts the files of the overlay it could not parse, and notes those it records without
+/// vouching for them (a merge parses them again, see `upkeep`).
 fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) {
     let data = Arc::new(data);
     live.symbols.data = Some(Arc::clone(&data));
@@ -82,6 +84,11 @@ fn install(shared: &Shared, live: &mut Live, data: Symbols, id: Option<FileId>) 
             stored.is_some_and(|f| f.status == Status::Unparsed && Some(f.meta) == meta)
         })
         .count();
+    let records = (0..data.files_len())
+        .filter_map(|k| data.file(k))
+        .map(|f| (f.path, f.meta, f.trusted));
+    let parsed = |path: &str| may_have_parser(std::ffi::OsStr::new(path));
+    live.symbols.unvouched = Unvouched::of(records, &live.table, parsed);
 }
 
 /// Builds or loads the symbol index of `shared`'s tree (in the index's build thread, once the
@@ -356,6 +363,12 @@ fn merge(shared: &Shared, outliner: &Outliner, writer: &Lock) -> bool {
         let Some(base) = live.symbols.data.clone() else {
             return true;
         };
+        let revision = shared.revision.load(Ordering::SeqCst);
+        let grown = overlay(&mut live, revision, &base).len();
+        // Started for files that were not old enough: none left to parse as vouched for.
+        if !upkeep::symbol_merge_still_due(&mut live, grown) {
+            return true;
+        }
         let (steps, files) = plan(&live, &base);
         (base, steps, files)
     };

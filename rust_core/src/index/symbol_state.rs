@@ -12,6 +12,7 @@ use crate::outline::map::MapGraph;
 
 use super::store::FileId;
 use super::symbols::Symbols;
+use super::unvouched::Unvouched;
 
 crate::choice! {
     /// Where the symbol index is in its life.
@@ -48,6 +49,9 @@ pub(super) struct SymbolState {
     /// large, a timeout): they stay in the overlay after any merge, so a merge is due when the
     /// overlay holds that many more than these.
     pub(super) overlay_after: usize,
+    /// Files of the overlay the symbol file records without vouching for them: a merge is due
+    /// for them (see `upkeep`).
+    pub(super) unvouched: Unvouched,
     /// A background job (merge, adoption) is running.
     pub(super) refreshing: bool,
     /// Symbol files this process wrote after its first (merges, rebuilds), and adopted from

@@ -25,7 +25,7 @@ use super::symbol_build::{self, SymbolJob};
 use super::symbol_state::{self, SymbolPhase};
 use super::table::Table;
 use super::watch::Limits;
-use super::{list, map_graph, navigate, overlay, query, store, symbols};
+use super::{list, map_graph, navigate, overlay, query, store, symbols, upkeep};
 
 crate::record! {
     "IndexStatus",
@@ -89,6 +89,10 @@ crate::record! {
         pub symbol_files_total: u64,
         /// Size of the symbol file (mapped read-only, shared like the index file).
         pub symbol_bytes: u64,
+        /// Files with a parser that the symbol file does not describe as they are now (changed
+        /// or new since it was written, unparsable, or changed just before it was written):
+        /// the navigation calls search them and parse the ones that hold the name directly.
+        pub symbol_overlay_files: u64,
         /// The symbol file was loaded (written by an earlier or another process), not built.
         pub symbols_loaded: bool,
         /// Wall time of the symbol index's build (or load) in milliseconds.
@@ -104,15 +108,6 @@ crate::record! {
         pub refreshing: bool,
     }
 }
-
-/// Files a merge is started for: when this many files have changed since the base, the next
-/// call starts a background merge of them into a new base.
-pub const REINDEX_AFTER_CHANGED_FILES: usize = 512;
-
-/// Files a symbol merge is started for: when the symbol index's overlay (files with a parser
-/// changed or new since its file, parsed cold by the calls that need them) has grown by this
-/// many, the next call on it starts a background merge of them into a new symbol file.
-pub const REFRESH_SYMBOLS_AFTER_CHANGED_FILES: usize = 256;
 
 /// How the index is kept.
 #[derive(Clone, Debug)]
@@ -199,7 +194,12 @@ impl WarmIndex {
 
     /// What the index holds now.
     pub fn status(&self) -> IndexStatus {
-        let live = lock(&self.shared.live);
+        let mut live = lock(&self.shared.live);
+        let revision = self.shared.revision.load(Ordering::SeqCst);
+        let symbol_overlay_files = match live.symbols.data.clone() {
+            Some(data) => overlay::overlay(&mut live, revision, &data).len() as u64,
+            None => 0,
+        };
         let state = match live.state {
             IndexState::Ready if live.fallback.is_some() => IndexState::Fallback,
             state => state,
@@ -243,6 +243,7 @@ impl WarmIndex {
             symbol_files_parsed: self.shared.symbol_parsed.load(Ordering::Relaxed),
             symbol_files_total: self.shared.symbol_total.load(Ordering::Relaxed),
             symbol_bytes: live.symbols.data.as_ref().map_or(0, |d| d.file_bytes()),
+            symbol_overlay_files,
             symbols_loaded: live.symbols.loaded,
             symbols_build_ms: live.symbols.build_ms,
             symbols_failure: live.symbols.failure.clone(),
@@ -440,9 +441,7 @@ impl WarmIndex {
                 self.start_job(&mut live, Job::Rebuild);
             } else if on_disk.is_some() && on_disk != live.data_id {
                 self.start_job(&mut live, Job::Adopt);
-            } else if live.table.unindexed.len()
-                >= live.unindexed_after_build + REINDEX_AFTER_CHANGED_FILES
-            {
+            } else if upkeep::merge_due(&mut live) {
                 self.start_job(&mut live, Job::Merge);
             }
         }
@@ -455,7 +454,7 @@ impl WarmIndex {
     /// [`WarmIndex::answering`] for the symbol index's calls, with the revision (read under the
     /// lock, after the changes were applied: every bump is made under it); starts the symbol
     /// index's background job when one is due: adopting the file another process wrote, or
-    /// merging the overlay once it has grown by [`REFRESH_SYMBOLS_AFTER_CHANGED_FILES`].
+    /// merging the overlay (see `upkeep::symbol_merge_due`).
     fn symbols_answering(&self) -> Option<(MutexGuard<'_, Live>, u64)> {
         let mut live = self.answering()?;
         if live.symbols.data.as_ref().is_some_and(|d| !d.intact()) {
@@ -474,8 +473,7 @@ impl WarmIndex {
                 None
             } else {
                 let grown = overlay::overlay(&mut live, revision, &data).len();
-                (grown >= live.symbols.overlay_after + REFRESH_SYMBOLS_AFTER_CHANGED_FILES)
-                    .then_some(SymbolJob::Merge)
+                upkeep::symbol_merge_due(&mut live, grown).then_some(SymbolJob::Merge)
             };
             let outliner = self.shared.outliner.as_deref().map(Outliner::background);
             if let (Some(job), Some(outliner)) = (job, outliner) {
