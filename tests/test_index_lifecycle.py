@@ -10,7 +10,7 @@ import os
 import time
 from pathlib import Path
 
-from _index_helpers import INDEX_MARKS, build_tree, same
+from _index_helpers import INDEX_MARKS, answer, build_tree, same
 from ripsight import Workspace
 
 pytestmark = INDEX_MARKS
@@ -125,3 +125,30 @@ def test_mcp_serves_with_the_index_unless_told_not_to(tmp_path: Path) -> None:
     registry = registry_from_args(off, index=not off.no_index)
     assert registry.workspace is not None
     assert registry.workspace.index_status() == {"state": "off"}
+
+
+def test_a_call_made_while_the_index_builds_answers_as_a_cold_call_does(tmp_path: Path) -> None:
+    """The first calls of a process whose index is still building are answered by the cold
+    engine, whole: the build (its walk, reads and parses) gives way to them, never hands them
+    a part of its work. (`benches/first_calls.py` times the same on a large tree.)"""
+    root = tmp_path / "tree"
+    for i in range(6000):
+        path = root / f"d{i % 40}" / f"e{i % 7}" / f"f{i}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"line {i}\n" + ("alpha beta\n" if i % 3 == 0 else "gamma\n") * 20)
+    cold = Workspace(root)
+    with Workspace(root, index=True, index_dir=str(tmp_path / "store")) as ws:
+        states = []
+        answers = []
+        for kwargs in (
+            {"pattern": "alpha", "output_mode": "count", "limit": None},
+            {"pattern": "line 59", "output_mode": "files_with_matches"},
+            {"pattern": "gamma", "limit": 5},
+        ):
+            states.append(ws.index_status()["state"])
+            answers.append((answer(ws, "grep", kwargs), answer(cold, "grep", kwargs)))
+        assert states[0] == "building", "the first call came after the build: nothing was tested"
+        for during, after in answers:
+            assert not during["incomplete"]
+            assert during == after
+        assert ws.wait_index(60)
