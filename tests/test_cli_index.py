@@ -112,6 +112,10 @@ def test_a_cold_map_ranks_the_same_files_whatever_the_time(
     assert "main.py" in text and "pkg/util.py" in text and "core.py" not in text, text
     assert "only the 2 shallowest are ranked" in text and "the same files at every call" in text
     assert runs[0].err.count("`ripsight index` builds one") == 1, runs[0].err
+    # Asked to answer cold (--no-index), the same map, and no advice to build an index.
+    assert main(["map", "--root", str(tree), "--no-index"]) == 0
+    cold = capsys.readouterr()
+    assert cold.out == text and "ripsight index" not in cold.err
 
 
 def test_a_whole_answer_says_nothing_of_the_index(tree: Path, cache: Path) -> None:

@@ -337,6 +337,9 @@ def _workspace(args: argparse.Namespace, tool: str) -> tuple[Any, bool]:
     from ..workspace import Workspace
 
     options = workspace_options(args)
+    if tool == "repo_map" and args.time_budget is None:
+        # Used only by a cold map: a warm one answers from the symbol file in milliseconds.
+        options["time_budget"] = COLD_MAP_TIME_BUDGET
     if tool not in INDEXED_TOOLS or getattr(args, "no_index", False):
         return Workspace(root_of(args), **options), False
     with Workspace(root_of(args), **options) as probe:
@@ -346,8 +349,6 @@ def _workspace(args: argparse.Namespace, tool: str) -> tuple[Any, bool]:
         if load_index(warm, symbols=tool in SYMBOL_TOOLS):
             return warm, False
         warm.close()
-    if tool == "repo_map" and args.time_budget is None:
-        options["time_budget"] = COLD_MAP_TIME_BUDGET
     return Workspace(root_of(args), **options), True
 
 
@@ -363,7 +364,7 @@ def _call(args: argparse.Namespace, tool: str) -> _Answer | str:
     try:
         workspace, unindexed = _workspace(args, tool)
         limits = limits_from_args(args)
-        if unindexed and tool == "repo_map":
+        if tool == "repo_map" and (unindexed or getattr(args, "no_index", False)):
             limits = limits.replace(repo_map_max_files=COLD_MAP_FILES)
         registry = registry_from_args(args, root=workspace, limits=limits)
     except (RipsightError, ValueError, TypeError, OSError) as error:
