@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -44,13 +46,22 @@ def small_tree(root: Path) -> Path:
     return root
 
 
-@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="counts reads in /proc")
-def test_held_files_are_searched_without_reading_them(tmp_path: Path) -> None:
-    root = small_tree(tmp_path / "tree")
+@contextmanager
+def indexed(root: Path) -> Iterator[Workspace]:
+    """A warm workspace on `root`, its index built and its files old enough to be vouched for."""
     ws = Workspace(root, index=True)
     try:
         assert ws.wait_index(30)
         settle()
+        yield ws
+    finally:
+        ws.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="counts reads in /proc")
+def test_held_files_are_searched_without_reading_them(tmp_path: Path) -> None:
+    root = small_tree(tmp_path / "tree")
+    with indexed(root) as ws:
         status = ws.index_status()
         assert status["content_files"] == FILES
         assert 0 < status["content_bytes"] < status["index_bytes"]
@@ -72,16 +83,11 @@ def test_held_files_are_searched_without_reading_them(tmp_path: Path) -> None:
             {"pattern": "is here\nlast", "multiline": True, "output_mode": "count"},
         ):
             same(ws, root, "grep", kwargs)
-    finally:
-        ws.close()
 
 
 def test_a_file_changed_since_it_was_indexed_is_read_from_disk(tmp_path: Path) -> None:
     root = small_tree(tmp_path / "tree")
-    ws = Workspace(root, index=True)
-    try:
-        assert ws.wait_index(30)
-        settle()
+    with indexed(root) as ws:
         target = root / "d0" / "f000.txt"
         stat = target.stat()
         # The same size, and the same modification time put back: only the change time and
@@ -95,8 +101,6 @@ def test_a_file_changed_since_it_was_indexed_is_read_from_disk(tmp_path: Path) -
         assert ws.grep("needle", output_mode="count").total_files == FILES
         for mode in ("files_with_matches", "count", "content"):
             same(ws, root, "grep", {"pattern": "needle|thread", "output_mode": mode})
-    finally:
-        ws.close()
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the index watches with inotify (Linux)")
@@ -137,10 +141,7 @@ def test_only_the_candidate_sections_of_a_large_file_are_read(tmp_path: Path) ->
     big = root / "big.txt"
     big.write_text("".join(sections))
     (root / "small.txt").write_text("a zephyr in a small file\n")
-    ws = Workspace(root, index=True)
-    try:
-        assert ws.wait_index(30)
-        settle()
+    with indexed(root) as ws:
         size = big.stat().st_size
         for mode in ("files_with_matches", "count"):
             before = io_count("rchar")
@@ -159,8 +160,6 @@ def test_only_the_candidate_sections_of_a_large_file_are_read(tmp_path: Path) ->
             {"pattern": "zephyr", "invert_match": True, "output_mode": "count"},
         ):
             same(ws, root, "grep", kwargs)
-    finally:
-        ws.close()
 
 
 def test_a_file_that_may_hold_a_private_key_is_not_held(tmp_path: Path) -> None:
@@ -175,10 +174,7 @@ def test_a_file_that_may_hold_a_private_key_is_not_held(tmp_path: Path) -> None:
         "the needle inside the key\n"
         "-----END OPENSSH PRIVATE KEY-----\n"
     )
-    ws = Workspace(root, index=True)
-    try:
-        assert ws.wait_index(30)
-        settle()
+    with indexed(root) as ws:
         status = ws.index_status()
         assert status["content_files"] == FILES
         assert body.encode() not in Path(status["index_path"]).read_bytes()
@@ -189,5 +185,3 @@ def test_a_file_that_may_hold_a_private_key_is_not_held(tmp_path: Path) -> None:
             assert result.withheld_key_lines == 4
             assert "inside the key" not in str(result)
             same(ws, root, "grep", kwargs)
-    finally:
-        ws.close()
