@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import queue
 import random
 import re
@@ -57,14 +58,19 @@ def make_demo_tree(tmp_path: Path) -> Path:
 
 def server_params(root: Path | None, *flags: str, cwd: Path | None = None) -> StdioServerParameters:
     """`ripsight mcp` as this Python runs it (the checkout's through PYTHONPATH, or the
-    installed wheel), serving `root` (its working directory when None) with `flags`."""
+    installed wheel), serving `root` (its working directory when None) with `flags`. It gets
+    this process's whole environment: the SDK would pass only a few variables, and the server
+    would then write its index files into the user's cache, not the test session's."""
     from mcp.client.stdio import StdioServerParameters
 
     args = ["-m", "ripsight.cli", "mcp"]
     if root is not None:
         args += ["--root", str(root)]
     return StdioServerParameters(
-        command=sys.executable, args=[*args, *flags], cwd=str(cwd) if cwd else None
+        command=sys.executable,
+        args=[*args, *flags],
+        cwd=str(cwd) if cwd else None,
+        env=dict(os.environ),
     )
 
 

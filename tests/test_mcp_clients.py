@@ -67,6 +67,9 @@ def _run_snippet(heading: str, root: Path, tmp_path: Path) -> str:
     script.write_text(code)
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(_ripsight()).parent), env.get("PATH", "")])
+    # The frameworks hand the server a few variables of their own choosing, HOME among them:
+    # its index files go to this HOME's cache, not the user's.
+    env["HOME"] = str(tmp_path / "home")
     done = subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,
@@ -121,7 +124,10 @@ def test_pydantic_ai_gets_a_bounded_dict_for_a_500_match_grep(tmp_path: Path) ->
     (root / "many.txt").write_text("".join(f"needle {i:04d} {'y' * 60}\n" for i in range(600)))
 
     async def main() -> Any:
-        toolset = MCPToolset(StdioTransport(command=sys.executable, args=_server_args(root)))
+        transport = StdioTransport(
+            command=sys.executable, args=_server_args(root), env=dict(os.environ)
+        )
+        toolset = MCPToolset(transport)
         async with toolset:
             return await toolset.direct_call_tool("grep", {"pattern": "needle", "limit": 500})
 
@@ -166,7 +172,7 @@ def test_openai_agents_default_timeout_gets_a_partial_answer(tmp_path: Path) -> 
     root = make_slow_tree(tmp_path / "slow")
 
     async def main() -> tuple[Any, float]:
-        params = {"command": sys.executable, "args": _server_args(root)}
+        params = {"command": sys.executable, "args": _server_args(root), "env": dict(os.environ)}
         async with MCPServerStdio(params=params, name="ripsight") as server:  # default timeout
             started = time.perf_counter()
             result = await server.call_tool("grep", SLOW_GREP)
@@ -206,7 +212,9 @@ def test_client_configuration_starts_a_working_server(
 
     command, args, cwd = _configured_server(heading, repo)
     assert command in ("ripsight", "/absolute/path/to/ripsight")
-    params = StdioServerParameters(command=_ripsight(), args=args, cwd=str(cwd) if cwd else None)
+    params = StdioServerParameters(
+        command=_ripsight(), args=args, cwd=str(cwd) if cwd else None, env=dict(os.environ)
+    )
 
     async def main() -> tuple[Any, Any]:
         with (tmp_path / "err.log").open("w") as err:

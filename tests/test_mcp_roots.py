@@ -32,6 +32,7 @@ def _server(*args: str, cwd: Path | None = None) -> StdioServerParameters:
         command=sys.executable,
         args=["-m", "ripsight.cli", "mcp", "--no-index", *args],
         cwd=str(cwd) if cwd else None,
+        env=dict(os.environ),
     )
 
 

@@ -312,7 +312,12 @@ mod warm {
 
     fn watched(root: &Path) -> (Workspace, WarmIndex) {
         let ws = ws(root);
-        let index = WarmIndex::start(&ws, IndexOptions::default());
+        // In memory: a test writes nothing into the user's cache directory.
+        let options = IndexOptions {
+            persist: false,
+            ..IndexOptions::default()
+        };
+        let index = WarmIndex::start(&ws, options);
         assert!(
             index.wait(Some(Duration::from_secs(30))),
             "the index builds"
