@@ -83,6 +83,10 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     )
     path = _no_rust_path(venv)
     env = {"PATH": path, "HOME": os.environ.get("HOME", "/tmp"), "LANG": "C.UTF-8"}
+    # The session's cache directory (conftest.py), not the user's: the wheel may be another
+    # version, whose server would prune the user's index files of this one as another format's.
+    if "XDG_CACHE_HOME" in os.environ:
+        env["XDG_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"]
     if sys.platform == "win32":
         env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
     executable = shutil.which("ripsight", path=path)
