@@ -210,7 +210,7 @@ def test_page_header_counts_the_original_results_lines_and_says_so() -> None:
 
 
 def test_a_page_of_a_cut_read_names_the_file_lines_it_shows(tmp_path: Path) -> None:
-    """Issue 37: a page headed `lines 168-170` showed the file's lines 167-169. A real
+    """A page headed `lines 168-170` once showed the file's lines 167-169. A real
     read_file with an offset and a limit, cut and stored, paged with an offset and a limit: the
     header's count of the result's lines matches the lines shown, and the file's line numbers
     it names are those the lines carry, each line the file's line of that number."""
