@@ -434,17 +434,33 @@ impl<'a> GrepWorker<'a> {
     ) -> Searched {
         debug_assert!(!may_hold_keys(bytes) && memchr::memchr(0, bytes).is_none());
         debug_assert!(bytes.len() <= MAX_LINE_BYTES);
+        let (failed, sink) = self.search_text(bytes, window, deadline);
+        if failed && !self.plan.options.multiline {
+            // As for a file read whole: the searcher's heap limit, a line too long.
+            skipped.line_too_long += 1;
+            return Searched::Skipped;
+        }
+        self.searched(failed, sink, skipped)
+    }
+
+    /// Searches `bytes` known to hold no NUL byte and no key marker (its caller looked, or the
+    /// candidate source vouches) as a slice, without the searcher's binary detection, which
+    /// would look for NUL bytes again; returns whether the search failed, and its sink.
+    fn search_text<'s>(
+        &mut self,
+        bytes: &[u8],
+        window: Option<Window>,
+        deadline: &'s Deadline,
+    ) -> (bool, FileSink<'s>)
+    where
+        'a: 's,
+    {
         let mut sink = new_sink(self.plan, self.matcher, false, window, deadline);
         let searcher = self.searchers.pick(false, window);
         searcher.set_binary_detection(BinaryDetection::none());
         let result = searcher.search_slice(self.matcher, bytes, &mut sink);
         searcher.set_binary_detection(BinaryDetection::quit(0));
-        if result.is_err() && !self.plan.options.multiline {
-            // As for a file read whole: the searcher's heap limit, a line too long.
-            skipped.line_too_long += 1;
-            return Searched::Skipped;
-        }
-        self.searched(result.is_err(), sink, skipped)
+        (result.is_err(), sink)
     }
 }
 
@@ -468,10 +484,10 @@ impl GrepWorker<'_> {
             if may_hold_keys(&self.buffer) || memchr::memchr(0, &self.buffer).is_some() {
                 return None;
             }
-            let mut sink = new_sink(self.plan, self.matcher, false, None, deadline);
-            let searcher = self.searchers.pick(false, None);
-            let result = searcher.search_slice(self.matcher, &self.buffer, &mut sink);
-            if result.is_err() || sink.binary {
+            let buffer = std::mem::take(&mut self.buffer);
+            let (failed, sink) = self.search_text(&buffer, None, deadline);
+            self.buffer = buffer;
+            if failed {
                 return None;
             }
             count += sink.count;

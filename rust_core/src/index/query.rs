@@ -82,31 +82,27 @@ pub(super) fn candidates(
     // The files to read, each with the document whose held contents stand for it, or the
     // parts of it to read.
     let mut paths: Vec<(String, u32, Option<ReadParts>)> = Vec::new();
-    // Held bytes are handed out only for documents without the key marker's trigrams, so the
-    // searcher takes them as key-free without scanning them for it (see `HeldContents`).
-    let held = |entry: &FileEntry| match entry.doc {
-        Some(doc)
-            if (1..=MAX_HELD_BYTES as u64).contains(&entry.meta.size)
-                && data.contents.len(doc) == entry.meta.size
-                && keyed.is_some_and(|keyed| keyed.binary_search(&doc).is_err()) =>
-        {
-            doc
-        }
-        _ => NOT_HELD,
-    };
-    // Which parts of a candidate the search reads (see `read_parts`): none for a search that
-    // needs whole files, or for a file that may hold a key block (searched whole, in key mode).
+    // How a candidate is searched: from its held bytes, when the index holds them whole; else
+    // only the parts of it that can match (see `read_parts`; none for a search that needs whole
+    // files); else whole. A file that may hold a key block is always read whole from disk and
+    // searched in key mode: held bytes are handed out only for documents without the key
+    // marker's trigrams, so the searcher takes them as key-free (see `HeldContents`).
     let found = found.filter(|_| !ask.whole_files);
-    let parts = |entry: &FileEntry| {
-        let (found, doc) = (found.as_deref()?, entry.doc?);
-        match keyed?.binary_search(&doc) {
-            Ok(_) => None,
-            Err(_) => read_parts(&data.postings, found, doc, entry.meta.size),
+    let item = |path: String, entry: &FileEntry| {
+        let size = entry.meta.size;
+        match (entry.doc, keyed) {
+            (Some(doc), Some(keyed)) if keyed.binary_search(&doc).is_err() => {
+                if (1..=MAX_HELD_BYTES as u64).contains(&size) && data.contents.len(doc) == size {
+                    (path, doc, None)
+                } else {
+                    let parts = found
+                        .as_deref()
+                        .and_then(|found| read_parts(&data.postings, found, doc, size));
+                    (path, NOT_HELD, parts)
+                }
+            }
+            _ => (path, NOT_HELD, None),
         }
-    };
-    let item = |path: String, entry: &FileEntry| match held(entry) {
-        NOT_HELD => (path, NOT_HELD, parts(entry)),
-        id => (path, id, None),
     };
     match &docs {
         Some(docs) if select.is_empty() && ask.max_depth.is_none() && !without_match => {
