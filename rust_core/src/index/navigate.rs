@@ -183,10 +183,17 @@ pub(super) fn references(
             ))
         })
         .collect();
-    let binder = binds
-        .then(|| OverlayBinder::new(symbols, &manifests, |p| read_manifest(workspace, p)))
-        .flatten();
-    let id = symbols.name_id(name);
+    // Made when an overlay file is first bound (it resolves the whole file table), as the map
+    // makes it: a call whose overlay holds no use of the name never pays for it.
+    let binder = std::cell::OnceCell::new();
+    let binder = || {
+        binder
+            .get_or_init(|| {
+                OverlayBinder::new(symbols, &manifests, |p| read_manifest(workspace, p))
+            })
+            .as_ref()
+    };
+    let id = symbols.name_id(name).filter(|_| binds);
     for (path, outcome) in paths.into_iter().zip(outcomes) {
         let outcome = match outcome {
             Parsedness::Outlined {
@@ -194,7 +201,8 @@ pub(super) fn references(
                 language,
                 cached,
             } => {
-                if let (Some(binder), Some(id), Some(p)) = (&binder, id, path.to_str())
+                if let (Some(id), Some(p)) = (id, path.to_str())
+                    && let Some(binder) = binder()
                     && let Some(mut file) =
                         binder.file(p, language, &imports, defined.iter().map(String::as_str))
                 {
