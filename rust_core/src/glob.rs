@@ -45,9 +45,7 @@ use crate::pattern::{
     type_admits,
 };
 use crate::skip::{IgnoreRule, MAX_HIDING_RULES};
-use crate::walker::{
-    FileVisitor, GLOB_SEQUENTIAL_MAX_ENTRIES, StartDir, WalkOptions, WalkedFile, walk_files,
-};
+use crate::walker::{FileVisitor, GLOB_CROSSOVER, StartDir, WalkOptions, WalkedFile, walk_files};
 use crate::workspace::{CancelToken, SkipCounts, Workspace};
 
 /// Default number of paths a glob returns.
@@ -360,7 +358,7 @@ pub fn list(
         start,
         setup.walk,
         deadline.clone(),
-        GLOB_SEQUENTIAL_MAX_ENTRIES,
+        GLOB_CROSSOVER,
         || GlobVisitor {
             setup: &setup,
             sort: options.sort,

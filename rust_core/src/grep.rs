@@ -71,7 +71,7 @@ use crate::error::CoreError;
 use crate::open::{Target, open_target};
 use crate::pattern::FileSelect;
 use crate::skip::{IgnoreRule, MAX_HIDING_RULES};
-use crate::walker::{GREP_SEQUENTIAL_MAX_ENTRIES, WalkOptions, walk_files};
+use crate::walker::{GREP_CROSSOVER, WalkOptions, walk_files};
 use crate::workspace::{RegexKey, SkipCounts, Workspace};
 
 use input::open_again;
@@ -280,13 +280,12 @@ pub fn search(
         }
         (Target::Dir(start), None) => {
             let path_ignored_by = path_ignored_by(workspace, walk, &start.relative, true);
-            let sequential_max = GREP_SEQUENTIAL_MAX_ENTRIES;
             let outcome = walk_files(
                 workspace,
                 start,
                 walk,
                 deadline.clone(),
-                sequential_max,
+                GREP_CROSSOVER,
                 || GrepWorker::new(&plan, matcher),
             );
             let walked = Walked {

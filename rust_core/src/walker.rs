@@ -177,25 +177,43 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// A glob of a directory whose last walk saw at most this many entries (files and
-/// directories) runs on the calling thread alone: below it, starting, feeding and joining
-/// another thread costs more than it saves, and concurrent calls do not oversubscribe the
-/// cores. Crossovers measured on 2 cores with the calling thread as one of the workers
-/// (`bench.small_repo(N)`, medians of 300 calls): glob of 150 files 0.28 ms on two threads
-/// against 0.36 ms on one, of 60 files equal.
-pub const GLOB_SEQUENTIAL_MAX_ENTRIES: u64 = 150;
+/// Up to which size (entries, files and directories, of the directory's last complete walk) a
+/// walk runs on the calling thread alone. Below `alone`, starting, feeding and joining another
+/// thread costs more than it saves. Up to `busy`, a walk also stays on one thread while another
+/// call runs in the process: the cores are taken, and one thread per call lets concurrent calls
+/// scale where a parallel walk per call would oversubscribe them. Larger walks, and the first
+/// walk of a directory, run on all the workspace's threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crossover {
+    /// Largest walk size walked on one thread.
+    pub alone: u64,
+    /// Largest walk size walked on one thread while another call runs.
+    pub busy: u64,
+}
+
+/// Glob's crossover, measured on 2 cores with the calling thread as one of the workers
+/// (`bench.small_repo(N)`, medians of 300 calls): 150 files 0.28 ms on two threads against
+/// 0.36 ms on one, 60 files equal; under concurrent calls, the size where one thread per call
+/// stopped paying before the walker was parallel by default.
+pub const GLOB_CROSSOVER: Crossover = Crossover {
+    alone: 150,
+    busy: 2_000,
+};
 /// The same for grep, which spends more time per file (open, read): 100 files 0.46 ms on two
 /// threads against 0.61 ms, 300 files 1.09 against 1.89 ms, 60 files equal.
-pub const GREP_SEQUENTIAL_MAX_ENTRIES: u64 = 100;
+pub const GREP_CROSSOVER: Crossover = Crossover {
+    alone: 100,
+    busy: 700,
+};
 
 /// How [`walk_files_with`] runs the walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WalkMode {
     /// Sequential when the workspace has one thread or the last complete walk of the
-    /// directory saw at most `sequential_max` entries; parallel otherwise (and the first time).
+    /// directory was small by `crossover`; parallel otherwise (and the first time).
     Auto {
-        /// Largest remembered walk size walked sequentially.
-        sequential_max: u64,
+        /// Which remembered walk sizes are walked sequentially.
+        crossover: Crossover,
     },
     /// On the calling thread.
     Sequential,
@@ -257,22 +275,22 @@ struct Shared<'w> {
 
 /// Walks `start` (an opened directory inside the root), calling the visitors made by `make`
 /// for every file that passes the rules in the module docs and `options`. Stops when
-/// `deadline` expires or a visitor asks to. Trees whose last walk saw at most `sequential_max`
-/// entries are walked by one thread, others in parallel (see [`WalkMode::Auto`]); both give the
-/// same files and counts.
+/// `deadline` expires or a visitor asks to. Trees whose last walk was small by `crossover` are
+/// walked by one thread, others in parallel (see [`WalkMode::Auto`]); both give the same files
+/// and counts.
 pub(crate) fn walk_files<V, F>(
     workspace: &Workspace,
     start: StartDir,
     options: WalkOptions,
     deadline: Deadline,
-    sequential_max: u64,
+    crossover: Crossover,
     make: F,
 ) -> WalkOutcome<V>
 where
     V: FileVisitor,
     F: FnMut() -> V,
 {
-    let mode = WalkMode::Auto { sequential_max };
+    let mode = WalkMode::Auto { crossover };
     walk(workspace, start, options, deadline, mode, make)
 }
 
@@ -307,11 +325,12 @@ where
     let threads = thread_count(workspace);
     let size_key = String::from_utf8_lossy(&start.relative).into_owned();
     let sequential = match mode {
-        WalkMode::Auto { sequential_max } => {
+        WalkMode::Auto { crossover } => {
             threads <= 1
-                || workspace
-                    .walk_size(&size_key)
-                    .is_some_and(|n| n <= sequential_max)
+                || workspace.walk_size(&size_key).is_some_and(|n| {
+                    n <= crossover.alone
+                        || (n <= crossover.busy && crate::background::calls_running() > 1)
+                })
         }
         WalkMode::Sequential => true,
         WalkMode::Parallel => false,

@@ -288,7 +288,10 @@ fn auto_mode_remembers_tree_sizes_and_both_modes_agree() {
     let ws = Workspace::new(&root, WorkspaceOptions::default()).expect("workspace");
     assert_eq!(ws.walk_size(""), None);
     let auto = WalkMode::Auto {
-        sequential_max: 1_000,
+        crossover: Crossover {
+            alone: 1_000,
+            busy: 1_000,
+        },
     };
     let first = walk(&ws, "", auto);
     let seen = ws.walk_size("").expect("size remembered");
@@ -301,6 +304,50 @@ fn auto_mode_remembers_tree_sizes_and_both_modes_agree() {
     let parallel_seen = ws.walk_size("");
     walk(&ws, "", WalkMode::Sequential);
     assert_eq!(ws.walk_size(""), parallel_seen);
+}
+
+/// How many workers a walk of the whole tree in `Auto` mode ran on.
+fn workers_of(ws: &Workspace, crossover: Crossover) -> usize {
+    let mode = WalkMode::Auto { crossover };
+    walk_files_with(ws, start(ws, ""), ws.deadline(), mode, || {
+        Collect(Vec::new())
+    })
+    .visitors
+    .len()
+}
+
+#[test]
+fn a_small_walk_stays_on_one_thread_while_another_call_runs() {
+    let (_keep, root) = edge_tree();
+    let options = WorkspaceOptions {
+        threads: 2,
+        ..WorkspaceOptions::default()
+    };
+    let ws = Workspace::new(&root, options).expect("workspace");
+    let never = Crossover { alone: 0, busy: 0 };
+    // Unknown size: parallel; then the size is known.
+    assert_eq!(workers_of(&ws, never), 2);
+    let seen = ws.walk_size("").expect("size remembered");
+    let when_busy = Crossover {
+        alone: 0,
+        busy: seen,
+    };
+    assert_eq!(
+        workers_of(
+            &ws,
+            Crossover {
+                alone: seen,
+                busy: 0
+            }
+        ),
+        1
+    );
+    // Two calls marked running (this one and another): the walk takes one thread. (Whether
+    // it takes two without them depends on other tests' marks in this process.)
+    let _this = crate::background::call_started();
+    let _other = crate::background::call_started();
+    assert_eq!(workers_of(&ws, when_busy), 1);
+    assert_eq!(workers_of(&ws, never), 2, "larger than `busy`: parallel");
 }
 
 #[test]
