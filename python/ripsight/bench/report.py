@@ -68,6 +68,12 @@ def format_table(fig: dict[str, Any]) -> str:
         "| 2 threads >=1.7x one "
         f"| {'met' if t['met'] else 'MISSED'} |\n"
     )
+    if "default_two_threads_calls_per_s" in t:
+        one, two = t["default_one_thread_calls_per_s"], t["default_two_threads_calls_per_s"]
+        out.write(
+            "| 2 threads vs 1 (small-repo grep, default workspace) | ripsight | "
+            f"{one:.0f} -> {two:.0f} calls/s | {two / one:.2f}x | | | |\n"
+        )
     m = fig["read_memory"]
     if m.get("peak_mb") is not None:
         out.write(

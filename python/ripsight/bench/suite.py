@@ -362,6 +362,11 @@ def run_suite(
     one = statistics.median(_threads_throughput(call, 1, calls) for _ in range(3))
     two = statistics.median(_threads_throughput(call, 2, calls) for _ in range(3))
     threads = {"one_thread_calls_per_s": one, "two_threads_calls_per_s": two, "speedup": two / one}
+    # The default workspace's throughput beside it (no goal): a lone call on both cores, and
+    # concurrent calls on one core each.
+    call = lambda: wss.grep(COMMON_REGEX, limit=50)
+    for label, n in (("default_one_thread_calls_per_s", 1), ("default_two_threads_calls_per_s", 2)):
+        threads[label] = statistics.median(_threads_throughput(call, n, calls) for _ in range(3))
 
     # deep read
     log = log_file(log_mb)
