@@ -102,9 +102,9 @@ struct Inner {
     memo: Memo,
 }
 
-/// Compiled regex matchers kept per workspace (paging repeats a pattern; agents repeat them).
+/// Compiled regex matchers kept (paging repeats a pattern; agents repeat them).
 pub const REGEX_CACHE_ENTRIES: usize = 32;
-/// Compiled globs kept per workspace.
+/// Compiled globs kept.
 pub const GLOB_CACHE_ENTRIES: usize = 64;
 /// Walked directories whose size (entries seen by the last walk) is remembered.
 pub const WALK_SIZE_ENTRIES: usize = 256;
@@ -128,9 +128,9 @@ pub(crate) struct Lru<K, V> {
 }
 
 impl<K: PartialEq, V: Clone> Lru<K, V> {
-    pub(crate) fn new(capacity: usize) -> Self {
+    pub(crate) const fn new(capacity: usize) -> Self {
         Lru {
-            capacity: capacity.max(1),
+            capacity: if capacity == 0 { 1 } else { capacity },
             entries: VecDeque::new(),
         }
     }
@@ -157,20 +157,25 @@ impl<K: PartialEq, V: Clone> Lru<K, V> {
     }
 }
 
-/// Per-workspace caches. They only save work: every cached value is what a fresh computation
-/// would give (compiled matchers), or only steers how a walk runs (sizes), never what it finds.
+/// Caches. They only save work: every cached value is what a fresh computation would give
+/// (compiled matchers), or only steers how a walk runs (sizes), never what it finds.
+///
+/// Compiled matchers are kept for the whole process: one depends only on its key (the pattern
+/// and the flags that change how it compiles), not on the workspace, and a program that opens
+/// a workspace per call (a script, a server with one per session, `Roots` across several)
+/// would otherwise compile its pattern at every call (a Unicode `\w` regex: about 2 ms).
+static REGEXES: Mutex<Lru<RegexKey, Arc<RegexMatcher>>> = Mutex::new(Lru::new(REGEX_CACHE_ENTRIES));
+static GLOBS: Mutex<Lru<String, CompiledGlob>> = Mutex::new(Lru::new(GLOB_CACHE_ENTRIES));
+
+/// What a workspace remembers of its own tree: the sizes of its walks.
 #[derive(Debug)]
 struct Memo {
-    regexes: Mutex<Lru<RegexKey, Arc<RegexMatcher>>>,
-    globs: Mutex<Lru<String, CompiledGlob>>,
     walk_sizes: Mutex<Lru<String, u64>>,
 }
 
 impl Memo {
     fn new() -> Memo {
         Memo {
-            regexes: Mutex::new(Lru::new(REGEX_CACHE_ENTRIES)),
-            globs: Mutex::new(Lru::new(GLOB_CACHE_ENTRIES)),
             walk_sizes: Mutex::new(Lru::new(WALK_SIZE_ENTRIES)),
         }
     }
@@ -219,27 +224,25 @@ impl Workspace {
         })
     }
 
-    /// The regex matcher for `key`, compiled by `build` unless this workspace compiled it
-    /// recently (the last [`REGEX_CACHE_ENTRIES`] distinct keys are kept).
+    /// The regex matcher for `key`, compiled by `build` unless the process compiled it recently
+    /// (the last [`REGEX_CACHE_ENTRIES`] distinct keys are kept).
     pub(crate) fn cached_regex<E>(
         &self,
         key: RegexKey,
         build: impl FnOnce() -> Result<RegexMatcher, E>,
     ) -> Result<Arc<RegexMatcher>, E> {
-        memoize(&self.inner.memo.regexes, key, || build().map(Arc::new))
+        memoize(&REGEXES, key, || build().map(Arc::new))
     }
 
     /// The glob matcher for `pattern` ([`compile_glob`]; `shown` is the pattern as the caller
-    /// wrote it, for the error), unless kept from a recent call (the last
+    /// wrote it, for the error), unless kept from a recent call in the process (the last
     /// [`GLOB_CACHE_ENTRIES`] distinct patterns).
     pub(crate) fn cached_glob(
         &self,
         pattern: &str,
         shown: &str,
     ) -> Result<CompiledGlob, CoreError> {
-        memoize(&self.inner.memo.globs, pattern.to_string(), || {
-            compile_glob(pattern, shown)
-        })
+        memoize(&GLOBS, pattern.to_string(), || compile_glob(pattern, shown))
     }
 
     /// Entries the last walk of `dir` saw, if it is remembered.
@@ -266,11 +269,15 @@ impl Workspace {
 
     #[cfg(test)]
     pub(crate) fn cache_sizes(&self) -> (usize, usize, usize) {
-        let memo = &self.inner.memo;
         (
-            memo.regexes.lock().map(|l| l.len()).unwrap_or(0),
-            memo.globs.lock().map(|l| l.len()).unwrap_or(0),
-            memo.walk_sizes.lock().map(|l| l.len()).unwrap_or(0),
+            REGEXES.lock().map(|l| l.len()).unwrap_or(0),
+            GLOBS.lock().map(|l| l.len()).unwrap_or(0),
+            self.inner
+                .memo
+                .walk_sizes
+                .lock()
+                .map(|l| l.len())
+                .unwrap_or(0),
         )
     }
 
@@ -412,6 +419,36 @@ mod tests {
         assert_eq!(lru.get(&7), Some(70));
         lru.insert(7, 71);
         assert_eq!((lru.len(), lru.get(&7)), (3, Some(71)));
+    }
+
+    #[test]
+    fn a_compiled_regex_is_shared_by_every_workspace_of_the_process() {
+        let (one, two) = (
+            tempfile::tempdir().expect("a"),
+            tempfile::tempdir().expect("b"),
+        );
+        let (first, second) = (workspace(one.path()), workspace(two.path()));
+        let key = RegexKey {
+            pattern: r"shared_\w+_across_workspaces".into(),
+            literal: false,
+            case_insensitive: true,
+            multiline: false,
+        };
+        // Other tests of this process fill the same cache: a few tries, so one of them evicting
+        // the key between the two lookups cannot fail this test.
+        let shared = (0..3).any(|_| {
+            let compiled = first.cached_regex(key.clone(), || RegexMatcher::new(&key.pattern));
+            let mut built = false;
+            let again = second.cached_regex(key.clone(), || {
+                built = true;
+                RegexMatcher::new(&key.pattern)
+            });
+            match (compiled, again) {
+                (Ok(a), Ok(b)) => !built && Arc::ptr_eq(&a, &b),
+                _ => false,
+            }
+        });
+        assert!(shared, "the second workspace compiled the pattern again");
     }
 
     #[test]
