@@ -1,6 +1,7 @@
-"""A small repository's per-call grep, three ways, beside an `rg` subprocess in the same run:
-`Workspace.grep` cold, `Registry.execute` cold, and `Workspace.grep` on a warm index (what
-`ripsight mcp` answers with by default). Medians of 200 calls (40 for rg), three rounds.
+"""A small repository's per-call grep, four ways, beside an `rg` subprocess in the same run:
+`Workspace.grep` cold, `Registry.execute` cold, a workspace opened for each call
+(`Workspace(root).grep`), and `Workspace.grep` on a warm index (what `ripsight mcp` answers with
+by default). Medians of 200 calls (40 for rg), three rounds.
 
     python benches/per_call_small.py          # the bench's 300-file repository
 """
@@ -39,6 +40,9 @@ def main() -> None:
         ways = {
             "Workspace.grep, cold": median_ms(lambda: cold.grep(COMMON_REGEX, limit=50), 200),
             "Registry.execute grep, cold": median_ms(lambda: registry.execute(grep), 200),
+            "Workspace(root).grep, a workspace per call": median_ms(
+                lambda: Workspace(root).grep(COMMON_REGEX, limit=50), 200
+            ),
             "Workspace.grep, warm index": median_ms(lambda: warm.grep(COMMON_REGEX, limit=50), 200),
         }
         print(
