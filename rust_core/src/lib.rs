@@ -35,7 +35,8 @@
 //!
 //! Beside them, used from any floor: [`error`], [`budget`], [`background`] (background work
 //! at the lowest priority, giving way to calls), [`skip`], [`record`](mod@record),
-//! [`truncate`], and `keyblock` (private-key blocks withheld from what is shown).
+//! [`truncate`], `keyblock` (private-key blocks withheld from what is shown), and `threads`
+//! (a thread the system refuses becomes work done on the calling thread).
 //!
 //! ```no_run
 //! use ripsight_core::workspace::{Workspace, WorkspaceOptions};
@@ -69,6 +70,7 @@ pub mod read;
 pub mod record;
 pub mod skip;
 mod suggest;
+mod threads;
 pub mod truncate;
 pub mod walker;
 pub mod workers;

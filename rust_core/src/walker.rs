@@ -388,11 +388,13 @@ where
         let mut own = make();
         let others: Vec<V> = (1..threads).map(|_| make()).collect();
         std::thread::scope(|scope| {
+            // A thread the system refuses runs its worker here first: it empties the shared
+            // queue, and this thread's own worker then finds nothing left.
             let handles: Vec<_> = others
                 .into_iter()
                 .map(|mut visitor| {
                     let shared = &shared;
-                    scope.spawn(move || {
+                    crate::threads::spawn_or_run(scope, move || {
                         let counts = run_worker(shared, &mut visitor);
                         (visitor, counts)
                     })

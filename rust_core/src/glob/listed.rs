@@ -57,7 +57,9 @@ pub(super) fn list_listed(
         std::thread::scope(|scope| {
             let handles: Vec<_> = files
                 .chunks(run_length)
-                .map(|run| scope.spawn(|| match_files(run, setup, deadline)))
+                .map(|run| {
+                    crate::threads::spawn_or_run(scope, move || match_files(run, setup, deadline))
+                })
                 .collect();
             handles
                 .into_iter()

@@ -87,8 +87,18 @@ pub(super) fn search_listed<'a>(
         vec![run()]
     } else {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(run)).collect();
-            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            let handles: Vec<_> = (0..threads)
+                .map(|_| crate::threads::spawn_or_run(scope, run))
+                .collect();
+            // A worker that panicked took its files' answers with it: the call fails (the
+            // binding reports an internal error) rather than answer without them.
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
         })
     };
     let mut skipped = SkipCounts::default();

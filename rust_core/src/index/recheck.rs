@@ -154,7 +154,7 @@ fn check(workspace: &Workspace, items: &[Item<'_>]) -> Found {
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(move || run(part)))
+            .map(|part| crate::threads::spawn_or_run(scope, move || run(part)))
             .collect();
         for handle in handles {
             match handle.join() {

@@ -264,7 +264,7 @@ fn parse(
         // allocator arena).
         std::thread::scope(|scope| {
             for _ in 0..threads.min(chunk.len()) {
-                scope.spawn(work);
+                crate::threads::spawn_or_run(scope, work);
             }
             std::mem::take(&mut parsed).into_iter().for_each(&mut *each);
         });

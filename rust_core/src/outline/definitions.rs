@@ -438,7 +438,7 @@ pub(crate) fn outline_all<T: Send>(
     } else {
         std::thread::scope(|scope| {
             for _ in 0..threads {
-                scope.spawn(work);
+                crate::threads::spawn_or_run(scope, work);
             }
         });
     }

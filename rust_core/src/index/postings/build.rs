@@ -192,7 +192,9 @@ impl Postings {
                 .iter()
                 .map(|range| {
                     let range = range.clone();
-                    scope.spawn(move || build_part(files, range, open, stop))
+                    crate::threads::spawn_or_run(scope, move || {
+                        build_part(files, range, open, stop)
+                    })
                 })
                 .collect();
             handles
