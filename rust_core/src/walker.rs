@@ -193,8 +193,9 @@ pub struct Crossover {
 
 /// Glob's crossover, measured on 2 cores with the calling thread as one of the workers
 /// (`bench.small_repo(N)`, medians of 300 calls): 150 files 0.28 ms on two threads against
-/// 0.36 ms on one, 60 files equal; under concurrent calls, the size where one thread per call
-/// stopped paying before the walker was parallel by default.
+/// 0.36 ms on one, 60 files equal. `busy` keeps the sizes every walk took one thread up to
+/// before (measured then as the point where two threads began to pay), so concurrent calls on
+/// trees of that size behave as they did.
 pub const GLOB_CROSSOVER: Crossover = Crossover {
     alone: 150,
     busy: 2_000,
