@@ -33,8 +33,10 @@
 //! With [`WalkOptions::max_depth`], entries deeper than that below the start are not met (as
 //! `rg --max-depth`: 1 is the start's own entries; a directory at the last level is not entered).
 //!
-//! Work is shared by [`thread_count`] threads through one stack of directories (depth first,
-//! which keeps few descriptors open: a queued directory holds its parent's descriptor only).
+//! Work is shared by [`thread_count`] threads, the calling thread one of them (a small tree is
+//! walked by the calling thread alone, see [`Crossover`]), through one stack of directories
+//! (depth first, which keeps few descriptors open: a queued directory holds its parent's
+//! descriptor only).
 //! Visit order differs run to run; callers sort their results. When the deadline passes the walk
 //! stops and the outcome is marked incomplete.
 

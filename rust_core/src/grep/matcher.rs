@@ -22,10 +22,10 @@ pub(super) fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, CoreE
 /// Makes the calling thread the owner of the matcher's search caches. Each regex of the
 /// matcher keeps one cache for the first thread that searches with it, reached without a lock,
 /// and hands every other thread one from a locked stack (`regex_automata`'s pool). The
-/// workspace keeps the matcher for later calls, which run on the thread that compiled it (the
-/// engine thread of the calling Python thread) and walk a small tree there: without this, a
-/// walker thread of the first call, which walks in parallel, would own the caches and every
-/// later call would take the locked way for every file. One search of a short run of line
+/// process keeps the matcher for later calls (`Workspace::cached_regex`), which mostly run on
+/// the thread that compiled it (the engine thread of the calling Python thread, itself one of a
+/// parallel walk's workers): without this, another walker thread of the first call would own
+/// the caches and the caller's searches would take the locked way for every file. One search of a short run of line
 /// ends claims them (a search the regex can rule out by length claims nothing).
 fn claim_caches(matcher: &RegexMatcher) {
     let haystack = [b'\n'; CLAIM_HAYSTACK_BYTES];
